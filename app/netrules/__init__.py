@@ -1,0 +1,33 @@
+"""Pure address rules shared by the sandbox and the console: parse, canonical form, overlap, match."""
+
+from .analysis import Finding, Relation, address_count, covering, nearest, relate, warnings_for
+from .matcher import RangeMatcher
+from .parse import (
+    Address,
+    EntryError,
+    Network,
+    canonical,
+    canonical_entry,
+    parse_address,
+    parse_client_ip,
+    parse_entry,
+)
+
+__all__ = [
+    "Address",
+    "EntryError",
+    "Finding",
+    "Network",
+    "RangeMatcher",
+    "Relation",
+    "address_count",
+    "canonical",
+    "canonical_entry",
+    "covering",
+    "nearest",
+    "parse_address",
+    "parse_client_ip",
+    "parse_entry",
+    "relate",
+    "warnings_for",
+]

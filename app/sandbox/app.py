@@ -1,0 +1,124 @@
+"""The sandbox's ASGI application: routes behind the gateway, JSON errors everywhere, never a 5xx for input."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import defaultdict
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .admin import AdminRoutes
+from .config import SandboxConfig
+from .engines.base import Engine
+from .engines.simulated import SimulatedEngine
+from .errors import ApiError, error_body
+from .gateway import Gateway
+from .openapi import openapi_document
+from .responses import ResponsesRoutes
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+
+class SandboxState:
+    """What the routes share: settings, store, engine, and the token counter (for 'no tokens on a 403')."""
+
+    def __init__(self, config: SandboxConfig, store: Store, engine: Engine) -> None:
+        self.config = config
+        self.store = store
+        self.engine = engine
+        self.tokens_by_project: dict[str, int] = defaultdict(int)
+        self._lock = threading.Lock()
+
+    def count_tokens(self, project_id: str, tokens: int) -> None:
+        with self._lock:
+            self.tokens_by_project[project_id] += tokens
+
+
+def make_engine(config: SandboxConfig) -> Engine:
+    if config.engine == "upstream":
+        from .engines.upstream import UpstreamEngine
+
+        if not config.upstream_url:
+            raise ValueError("the upstream engine needs --upstream-url")
+        return UpstreamEngine(
+            config.upstream_url, config.upstream_key, config.model_map, config.delta_event_type
+        )
+    if config.engine != "simulated":
+        raise ValueError(f"unknown engine {config.engine!r}: use simulated or upstream")
+    return SimulatedEngine(config.stream_delay_ms)
+
+
+def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
+    store = store or Store(config.database)
+    state = SandboxState(config, store, make_engine(config))
+    admin = AdminRoutes(store, config.max_entries)
+    responses = ResponsesRoutes(state)
+
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def models(_: Request) -> Response:
+        data = [
+            {"id": name, "object": "model", "owned_by": "sandbox", "created": 0} for name in config.models
+        ]
+        return JSONResponse({"object": "list", "data": data})
+
+    async def openapi(_: Request) -> Response:
+        return JSONResponse(openapi_document(config))
+
+    org = "/v1/organizations/{org_id}"
+    project = org + "/projects/{project_id}"
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/v1/models", models, methods=["GET"]),
+        Route("/v1/responses", responses.create, methods=["POST"]),
+        Route("/v1/responses/{response_id}", responses.retrieve, methods=["GET"]),
+        Route(org + "/projects", admin.list_projects, methods=["GET"]),
+    ]
+    for base in (org, project):
+        routes += [
+            Route(base + "/ip_allowlist", admin.get_list, methods=["GET"]),
+            Route(base + "/ip_allowlist", admin.patch_list, methods=["PATCH"]),
+            Route(base + "/ip_allowlist/entries", admin.add_entry, methods=["POST"]),
+            Route(base + "/ip_allowlist/entries/{entry_id}", admin.delete_entry, methods=["DELETE"]),
+        ]
+
+    async def api_error(_: Request, error: Exception) -> Response:
+        assert isinstance(error, ApiError)
+        return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        if error.status_code == 404:
+            message = f"Unknown path: {request.method} {request.url.path}."
+            return JSONResponse(error_body(404, message, "not_found"), status_code=404)
+        if error.status_code == 405:
+            message = f"{request.method} is not allowed on {request.url.path}."
+            return JSONResponse(error_body(405, message, "method_not_allowed"), status_code=405)
+        return JSONResponse(error_body(error.status_code, str(error.detail)), status_code=error.status_code)
+
+    async def unexpected(request: Request, error: Exception) -> Response:
+        # A bug, not bad input: logged with its trace for us, a plain 500 for the client.
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse(
+            error_body(500, "The sandbox hit an internal error; see its log."), status_code=500
+        )
+
+    exception_handlers: dict[Any, Any] = {
+        ApiError: api_error,
+        HTTPException: http_error,
+        Exception: unexpected,
+    }
+    starlette = Starlette(routes=routes, exception_handlers=exception_handlers)
+    starlette.state.sandbox = state
+    gateway = Gateway(starlette, store, config)
+    gateway.state = state  # type: ignore[attr-defined]
+    return gateway

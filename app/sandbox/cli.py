@@ -1,0 +1,195 @@
+"""The sandbox's command line: `serve`, and the dashboard (`allowlist`, `keys`) working on the store directly.
+
+The dashboard is how a locked-out admin recovers, as the hosted web dashboard (which the allowlist does
+not cover) allows: it never goes through the API, so no allowlist stands in its way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from app.netrules import EntryError, parse_entry
+
+from .config import SandboxConfig
+from .store import Store
+
+
+def _network(text: str):
+    try:
+        return parse_entry(text)
+    except EntryError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+
+
+def _model_pair(text: str) -> tuple[str, str]:
+    name, sep, target = text.partition("=")
+    if not sep or not name or not target:
+        raise argparse.ArgumentTypeError(f"'{text}' is not NAME=UPSTREAM_NAME")
+    return name, target
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="service-console sandbox", description="The local service sandbox.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="serve the API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    serve.add_argument("--data", type=Path, required=True, help="data directory (SQLite store)")
+    serve.add_argument("--brand", default="service", help="brand word in model names")
+    serve.add_argument(
+        "--trust-proxy",
+        type=_network,
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="read X-Forwarded-For from peers in this range (repeatable)",
+    )
+    serve.add_argument("--engine", choices=["simulated", "upstream"], default="simulated")
+    serve.add_argument("--upstream-url", help="base URL (ending in /v1) of a Responses API server")
+    serve.add_argument(
+        "--upstream-key-env",
+        default="UPSTREAM_API_KEY",
+        help="environment variable holding the upstream key (never a flag: flags show in ps)",
+    )
+    serve.add_argument("--model-map", type=_model_pair, action="append", default=[], metavar="NAME=UPSTREAM")
+    serve.add_argument("--delta-event", choices=["output_text", "text"], default="output_text")
+    serve.add_argument("--stream-delay-ms", type=float, default=0.0)
+    serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
+    serve.add_argument("--max-entries", type=int, default=1000)
+    serve.add_argument("--max-body-mb", type=float, default=25.0)
+    serve.add_argument("--tls-cert", type=Path)
+    serve.add_argument("--tls-key", type=Path)
+    serve.add_argument("--client-ca", type=Path, help="require client certificates signed by this CA")
+    serve.add_argument(
+        "--credentials-out", type=Path, help="write base URL, ids and keys here as JSON (first start)"
+    )
+
+    allowlist = commands.add_parser(
+        "allowlist", help="dashboard: show or change a list directly in the store"
+    )
+    allowlist.add_argument("action", choices=["show", "enable", "disable", "remove"])
+    allowlist.add_argument("entries", nargs="*", help="with remove: entry ids or CIDRs")
+    allowlist.add_argument("--data", type=Path, required=True)
+    allowlist.add_argument("--project", help="a project id (default: the organization's list)")
+    allowlist.add_argument("--org", help="organization id (default: the only one)")
+
+    keys = commands.add_parser("keys", help="dashboard: create a new key (shown once)")
+    keys.add_argument("kind", choices=["admin", "project"])
+    keys.add_argument("--data", type=Path, required=True)
+    keys.add_argument("--project", help="project id for a project key (default: the first)")
+    return parser
+
+
+def serve(args: argparse.Namespace) -> int:
+    import os
+
+    from .server import SandboxServer, TlsOptions, write_credentials
+
+    if bool(args.tls_cert) != bool(args.tls_key):
+        print("error: --tls-cert and --tls-key go together", file=sys.stderr)
+        return 2
+    if args.client_ca and not args.tls_cert:
+        print("error: --client-ca needs --tls-cert and --tls-key", file=sys.stderr)
+        return 2
+    config = SandboxConfig(
+        data_dir=args.data,
+        brand=args.brand,
+        trusted_proxies=args.trust_proxy,
+        engine=args.engine,
+        upstream_url=args.upstream_url,
+        upstream_key=os.environ.get(args.upstream_key_env),
+        model_map=dict(args.model_map),
+        delta_event=args.delta_event,
+        rate_limit_per_minute=args.rate_limit,
+        max_entries=args.max_entries,
+        max_body_bytes=int(args.max_body_mb * 1024 * 1024),
+        stream_delay_ms=args.stream_delay_ms,
+    )
+    tls = TlsOptions(args.tls_cert, args.tls_key, args.client_ca) if args.tls_cert else None
+    try:
+        server = SandboxServer(config, args.host, args.port, tls)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    server.start()
+    print(f"Sandbox listening at {server.base_url}", flush=True)
+    if server.credentials:
+        creds = server.credentials
+        print(f"Organization: {creds.org_id}\nProject:      {creds.project_id}")
+        print("Keys (shown once only; they are stored hashed):")
+        print(f"  admin key:   {creds.admin_key}\n  project key: {creds.api_key}", flush=True)
+        if args.credentials_out:
+            write_credentials(args.credentials_out, server.base_url, creds)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop.wait()
+    server.stop()
+    return 0
+
+
+def _owner(store: Store, org: str | None, project: str | None) -> tuple[str, str]:
+    if project:
+        if store.project_org(project) is None:
+            raise SystemExit(f"error: no project {project}")
+        return "project", project
+    orgs = [row["id"] for row in store.orgs()]
+    if org:
+        if org not in orgs:
+            raise SystemExit(f"error: no organization {org}")
+        return "organization", org
+    if len(orgs) != 1:
+        raise SystemExit("error: name the organization with --org")
+    return "organization", orgs[0]
+
+
+def dashboard_allowlist(args: argparse.Namespace) -> int:
+    store = Store(args.data / "sandbox.sqlite3")
+    scope, owner = _owner(store, args.org, args.project)
+    if args.action in ("enable", "disable"):
+        store.set_enabled(scope, owner, args.action == "enable")
+    elif args.action == "remove":
+        for wanted in args.entries:
+            key = wanted
+            try:
+                key = parse_entry(wanted).with_prefixlen
+            except EntryError:
+                pass
+            entry = store.find_entry(scope, owner, key)
+            if entry is None:
+                print(f"no entry {wanted} on the {scope} list", file=sys.stderr)
+                return 1
+            store.remove_entry(scope, owner, entry.id)
+            print(f"removed {entry.id} {entry.cidr}")
+    allowlist = store.allowlist(scope, owner)
+    print(
+        f"{scope} {owner}: {'enabled' if allowlist.enabled else 'disabled'}, {len(allowlist.entries)} entries"
+    )
+    for entry in allowlist.entries:
+        print(f"  {entry.id}  {entry.cidr:<43} {entry.description}")
+    return 0
+
+
+def dashboard_keys(args: argparse.Namespace) -> int:
+    store = Store(args.data / "sandbox.sqlite3")
+    _, org = _owner(store, None, None)
+    if args.kind == "admin":
+        print(store.create_key("admin", org))
+        return 0
+    project = args.project or store.projects(org)[0]["id"]
+    print(store.create_key("project", org, project))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        return serve(args)
+    if args.command == "allowlist":
+        return dashboard_allowlist(args)
+    return dashboard_keys(args)

@@ -1,0 +1,39 @@
+"""Settings of one sandbox server, from the command line or from the console that embeds it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.netrules import Network
+
+DEFAULT_MODELS = ("pro", "ultra", "think", "think-mini")
+
+
+@dataclass
+class SandboxConfig:
+    data_dir: Path
+    brand: str = "service"
+    trusted_proxies: list[Network] = field(default_factory=list)
+    engine: str = "simulated"  # simulated | upstream
+    upstream_url: str | None = None
+    upstream_key: str | None = None
+    model_map: dict[str, str] = field(default_factory=dict)
+    delta_event: str = "output_text"  # output_text -> response.output_text.delta; text -> response.text.delta
+    rate_limit_per_minute: int = 600
+    max_entries: int = 1000
+    max_body_bytes: int = 25 * 1024 * 1024
+    max_image_bytes: int = 20 * 1024 * 1024
+    stream_delay_ms: float = 0.0
+
+    @property
+    def models(self) -> list[str]:
+        return [f"{self.brand}-{name}" for name in DEFAULT_MODELS]
+
+    @property
+    def database(self) -> Path:
+        return self.data_dir / "sandbox.sqlite3"
+
+    @property
+    def delta_event_type(self) -> str:
+        return "response.text.delta" if self.delta_event == "text" else "response.output_text.delta"

@@ -1,0 +1,78 @@
+"""What a model engine gives the Responses route: a stream of steps, turned into items and events there.
+
+A local-weights engine (llama.cpp, say) only has to yield `TextDelta`s: it fits this interface as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..validate import Message, ResponseRequest
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    summary: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    url: str
+    title: str
+    snippet: str
+
+
+@dataclass(frozen=True)
+class Search:
+    query: str
+    results: tuple[SearchResult, ...]
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    url: str
+    title: str
+    start_index: int
+    end_index: int
+
+
+@dataclass(frozen=True)
+class Citations:
+    """Sent after the text: the citations' indexes refer to the finished text."""
+
+    items: tuple[Citation, ...] = field(default=())
+
+
+Step = Reasoning | Search | TextDelta | Citations
+
+
+@dataclass
+class Conversation:
+    """The request with its history resolved: earlier turns first, this turn's messages last."""
+
+    request: ResponseRequest
+    history: list[Message]
+
+    @property
+    def messages(self) -> list[Message]:
+        return [*self.history, *self.request.messages]
+
+    def last_user_text(self) -> str:
+        for message in reversed(self.request.messages):
+            if message.role == "user" and message.text().strip():
+                return message.text().strip()
+        return ""
+
+
+class Engine(Protocol):
+    name: str
+
+    def run(self, conversation: Conversation) -> AsyncIterator[Step]: ...

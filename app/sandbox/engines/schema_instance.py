@@ -1,0 +1,115 @@
+"""A deterministic JSON value that satisfies a JSON Schema, for the simulated model's structured outputs.
+
+Written by hand: the libraries that generate instances (hypothesis-jsonschema) make random values
+for testing, and the simulated model must answer the same way every time. The route validates the
+result with `jsonschema` before it is sent, so a schema this cannot satisfy yields an honest failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_MAX_DEPTH = 12
+
+
+def instance_for(schema: Any, prompt: str, root: Any = None, depth: int = 0) -> Any:
+    root = schema if root is None else root
+    if depth > _MAX_DEPTH or not isinstance(schema, dict):
+        return None
+    if "$ref" in schema:
+        return instance_for(_resolve(root, schema["$ref"]), prompt, root, depth + 1)
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "default" in schema:
+        return schema["default"]
+    for combinator in ("anyOf", "oneOf"):
+        if schema.get(combinator):
+            return instance_for(schema[combinator][0], prompt, root, depth + 1)
+    if schema.get("allOf"):
+        merged: dict[str, Any] = {}
+        for part in schema["allOf"]:
+            merged = _merge(merged, part)
+        return instance_for(merged, prompt, root, depth + 1)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind is None:
+        kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
+    return _BUILDERS.get(kind, lambda *_: None)(schema, prompt, root, depth)
+
+
+def _object(schema: dict[str, Any], prompt: str, root: Any, depth: int) -> dict[str, Any]:
+    properties = schema.get("properties", {})
+    wanted = list(properties)
+    return {name: instance_for(properties[name], _label(name, prompt), root, depth + 1) for name in wanted}
+
+
+def _array(schema: dict[str, Any], prompt: str, root: Any, depth: int) -> list[Any]:
+    count = max(schema.get("minItems", 0), min(2, schema.get("maxItems", 2)))
+    items = schema.get("items", {})
+    return [instance_for(items, f"{prompt} {i + 1}", root, depth + 1) for i in range(count)]
+
+
+def _string(schema: dict[str, Any], prompt: str, *_: Any) -> str:
+    formats = {
+        "date": "2026-01-01",
+        "date-time": "2026-01-01T00:00:00Z",
+        "email": "sandbox@example.com",
+        "uri": "https://example.com/",
+        "ipv4": "203.0.113.7",
+        "ipv6": "2001:db8::7",
+        "uuid": "00000000-0000-4000-8000-000000000000",
+    }
+    text = formats.get(schema.get("format", ""), prompt or "simulated")
+    low, high = schema.get("minLength", 0), schema.get("maxLength", 10**6)
+    text = text[:high]
+    return text + "x" * max(0, low - len(text))
+
+
+def _number(schema: dict[str, Any], *_: Any) -> float | int:
+    low = schema.get(
+        "minimum", schema.get("exclusiveMinimum", 0) + (1 if "exclusiveMinimum" in schema else 0)
+    )
+    high = schema.get(
+        "maximum", schema.get("exclusiveMaximum", low + 43) - (1 if "exclusiveMaximum" in schema else 0)
+    )
+    value = min(max(42, low), high)
+    return int(value) if schema.get("type") == "integer" else value
+
+
+def _label(name: str, prompt: str) -> str:
+    return f"{name.replace('_', ' ')} for: {prompt}"[:120] if prompt else name
+
+
+def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    merged = {**left, **right}
+    if "properties" in left and "properties" in right:
+        merged["properties"] = {**left["properties"], **right["properties"]}
+    return merged
+
+
+def _resolve(root: Any, ref: str) -> Any:
+    if not ref.startswith("#"):
+        return {}
+    node = root
+    for part in ref.lstrip("#/").split("/"):
+        if not part:
+            continue
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return {}
+        node = node[part]
+    return node
+
+
+_BUILDERS = {
+    "object": _object,
+    "array": _array,
+    "string": _string,
+    "number": _number,
+    "integer": _number,
+    "boolean": lambda *_: True,
+    "null": lambda *_: None,
+}

@@ -1,0 +1,51 @@
+"""Errors in the shape CONTRACT.md gives: {"error": {message, type, param, code}}."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "invalid_request_error",
+    409: "conflict_error",
+    413: "invalid_request_error",
+    415: "invalid_request_error",
+    429: "rate_limit_error",
+}
+
+
+class ApiError(Exception):
+    """Raised by handlers; turned into a JSON error response by the app's exception handler."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        code: str | None = None,
+        param: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.param = param
+        self.headers = headers or {}
+
+    def body(self) -> dict[str, Any]:
+        return error_body(self.status, self.message, self.code, self.param)
+
+
+def error_body(
+    status: int, message: str, code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
+    kind = TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+def error_bytes(status: int, message: str, code: str | None = None, param: str | None = None) -> bytes:
+    return json.dumps(error_body(status, message, code, param), separators=(",", ":")).encode()

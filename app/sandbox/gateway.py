@@ -1,0 +1,240 @@
+"""The gateway in front of every /v1 request, in CONTRACT.md's order.
+
+1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
+owner part, without validating the key, 3. organization AND project allowlists, a 403 that says
+nothing about the key, 4. key validation, rate limiting, the body size limit, then the handler.
+Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.netrules import Address, Network, parse_client_ip
+
+from .config import SandboxConfig
+from .errors import error_bytes
+from .store import Allowlist, KeyRecord, Store
+
+_ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
+_KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    """What the gateway learned, for the handlers: `scope["state"]["gateway"]`."""
+
+    source_ip: Address | None
+    key: KeyRecord
+    allowlists: tuple[Allowlist, ...]
+
+
+def resolve_source_ip(scope: Scope, trusted: list[Network]) -> Address | None:
+    """The client's address, or None for unknown (which fails closed wherever a list is active)."""
+    client = scope.get("client")
+    peer = parse_client_ip(client[0]) if client else None
+    if peer is None or not _inside(peer, trusted):
+        return peer
+    lines = [value.decode("latin-1") for name, value in scope["headers"] if name == b"x-forwarded-for"]
+    hops = [hop.strip() for hop in ",".join(lines).split(",")]
+    if not lines or not any(hops):
+        return None
+    for hop in reversed(hops):
+        address = parse_client_ip(hop)
+        if address is None:
+            return None
+        if not _inside(address, trusted):
+            return address
+    return None  # every hop is a trusted proxy: no client address was given
+
+
+def _inside(address: Address, networks: list[Network]) -> bool:
+    return any(address.version == network.version and address in network for network in networks)
+
+
+def bearer_token(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            token = token.strip()
+            return token if scheme.lower() == "bearer" and token else None
+    return None
+
+
+class RateLimiter:
+    """A fixed one-minute window per key: simple, and what the x-ratelimit-* headers describe."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.per_minute = per_minute
+        self._windows: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> tuple[bool, int, float]:
+        """Returns (allowed, remaining, seconds until the window resets)."""
+        now = time.monotonic()
+        with self._lock:
+            start, used = self._windows.get(key, (now, 0))
+            if now - start >= 60:
+                start, used = now, 0
+            reset = max(0.0, 60 - (now - start))
+            if used >= self.per_minute:
+                return False, 0, reset
+            self._windows[key] = (start, used + 1)
+            return True, self.per_minute - used - 1, reset
+
+
+class Gateway:
+    def __init__(self, app: ASGIApp, store: Store, config: SandboxConfig) -> None:
+        self.app = app
+        self.store = store
+        self.config = config
+        self.limiter = RateLimiter(config.rate_limit_per_minute)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not (scope["path"] == "/v1" or scope["path"].startswith("/v1/")):
+            await self.app(scope, receive, send)
+            return
+
+        source_ip = resolve_source_ip(scope, self.config.trusted_proxies)
+        token = bearer_token(scope)
+        allowlists = self._applicable_allowlists(scope["path"], token)
+        extra: list[tuple[bytes, bytes]] = []
+        if allowlists:
+            extra.append((b"x-request-source-ip", str(source_ip or "unknown").encode()))
+            if source_ip is None or not all(
+                allowlist.matcher.contains(source_ip) for allowlist in allowlists
+            ):
+                seen = str(source_ip) if source_ip is not None else "an unknown address"
+                message = (
+                    f"Requests from {seen} are not allowed by the IP allowlist. "
+                    "An organization admin can add this address in Settings > Security."
+                )
+                await _respond(send, 403, error_bytes(403, message, "ip_not_allowed"), extra)
+                return
+
+        key = self.store.lookup_key(token) if token else None
+        if key is None:
+            message = (
+                "No API key was given: send it as 'Authorization: Bearer <key>'."
+                if token is None
+                else "The API key is not valid. Check the key, or create a new one in the dashboard."
+            )
+            await _respond(send, 401, error_bytes(401, message, "invalid_api_key"), extra)
+            return
+
+        allowed, remaining, reset = self.limiter.take(token or "")
+        limit_headers = [
+            (b"x-ratelimit-limit-requests", str(self.limiter.per_minute).encode()),
+            (b"x-ratelimit-remaining-requests", str(remaining).encode()),
+            (b"x-ratelimit-reset-requests", f"{math.ceil(reset)}s".encode()),
+        ]
+        if not allowed:
+            retry = str(max(1, math.ceil(reset))).encode()
+            message = f"Rate limit of {self.limiter.per_minute} requests per minute reached; retry in {retry.decode()} s."
+            await _respond(
+                send,
+                429,
+                error_bytes(429, message, "rate_limit_exceeded"),
+                [*extra, *limit_headers, (b"retry-after", retry)],
+            )
+            return
+
+        body_receive = await self._bounded_body(scope, receive, send, [*extra, *limit_headers])
+        if body_receive is None:
+            return
+        scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, tuple(allowlists))
+        await self.app(scope, body_receive, _with_headers(send, extra, limit_headers))
+
+    def _applicable_allowlists(self, path: str, token: str | None) -> list[Allowlist]:
+        """The enabled lists for this request, chosen without validating the key."""
+        org_id: str | None = None
+        project_id: str | None = None
+        admin_path = _ADMIN_PATH.match(path)
+        if admin_path:
+            org_id = admin_path.group(1)
+        elif token:
+            owner = _KEY_OWNER.match(token)
+            if owner and owner.group(1):
+                org_id = owner.group(2)
+            elif owner:
+                project_id = owner.group(2)
+                org_id = self.store.project_org(project_id)
+                if org_id is None:
+                    project_id = None
+        lists = []
+        if org_id:
+            lists.append(self.store.allowlist("organization", org_id))
+        if project_id:
+            lists.append(self.store.allowlist("project", project_id))
+        return [allowlist for allowlist in lists if allowlist.enabled]
+
+    async def _bounded_body(
+        self, scope: Scope, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
+    ) -> Receive | None:
+        """Read the body up to the limit and replay it; past the limit answer 413 and return None."""
+        limit = self.config.max_body_bytes
+        message = f"The request body is larger than the limit of {limit:,} bytes."
+        for name, value in scope["headers"]:
+            if name == b"content-length" and value.isdigit() and int(value) > limit:
+                await _respond(send, 413, error_bytes(413, message, "request_too_large"), headers)
+                return None
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            event = await receive()
+            if event["type"] == "http.disconnect":
+                return None
+            chunk = event.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await _respond(send, 413, error_bytes(413, message, "request_too_large"), headers)
+                return None
+            chunks.append(chunk)
+            if not event.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return replay
+
+
+async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _with_headers(send: Send, on_error: list[tuple[bytes, bytes]], always: list[tuple[bytes, bytes]]) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers: list[Any] = list(message.get("headers", []))
+            headers.extend(always)
+            if message["status"] >= 400:
+                headers.extend(on_error)
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return wrapped

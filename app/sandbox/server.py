@@ -1,0 +1,123 @@
+"""Run the sandbox: in its own thread and loop (for the console and the tests) or in the foreground (CLI)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import ssl
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from .app import create_app
+from .config import SandboxConfig
+from .store import Credentials, Store
+
+
+@dataclass(frozen=True)
+class TlsOptions:
+    cert: Path
+    key: Path
+    client_ca: Path | None = None
+
+
+def first_start_credentials(store: Store) -> Credentials | None:
+    """Make the organization, project and keys on first start; None when the store already has them."""
+    return store.bootstrap() if store.is_empty() else None
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def base_url(host: str, port: int, tls: bool) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"{'https' if tls else 'http'}://{shown}:{port}/v1"
+
+
+def uvicorn_config(app: object, tls: TlsOptions | None) -> uvicorn.Config:
+    options: dict[str, object] = {}
+    if tls:
+        options = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)}
+        if tls.client_ca:
+            options.update(ssl_ca_certs=str(tls.client_ca), ssl_cert_reqs=ssl.CERT_REQUIRED)
+    return uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2, **options
+    )  # type: ignore[arg-type]
+
+
+def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
+    """Written once, readable by the owner only: the keys are shown once, as the dashboard shows them."""
+    payload = {
+        "base_url": url,
+        "org_id": credentials.org_id,
+        "project_id": credentials.project_id,
+        "api_key": credentials.api_key,
+        "admin_key": credentials.admin_key,
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(payload, handle)
+
+
+class SandboxServer:
+    """A sandbox on its own thread: `start()` returns once it listens; `stop()` shuts it down."""
+
+    def __init__(
+        self, config: SandboxConfig, host: str = "127.0.0.1", port: int = 0, tls: TlsOptions | None = None
+    ) -> None:
+        self.config = config
+        self.host = host
+        self.tls = tls
+        self.store = Store(config.database)
+        self.credentials = first_start_credentials(self.store)
+        self.app = create_app(config, self.store)
+        self._socket = bind_socket(host, port)
+        self.port: int = self._socket.getsockname()[1]
+        self._server = uvicorn.Server(uvicorn_config(self.app, tls))
+        self._server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        return base_url(self.host, self.port, self.tls is not None)
+
+    @property
+    def state(self):  # the SandboxState, for tests that look inside
+        return self.app.state  # type: ignore[attr-defined]
+
+    def start(self, timeout: float = 10) -> SandboxServer:
+        self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)
+        self._thread.start()
+        deadline = threading.Event()
+        for _ in range(int(timeout / 0.01)):
+            if self._server.started:
+                return self
+            deadline.wait(0.01)
+        raise RuntimeError("the sandbox did not start in time")
+
+    def _run(self) -> None:
+        asyncio.run(self._server.serve(sockets=[self._socket]))
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        if self._thread:
+            self._thread.join(timeout=10)
+        self._socket.close()
+        self.store.close()
+
+    def __enter__(self) -> SandboxServer:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()

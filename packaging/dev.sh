@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The two set-up commands of the README, on a fresh machine:
+#   bash packaging/dev.sh run    -> installs what the console needs, then opens it on its embedded sandbox
+#   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs them
+# Extra arguments go to the console or to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-run}
+shift || true
+
+apt_install() {
+  # Debian packages: Qt's xcb platform libraries, and for the tests gnome-keyring + D-Bus (a real keychain).
+  command -v apt-get >/dev/null 2>&1 || return 0
+  local missing=()
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "Installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+QT_PACKAGES=(libegl1 libgl1 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0
+  libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1
+  libxcb-xinerama0 fonts-dejavu-core)
+TEST_PACKAGES=(gnome-keyring dbus dbus-x11 xvfb xauth)
+
+python=${PYTHON:-python3}
+venv=.venv
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv"
+fi
+pip() { "$venv/bin/python" -m pip --disable-pip-version-check -q "$@"; }
+
+case "$mode" in
+  run)
+    apt_install "${QT_PACKAGES[@]}"
+    pip install -e .
+    exec "$venv/bin/service-console" "$@"
+    ;;
+  test)
+    apt_install "${QT_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    pip install -e ".[test]"
+    export QT_QPA_PLATFORM=offscreen
+    # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
+    exec dbus-run-session -- sh -c \
+      'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest "$@"' \
+      "$venv/bin/python" "$@"
+    ;;
+  *)
+    echo "usage: bash packaging/dev.sh run|test [args]" >&2
+    exit 2
+    ;;
+esac
