@@ -116,6 +116,10 @@ def serve(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    stop = threading.Event()
+    # Handlers first: whoever reads "listening" may signal us at once.
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
     server.start()
     print(f"Sandbox listening at {server.base_url}", flush=True)
     if server.credentials:
@@ -125,9 +129,6 @@ def serve(args: argparse.Namespace) -> int:
         print(f"  admin key:   {creds.admin_key}\n  project key: {creds.api_key}", flush=True)
         if args.credentials_out:
             write_credentials(args.credentials_out, server.base_url, creds)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
     stop.wait()
     server.stop()
     return 0

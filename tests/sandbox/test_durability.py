@@ -1,0 +1,105 @@
+"""Acknowledged writes survive kill -9, and concurrent writers lose nothing."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from app.sandbox.store import Store
+
+
+def serve(data: Path, creds: Path) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.sandbox",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(data),
+            "--credentials-out",
+            str(creds),
+            "--rate-limit",
+            "100000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    line = process.stdout.readline() if process.stdout else ""
+    assert "listening at" in line, line
+    return process
+
+
+def test_acknowledged_entries_survive_kill_9(tmp_path: Path) -> None:
+    creds_file = tmp_path / "creds.json"
+    process = serve(tmp_path / "data", creds_file)
+    for _ in range(100):
+        if creds_file.exists() and creds_file.stat().st_size:
+            break
+        time.sleep(0.05)
+    creds = json.loads(creds_file.read_text())
+    acknowledged: list[str] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def writer(worker: int) -> None:
+        with httpx.Client(
+            base_url=creds["base_url"], headers={"authorization": f"Bearer {creds['admin_key']}"}
+        ) as client:
+            for i in range(250):
+                if stop.is_set():
+                    return
+                try:
+                    response = client.post(
+                        f"/organizations/{creds['org_id']}/ip_allowlist/entries",
+                        json={"cidr": f"10.{worker}.{i}.0/24"},
+                    )
+                except httpx.HTTPError:
+                    return
+                if response.status_code == 201:
+                    with lock:
+                        acknowledged.append(response.json()["id"])
+
+    threads = [threading.Thread(target=writer, args=(worker,)) for worker in range(4)]
+    for thread in threads:
+        thread.start()
+    while len(acknowledged) < 150:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    stop.set()
+    for thread in threads:
+        thread.join()
+
+    store = Store(tmp_path / "data" / "sandbox.sqlite3")
+    stored = {entry.id for entry in store.allowlist("organization", creds["org_id"]).entries}
+    assert set(acknowledged) <= stored
+    assert len(stored) >= 150
+    store.close()
+
+
+def test_concurrent_writers_in_two_processes_lose_nothing(tmp_path: Path) -> None:
+    store = Store(tmp_path / "sandbox.sqlite3")
+    creds = store.bootstrap()
+    script = (
+        "import sys; from pathlib import Path; from app.sandbox.store import Store\n"
+        "s = Store(Path(sys.argv[1]))\n"
+        "for i in range(200): s.add_entry('organization', sys.argv[2], f'172.20.{i}.0/24', 'other process')\n"
+    )
+    other = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "sandbox.sqlite3"), creds.org_id])
+    for i in range(200):
+        store.add_entry("organization", creds.org_id, f"172.21.{i}.0/24", "this process")
+    assert other.wait(timeout=60) == 0
+    entries = store.allowlist("organization", creds.org_id).entries
+    assert len(entries) == 400
+    store.close()
