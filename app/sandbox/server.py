@@ -32,8 +32,11 @@ def first_start_credentials(store: Store) -> Credentials | None:
 
 def bind_socket(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto must be IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on such sockets, and without it
+    # each small response waits out a 40 ms delayed ACK (measured: 23 req/s on one connection).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(128)
     sock.setblocking(False)

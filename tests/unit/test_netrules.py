@@ -199,3 +199,21 @@ def test_matcher_agrees_with_linear_scan(nets: list, probes: list) -> None:
         seen = probe.ipv4_mapped if probe.version == 6 and probe.ipv4_mapped else probe
         expected = any(seen in net for net in nets if net.version == seen.version)
         assert matcher.contains(probe) == expected, probe
+
+
+def test_bucketed_matcher_agrees_with_linear_scan_on_large_lists() -> None:
+    import random
+
+    rng = random.Random(3)
+    nets = [
+        ipaddress.ip_network((rng.getrandbits(32), rng.randint(12, 32)), strict=False) for _ in range(6000)
+    ]
+    nets += [
+        ipaddress.ip_network((rng.getrandbits(128), rng.randint(8, 128)), strict=False) for _ in range(6000)
+    ]
+    matcher = RangeMatcher(nets)
+    probes = [net.network_address for net in nets[::200]] + [net.broadcast_address for net in nets[::200]]
+    probes += [ipaddress.IPv4Address(rng.getrandbits(32)) for _ in range(100)]
+    probes += [ipaddress.IPv6Address(rng.getrandbits(128)) for _ in range(100)]
+    for probe in probes:
+        assert matcher.contains(probe) == any(probe in net for net in nets if net.version == probe.version)
