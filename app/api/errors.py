@@ -1,0 +1,139 @@
+"""Typed errors of the API client: connection and timeout apart from status errors, one class per status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    """Anything that went wrong talking to the service; `str()` is a sentence a person can act on."""
+
+
+class ConnectionFailed(ApiError):
+    """The server could not be reached (refused, DNS, reset, dropped mid-stream)."""
+
+
+class TlsFailed(ConnectionFailed):
+    """The TLS handshake failed: unknown CA, wrong or missing client certificate."""
+
+
+class TimedOut(ApiError):
+    """No answer in time."""
+
+
+class InvalidResponse(ApiError):
+    """The server answered something that is not the API (HTML, broken JSON, a malformed event)."""
+
+
+class StatusError(ApiError):
+    """An HTTP error status with the service's error body."""
+
+    status = 0
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        code: str | None = None,
+        param: str | None = None,
+        headers: dict[str, str] | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.param = param
+        self.headers = headers or {}
+        self.body = body
+
+    @property
+    def request_id(self) -> str | None:
+        return self.headers.get("x-request-id")
+
+    @property
+    def source_ip(self) -> str | None:
+        """The IP the gateway saw (X-Request-Source-IP), when an allowlist applied."""
+        return self.headers.get("x-request-source-ip")
+
+    def __str__(self) -> str:
+        return f"{self.status}: {self.message}"
+
+
+class BadRequest(StatusError):
+    status = 400
+
+
+class Unauthorized(StatusError):
+    status = 401
+
+
+class Forbidden(StatusError):
+    status = 403
+
+
+class IpNotAllowed(Forbidden):
+    """403 ip_not_allowed: the allowlist refused the address in `source_ip`."""
+
+
+class NotFound(StatusError):
+    status = 404
+
+
+class Conflict(StatusError):
+    status = 409
+
+
+class PayloadTooLarge(StatusError):
+    status = 413
+
+
+class RateLimited(StatusError):
+    status = 429
+
+    @property
+    def retry_after(self) -> float | None:
+        value = self.headers.get("retry-after")
+        try:
+            return float(value) if value is not None else None
+        except ValueError:
+            return None
+
+
+class ServerError(StatusError):
+    status = 500
+
+
+class StreamError(ApiError):
+    """The server sent an `error` event after the stream began."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+_BY_STATUS: dict[int, type[StatusError]] = {
+    400: BadRequest,
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    413: PayloadTooLarge,
+    429: RateLimited,
+}
+
+
+def status_error(status: int, body: Any, headers: dict[str, str]) -> StatusError:
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        message = str(error.get("message") or f"HTTP {status}")
+        code, param = error.get("code"), error.get("param")
+    else:
+        message, code, param = f"The server answered HTTP {status}.", None, None
+    if status == 403 and code == "ip_not_allowed":
+        kind: type[StatusError] = IpNotAllowed
+    elif status >= 500:
+        kind = ServerError
+    else:
+        kind = _BY_STATUS.get(status, StatusError)
+    return kind(status, message, code, param, headers, body)

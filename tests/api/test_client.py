@@ -1,0 +1,234 @@
+"""The API client against the sandbox as a real server, and raw peers for broken servers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+
+from app.api import (
+    ApiError,
+    ConnectionFailed,
+    ConnectionSettings,
+    InvalidResponse,
+    IpNotAllowed,
+    RateLimited,
+    ServiceClient,
+    StreamError,
+    TlsFailed,
+    Unauthorized,
+    collect,
+)
+from tests.api.servers import raw_server, sse, sse_head
+from tests.conftest import Sandbox
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def client_for(sandbox: Sandbox, **overrides: object) -> ServiceClient:
+    settings = ConnectionSettings(
+        base_url=sandbox.url, api_key=sandbox.creds.api_key, admin_key=sandbox.creds.admin_key, max_retries=0
+    )
+    for name, value in overrides.items():
+        setattr(settings, name, value)
+    return ServiceClient(settings, sandbox.creds.org_id)
+
+
+async def test_create_and_stream(sandbox: Sandbox) -> None:
+    client = client_for(sandbox)
+    created = await client.responses.create({"model": "service-pro", "input": "Hello"})
+    stream = client.responses.stream({"model": "service-pro", "input": "Hello"})
+    final, text = await collect(stream)
+    assert created["status"] == final["status"] == "completed"
+    assert text == stream.state.text and "Hello" in text
+    assert (
+        stream.state.first_token_at is not None and stream.response is not None and stream.response.is_closed
+    )
+    await client.aclose()
+
+
+@pytest.mark.parametrize("delta_event", ["output_text", "text"])
+async def test_both_delta_event_names(sandbox_factory, delta_event: str) -> None:
+    sandbox = sandbox_factory(delta_event=delta_event)
+    client = client_for(sandbox)
+    stream = client.responses.stream({"model": "service-pro", "input": "Hi"})
+    final, text = await collect(stream)
+    assert stream.state.text == text != ""
+    await client.aclose()
+
+
+async def test_unauthorized(sandbox: Sandbox) -> None:
+    client = client_for(sandbox, api_key="sk-wrong")
+    with pytest.raises(Unauthorized) as caught:
+        await client.responses.create({"model": "service-pro", "input": "x"})
+    assert caught.value.code == "invalid_api_key"
+    await client.aclose()
+
+
+async def test_ip_not_allowed_carries_source_ip(sandbox: Sandbox) -> None:
+    client = client_for(sandbox, forwarded_for="198.51.100.7")
+    await client.allowlists.add("203.0.113.0/24")
+    await client.allowlists.set_enabled(True, force=True)
+    with pytest.raises(IpNotAllowed) as caught:
+        await client.responses.create({"model": "service-pro", "input": "x"})
+    assert caught.value.source_ip == "198.51.100.7"
+    with pytest.raises(IpNotAllowed):
+        async for _ in client.responses.stream({"model": "service-pro", "input": "x"}):
+            pass
+    await client.aclose()
+
+
+async def test_allowlist_calls(sandbox: Sandbox) -> None:
+    client = client_for(sandbox, forwarded_for="198.51.100.7")
+    entry = await client.allowlists.add("198.51.100.0/24", "office")
+    listed = await client.allowlists.get()
+    assert listed["entries"] == [entry] and listed["source_ip"] == "198.51.100.7"
+    assert (await client.allowlists.set_enabled(True))["enabled"] is True
+    project = (await client.allowlists.projects())[0]["id"]
+    assert (await client.allowlists.get(project))["scope"] == "project"
+    assert (await client.allowlists.remove(entry["id"], force=True))["deleted"] is True
+    await client.aclose()
+
+
+async def test_rate_limited_carries_retry_after(sandbox_factory) -> None:
+    sandbox = sandbox_factory(rate_limit_per_minute=1)
+    client = client_for(sandbox)
+    await client.models()
+    with pytest.raises(RateLimited) as caught:
+        await client.models()
+    assert caught.value.retry_after and caught.value.retry_after > 0
+    await client.aclose()
+
+
+async def test_retries_honour_retry_after() -> None:
+    # A mock peer: the sandbox's Retry-After is up to a minute, too long for a test.
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(asyncio.get_running_loop().time())
+        if len(calls) == 1:
+            return httpx.Response(
+                429,
+                headers={"retry-after": "0.2"},
+                json={
+                    "error": {"message": "slow down", "type": "rate_limit_error", "code": None, "param": None}
+                },
+            )
+        return httpx.Response(200, json={"object": "list", "data": [{"id": "service-pro"}]})
+
+    settings = ConnectionSettings(base_url="http://mock.test/v1", api_key="k", max_retries=2)
+    client = ServiceClient(settings, http=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+    assert await client.models() == ["service-pro"]
+    assert len(calls) == 2 and calls[1] - calls[0] >= 0.19
+    await client.aclose()
+
+
+async def test_server_down_is_connection_failed() -> None:
+    client = ServiceClient(ConnectionSettings(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0))
+    with pytest.raises(ConnectionFailed, match="Cannot reach"):
+        await client.models()
+    await client.aclose()
+
+
+def test_not_a_url_is_a_clear_error() -> None:
+    for url in ("not a url", "ftp://host/v1", "http://", "localhost:8080"):
+        with pytest.raises(ApiError, match="not a URL"):
+            ServiceClient(ConnectionSettings(base_url=url))
+
+
+async def test_html_answer_is_invalid_response() -> None:
+    page = b"<html><body>Welcome</body></html>"
+    reply = b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: %d\r\n\r\n%s" % (len(page), page)
+    with raw_server(reply) as url:
+        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+        with pytest.raises(InvalidResponse, match="web page"):
+            await client.models()
+        await client.aclose()
+
+
+async def test_dropped_stream_keeps_partial_text() -> None:
+    delta = json.dumps(
+        {"type": "response.output_text.delta", "delta": "Partial answer", "sequence_number": 0}
+    )
+    reply = sse_head() + sse("response.output_text.delta", delta)  # then the server hangs up
+    with raw_server(reply) as url:
+        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+        stream = client.responses.stream({"model": "m", "input": "x"})
+        with pytest.raises(ConnectionFailed):
+            async for _ in stream:
+                pass
+        assert stream.state.text == "Partial answer" and not stream.state.finished
+        await client.aclose()
+
+
+async def test_malformed_event_and_error_event() -> None:
+    with raw_server(sse_head() + sse("response.created", "{not json")) as url:
+        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+        with pytest.raises(InvalidResponse, match="malformed"):
+            async for _ in client.responses.stream({"model": "m", "input": "x"}):
+                pass
+        await client.aclose()
+    error = json.dumps({"type": "error", "code": "server_error", "message": "model crashed"})
+    with raw_server(sse_head() + sse("error", error)) as url:
+        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+        with pytest.raises(StreamError, match="model crashed"):
+            async for _ in client.responses.stream({"model": "m", "input": "x"}):
+                pass
+        await client.aclose()
+
+
+async def test_cancel_mid_stream_releases_the_connection(sandbox_factory) -> None:
+    sandbox = sandbox_factory(stream_delay_ms=5)
+    client = client_for(sandbox)
+    stream = client.responses.stream({"model": "service-pro", "input": "Write 2000 words"})
+    first_delta = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in stream:
+            if event.is_text_delta:
+                first_delta.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(first_delta.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert stream.response is not None and stream.response.is_closed
+    assert not stream.state.finished and stream.state.text
+    assert await client.models()  # the client still works
+    await client.aclose()
+
+
+async def test_tls_unknown_ca_and_mutual_tls(tmp_path) -> None:
+    trustme = pytest.importorskip("trustme")
+    from app.sandbox import SandboxConfig, SandboxServer
+    from app.sandbox.server import TlsOptions
+
+    ca = trustme.CA()
+    server_cert = ca.issue_cert("127.0.0.1")
+    ca_file, cert, key, client_pem = (tmp_path / n for n in ("ca.pem", "s.pem", "s.key", "c.pem"))
+    ca.cert_pem.write_to_path(str(ca_file))
+    server_cert.cert_chain_pems[0].write_to_path(str(cert))
+    server_cert.private_key_pem.write_to_path(str(key))
+    ca.issue_cert("console").private_key_and_cert_chain_pem.write_to_path(str(client_pem))
+    with SandboxServer(SandboxConfig(data_dir=tmp_path / "d"), tls=TlsOptions(cert, key, ca_file)) as server:
+        base = {"base_url": server.base_url, "api_key": server.credentials.api_key, "max_retries": 0}
+        unknown = ServiceClient(ConnectionSettings(**base))
+        with pytest.raises(TlsFailed, match="not trusted"):
+            await unknown.models()
+        no_cert = ServiceClient(ConnectionSettings(**base, ca_bundle=ca_file))
+        with pytest.raises(ConnectionFailed):
+            await no_cert.models()
+        good = ServiceClient(ConnectionSettings(**base, ca_bundle=ca_file, client_cert=client_pem))
+        assert "service-pro" in await good.models()
+        for client in (unknown, no_cert, good):
+            await client.aclose()
+    with pytest.raises(TlsFailed, match="missing"):
+        ServiceClient(ConnectionSettings(base_url="https://x/v1", ca_bundle=tmp_path / "nope.pem"))
