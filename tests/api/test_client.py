@@ -59,7 +59,7 @@ async def test_both_delta_event_names(sandbox_factory, delta_event: str) -> None
     sandbox = sandbox_factory(delta_event=delta_event)
     client = client_for(sandbox)
     stream = client.responses.stream({"model": "service-pro", "input": "Hi"})
-    final, text = await collect(stream)
+    _, text = await collect(stream)
     assert stream.state.text == text != ""
     await client.aclose()
 
