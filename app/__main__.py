@@ -1,0 +1,109 @@
+"""`service-console` (and `python -m app`): the window; `--selftest`; `sandbox ...` is the sandbox's CLI."""
+
+from __future__ import annotations
+
+import time
+
+STARTED = time.perf_counter()  # before the heavy imports: what a person waits for
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="service-console", description="Service Console")
+    parser.add_argument(
+        "--selftest",
+        action="store_true",
+        help="start on the embedded sandbox, stream one answer, read the allowlist, print timings",
+    )
+    parser.add_argument("--home", type=Path, help="keep settings, data and logs under this folder")
+    return parser.parse_args(argv)
+
+
+async def selftest(window: object, session: object) -> dict:
+    from app.api import collect
+
+    client = session.client  # type: ignore[attr-defined]
+    if client is None:
+        raise RuntimeError(f"no connection: {session.detail}")  # type: ignore[attr-defined]
+    stream = client.responses.stream({"model": session.profile.model_names[0], "input": "Say hello."})  # type: ignore[attr-defined]
+    started = time.perf_counter()
+    _, text = await collect(stream)
+    first = stream.state.first_token_at
+    allowlist = await client.allowlists.get()
+    if not text or "entries" not in allowlist:
+        raise RuntimeError("the answer or the allowlist came back empty")
+    return {
+        "time_to_first_token_s": round((first or time.perf_counter()) - started, 4),
+        "answer_chars": len(text),
+        "allowlist_entries": len(allowlist["entries"]),
+        "source_ip": allowlist.get("source_ip"),
+    }
+
+
+def run_window(args: argparse.Namespace) -> int:
+    from PySide6.QtCore import QTimer
+
+    from app.bootstrap import Paths, install_excepthook, make_application, make_loop, make_session
+    from app.secrets import SecretStore
+
+    app = make_application(sys.argv[:1])
+    loop = make_loop(app)
+    temporary = tempfile.TemporaryDirectory(prefix="service-console-selftest-") if args.selftest else None
+    home = Path(temporary.name) if temporary else args.home
+    paths = Paths.under(home) if home else Paths.for_user()
+    secrets = SecretStore()
+    session = make_session(paths, secrets, interactive=not args.selftest)
+    install_excepthook(session.bus)
+
+    from app.ui.main_window import MainWindow
+
+    window = MainWindow(session)
+    window.show()
+    shown = time.perf_counter()
+    outcome = {"code": 0}
+
+    async def start() -> None:
+        await session.activate()
+        if args.selftest:
+            try:
+                figures = await selftest(window, session)
+                figures = {"start_to_window_s": round(shown - STARTED, 4), **figures, "ok": True}
+                print(json.dumps(figures), flush=True)
+            except Exception as error:  # the selftest reports any failure as its result
+                print(json.dumps({"ok": False, "error": str(error)}), flush=True)
+                outcome["code"] = 1
+            app.quit()
+
+    async def shutdown() -> None:
+        await session.shutdown()
+
+    with loop:
+        QTimer.singleShot(0, lambda: session.tasks.start("startup", start()))
+        app.aboutToQuit.connect(lambda: None)
+        loop.run_forever()
+        loop.run_until_complete(shutdown())
+    if temporary:
+        temporary.cleanup()
+    return outcome["code"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sandbox"]:
+        from app.sandbox.cli import main as sandbox_main
+
+        return sandbox_main(argv[1:])
+    args = parse_args(argv)
+    if args.selftest:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return run_window(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

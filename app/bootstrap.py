@@ -1,0 +1,108 @@
+"""The one place that makes the QApplication, the qasync loop, the excepthook and the services."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+import platformdirs
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app import __version__
+from app.asyncloop import ConsoleEventLoop
+from app.logs import setup_logging
+from app.secrets import SecretStore
+from app.services.messages import MessageBus
+from app.services.profiles import ProfileStore
+from app.services.session import ConsoleSession
+
+APP_NAME = "Service Console"
+ORG_NAME = "service-console"
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Paths:
+    config: Path
+    data: Path
+    logs: Path
+
+    @classmethod
+    def for_user(cls) -> Paths:
+        return cls(
+            Path(platformdirs.user_config_dir(ORG_NAME)),
+            Path(platformdirs.user_data_dir(ORG_NAME)),
+            Path(platformdirs.user_log_dir(ORG_NAME)),
+        )
+
+    @classmethod
+    def under(cls, root: Path) -> Paths:
+        return cls(root / "config", root / "data", root / "logs")
+
+
+def make_application(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv or sys.argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(ORG_NAME)
+    app.setApplicationVersion(__version__)
+    app.setStyle("Fusion")  # follows the system's light or dark scheme (Qt 6.5+)
+    return app
+
+
+def make_settings(paths: Paths) -> QSettings:
+    paths.config.mkdir(parents=True, exist_ok=True)
+    return QSettings(str(paths.config / "console.ini"), QSettings.Format.IniFormat)
+
+
+def ask_session_only(message: str) -> bool:
+    answer = QMessageBox.question(
+        None, APP_NAME, message, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def make_session(
+    paths: Paths, secrets: SecretStore | None = None, interactive: bool = True
+) -> ConsoleSession:
+    secrets = secrets or SecretStore()
+    setup_logging(paths.logs, secrets.known_values)
+    bus = MessageBus()
+    profiles = ProfileStore(make_settings(paths))
+    ask = ask_session_only if interactive else (lambda _message: True)
+    return ConsoleSession(profiles, secrets, bus, paths.data, ask)
+
+
+def install_excepthook(bus: MessageBus) -> None:
+    """Uncaught errors (qasync hands task errors here too) are logged with their trace and shown in one line."""
+
+    def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, error, trace)
+            return
+        log.error("uncaught error:\n%s", "".join(traceback.format_exception(kind, error, trace)))
+        bus.error(f"Something went wrong: {error}. Details are in the log.")
+
+    sys.excepthook = hook
+
+    def loop_handler(_loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        error = context.get("exception")
+        if error is not None:
+            hook(type(error), error, error.__traceback__)
+        else:
+            log.error("event loop: %s", context.get("message"))
+
+    asyncio.get_event_loop().set_exception_handler(loop_handler)
+
+
+def make_loop(app: QApplication) -> ConsoleEventLoop:
+    loop = ConsoleEventLoop(app)
+    asyncio.set_event_loop(loop)
+    app.setQuitOnLastWindowClosed(True)
+    return loop

@@ -1,0 +1,72 @@
+"""The embedded sandbox: started in-process on 127.0.0.1 and a free port, data under the user's data dir."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.sandbox import SandboxConfig, SandboxServer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SandboxKeys:
+    org_id: str
+    project_id: str
+    api_key: str
+    admin_key: str
+
+
+class EmbeddedSandbox:
+    def __init__(self, data_dir: Path, brand: str = "service") -> None:
+        self.data_dir = data_dir
+        self.brand = brand
+        self.server: SandboxServer | None = None
+
+    def start(self) -> SandboxServer:
+        if self.server is None:
+            config = SandboxConfig(
+                data_dir=self.data_dir,
+                brand=self.brand,
+                # Trust loopback as a proxy, so the profile's simulated source IP (X-Forwarded-For) counts.
+                trusted_proxies=[ipaddress.ip_network("127.0.0.1/32"), ipaddress.ip_network("::1/128")],
+            )
+            self.server = SandboxServer(config).start()
+            log.info("embedded sandbox at %s", self.server.base_url)
+        return self.server
+
+    @property
+    def base_url(self) -> str:
+        return self.start().base_url
+
+    def first_start_keys(self) -> SandboxKeys | None:
+        creds = self.start().credentials
+        return (
+            None
+            if creds is None
+            else SandboxKeys(creds.org_id, creds.project_id, creds.api_key, creds.admin_key)
+        )
+
+    def ids(self) -> tuple[str, str]:
+        store = self.start().store
+        org_id = store.orgs()[0]["id"]
+        return org_id, store.projects(org_id)[0]["id"]
+
+    def mint_keys(self) -> SandboxKeys:
+        """New keys from the sandbox's own dashboard, when the old ones are gone (kept for a past session only)."""
+        store = self.start().store
+        org_id, project_id = self.ids()
+        return SandboxKeys(
+            org_id,
+            project_id,
+            store.create_key("project", org_id, project_id),
+            store.create_key("admin", org_id),
+        )
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None

@@ -1,0 +1,214 @@
+"""The console's session: the current profile, its client, its connection state, and the embedded sandbox."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from app.api import (
+    ApiError,
+    ConnectionFailed,
+    ConnectionSettings,
+    IpNotAllowed,
+    ServiceClient,
+    TlsFailed,
+    Unauthorized,
+)
+from app.secrets import KeychainUnavailable, SecretStore
+
+from .embedded import EmbeddedSandbox
+from .messages import MessageBus
+from .profiles import Profile, ProfileStore
+from .tasks import TaskRegistry
+
+log = logging.getLogger(__name__)
+
+
+class ConnectionState:
+    CHECKING = "checking"
+    OK = "ok"
+    DOWN = "down"
+    BAD_KEY = "bad_key"
+    BLOCKED = "blocked"
+    NO_KEY = "no_key"
+    ERROR = "error"
+
+
+class ConsoleSession(QObject):
+    client_changed = Signal()
+    connection_changed = Signal(str, str)  # state, a sentence saying why
+
+    def __init__(
+        self,
+        profiles: ProfileStore,
+        secrets: SecretStore,
+        bus: MessageBus,
+        data_dir: Path,
+        ask_session_only: Callable[[str], bool] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.profiles = profiles
+        self.secrets = secrets
+        self.bus = bus
+        self.tasks = TaskRegistry()
+        self.sandbox = EmbeddedSandbox(data_dir / "sandbox")
+        self.ask_session_only = ask_session_only or (lambda _message: False)
+        self.client: ServiceClient | None = None
+        self.profile: Profile | None = None
+        self.state = ConnectionState.CHECKING
+        self.detail = ""
+
+    # -- profiles and clients ---------------------------------------------------------------------
+
+    def secret(self, name: str) -> str | None:
+        if self.profile is None:
+            return None
+        env = {"api_key": self.profile.api_key_env, "admin_key": self.profile.admin_key_env}.get(name)
+        return self.secrets.get(self.profile.id, name, env)
+
+    def store_secret(self, profile_id: str, name: str, value: str) -> str:
+        """Keychain, or with the person's consent this session only; never a file."""
+        try:
+            return self.secrets.set(profile_id, name, value)
+        except KeychainUnavailable as error:
+            if self.ask_session_only(
+                f"{error} Keep the key for this session only (it is forgotten on quit)?"
+            ):
+                return self.secrets.set(profile_id, name, value, session_only=True)
+            raise
+
+    def _prepare_sandbox(self, profile: Profile) -> Profile:
+        keys = self.sandbox.first_start_keys()
+        have_key = self.secrets.get(profile.id, "api_key") and self.secrets.get(profile.id, "admin_key")
+        if keys is None and not have_key:
+            keys = self.sandbox.mint_keys()  # the earlier keys were kept for a past session only
+        if keys is not None:
+            try:
+                self.store_secret(profile.id, "api_key", keys.api_key)
+                self.store_secret(profile.id, "admin_key", keys.admin_key)
+            except KeychainUnavailable as error:
+                self.bus.error(f"The sandbox's keys could not be kept: {error}")
+        org_id, project_id = self.sandbox.ids()
+        profile.base_url, profile.org_id, profile.project_id = self.sandbox.base_url, org_id, project_id
+        return profile
+
+    def settings_for(self, profile: Profile) -> ConnectionSettings:
+        def path(text: str) -> Path | None:
+            return Path(text).expanduser() if text else None
+
+        return ConnectionSettings(
+            base_url=profile.base_url,
+            api_key=self.secrets.get(profile.id, "api_key", profile.api_key_env),
+            admin_key=self.secrets.get(profile.id, "admin_key", profile.admin_key_env),
+            ca_bundle=path(profile.ca_bundle),
+            client_cert=path(profile.client_cert),
+            client_key=path(profile.client_key),
+            client_key_password=self.secrets.get(profile.id, "client_key_password"),
+            proxy=profile.proxy or None,
+            # The embedded sandbox trusts loopback as a proxy, where a missing X-Forwarded-For means "unknown"
+            # (fail closed): always name an address, the simulated one or loopback itself.
+            forwarded_for=(profile.simulated_ip or "127.0.0.1") if profile.is_sandbox else None,
+        )
+
+    async def activate(self, profile_id: str | None = None) -> None:
+        """Switch to a profile (the current one by default): close the old client, make the new one."""
+        profile = (
+            self.profiles.get(profile_id or self.profiles.current_id())
+            or self.profiles.ensure_sandbox_profile()
+        )
+        self.profiles.set_current(profile.id)
+        if profile.is_sandbox:
+            try:
+                profile = self._prepare_sandbox(profile)
+            except OSError as error:
+                self._set_state(ConnectionState.DOWN, f"The local sandbox could not start: {error}.")
+                return
+        old, self.client = self.client, None
+        if old is not None:
+            await old.aclose()
+        self.profile = profile
+        try:
+            self.client = ServiceClient(self.settings_for(profile), profile.org_id)
+        except ApiError as error:
+            self._set_state(ConnectionState.ERROR, str(error))
+        self.client_changed.emit()
+        if self.client is not None:
+            await self.check_connection()
+
+    def set_simulated_ip(self, ip: str) -> None:
+        """Sandbox profiles only: play another source address from the next request on."""
+        if self.profile is not None and self.profile.is_sandbox and self.client is not None:
+            self.profile.simulated_ip = ip
+            stored = self.profiles.get(self.profile.id)
+            if stored is not None:
+                stored.simulated_ip = ip
+                self.profiles.save(stored)
+            self.client.transport.settings.forwarded_for = ip or "127.0.0.1"
+
+    # -- connection state -------------------------------------------------------------------------
+
+    def _set_state(self, state: str, detail: str) -> None:
+        self.state, self.detail = state, detail
+        self.connection_changed.emit(state, detail)
+
+    async def check_connection(self) -> str:
+        client = self.client
+        if client is None:
+            return self.state
+        self._set_state(ConnectionState.CHECKING, "Checking the connection…")
+        if not client.transport.settings.api_key and not client.transport.settings.admin_key:
+            self._set_state(ConnectionState.NO_KEY, "No API key: add one in Settings > Profiles.")
+            return self.state
+        try:
+            if client.transport.settings.api_key:
+                await client.models()
+            else:
+                await client.allowlists.get()
+            self._set_state(ConnectionState.OK, f"Connected to {client.transport.base_url}.")
+        except IpNotAllowed as error:
+            self._set_state(
+                ConnectionState.BLOCKED,
+                f"Blocked by the IP allowlist: the service sees you at {error.source_ip or 'an unknown IP'}.",
+            )
+        except Unauthorized:
+            self._set_state(
+                ConnectionState.BAD_KEY, "The API key was refused: check it in Settings > Profiles."
+            )
+        except TlsFailed as error:
+            self._set_state(ConnectionState.DOWN, str(error))
+        except ConnectionFailed as error:
+            self._set_state(ConnectionState.DOWN, str(error))
+        except ApiError as error:
+            self._set_state(ConnectionState.ERROR, str(error))
+        return self.state
+
+    async def test_settings(self, settings: ConnectionSettings, org_id: str) -> str:
+        """For the settings dialog's 'Test connection': a sentence, good or bad."""
+        try:
+            client = ServiceClient(settings, org_id)
+        except ApiError as error:
+            return f"✗ {error}"
+        try:
+            models = await client.models() if settings.api_key else []
+            if settings.admin_key and org_id:
+                await client.allowlists.get()
+            return f"✓ Connected. Models: {', '.join(models) or '(no API key to list them)'}."
+        except IpNotAllowed as error:
+            return f"✗ Blocked by the IP allowlist: the service sees you at {error.source_ip}."
+        except Unauthorized:
+            return "✗ The key was refused (401)."
+        except ApiError as error:
+            return f"✗ {error}"
+        finally:
+            await client.aclose()
+
+    async def shutdown(self) -> None:
+        await self.tasks.cancel_all()
+        if self.client is not None:
+            await self.client.aclose()
+            self.client = None
+        self.sandbox.stop()

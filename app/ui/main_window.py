@@ -1,0 +1,209 @@
+"""The main window: profile switcher, connection indicator, Playground and Security tabs, notices."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.session import ConnectionState, ConsoleSession
+
+from .playground.tab import PlaygroundTab
+from .security.tab import SecurityTab
+from .settings.profiles_dialog import ProfilesDialog
+
+STATE_COLOURS = {ConnectionState.OK: "#1a7f37", ConnectionState.CHECKING: "#9a6700"}
+
+
+class NoticeBar(QWidget):
+    """A non-modal notice above the tabs for errors; dismissed with ✕ or replaced by the next one."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("notice")
+        self.label = QLabel(objectName="notice_text")
+        self.label.setWordWrap(True)
+        close = QPushButton("✕", objectName="notice_close")
+        close.setFlat(True)
+        close.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close)
+        self.setStyleSheet("#notice { background: #ffebe9; } #notice_text { color: #82071e; }")
+        self.hide()
+
+    def show_text(self, text: str) -> None:
+        self.label.setText(text)
+        self.show()
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, session: ConsoleSession) -> None:
+        super().__init__()
+        self.session = session
+        self.setWindowTitle("Service Console")
+        self.resize(1100, 800)
+        self._build_toolbar()
+        self.notice = NoticeBar()
+        self.tabs = QTabWidget(objectName="tabs")
+        self.playground = PlaygroundTab(session)
+        self.security = SecurityTab(session)
+        self.tabs.addTab(self.playground, "&Playground")
+        self.tabs.addTab(self.security, "&Security")
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.tabs)
+        self.setCentralWidget(central)
+        self._build_menus()
+        self.playground.allow_ip_requested.connect(self.allow_ip)
+        self.playground.settings_requested.connect(self.open_settings)
+        session.bus.posted.connect(self.show_message)
+        session.connection_changed.connect(self.show_connection)
+        session.client_changed.connect(self._sync_profile_controls)
+        session.profiles.changed.connect(self._fill_profiles)
+        self._fill_profiles()
+        self.statusBar().showMessage("Starting…")
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Connection", objectName="connection_bar")
+        bar.setMovable(False)
+        self.profile_box = QComboBox(objectName="profile_box")
+        self.profile_box.setMinimumWidth(200)
+        self.profile_box.activated.connect(self._profile_chosen)
+        self.indicator = QLabel("● Starting", objectName="indicator")
+        self.indicator.setTextFormat(Qt.TextFormat.PlainText)
+        check = QPushButton("Check", objectName="check_connection")
+        check.clicked.connect(
+            lambda: self.session.tasks.start("session.check", self.session.check_connection())
+        )
+        self.simulated_ip = QLineEdit(objectName="simulated_ip", placeholderText="simulated source IP")
+        self.simulated_ip.setToolTip(
+            "Local sandbox only: requests appear to come from this address "
+            "(sent as X-Forwarded-For, which the embedded sandbox trusts)."
+        )
+        self.simulated_ip.setMaximumWidth(220)
+        self.simulated_ip.editingFinished.connect(
+            lambda: self.session.set_simulated_ip(self.simulated_ip.text().strip())
+        )
+        self.simulated_label = QLabel(" Play IP: ")
+        for widget in (
+            QLabel(" Profile: "),
+            self.profile_box,
+            QLabel("  "),
+            self.indicator,
+            check,
+            self.simulated_label,
+            self.simulated_ip,
+        ):
+            bar.addWidget(widget)
+        self.addToolBar(bar)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        settings = QAction("&Profiles…", self, shortcut=QKeySequence("Ctrl+,"))
+        settings.triggered.connect(self.open_settings)
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addActions([settings, quit_action])
+        view = self.menuBar().addMenu("&View")
+        for number, name in ((1, "Playground"), (2, "Security")):
+            action = QAction(name, self, shortcut=QKeySequence(f"Ctrl+{number}"))
+            action.triggered.connect(lambda _=False, i=number - 1: self.tabs.setCurrentIndex(i))
+            view.addAction(action)
+        refresh = QAction("Check connection", self, shortcut=QKeySequence("F5"))
+        refresh.triggered.connect(
+            lambda: self.session.tasks.start("session.check", self.session.check_connection())
+        )
+        view.addAction(refresh)
+        help_menu = self.menuBar().addMenu("&Help")
+        logs = QAction("Open log folder", self)
+        logs.triggered.connect(self._open_logs)
+        about = QAction("About", self)
+        about.triggered.connect(
+            lambda: QMessageBox.about(
+                self, "Service Console", "A console for the service's Playground and IP allowlists."
+            )
+        )
+        help_menu.addActions([logs, about])
+
+    def _open_logs(self) -> None:
+        import logging
+
+        for handler in logging.getLogger().handlers:
+            path = getattr(handler, "baseFilename", None)
+            if path:
+                QDesktopServices.openUrl(QUrl.fromLocalFile(str(path).rsplit("/", 1)[0]))
+
+    # -- profiles and connection --------------------------------------------------------------------
+
+    def _fill_profiles(self) -> None:
+        self.profile_box.blockSignals(True)
+        self.profile_box.clear()
+        for profile in self.session.profiles.all():
+            self.profile_box.addItem(profile.name, profile.id)
+        index = self.profile_box.findData(self.session.profiles.current_id())
+        self.profile_box.setCurrentIndex(max(0, index))
+        self.profile_box.blockSignals(False)
+
+    def _profile_chosen(self, index: int) -> None:
+        profile_id = self.profile_box.itemData(index)
+        if profile_id:
+            self.session.tasks.start("session.activate", self.session.activate(profile_id))
+
+    def _sync_profile_controls(self) -> None:
+        profile = self.session.profile
+        sandbox = profile is not None and profile.is_sandbox
+        self.simulated_ip.setVisible(sandbox)
+        self.simulated_label.setVisible(sandbox)
+        if profile is not None:
+            self.simulated_ip.setText(profile.simulated_ip)
+        self._fill_profiles()
+
+    def show_connection(self, state: str, detail: str) -> None:
+        names = {
+            ConnectionState.OK: "Connected",
+            ConnectionState.CHECKING: "Checking",
+            ConnectionState.DOWN: "Down",
+            ConnectionState.BAD_KEY: "Bad key",
+            ConnectionState.BLOCKED: "Blocked (403)",
+            ConnectionState.NO_KEY: "No key",
+            ConnectionState.ERROR: "Error",
+        }
+        self.indicator.setText(f"● {names.get(state, state)}")
+        self.indicator.setToolTip(detail)
+        self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
+        self.statusBar().showMessage(detail, 10000)
+
+    def show_message(self, level: str, text: str) -> None:
+        self.statusBar().showMessage(text, 15000)
+        if level == "error":
+            self.notice.show_text(text)
+
+    def open_settings(self) -> ProfilesDialog:
+        dialog = ProfilesDialog(self.session, self)
+        dialog.show()
+        return dialog
+
+    def allow_ip(self, ip: str) -> None:
+        self.tabs.setCurrentWidget(self.security)
+        self.security.prefill_add(ip)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.playground.stop()
+        super().closeEvent(event)
+        QTimer.singleShot(0, lambda: None)

@@ -1,0 +1,276 @@
+"""One turn of the conversation: the message, searches, reasoning, the streamed answer, figures, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jsonschema
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QTextCursor
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.playground import PlaygroundService, Turn
+
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+
+
+class AnswerView(QTextBrowser):
+    """A read-only text view as tall as its content, so the conversation scrolls as one page."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenExternalLinks(True)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        height = int(self.document().size().height()) + 8
+        if height != self.height():
+            self.setFixedHeight(max(24, height))
+
+    def append_plain(self, text: str) -> None:
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
+
+
+def figures_text(turn: Turn) -> str:
+    figures = turn.figures
+    parts = []
+    if figures.time_to_first_token is not None:
+        parts.append(f"first token {figures.time_to_first_token * 1000:,.0f} ms")
+    if figures.duration is not None:
+        parts.append(f"{figures.duration:,.2f} s")
+    if figures.tokens_per_second:
+        parts.append(f"{figures.tokens_per_second:,.0f} tok/s")
+    if figures.total_tokens:
+        parts.append(
+            f"in {figures.input_tokens:,} · out {figures.output_tokens:,} · total {figures.total_tokens:,}"
+        )
+    return " · ".join(parts)
+
+
+def schema_verdict(text: str, schema: dict[str, Any]) -> tuple[bool, str]:
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        return False, f"✗ Not valid JSON: {error}"
+    errors = sorted(jsonschema.validators.validator_for(schema)(schema).iter_errors(value), key=str)
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path) or "(root)"
+        return False, f"✗ Does not match the schema at {where}: {errors[0].message}"
+    return True, "✓ Valid against the schema"
+
+
+class TurnView(QFrame):
+    edit_requested = Signal(int)
+    regenerate_requested = Signal(int)
+    retry_requested = Signal(int)
+    inspect_requested = Signal(int)
+    allow_ip_requested = Signal(str)
+    settings_requested = Signal()
+
+    def __init__(self, service: PlaygroundService, index: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.index = index
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName(f"turn{index}")
+        turn = self.turn
+        layout = QVBoxLayout(self)
+
+        header = QHBoxLayout()
+        mode = "chained on the server" if turn.chain_on_server else "whole history sent"
+        self.prompt_label = QLabel(f"<b>You</b> · {turn.model} · <i>{mode}</i>")
+        header.addWidget(self.prompt_label, 1)
+        self.edit_button = QToolButton(text="Edit")
+        self.edit_button.setToolTip("Edit this message and send it again from here")
+        self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.index))
+        header.addWidget(self.edit_button)
+        layout.addLayout(header)
+        message = QLabel(turn.prompt or "(images only)")
+        message.setWordWrap(True)
+        message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        message.setObjectName("message")
+        layout.addWidget(message)
+        for attachment in turn.attachments:
+            layout.addWidget(QLabel(f"🖼 {attachment.label} · ~{attachment.tokens} tokens"))
+
+        self.search_label = QLabel()
+        self.search_label.setObjectName("searches")
+        self.search_label.hide()
+        layout.addWidget(self.search_label)
+        self.reasoning_toggle = QToolButton(text="Reasoning ▸", checkable=True)
+        self.reasoning_toggle.hide()
+        self.reasoning_label = QLabel()
+        self.reasoning_label.setWordWrap(True)
+        self.reasoning_label.setObjectName("reasoning")
+        self.reasoning_label.hide()
+        self.reasoning_toggle.toggled.connect(self._toggle_reasoning)
+        layout.addWidget(self.reasoning_toggle)
+        layout.addWidget(self.reasoning_label)
+
+        self.answer = AnswerView()
+        self.answer.setObjectName("answer")
+        layout.addWidget(self.answer)
+        self.sources = QLabel()
+        self.sources.setObjectName("sources")
+        self.sources.setOpenExternalLinks(True)
+        self.sources.setWordWrap(True)
+        self.sources.hide()
+        layout.addWidget(self.sources)
+        self.verdict = QLabel()
+        self.verdict.setObjectName("verdict")
+        self.verdict.hide()
+        layout.addWidget(self.verdict)
+
+        self.status = QLabel("Waiting for the first token…")
+        self.status.setObjectName("status")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        actions = QHBoxLayout()
+        self.action_buttons: dict[str, QPushButton] = {}
+        for name, text in (
+            ("allow", "Allow this IP in Security…"),
+            ("settings", "Open profile settings…"),
+            ("retry", "Retry"),
+            ("copy", "Copy answer"),
+            ("inspect", "Inspector"),
+            ("regenerate", "Regenerate"),
+        ):
+            button = QPushButton(text)
+            button.setObjectName(name)
+            button.hide()
+            actions.addWidget(button)
+            self.action_buttons[name] = button
+        actions.addStretch(1)
+        self.code_buttons = QHBoxLayout()
+        layout.addLayout(self.code_buttons)
+        layout.addLayout(actions)
+        self.action_buttons["allow"].clicked.connect(
+            lambda: self.allow_ip_requested.emit(self.turn.source_ip or "")
+        )
+        self.action_buttons["settings"].clicked.connect(self.settings_requested.emit)
+        self.action_buttons["retry"].clicked.connect(lambda: self.retry_requested.emit(self.index))
+        self.action_buttons["copy"].clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.turn.text)
+        )
+        self.action_buttons["inspect"].clicked.connect(lambda: self.inspect_requested.emit(self.index))
+        self.action_buttons["regenerate"].clicked.connect(lambda: self.regenerate_requested.emit(self.index))
+        self._countdown = QTimer(self)
+        self._countdown.setInterval(1000)
+        self._countdown.timeout.connect(self._tick)
+        self._remaining = 0
+
+    @property
+    def turn(self) -> Turn:
+        return self.service.turns[self.index]
+
+    def _toggle_reasoning(self, shown: bool) -> None:
+        self.reasoning_label.setVisible(shown)
+        self.reasoning_toggle.setText("Reasoning ▾" if shown else "Reasoning ▸")
+
+    def append_text(self, chunk: str) -> None:
+        if self.status.text().startswith("Waiting"):
+            self.status.setText("Streaming…")
+        self.answer.append_plain(chunk)
+
+    def refresh_details(self) -> None:
+        details = self.service.details(self.turn)
+        if details["searches"]:
+            self.search_label.setText("🔎 " + " · ".join(f"Searched: {q}" for q in details["searches"]))
+            self.search_label.show()
+        if details["reasoning"]:
+            self.reasoning_label.setText(details["reasoning"])
+            self.reasoning_toggle.show()
+
+    def finish(self, is_last: bool, schema: dict[str, Any] | None) -> None:
+        turn = self.turn
+        self.refresh_details()
+        if turn.text:
+            self.answer.setMarkdown(turn.text)  # rendered once, when complete: Qt's own markdown
+        self._show_sources()
+        self._show_code_buttons()
+        if schema is not None and turn.status == "completed":
+            ok, verdict = schema_verdict(turn.text, schema)
+            self.verdict.setText(verdict)
+            self.verdict.setStyleSheet("color: #1a7f37;" if ok else "color: #cf222e;")
+            self.verdict.show()
+        buttons = self.action_buttons
+        buttons["copy"].setVisible(bool(turn.text))
+        buttons["inspect"].show()
+        buttons["regenerate"].setVisible(is_last and turn.status != "streaming")
+        self._show_status(turn)
+
+    def _show_status(self, turn: Turn) -> None:
+        figures = figures_text(turn)
+        if turn.status == "completed":
+            self.status.setText(figures)
+            self.status.setStyleSheet("color: palette(mid);")
+            return
+        self.status.setStyleSheet("color: #cf222e;")
+        if turn.status == "stopped":
+            self.status.setText("Stopped." + (f" {figures}" if figures else ""))
+        elif turn.error_kind == "blocked":
+            self.status.setText(
+                f"403: the IP allowlist refused this request. The service saw you at "
+                f"{turn.source_ip or 'an unknown address'}."
+            )
+            self.action_buttons["allow"].show()
+        elif turn.error_kind == "unauthorized":
+            self.status.setText("401: the API key was refused. Check the key of this profile.")
+            self.action_buttons["settings"].show()
+        elif turn.error_kind == "rate_limited":
+            self._remaining = int(turn.retry_after or 1)
+            self._tick()
+            self._countdown.start()
+        elif turn.status == "incomplete" and turn.error_kind == "connection":
+            self.status.setText(f"Incomplete: {turn.error} The partial answer is kept.")
+            self.action_buttons["retry"].show()
+        elif turn.status == "incomplete":
+            reason = ((turn.response or {}).get("incomplete_details") or {}).get("reason", "")
+            self.status.setText(f"Incomplete ({reason or turn.error}). {figures}")
+        else:
+            self.status.setText(f"Failed: {turn.error}")
+            self.action_buttons["retry"].show()
+
+    def _tick(self) -> None:
+        if self._remaining <= 0:
+            self._countdown.stop()
+            self.status.setText("429: rate limited. You can retry now.")
+            self.action_buttons["retry"].show()
+            return
+        self.status.setText(f"429: rate limited. Retry in {self._remaining} s.")
+        self._remaining -= 1
+
+    def _show_sources(self) -> None:
+        citations = self.service.details(self.turn)["citations"]
+        if not citations:
+            return
+        seen: dict[str, str] = {}
+        for citation in citations:
+            seen.setdefault(citation.get("url", ""), citation.get("title") or citation.get("url", ""))
+        links = "".join(f'<li><a href="{url}">{title}</a></li>' for url, title in seen.items())
+        self.sources.setText(f"<b>Sources</b><ol>{links}</ol>")
+        self.sources.show()
+
+    def _show_code_buttons(self) -> None:
+        for number, block in enumerate(_FENCE.findall(self.turn.text), 1):
+            button = QPushButton(f"Copy code {number}")
+            button.clicked.connect(lambda _=False, code=block: QGuiApplication.clipboard().setText(code))
+            self.code_buttons.addWidget(button)

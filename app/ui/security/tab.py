@@ -1,0 +1,374 @@
+"""The Security tab: the allowlists of the organization and each project, your IP, checks, no lockout."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.models.entries import EntriesFilter, EntriesModel
+from app.netrules import (
+    EntryError,
+    RangeMatcher,
+    Relation,
+    nearest,
+    parse_address,
+    parse_entry,
+    relate,
+    warnings_for,
+)
+from app.services.allowlist import AllowlistService
+from app.services.session import ConsoleSession
+
+WHOLE_SPACE = {"0.0.0.0/0", "::/0"}
+LOCKED_OUT_HELP = (
+    "Locked out? The allowlist covers the Admin API too; only the web dashboard escapes it. Switch the list off "
+    "there (Settings > Security), or for the local sandbox run: python -m app.sandbox allowlist disable --data DIR"
+)
+
+
+def confirm_typed(parent: QWidget, title: str, explanation: str, word: str) -> bool:
+    """A typed confirmation for the changes that can lock people out or open the API to all."""
+    text, ok = QInputDialog.getText(parent, title, f"{explanation}\n\nType {word} to go ahead:")
+    return ok and text.strip() == word
+
+
+class SecurityTab(QWidget):
+    def __init__(self, session: ConsoleSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.service = AllowlistService(session, self)
+        self.model = EntriesModel()
+        self.proxy = EntriesFilter()
+        self.proxy.setSourceModel(self.model)
+        self._build()
+        self.service.loaded.connect(self._show)
+        self.service.failed.connect(self._failed)
+        self.service.guard.connect(self._guarded)
+        self.service.changed_elsewhere.connect(self._changed_elsewhere)
+        session.client_changed.connect(self._client_changed)
+
+    def _build(self) -> None:
+        self.need = QLabel(objectName="need")
+        self.need.setWordWrap(True)
+        self.scope = QComboBox(objectName="scope")
+        self.scope.activated.connect(lambda _i: self.service.set_scope(self.scope.currentData()))
+        self.switch = QCheckBox("Allowlist on", objectName="switch")
+        self.switch.clicked.connect(self._switch_clicked)
+        refresh = QPushButton("Refresh", objectName="refresh")
+        refresh.clicked.connect(self.service.refresh)
+        self.rule = QLabel(objectName="rule")
+        self.rule.setWordWrap(True)
+        top = QHBoxLayout()
+        for widget in (QLabel("Scope"), self.scope, self.switch, refresh):
+            top.addWidget(widget)
+        top.addStretch(1)
+
+        self.my_ip = QLabel(objectName="my_ip")
+        self.my_ip.setWordWrap(True)
+        add_mine = QPushButton("Add my IP", objectName="add_mine")
+        add_mine.clicked.connect(lambda: self.prefill_add(self._source_ip() or ""))
+        ip_row = QHBoxLayout()
+        ip_row.addWidget(self.my_ip, 1)
+        ip_row.addWidget(add_mine)
+
+        self.filter = QLineEdit(objectName="filter", placeholderText="Filter by address or description")
+        self.filter.textChanged.connect(self.proxy.set_text)
+        self.table = QTableView(objectName="entries")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        remove = QPushButton("Remove selected…", objectName="remove")
+        remove.clicked.connect(self.remove_selected)
+
+        add_box = QGroupBox("Add an entry")
+        self.cidr = QLineEdit(
+            objectName="cidr", placeholderText="203.0.113.7 or 203.0.113.0/24 or 2001:db8::/48"
+        )
+        self.cidr.textChanged.connect(self._validate)
+        self.description = QLineEdit(objectName="description", placeholderText="What it is for (optional)")
+        self.description.setMaxLength(200)
+        self.add_button = QPushButton("Add", objectName="add", enabled=False)
+        self.add_button.clicked.connect(self.add_entry)
+        self.verdict = QLabel(objectName="verdict")
+        self.verdict.setWordWrap(True)
+        self.suggestions = QHBoxLayout()
+        row = QHBoxLayout()
+        row.addWidget(self.cidr, 2)
+        row.addWidget(self.description, 3)
+        row.addWidget(self.add_button)
+        add_layout = QVBoxLayout(add_box)
+        add_layout.addLayout(row)
+        add_layout.addWidget(self.verdict)
+        add_layout.addLayout(self.suggestions)
+
+        check_box = QGroupBox("Check an IP")
+        self.check_input = QLineEdit(objectName="check_ip", placeholderText="an address, e.g. 198.51.100.7")
+        self.check_input.textChanged.connect(self.check_ip)
+        self.check_result = QLabel(objectName="check_result")
+        self.check_result.setWordWrap(True)
+        check_layout = QVBoxLayout(check_box)
+        check_layout.addWidget(self.check_input)
+        check_layout.addWidget(self.check_result)
+
+        help_label = QLabel(
+            LOCKED_OUT_HELP + "\n\nCI runners draw changing addresses from large pools: list a fixed "
+            "egress (a proxy or self-hosted runners) instead. A restrictive organization list also "
+            "blocks the hosted web Playground, whose requests come from the service's own servers; "
+            "a project-level list on another project avoids that."
+        )
+        help_label.setWordWrap(True)
+        help_label.setObjectName("guidance")
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.need)
+        layout.addLayout(top)
+        layout.addWidget(self.rule)
+        layout.addLayout(ip_row)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(remove, alignment=Qt.AlignmentFlag.AlignRight)
+        layout.addWidget(add_box)
+        layout.addWidget(check_box)
+        layout.addWidget(help_label)
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def _client_changed(self) -> None:
+        ok, why = self.service.available
+        self.need.setText(why)
+        self.need.setVisible(not ok)
+        self.service.projects = []
+        self.service.project_id = None
+        self.model.set_entries([], None)
+        self.service.refresh()
+
+    def _source_ip(self) -> str | None:
+        return (self.service.data or {}).get("source_ip")
+
+    def _show(self) -> None:
+        data = self.service.data or {}
+        self.scope.blockSignals(True)
+        self.scope.clear()
+        self.scope.addItem("Organization", None)
+        for project in self.service.projects:
+            self.scope.addItem(f"Project: {project.get('name', project['id'])}", project["id"])
+        self.scope.setCurrentIndex(max(0, self.scope.findData(self.service.project_id)))
+        self.scope.blockSignals(False)
+        self.switch.setChecked(bool(data.get("enabled")))
+        source_ip = self._source_ip()
+        address = parse_address(source_ip) if source_ip else None
+        self.model.set_entries(list(data.get("entries", [])), address)
+        self.my_ip.setText(
+            f"Your IP as the service sees it: <b>{source_ip or 'unknown'}</b>. It can differ from your machine's "
+            "own address behind a proxy, VPN or NAT, and IPv4 and IPv6 are separate."
+        )
+        self._show_rule()
+        self._validate()
+
+    def _show_rule(self) -> None:
+        org = self.service.org_data or {}
+        data = self.service.data or {}
+        if self.service.project_id is None:
+            state = "on" if org.get("enabled") else "off"
+            self.rule.setText(f"The organization's list is {state}: it applies to every project and key.")
+            return
+        org_on, project_on = bool(org.get("enabled")), bool(data.get("enabled"))
+        text = (
+            f"Effective rule for this project: an address must pass the organization's list "
+            f"({'on' if org_on else 'off'}) AND this project's list ({'on' if project_on else 'off'})."
+        )
+        if org_on:
+            org_matcher = RangeMatcher(parse_entry(e["cidr"]) for e in org.get("entries", []))
+            never = [
+                e["cidr"]
+                for e in data.get("entries", [])
+                if not any(
+                    org_matcher.contains(a)
+                    for a in (
+                        parse_entry(e["cidr"]).network_address,
+                        parse_entry(e["cidr"]).broadcast_address,
+                    )
+                )
+            ]
+            if never:
+                text += f" ⚠ The organization's list never admits: {', '.join(never[:5])}" + (
+                    " …" if len(never) > 5 else ""
+                )
+        self.rule.setText(text)
+
+    def _failed(self, text: str) -> None:
+        self.session.bus.error(f"Security: {text}")
+
+    def _changed_elsewhere(self, text: str) -> None:
+        QMessageBox.information(self, "Changed elsewhere", text)
+
+    # -- add --------------------------------------------------------------------------------------
+
+    def prefill_add(self, ip: str) -> None:
+        self.cidr.setText(ip)
+        self.cidr.setFocus()
+
+    def _clear_suggestions(self) -> None:
+        while self.suggestions.count():
+            item = self.suggestions.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+
+    def _validate(self) -> None:
+        self._clear_suggestions()
+        text = self.cidr.text().strip()
+        if not text:
+            self.verdict.clear()
+            self.add_button.setEnabled(False)
+            return
+        try:
+            network = parse_entry(text)
+        except EntryError as error:
+            self.verdict.setText(f"✗ {error.message}")
+            self.verdict.setStyleSheet("color: #cf222e;")
+            self.add_button.setEnabled(False)
+            for suggestion in error.suggestions:
+                button = QPushButton(f"Use {suggestion}")
+                button.setObjectName(f"use_{suggestion}")
+                button.clicked.connect(lambda _=False, s=suggestion: self.cidr.setText(s))
+                self.suggestions.addWidget(button)
+            return
+        existing = [(e["id"], parse_entry(e["cidr"])) for e in (self.service.data or {}).get("entries", [])]
+        findings = relate(network, existing)
+        notes = [f.describe(str(network)) for f in findings] + warnings_for(network)
+        duplicate = any(f.relation is Relation.DUPLICATE for f in findings)
+        self.verdict.setText(
+            ("✓ " + str(network) if not duplicate else "✗ Duplicate")
+            + ("\n" + "\n".join(notes) if notes else "")
+        )
+        self.verdict.setStyleSheet(
+            "color: #cf222e;" if duplicate else "color: #1a7f37;" if not notes else "color: #9a6700;"
+        )
+        self.add_button.setEnabled(not duplicate and self.service.data is not None)
+
+    def add_entry(self) -> None:
+        network = parse_entry(self.cidr.text())
+        if str(network) in WHOLE_SPACE and not confirm_typed(
+            self,
+            "Admit every address?",
+            f"{network} admits every address of its family: the allowlist is switched off in effect.",
+            "ALLOW ALL",
+        ):
+            return
+        self.service.add(str(network), self.description.text().strip())
+        self.cidr.clear()
+        self.description.clear()
+
+    # -- remove and switch ------------------------------------------------------------------------
+
+    def selected_entries(self) -> list[dict]:
+        rows = {self.proxy.mapToSource(index).row() for index in self.table.selectionModel().selectedRows()}
+        return [self.model.entry(row) for row in sorted(rows)]
+
+    def remove_selected(self) -> None:
+        entries = self.selected_entries()
+        if not entries:
+            return
+        names = "\n".join(e["cidr"] for e in entries[:10]) + ("\n…" if len(entries) > 10 else "")
+        answer = QMessageBox.question(
+            self,
+            "Remove entries",
+            f"Remove {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}?\n\n{names}",
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        data = self.service.data or {}
+        ip = self._source_ip()
+        if data.get("enabled") and ip:
+            remaining = [parse_entry(e["cidr"]) for e in data.get("entries", []) if e not in entries]
+            if not RangeMatcher(remaining).contains(parse_address(ip)):
+                self._pending_remove = [e["id"] for e in entries]
+                self._guarded(
+                    "remove", f"Removing these entries would block your own address ({ip}) from the API."
+                )
+                return
+        self.service.remove([e["id"] for e in entries])
+
+    def _switch_clicked(self, checked: bool) -> None:
+        self.switch.setChecked(not checked)  # shows the real state until the service confirms
+        if not checked:
+            self.service.set_enabled(False)
+            return
+        data = self.service.data or {}
+        ip = self._source_ip()
+        entries = [parse_entry(e["cidr"]) for e in data.get("entries", [])]
+        if not entries or ip is None or not RangeMatcher(entries).contains(parse_address(ip)):
+            why = (
+                "The list is empty: switching it on blocks every API request, yours included."
+                if not entries
+                else f"No entry covers your address ({ip or 'unknown'}): you would be locked out."
+            )
+            self._guarded("enable", why)
+            return
+        self.service.set_enabled(True)
+
+    def _guarded(self, action: str, explanation: str) -> None:
+        if not confirm_typed(
+            self, "You would lock yourself out", f"{explanation}\n\n{LOCKED_OUT_HELP}", "LOCK ME OUT"
+        ):
+            self.session.bus.info("Nothing was changed.")
+            return
+        if action == "enable":
+            self.service.set_enabled(True, force=True)
+        elif action == "remove":
+            ids = getattr(self, "_pending_remove", None) or [e["id"] for e in self.selected_entries()]
+            self.service.remove(ids, force=True)
+
+    # -- check ------------------------------------------------------------------------------------
+
+    def check_ip(self) -> str:
+        text = self.check_input.text().strip()
+        if not text:
+            self.check_result.clear()
+            return ""
+        try:
+            address = parse_address(text)
+        except EntryError as error:
+            self.check_result.setText(f"✗ {error.message}")
+            return self.check_result.text()
+        lines, verdicts = [], []
+        lists = [("Organization", self.service.org_data)]
+        if self.service.project_id:
+            lists.append(("Project", self.service.data))
+        for label, data in lists:
+            data = data or {}
+            networks = [parse_entry(e["cidr"]) for e in data.get("entries", [])]
+            admitting = [str(n) for n in networks if n.version == address.version and address in n]
+            if not data.get("enabled"):
+                lines.append(f"{label}: list off, allowed.")
+                verdicts.append(True)
+            elif admitting:
+                lines.append(f"{label}: allowed by {admitting[0]}.")
+                verdicts.append(True)
+            else:
+                near = nearest(address, networks)
+                lines.append(
+                    f"{label}: blocked"
+                    + (f" (nearest entry: {networks[near]})." if near is not None else ".")
+                )
+                verdicts.append(False)
+        lines.append("Together: " + ("ALLOWED" if all(verdicts) else "BLOCKED"))
+        self.check_result.setText("\n".join(lines))
+        return self.check_result.text()

@@ -1,0 +1,232 @@
+"""Settings > Profiles: add, edit, remove, test connection. Keys go to the keychain, never to a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.secrets import KeychainUnavailable
+from app.services.profiles import Profile, new_profile_id
+from app.services.session import ConsoleSession
+
+SECRET_FIELDS = (
+    ("api_key", "API key"),
+    ("admin_key", "Admin key"),
+    ("client_key_password", "Client key passphrase"),
+)
+TEXT_FIELDS = (
+    ("name", "Name"),
+    ("base_url", "Base URL"),
+    ("org_id", "Organization id"),
+    ("project_id", "Project id"),
+    ("brand", "Brand word"),
+    ("models", "Models (comma-separated)"),
+    ("ca_bundle", "CA bundle file"),
+    ("client_cert", "Client certificate"),
+    ("client_key", "Client key file"),
+    ("proxy", "Proxy URL"),
+)
+
+
+class ProfilesDialog(QDialog):
+    def __init__(self, session: ConsoleSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setWindowTitle("Profiles")
+        self.resize(760, 520)
+        self.list = QListWidget(objectName="profiles")
+        self.list.currentRowChanged.connect(self._load)
+        add = QPushButton("Add", objectName="add_profile")
+        add.clicked.connect(self.add_profile)
+        remove = QPushButton("Remove", objectName="remove_profile")
+        remove.clicked.connect(self.remove_profile)
+        left = QVBoxLayout()
+        left.addWidget(self.list)
+        row = QHBoxLayout()
+        row.addWidget(add)
+        row.addWidget(remove)
+        left.addLayout(row)
+
+        self.fields: dict[str, QLineEdit] = {}
+        form = QFormLayout()
+        for name, label in TEXT_FIELDS:
+            self.fields[name] = QLineEdit(objectName=name)
+            form.addRow(label, self.fields[name])
+        for name, label in SECRET_FIELDS:
+            edit = QLineEdit(objectName=name)
+            edit.setEchoMode(QLineEdit.EchoMode.Password)
+            self.fields[name] = edit
+            form.addRow(label, edit)
+        self.where = QLabel(objectName="where")
+        self.where.setWordWrap(True)
+        form.addRow(self.where)
+        self.result = QLabel(objectName="result")
+        self.result.setWordWrap(True)
+        test = QPushButton("Test connection", objectName="test")
+        test.clicked.connect(self.test_connection)
+        save = QPushButton("Save", objectName="save")
+        save.clicked.connect(self.save)
+        right = QVBoxLayout()
+        right.addLayout(form)
+        buttons = QHBoxLayout()
+        buttons.addWidget(test)
+        buttons.addWidget(save)
+        right.addLayout(buttons)
+        right.addWidget(self.result)
+        right.addStretch(1)
+
+        body = QHBoxLayout()
+        body.addLayout(left, 1)
+        body.addLayout(right, 2)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(body)
+        layout.addWidget(close)
+        self.profiles: list[Profile] = []
+        self.reload()
+
+    def reload(self, select: str | None = None) -> None:
+        self.profiles = self.session.profiles.all()
+        self.list.blockSignals(True)
+        self.list.clear()
+        for profile in self.profiles:
+            self.list.addItem(profile.name)
+        self.list.blockSignals(False)
+        ids = [p.id for p in self.profiles]
+        wanted = select or self.session.profiles.current_id()
+        self.list.setCurrentRow(ids.index(wanted) if wanted in ids else 0)
+        self._load(self.list.currentRow())
+
+    @property
+    def profile(self) -> Profile | None:
+        row = self.list.currentRow()
+        return self.profiles[row] if 0 <= row < len(self.profiles) else None
+
+    def _load(self, _row: int) -> None:
+        profile = self.profile
+        if profile is None:
+            return
+        for name, _ in TEXT_FIELDS:
+            value = getattr(profile, name)
+            self.fields[name].setText(", ".join(value) if isinstance(value, list) else str(value))
+        sandbox = profile.is_sandbox
+        for name in ("base_url", "org_id", "project_id"):
+            self.fields[name].setReadOnly(sandbox)
+        if sandbox:
+            self.fields["base_url"].setText("(the embedded local sandbox)")
+        sources = []
+        for name, label in SECRET_FIELDS:
+            env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
+            source = self.session.secrets.source(profile.id, name, env)
+            self.fields[name].clear()
+            self.fields[name].setPlaceholderText(
+                {
+                    "keychain": "stored in the keychain",
+                    "session": "kept for this session",
+                    "environment": f"from ${env}",
+                    "none": "not set",
+                }[source]
+            )
+            sources.append(f"{label}: {source}")
+        problem = self.session.secrets.problem()
+        self.where.setText(
+            ("⚠ " + problem + " " if problem else "")
+            + "Secrets: "
+            + "; ".join(sources)
+            + ". Leave a secret field empty to keep what is stored."
+        )
+        self.result.clear()
+
+    def _form_profile(self) -> Profile | None:
+        profile = self.profile
+        if profile is None:
+            return None
+        for name, _ in TEXT_FIELDS:
+            if profile.is_sandbox and name in ("base_url", "org_id", "project_id"):
+                continue
+            text = self.fields[name].text().strip()
+            if name == "models":
+                profile.models = [m.strip() for m in text.split(",") if m.strip()]
+            else:
+                setattr(profile, name, text)
+        return profile
+
+    def save(self) -> bool:
+        profile = self._form_profile()
+        if profile is None:
+            return False
+        if not profile.name:
+            self.result.setText("✗ A profile needs a name.")
+            return False
+        for path_field in ("ca_bundle", "client_cert", "client_key"):
+            value = getattr(profile, path_field)
+            if value and not Path(value).expanduser().is_file():
+                self.result.setText(f"✗ {value} is not a file.")
+                return False
+        for name, label in SECRET_FIELDS:
+            value = self.fields[name].text()
+            if value:
+                try:
+                    where = self.session.store_secret(profile.id, name, value)
+                except KeychainUnavailable as error:
+                    self.result.setText(f"✗ {label} not saved: {error}")
+                    return False
+                self.fields[name].clear()
+                self.result.setText(f"✓ Saved; {label.lower()} kept in the {where}.")
+        self.session.profiles.save(profile)
+        if not self.result.text():
+            self.result.setText("✓ Saved.")
+        if profile.id == self.session.profiles.current_id():
+            self.session.tasks.start("session.activate", self.session.activate(profile.id))
+        return True
+
+    def add_profile(self) -> None:
+        profile = Profile(id=new_profile_id(), name="New profile", base_url="https://api.example.com/v1")
+        self.session.profiles.save(profile)
+        self.reload(select=profile.id)
+
+    def remove_profile(self) -> None:
+        profile = self.profile
+        if profile is None:
+            return
+        if profile.is_sandbox:
+            self.result.setText("The local sandbox profile stays; it is what the console falls back to.")
+            return
+        answer = QMessageBox.question(
+            self, "Remove profile", f"Remove “{profile.name}” and its keys from the keychain?"
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.session.secrets.delete_profile(profile.id)
+            self.session.profiles.remove(profile.id)
+            self.reload()
+
+    def test_connection(self) -> None:
+        profile = self._form_profile()
+        if profile is None:
+            return
+        if profile.is_sandbox and self.session.profile is not None:
+            profile = self.session.profile
+        settings = self.session.settings_for(profile)
+        for name in ("api_key", "admin_key"):
+            if self.fields[name].text():
+                setattr(settings, name, self.fields[name].text())
+        self.result.setText("Testing…")
+
+        async def run() -> None:
+            self.result.setText(await self.session.test_settings(settings, profile.org_id))
+
+        self.session.tasks.start("settings.test", run())

@@ -1,0 +1,70 @@
+"""GUI fixtures: a qasync loop over pytest-qt's QApplication, an in-memory keychain, a console session."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+import qasync
+from keyring.backend import KeyringBackend
+
+from app.asyncloop import install_asyncgen_hooks
+
+
+class MemoryKeyring(KeyringBackend):
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.secrets.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
+    """STACK-FACTS.md: a qasync loop marked already running; qtbot's waits drive its tasks. Never loop.stop()."""
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    previous = install_asyncgen_hooks(loop)
+    yield loop
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
+    sys.set_asyncgen_hooks(*previous)
+    asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def console(qloop, qtbot, tmp_path: Path):
+    """The main window on a fresh embedded sandbox, connected."""
+    from app.bootstrap import Paths, make_session
+    from app.ui.main_window import MainWindow
+
+    session = make_session(Paths.under(tmp_path), interactive=False)
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.show()
+    session.tasks.start("startup", session.activate())
+    qtbot.waitUntil(lambda: session.state == "ok", timeout=10000)
+    yield window
+    session.sandbox.stop()

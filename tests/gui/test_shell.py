@@ -1,0 +1,83 @@
+"""The shell: first launch lands on the sandbox, profiles, the connection indicator, settings, errors."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
+from app.services.profiles import SANDBOX_ID
+
+
+def test_first_launch_makes_the_sandbox_profile_and_connects(console) -> None:
+    session = console.session
+    assert session.profiles.current_id() == SANDBOX_ID
+    assert console.profile_box.currentText() == "Local sandbox"
+    assert "Connected" in console.indicator.text()
+    assert session.secrets.source(SANDBOX_ID, "api_key") == "keychain"
+
+
+def test_indicator_says_why_when_blocked(console, qtbot) -> None:
+    session = console.session
+    qtbot.keyClicks(console.simulated_ip, "203.0.113.50")
+    qtbot.keyClick(console.simulated_ip, Qt.Key.Key_Return)
+    assert session.client.transport.settings.forwarded_for == "203.0.113.50"
+
+    async def lock() -> None:
+        await session.client.allowlists.add("198.51.100.0/24")
+        await session.client.allowlists.set_enabled(True, force=True)
+
+    session.tasks.start("lock", lock())
+    qtbot.waitUntil(lambda: not session.tasks.running("lock"))
+    qtbot.mouseClick(console.findChild(QPushButton, "check_connection"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Blocked" in console.indicator.text())
+    assert "203.0.113.50" in console.indicator.toolTip()
+
+
+def test_bad_key_and_server_down_are_explained(console, qtbot) -> None:
+    session = console.session
+    session.client.transport.settings.api_key = "sk-wrong"
+    session.tasks.start("check", session.check_connection())
+    qtbot.waitUntil(lambda: "Bad key" in console.indicator.text())
+    session.sandbox.stop()
+    session.client.transport.settings.api_key = "sk-whatever"
+    session.tasks.start("check", session.check_connection())
+    qtbot.waitUntil(lambda: "Down" in console.indicator.text(), timeout=15000)
+    assert "reach" in console.indicator.toolTip() or "lost" in console.indicator.toolTip()
+
+
+def test_add_a_remote_profile_with_key_in_keychain(console, qtbot, memory_keyring, tmp_path) -> None:
+    dialog = console.open_settings()
+    qtbot.mouseClick(dialog.findChild(QPushButton, "add_profile"), Qt.MouseButton.LeftButton)
+    fields = dialog.fields
+    fields["name"].clear()
+    qtbot.keyClicks(fields["name"], "Hosted")
+    fields["base_url"].clear()
+    qtbot.keyClicks(fields["base_url"], console.session.sandbox.base_url)
+    qtbot.keyClicks(fields["org_id"], console.session.profile.org_id)
+    qtbot.keyClicks(fields["api_key"], "sk-proj_x-hosted-secret-value-123")
+    qtbot.mouseClick(dialog.findChild(QPushButton, "save"), Qt.MouseButton.LeftButton)
+    assert "keychain" in dialog.result.text()
+    profile = next(p for p in console.session.profiles.all() if p.name == "Hosted")
+    assert (
+        memory_keyring.secrets[("service-console", f"{profile.id}:api_key")]
+        == "sk-proj_x-hosted-secret-value-123"
+    )
+    ini = (tmp_path / "config" / "console.ini").read_text()
+    assert "hosted-secret" not in ini and "Hosted" in ini
+
+
+def test_test_connection_reports_a_refused_key(console, qtbot) -> None:
+    dialog = console.open_settings()
+    qtbot.keyClicks(dialog.fields["api_key"], "sk-wrong-key-value")
+    qtbot.mouseClick(dialog.findChild(QPushButton, "test"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "✗" in dialog.result.text() or "✓" in dialog.result.text())
+    assert "refused" in dialog.result.text()
+
+
+def test_bad_base_url_is_a_clear_message(console, qtbot) -> None:
+    dialog = console.open_settings()
+    qtbot.mouseClick(dialog.findChild(QPushButton, "add_profile"), Qt.MouseButton.LeftButton)
+    dialog.fields["base_url"].setText("not a url")
+    qtbot.mouseClick(dialog.findChild(QPushButton, "test"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "✗" in dialog.result.text())
+    assert "not a URL" in dialog.result.text()
