@@ -7,13 +7,19 @@ agrees; it never falls back to a file on its own.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-import keyring
-import keyring.errors
-from keyring.backend import KeyringBackend
+if TYPE_CHECKING:  # keyring is imported on first use: it scans entry points, ~0.1 s the window need not wait
+    from keyring.backend import KeyringBackend
 
 SERVICE = "service-console"
 SECRET_NAMES = ("api_key", "admin_key", "client_key_password")
+
+
+def _errors():
+    import keyring.errors
+
+    return keyring.errors
 
 
 class KeychainUnavailable(Exception):
@@ -22,6 +28,8 @@ class KeychainUnavailable(Exception):
 
 def keychain_problem(backend: KeyringBackend | None = None) -> str | None:
     """None when a real keychain is there; otherwise a sentence for a person."""
+    import keyring
+
     backend = backend or keyring.get_keyring()
     module = type(backend).__module__
     if module.startswith(("keyring.backends.fail", "keyring.backends.null")):
@@ -43,6 +51,8 @@ class SecretStore:
 
     @property
     def backend(self) -> KeyringBackend:
+        import keyring
+
         return self._backend or keyring.get_keyring()
 
     def problem(self) -> str | None:
@@ -53,7 +63,7 @@ class SecretStore:
         if value is None and self.problem() is None:
             try:
                 value = self.backend.get_password(SERVICE, f"{profile_id}:{name}")
-            except keyring.errors.KeyringError:
+            except _errors().KeyringError:
                 value = None
         if value is None and env_var:
             value = os.environ.get(env_var) or None
@@ -67,7 +77,7 @@ class SecretStore:
             try:
                 if self.backend.get_password(SERVICE, f"{profile_id}:{name}") is not None:
                     return "keychain"
-            except keyring.errors.KeyringError:
+            except _errors().KeyringError:
                 pass
         if env_var and os.environ.get(env_var):
             return "environment"
@@ -83,9 +93,9 @@ class SecretStore:
             raise KeychainUnavailable(problem)
         try:
             self.backend.set_password(SERVICE, f"{profile_id}:{name}", value)
-        except keyring.errors.KeyringLocked:
+        except _errors().KeyringLocked:
             raise KeychainUnavailable("The keychain is locked: unlock it and try again.") from None
-        except keyring.errors.KeyringError as error:
+        except _errors().KeyringError as error:
             raise KeychainUnavailable(f"The keychain refused the secret: {error}.") from None
         self._session.pop((profile_id, name), None)
         return "keychain"
@@ -95,7 +105,7 @@ class SecretStore:
         if self.problem() is None:
             try:
                 self.backend.delete_password(SERVICE, f"{profile_id}:{name}")
-            except keyring.errors.KeyringError:
+            except _errors().KeyringError:
                 pass
 
     def delete_profile(self, profile_id: str) -> None:

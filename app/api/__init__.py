@@ -1,50 +1,48 @@
-"""The console's API client: Qt-free, and the only part of the console that imports httpx."""
+"""The console's API client: Qt-free, and the only part of the console that imports httpx.
 
-from .client import ServiceClient
-from .errors import (
-    ApiError,
-    BadRequest,
-    Conflict,
-    ConnectionFailed,
-    Forbidden,
-    InvalidResponse,
-    IpNotAllowed,
-    NotFound,
-    RateLimited,
-    ServerError,
-    StatusError,
-    StreamError,
-    TimedOut,
-    TlsFailed,
-    Unauthorized,
-)
-from .output import citations, output_text, reasoning_summary, search_queries
-from .streaming import ResponseStream, StreamEvent, collect
-from .transport import ConnectionSettings
+Names are exported lazily (PEP 562): importing `app.api.errors` must not pay for httpx, so the window
+can show before the network stack is loaded.
+"""
 
-__all__ = [
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "ServiceClient": "client",
+    "ConnectionSettings": "transport",
+    "ResponseStream": "streaming",
+    "StreamEvent": "streaming",
+    "collect": "streaming",
+    "citations": "output",
+    "output_text": "output",
+    "reasoning_summary": "output",
+    "search_queries": "output",
+}
+_ERRORS = (
     "ApiError",
     "BadRequest",
     "Conflict",
     "ConnectionFailed",
-    "ConnectionSettings",
     "Forbidden",
     "InvalidResponse",
     "IpNotAllowed",
     "NotFound",
     "RateLimited",
-    "ResponseStream",
     "ServerError",
-    "ServiceClient",
     "StatusError",
     "StreamError",
-    "StreamEvent",
     "TimedOut",
     "TlsFailed",
     "Unauthorized",
-    "citations",
-    "collect",
-    "output_text",
-    "reasoning_summary",
-    "search_queries",
-]
+)
+_EXPORTS.update({name: "errors" for name in _ERRORS})
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'app.api' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"app.api.{module}"), name)

@@ -46,13 +46,15 @@ def resolve_source_ip(scope: Scope, trusted: list[Network]) -> Address | None:
     hops = [hop.strip() for hop in ",".join(lines).split(",")]
     if not lines or not any(hops):
         return None
+    address = None
     for hop in reversed(hops):
         address = parse_client_ip(hop)
         if address is None:
             return None
         if not _inside(address, trusted):
             return address
-    return None  # every hop is a trusted proxy: no client address was given
+    # Every hop is trusted (CONTRACT.md is silent): the leftmost is the client, as nginx's real_ip_recursive.
+    return address
 
 
 def _inside(address: Address, networks: list[Network]) -> bool:

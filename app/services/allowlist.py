@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api import ApiError, Conflict
+from app.api.errors import ApiError, Conflict
 
 from .session import ConsoleSession
 

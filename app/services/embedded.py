@@ -6,8 +6,10 @@ import ipaddress
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.sandbox import SandboxConfig, SandboxServer
+if TYPE_CHECKING:  # the sandbox (starlette, uvicorn, Pillow) loads when it starts, after the window shows
+    from app.sandbox import SandboxServer
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,8 @@ class EmbeddedSandbox:
 
     def start(self) -> SandboxServer:
         if self.server is None:
+            from app.sandbox import SandboxConfig, SandboxServer
+
             config = SandboxConfig(
                 data_dir=self.data_dir,
                 brand=self.brand,

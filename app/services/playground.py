@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api import (
+from app.api.errors import (
     ApiError,
     ConnectionFailed,
     IpNotAllowed,
@@ -22,11 +22,8 @@ from app.api import (
     StatusError,
     StreamError,
     Unauthorized,
-    citations,
-    output_text,
-    reasoning_summary,
-    search_queries,
 )
+from app.api.output import citations, output_text, reasoning_summary, search_queries
 
 from .session import ConsoleSession
 

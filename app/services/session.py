@@ -5,21 +5,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from app.api import (
-    ApiError,
-    ConnectionFailed,
-    ConnectionSettings,
-    IpNotAllowed,
-    ServiceClient,
-    TlsFailed,
-    Unauthorized,
-)
+from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
 from app.secrets import KeychainUnavailable, SecretStore
 
 from .embedded import EmbeddedSandbox
+
+if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
+    from app.api.client import ServiceClient
+    from app.api.transport import ConnectionSettings
 from .messages import MessageBus
 from .profiles import Profile, ProfileStore
 from .tasks import TaskRegistry
@@ -97,6 +94,8 @@ class ConsoleSession(QObject):
         return profile
 
     def settings_for(self, profile: Profile) -> ConnectionSettings:
+        from app.api.transport import ConnectionSettings
+
         def path(text: str) -> Path | None:
             return Path(text).expanduser() if text else None
 
@@ -131,6 +130,8 @@ class ConsoleSession(QObject):
         if old is not None:
             await old.aclose()
         self.profile = profile
+        from app.api.client import ServiceClient
+
         try:
             self.client = ServiceClient(self.settings_for(profile), profile.org_id)
         except ApiError as error:
@@ -188,6 +189,8 @@ class ConsoleSession(QObject):
 
     async def test_settings(self, settings: ConnectionSettings, org_id: str) -> str:
         """For the settings dialog's 'Test connection': a sentence, good or bad."""
+        from app.api.client import ServiceClient
+
         try:
             client = ServiceClient(settings, org_id)
         except ApiError as error:

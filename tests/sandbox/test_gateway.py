@@ -30,7 +30,10 @@ def test_forwarded_for_walks_from_the_right_skipping_trusted_hops() -> None:
 def test_garbage_forwarded_for_is_unknown() -> None:
     for values in (("",), ("not-an-ip",), ("198.51.100.7, ,garbage",), ()):
         assert resolve_source_ip(scope_with("10.0.0.1", *values), TRUSTED) is None
-    assert resolve_source_ip(scope_with("10.0.0.1", "10.0.0.2"), TRUSTED) is None  # only proxies: no client
+
+
+def test_all_trusted_hops_give_the_leftmost() -> None:
+    assert str(resolve_source_ip(scope_with("10.0.0.1", "10.0.0.3, 10.0.0.2"), TRUSTED)) == "10.0.0.3"
 
 
 def test_mapped_peer_is_ipv4() -> None:

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -214,6 +213,8 @@ class PlaygroundTab(QWidget):
             return None, f"✗ Not valid JSON: {error}"
         if not isinstance(schema, dict):
             return None, "✗ A schema must be a JSON object."
+        import jsonschema  # loaded on first use: not needed for the first frame
+
         try:
             jsonschema.validators.validator_for(schema).check_schema(schema)
         except jsonschema.SchemaError as error:

@@ -6,7 +6,6 @@ import json
 import re
 from typing import Any
 
-import jsonschema
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (
@@ -70,6 +69,8 @@ def schema_verdict(text: str, schema: dict[str, Any]) -> tuple[bool, str]:
         value = json.loads(text)
     except ValueError as error:
         return False, f"✗ Not valid JSON: {error}"
+    import jsonschema  # loaded on first use: not needed for the first frame
+
     errors = sorted(jsonschema.validators.validator_for(schema)(schema).iter_errors(value), key=str)
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(root)"
