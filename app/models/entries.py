@@ -109,8 +109,13 @@ class EntriesFilter(QSortFilterProxyModel):
         self._needle = ""
 
     def set_text(self, text: str) -> None:
-        self._needle = text.strip().lower()
-        self.invalidateFilter()
+        if hasattr(self, "beginFilterChange"):  # Qt 6.10+; invalidateFilter() is deprecated there
+            self.beginFilterChange()
+            self._needle = text.strip().lower()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._needle = text.strip().lower()
+            self.invalidateFilter()
 
     def filterAcceptsRow(self, row: int, parent: ModelIndex) -> bool:
         if not self._needle:
