@@ -64,11 +64,13 @@ class AnswerView(QTextBrowser):
                 cursor.insertBlock()
                 block_length = 0
             while block_length + len(piece) > SOFT_BLOCK_CHARS:
-                room = max(1, SOFT_BLOCK_CHARS - block_length)
-                cut = piece.rfind(" ", 0, room) + 1 or room
-                cursor.insertText(piece[:cut])
+                room = SOFT_BLOCK_CHARS - block_length
+                if room > 0:
+                    cut = piece.rfind(" ", 0, room) + 1 or room
+                    cursor.insertText(piece[:cut])
+                    piece = piece[cut:]
                 cursor.insertBlock()
-                block_length, piece = 0, piece[cut:]
+                block_length = 0
             cursor.insertText(piece)
             block_length += len(piece)
 
