@@ -1,56 +1,129 @@
-"""The entries table: a thin Qt model over the list the AllowlistService holds. It never fetches."""
+"""The entries table: a thin Qt model over the list the AllowlistService holds. It never fetches.
+
+It filters and sorts itself over precomputed keys instead of using QSortFilterProxyModel: a proxy calls
+back into Python once per row on every keystroke (100,000 calls), where one list comprehension suffices.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import socket
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from app.netrules import Address, parse_client_ip
+from app.netrules import Address
 
 COLUMNS = ("Address or range", "Description", "Created", "Addresses", "Covers you")
 ModelIndex = QModelIndex | QPersistentModelIndex
 
 
 def _interval(cidr: str) -> tuple[int, int, int]:
-    """(version, start, end) from a canonical 'address/prefix', without ipaddress objects (fast at 100k)."""
+    """(version, start, end) of a canonical 'address/prefix' as the service returns it.
+
+    inet_pton (C) rather than ipaddress: 100,000 entries load in a fraction of the time.
+    """
     address, _, prefix = cidr.partition("/")
-    parsed = parse_client_ip(address)
-    if parsed is None:
+    family, version, bits = (socket.AF_INET6, 6, 128) if ":" in address else (socket.AF_INET, 4, 32)
+    try:
+        start = int.from_bytes(socket.inet_pton(family, address), "big")
+        size = bits - int(prefix or bits)
+    except (OSError, ValueError):
         return 0, 0, -1
-    bits = parsed.max_prefixlen
-    start = int(parsed)
-    return parsed.version, start, start | ((1 << (bits - int(prefix or bits))) - 1)
+    return version, start, start | ((1 << size) - 1)
 
 
 class EntriesModel(QAbstractTableModel):
-    SortRole = Qt.ItemDataRole.UserRole + 1
-
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[dict[str, Any]] = []
+        self.visible: list[int] = []  # indexes into entries, in display order
         self._intervals: list[tuple[int, int, int]] = []
+        self._haystack: list[str] = []
         self._covers: list[bool] = []
+        self._order: list[int] = []
+        self._ordered_haystack: list[str] = []  # the haystack in display order, for a zip scan
+        self._needle = ""
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+
+    # -- contents ---------------------------------------------------------------------------------
 
     def set_entries(self, entries: list[dict[str, Any]], my_ip: Address | None) -> None:
         self.beginResetModel()
         self.entries = entries
         self._intervals = [_interval(entry["cidr"]) for entry in entries]
-        self.set_my_ip(my_ip, reset=False)
+        self._haystack = [f"{entry['cidr']}\n{entry.get('description', '')}".lower() for entry in entries]
+        self._covers = self._covering(my_ip)
+        self._order = self._sorted_order()
+        self._apply_filter()
         self.endResetModel()
 
-    def set_my_ip(self, my_ip: Address | None, reset: bool = True) -> None:
+    def _covering(self, my_ip: Address | None) -> list[bool]:
         if my_ip is None:
-            self._covers = [False] * len(self.entries)
+            return [False] * len(self.entries)
+        version, value = my_ip.version, int(my_ip)
+        return [v == version and start <= value <= end for v, start, end in self._intervals]
+
+    def set_my_ip(self, my_ip: Address | None) -> None:
+        self._covers = self._covering(my_ip)
+        if self.visible:
+            self.dataChanged.emit(self.index(0, 4), self.index(len(self.visible) - 1, 4))
+
+    # -- filter and sort --------------------------------------------------------------------------
+
+    def set_filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        if needle == self._needle:
+            return
+        self.beginResetModel()
+        narrowing = bool(self._needle) and self._needle in needle  # typing on: only the shown rows can match
+        self._needle = needle
+        if narrowing:
+            haystack = self._haystack
+            self.visible = [i for i in self.visible if needle in haystack[i]]
         else:
-            version, value = my_ip.version, int(my_ip)
-            self._covers = [v == version and start <= value <= end for v, start, end in self._intervals]
-        if reset:
-            self.dataChanged.emit(self.index(0, 4), self.index(len(self.entries) - 1, 4))
+            self._apply_filter()
+        self.endResetModel()
+
+    def _apply_filter(self) -> None:
+        needle = self._needle
+        if needle:
+            self.visible = [
+                i for i, text in zip(self._order, self._ordered_haystack, strict=True) if needle in text
+            ]
+        else:
+            self.visible = list(self._order)
+
+    def _key(self, column: int) -> Any:
+        entries, intervals, covers = self.entries, self._intervals, self._covers
+        return (
+            lambda i: (intervals[i][0], intervals[i][1], intervals[i][2]),
+            lambda i: entries[i].get("description", "").lower(),
+            lambda i: entries[i].get("created_at", 0),
+            lambda i: intervals[i][2] - intervals[i][1],
+            lambda i: covers[i],
+        )[column]
+
+    def _sorted_order(self) -> list[int]:
+        order = list(range(len(self.entries)))
+        if self._sort is not None:
+            column, direction = self._sort
+            order.sort(key=self._key(column), reverse=direction == Qt.SortOrder.DescendingOrder)
+        haystack = self._haystack
+        self._ordered_haystack = [haystack[i] for i in order]
+        return order
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.layoutAboutToBeChanged.emit()
+        self._sort = (column, order)
+        self._order = self._sorted_order()
+        self._apply_filter()
+        self.layoutChanged.emit()
+
+    # -- Qt's model interface ---------------------------------------------------------------------
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.entries)
+        return 0 if parent.isValid() else len(self.visible)
 
     def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
@@ -63,11 +136,11 @@ class EntriesModel(QAbstractTableModel):
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if not index.isValid() or index.row() >= len(self.visible):
             return None
-        entry = self.entries[index.row()]
+        position = self.visible[index.row()]
+        entry = self.entries[position]
         column = index.column()
-        version, start, end = self._intervals[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
                 return entry["cidr"]
@@ -77,55 +150,14 @@ class EntriesModel(QAbstractTableModel):
                 created = entry.get("created_at")
                 return dt.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M") if created else ""
             if column == 3:
-                return (
-                    f"{end - start + 1:,}"
-                    if end - start < 10**12
-                    else f"2^{(end - start + 1).bit_length() - 1}"
-                )
-            return "✓ you" if self._covers[index.row()] else ""
-        if role == self.SortRole:
-            return (
-                (version, start),
-                entry.get("description", ""),
-                entry.get("created_at", 0),
-                end - start,
-                self._covers[index.row()],
-            )[column]
+                _, start, end = self._intervals[position]
+                size = end - start + 1
+                return f"{size:,}" if size < 10**12 else f"2^{size.bit_length() - 1}"
+            return "✓ you" if self._covers[position] else ""
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
             return entry["id"]
         return None
 
     def entry(self, row: int) -> dict[str, Any]:
-        return self.entries[row]
-
-
-class EntriesFilter(QSortFilterProxyModel):
-    """Filter as you type over address and description; sort on real values, not on display strings."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setSortRole(EntriesModel.SortRole)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self._needle = ""
-
-    def set_text(self, text: str) -> None:
-        if hasattr(self, "beginFilterChange"):  # Qt 6.10+; invalidateFilter() is deprecated there
-            self.beginFilterChange()
-            self._needle = text.strip().lower()
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self._needle = text.strip().lower()
-            self.invalidateFilter()
-
-    def filterAcceptsRow(self, row: int, parent: ModelIndex) -> bool:
-        if not self._needle:
-            return True
-        model = self.sourceModel()
-        assert isinstance(model, EntriesModel)
-        entry = model.entries[row]
-        return self._needle in entry["cidr"] or self._needle in entry.get("description", "").lower()
-
-    def lessThan(self, left: ModelIndex, right: ModelIndex) -> bool:
-        return self.sourceModel().data(left, self.sortRole()) < self.sourceModel().data(
-            right, self.sortRole()
-        )
+        """The entry shown at a row of the table."""
+        return self.entries[self.visible[row]]

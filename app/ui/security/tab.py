@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.models.entries import EntriesFilter, EntriesModel
+from app.models.entries import EntriesModel
 from app.netrules import (
     EntryError,
     RangeMatcher,
@@ -53,8 +53,6 @@ class SecurityTab(QWidget):
         self.session = session
         self.service = AllowlistService(session, self)
         self.model = EntriesModel()
-        self.proxy = EntriesFilter()
-        self.proxy.setSourceModel(self.model)
         self._build()
         self.service.loaded.connect(self._show)
         self.service.failed.connect(self._failed)
@@ -87,9 +85,9 @@ class SecurityTab(QWidget):
         ip_row.addWidget(add_mine)
 
         self.filter = QLineEdit(objectName="filter", placeholderText="Filter by address or description")
-        self.filter.textChanged.connect(self.proxy.set_text)
+        self.filter.textChanged.connect(self.model.set_filter)
         self.table = QTableView(objectName="entries")
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -279,7 +277,7 @@ class SecurityTab(QWidget):
     # -- remove and switch ------------------------------------------------------------------------
 
     def selected_entries(self) -> list[dict]:
-        rows = {self.proxy.mapToSource(index).row() for index in self.table.selectionModel().selectedRows()}
+        rows = {index.row() for index in self.table.selectionModel().selectedRows()}
         return [self.model.entry(row) for row in sorted(rows)]
 
     def remove_selected(self) -> None:
