@@ -95,4 +95,10 @@ def search(query: str, limit: int = 3) -> list[SearchResult]:
         if score > 0:
             scored.append((score, page))
     scored.sort(key=lambda pair: -pair[0])
-    return [SearchResult(page["url"], page["title"], page["text"]) for _, page in scored[:limit]]
+    # Drop weak matches (a shared common word): a page must score at least 40% of the best one.
+    best = scored[0][0] if scored else 0.0
+    return [
+        SearchResult(page["url"], page["title"], page["text"])
+        for score, page in scored[:limit]
+        if score >= 0.4 * best
+    ]

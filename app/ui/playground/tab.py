@@ -88,6 +88,7 @@ class PlaygroundTab(QWidget):
     def _build(self) -> None:
         top = QHBoxLayout()
         self.model = QComboBox(objectName="model")
+        self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.web_search = QCheckBox("Web search", objectName="web_search")
         self.chain = QCheckBox("Chain on server", objectName="chain", checked=True)
         self.chain.setToolTip(

@@ -137,7 +137,7 @@ class TurnView(QFrame):
         message.setObjectName("message")
         layout.addWidget(message)
         for attachment in turn.attachments:
-            layout.addWidget(QLabel(f"🖼 {attachment.label} · ~{attachment.tokens} tokens"))
+            layout.addWidget(QLabel(f"Image: {attachment.label} · ~{attachment.tokens} tokens"))
 
         self.search_label = QLabel()
         self.search_label.setObjectName("searches")
@@ -223,7 +223,7 @@ class TurnView(QFrame):
     def refresh_details(self) -> None:
         details = self.service.details(self.turn)
         if details["searches"]:
-            self.search_label.setText("🔎 " + " · ".join(f"Searched: {q}" for q in details["searches"]))
+            self.search_label.setText(" · ".join(f"Searched: {q}" for q in details["searches"]))
             self.search_label.show()
         if details["reasoning"]:
             self.reasoning_label.setText(details["reasoning"])
