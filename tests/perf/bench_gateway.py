@@ -7,16 +7,16 @@ passes straight through. Run: python -m tests.perf.bench_gateway
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
+
+from tests.sandbox_process import spawn_sandbox
 
 DURATION = "4s"
 
@@ -37,35 +37,16 @@ def wrk(url: str, headers: dict[str, str]) -> float:
 def main() -> None:
     if shutil.which("wrk") is None:
         sys.exit("needs wrk: apt-get install wrk")
-    data = Path(tempfile.mkdtemp())
-    creds_file = data / "creds.json"
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "app.sandbox",
-            "serve",
-            "--port",
-            "0",
-            "--data",
-            str(data / "d"),
-            "--credentials-out",
-            str(creds_file),
-            "--trust-proxy",
-            "127.0.0.1/32",
-            "--rate-limit",
-            "100000000",
-            "--max-entries",
-            "5000",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
+    server, creds = spawn_sandbox(
+        Path(tempfile.mkdtemp()),
+        "--trust-proxy",
+        "127.0.0.1/32",
+        "--rate-limit",
+        "100000000",
+        "--max-entries",
+        "5000",
     )
     try:
-        server.stdout.readline()  # type: ignore[union-attr]
-        while not creds_file.exists() or not creds_file.stat().st_size:
-            time.sleep(0.05)
-        creds = json.loads(creds_file.read_text())
         base, org = creds["base_url"], creds["org_id"]
         admin = httpx.Client(
             base_url=base,

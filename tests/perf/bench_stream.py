@@ -10,10 +10,7 @@ Run: python -m tests.perf.bench_stream   (offscreen; not a timed test)
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,34 +20,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import httpx
 from httpx_sse import aconnect_sse
 
+from tests.sandbox_process import spawn_sandbox
+
 DELTAS = 20_000
 PROMPT = f"Write {DELTAS} words"
-
-
-def start_sandbox(folder: Path) -> tuple[subprocess.Popen, dict]:
-    creds_file = folder / "creds.json"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "app.sandbox",
-            "serve",
-            "--port",
-            "0",
-            "--data",
-            str(folder / "data"),
-            "--credentials-out",
-            str(creds_file),
-            "--rate-limit",
-            "100000",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    process.stdout.readline()  # type: ignore[union-attr]
-    while not creds_file.exists() or not creds_file.stat().st_size:
-        time.sleep(0.05)
-    return process, json.loads(creds_file.read_text())
 
 
 async def bare_consumer(creds: dict) -> tuple[float, int]:
@@ -148,7 +121,7 @@ def console_run(creds: dict, home: Path) -> dict:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
-        process, creds = start_sandbox(Path(folder))
+        process, creds = spawn_sandbox(Path(folder), "--rate-limit", "100000")
         try:
             bare_s, count = asyncio.run(bare_consumer(creds))
             results = console_run(creds, Path(folder) / "home")

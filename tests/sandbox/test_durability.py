@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
@@ -13,41 +12,11 @@ from pathlib import Path
 import httpx
 
 from app.sandbox.store import Store
-
-
-def serve(data: Path, creds: Path) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "app.sandbox",
-            "serve",
-            "--port",
-            "0",
-            "--data",
-            str(data),
-            "--credentials-out",
-            str(creds),
-            "--rate-limit",
-            "100000",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    line = process.stdout.readline() if process.stdout else ""
-    assert "listening at" in line, line
-    return process
+from tests.sandbox_process import spawn_sandbox
 
 
 def test_acknowledged_entries_survive_kill_9(tmp_path: Path) -> None:
-    creds_file = tmp_path / "creds.json"
-    process = serve(tmp_path / "data", creds_file)
-    for _ in range(100):
-        if creds_file.exists() and creds_file.stat().st_size:
-            break
-        time.sleep(0.05)
-    creds = json.loads(creds_file.read_text())
+    process, creds = spawn_sandbox(tmp_path, "--rate-limit", "100000")
     acknowledged: list[str] = []
     lock = threading.Lock()
     stop = threading.Event()
