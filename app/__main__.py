@@ -25,7 +25,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def selftest(window: object, session: object) -> dict:
+async def selftest(session: object) -> dict:
     from app.api import collect
 
     client = session.client  # type: ignore[attr-defined]
@@ -84,7 +84,7 @@ def run_window(args: argparse.Namespace) -> int:
         await session.activate()
         if args.selftest:
             try:
-                figures = await selftest(window, session)
+                figures = await selftest(session)
                 figures = {
                     "start_to_window_s": round(shown - STARTED, 4),
                     "window_shown_epoch": shown_epoch,
@@ -103,7 +103,6 @@ def run_window(args: argparse.Namespace) -> int:
 
     with loop:
         QTimer.singleShot(0, lambda: session.tasks.start("startup", start()))
-        app.aboutToQuit.connect(lambda: None)
         loop.run_forever()
         loop.run_until_complete(shutdown())
     if temporary:

@@ -97,7 +97,7 @@ class EntriesModel(QAbstractTableModel):
     def _key(self, column: int) -> Any:
         entries, intervals, covers = self.entries, self._intervals, self._covers
         return (
-            lambda i: (intervals[i][0], intervals[i][1], intervals[i][2]),
+            lambda i: intervals[i],
             lambda i: entries[i].get("description", "").lower(),
             lambda i: entries[i].get("created_at", 0),
             lambda i: intervals[i][2] - intervals[i][1],

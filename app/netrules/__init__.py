@@ -1,6 +1,6 @@
 """Pure address rules shared by the sandbox and the console: parse, canonical form, overlap, match."""
 
-from .analysis import Finding, Relation, address_count, covering, nearest, relate, warnings_for
+from .analysis import Finding, Relation, covering, nearest, relate, warnings_for
 from .matcher import RangeMatcher
 from .parse import (
     Address,
@@ -20,7 +20,6 @@ __all__ = [
     "Network",
     "RangeMatcher",
     "Relation",
-    "address_count",
     "canonical",
     "canonical_entry",
     "covering",

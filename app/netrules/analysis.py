@@ -104,7 +104,3 @@ def warnings_for(network: Network) -> list[str]:
     if network.version == 6 and network.prefixlen < 32:
         notes.append(f"{network} is very broad for IPv6.")
     return notes
-
-
-def address_count(network: Network) -> int:
-    return network.num_addresses

@@ -52,18 +52,6 @@ class _Family:
             bounds[-1] = len(starts)
             self.bounds = bounds
 
-    def contains(self, value: int) -> bool:
-        bounds = self.bounds
-        if bounds is None:
-            index = bisect_right(self.starts, value) - 1
-        else:
-            bucket = value >> self.shift
-            low = bounds[bucket]
-            index = bisect_right(self.starts, value, low, bounds[bucket + 1]) - 1
-            if index < low:
-                index = low - 1  # the interval, if any, starts in an earlier bucket
-        return index >= 0 and value <= self.ends[index]
-
 
 class RangeMatcher:
     """Immutable matcher over a set of networks; build a new one when the entries change."""
@@ -81,9 +69,6 @@ class RangeMatcher:
         self.count = len(v4) + len(v6)
         self._v4 = _Family(v4, 32)
         self._v6 = _Family(v6, 128)
-
-    def contains_int(self, value: int, version: int) -> bool:
-        return (self._v4 if version == 4 else self._v6).contains(value)
 
     def contains(self, address: Address) -> bool:
         # The gateway's hot path: one call, locals only (a method call costs ~0.1 µs here).

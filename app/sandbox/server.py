@@ -8,6 +8,7 @@ import os
 import socket
 import ssl
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,12 +103,12 @@ class SandboxServer:
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)
         self._thread.start()
-        deadline = threading.Event()
-        for _ in range(int(timeout / 0.01)):
-            if self._server.started:
-                return self
-            deadline.wait(0.01)
-        raise RuntimeError("the sandbox did not start in time")
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the sandbox did not start in time")
+            time.sleep(0.01)
+        return self
 
     def _run(self) -> None:
         asyncio.run(self._server.serve(sockets=[self._socket]))

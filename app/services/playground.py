@@ -273,8 +273,6 @@ class PlaygroundService(QObject):
             self._timer.stop()
             if stream is not None:
                 turn.headers = stream.state.headers
-                if turn.response is None or "usage" not in (turn.response or {}):
-                    turn.text = stream.state.text or turn.text
             turn.figures.duration = time.perf_counter() - started
             usage = (turn.response or {}).get("usage") or {}
             turn.figures.input_tokens = int(usage.get("input_tokens", 0))

@@ -61,12 +61,6 @@ class ConsoleSession(QObject):
 
     # -- profiles and clients ---------------------------------------------------------------------
 
-    def secret(self, name: str) -> str | None:
-        if self.profile is None:
-            return None
-        env = {"api_key": self.profile.api_key_env, "admin_key": self.profile.admin_key_env}.get(name)
-        return self.secrets.get(self.profile.id, name, env)
-
     def store_secret(self, profile_id: str, name: str, value: str) -> str:
         """Keychain, or with the person's consent this session only; never a file."""
         try:

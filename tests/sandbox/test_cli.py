@@ -6,38 +6,21 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from app.sandbox.cli import main
+from tests.sandbox_process import spawn_sandbox
 
 
 def test_serve_prints_keys_once_and_writes_credentials(tmp_path: Path) -> None:
     creds = tmp_path / "creds.json"
-    args = [
-        sys.executable,
-        "-m",
-        "app.sandbox",
-        "serve",
-        "--port",
-        "0",
-        "--data",
-        str(tmp_path / "d"),
-        "--credentials-out",
-        str(creds),
-    ]
     outputs = []
-    for _ in range(2):
-        process = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
-        assert process.stdout is not None
-        first_line = process.stdout.readline()
-        assert "listening at" in first_line
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not (creds.exists() and creds.stat().st_size):
-            time.sleep(0.05)
+    for _ in range(2):  # the same data folder: the second start finds the store made by the first
+        process, _ = spawn_sandbox(tmp_path)  # asserts the "listening at" line and waits for the credentials
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=20)
-        outputs.append(first_line + process.stdout.read())  # not communicate(): it skips readline's buffer
+        assert process.stdout is not None
+        outputs.append(process.stdout.read())  # what followed the first line: the keys, on first start only
         assert process.returncode == 0
     data = json.loads(creds.read_text())
     assert set(data) == {"base_url", "org_id", "project_id", "api_key", "admin_key"}

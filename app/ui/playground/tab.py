@@ -310,9 +310,11 @@ class PlaygroundTab(QWidget):
         text = self.message.toPlainText().strip()
         if not text and not self.attachments:
             return
-        if self.structured.isChecked() and self.schema()[0] is None:
-            self.schema_status.setText(self.schema()[1] + " Fix the schema or turn structured output off.")
-            return
+        if self.structured.isChecked():
+            schema, message = self.schema()
+            if schema is None:
+                self.schema_status.setText(message + " Fix the schema or turn structured output off.")
+                return
         self.service.send(text, self.attachments, self.options())
         self.message.clear()
         self.attachments = []

@@ -194,15 +194,12 @@ class SecurityTab(QWidget):
         )
         if org_on:
             org_matcher = RangeMatcher(parse_entry(e["cidr"]) for e in org.get("entries", []))
+            project_networks = [parse_entry(e["cidr"]) for e in data.get("entries", [])]
             never = [
-                e["cidr"]
-                for e in data.get("entries", [])
+                str(network)
+                for network in project_networks
                 if not any(
-                    org_matcher.contains(a)
-                    for a in (
-                        parse_entry(e["cidr"]).network_address,
-                        parse_entry(e["cidr"]).broadcast_address,
-                    )
+                    org_matcher.contains(a) for a in (network.network_address, network.broadcast_address)
                 )
             ]
             if never:
