@@ -284,18 +284,18 @@ class ResponsesRoutes:
             yield event
         budget = request.max_output_tokens
         incomplete = False
+        text_tokens = 0  # a running count: re-counting the whole text per delta was quadratic
         async for step in engine.run(conversation):
             if isinstance(step, Reasoning):
                 events = builder.reasoning(step)
             elif isinstance(step, Search):
                 events = builder.search(step)
             elif isinstance(step, TextDelta):
-                if (
-                    budget is not None
-                    and count_tokens(builder.text + step.text) + builder.reasoning_tokens > budget
-                ):
+                step_tokens = count_tokens(step.text)
+                if budget is not None and text_tokens + step_tokens + builder.reasoning_tokens > budget:
                     incomplete = True
                     break
+                text_tokens += step_tokens
                 events = builder.delta(step)
             else:
                 events = builder.citations(step)
