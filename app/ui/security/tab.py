@@ -294,9 +294,10 @@ class SecurityTab(QWidget):
         if data.get("enabled") and ip:
             remaining = [parse_entry(e["cidr"]) for e in data.get("entries", []) if e not in entries]
             if not RangeMatcher(remaining).contains(parse_address(ip)):
-                self._pending_remove = [e["id"] for e in entries]
                 self._guarded(
-                    "remove", f"Removing these entries would block your own address ({ip}) from the API."
+                    "remove",
+                    f"Removing these entries would block your own address ({ip}) from the API.",
+                    [e["id"] for e in entries],
                 )
                 return
         self.service.remove([e["id"] for e in entries])
@@ -319,7 +320,8 @@ class SecurityTab(QWidget):
             return
         self.service.set_enabled(True)
 
-    def _guarded(self, action: str, explanation: str) -> None:
+    def _guarded(self, action: str, explanation: str, entry_ids: list[str] | None = None) -> None:
+        """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
         if not confirm_typed(
             self, "You would lock yourself out", f"{explanation}\n\n{LOCKED_OUT_HELP}", "LOCK ME OUT"
         ):
@@ -328,7 +330,7 @@ class SecurityTab(QWidget):
         if action == "enable":
             self.service.set_enabled(True, force=True)
         elif action == "remove":
-            ids = getattr(self, "_pending_remove", None) or [e["id"] for e in self.selected_entries()]
+            ids = entry_ids or [e["id"] for e in self.selected_entries()]
             self.service.remove(ids, force=True)
 
     # -- check ------------------------------------------------------------------------------------
