@@ -22,6 +22,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="start on the embedded sandbox, stream one answer, read the allowlist, print timings",
     )
     parser.add_argument("--home", type=Path, help="keep settings, data and logs under this folder")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        help="also write the selftest's JSON line to this file (a windowed app on Windows has no stdout)",
+    )
     return parser.parse_args(argv)
 
 
@@ -55,6 +60,14 @@ def resident_mb() -> float | None:
     except OSError:
         pass
     return None
+
+
+def report(args: argparse.Namespace, figures: dict) -> None:
+    line = json.dumps(figures)
+    if sys.stdout is not None:
+        print(line, flush=True)
+    if args.report:
+        args.report.write_text(line + "\n", encoding="utf-8")
 
 
 def run_window(args: argparse.Namespace) -> int:
@@ -92,9 +105,9 @@ def run_window(args: argparse.Namespace) -> int:
                     "rss_mb": resident_mb(),
                     "ok": True,
                 }
-                print(json.dumps(figures), flush=True)
+                report(args, figures)
             except Exception as error:  # the selftest reports any failure as its result
-                print(json.dumps({"ok": False, "error": str(error)}), flush=True)
+                report(args, {"ok": False, "error": str(error)})
                 outcome["code"] = 1
             app.quit()
 

@@ -12,9 +12,11 @@ from types import TracebackType
 
 import platformdirs
 from PySide6.QtCore import QSettings
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app import __version__
+from app.assets import ICON
 from app.asyncloop import ConsoleEventLoop
 from app.logs import setup_logging
 from app.secrets import SecretStore
@@ -53,6 +55,7 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(ORG_NAME)
     app.setApplicationVersion(__version__)
     app.setStyle("Fusion")  # follows the system's light or dark scheme (Qt 6.5+)
+    app.setWindowIcon(QIcon(str(ICON)))
     return app
 
 

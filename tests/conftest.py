@@ -12,6 +12,8 @@ import httpx
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Public IP echo services are Internet hosts: off in tests (tests that need them run their own on loopback).
+os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
 from app.sandbox import SandboxConfig, SandboxServer
 

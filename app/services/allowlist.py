@@ -6,8 +6,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import ApiError, Conflict
+from app.api.errors import ApiError, Conflict, StatusError
+from app.netrules.transfer import PlannedLine
 
+from .history import ChangeHistory
 from .session import ConsoleSession
 
 REFRESH_INTERVAL_MS = 60_000
@@ -17,6 +19,10 @@ class StaleList(Exception):
     """The list changed elsewhere since it was shown; nothing was sent."""
 
 
+class PartialImport(Exception):
+    """Some lines of an import failed; each was reported on its own."""
+
+
 class AllowlistService(QObject):
     loaded = Signal()
     failed = Signal(str)
@@ -24,10 +30,14 @@ class AllowlistService(QObject):
         str, str
     )  # action ("enable", "remove"), the service's explanation: needs a typed confirmation
     changed_elsewhere = Signal(str)
+    line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 
-    def __init__(self, session: ConsoleSession, parent: QObject | None = None) -> None:
+    def __init__(
+        self, session: ConsoleSession, history: ChangeHistory | None = None, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.session = session
+        self.history = history or ChangeHistory(session.data_dir / "allowlist-history.jsonl", self)
         self.project_id: str | None = None
         self.data: dict[str, Any] | None = None
         self.org_data: dict[str, Any] | None = None
@@ -67,6 +77,20 @@ class AllowlistService(QObject):
         except ApiError as error:
             self.failed.emit(str(error))
 
+    @property
+    def scope_label(self) -> str:
+        return self.label_for(self.project_id)
+
+    def label_for(self, project_id: str | None) -> str:
+        if project_id is None:
+            return "Organization"
+        name = next((p.get("name") for p in self.projects if p.get("id") == project_id), None)
+        return f"Project: {name or project_id}"
+
+    def record(self, action: str, what: str, result: str = "ok") -> None:
+        profile = self.session.profile
+        self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
+
     def set_scope(self, project_id: str | None) -> None:
         self.project_id = project_id
         self.data = None
@@ -90,18 +114,27 @@ class AllowlistService(QObject):
             )
         return current
 
-    def run(self, name: str, coroutine: Any) -> None:
+    def run(self, name: str, coroutine: Any, what: str) -> None:
+        """Run one change; its outcome goes to the history (`what` says what it was) and to the signals."""
+
         async def wrapped() -> None:
             try:
                 await coroutine
+                self.record(name, what)
             except StaleList as stale:
+                self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
             except Conflict as conflict:
                 if conflict.code == "would_block_caller":
+                    self.record(name, what, "stopped: it would have blocked your own IP")
                     self.guard.emit(name, conflict.message)
                 else:
+                    self.record(name, what, conflict.message)
                     self.failed.emit(conflict.message)
+            except PartialImport as partial:
+                self.record(name, what, str(partial))
             except ApiError as error:
+                self.record(name, what, str(error))
                 self.failed.emit(str(error))
             await self._load()
 
@@ -114,7 +147,7 @@ class AllowlistService(QObject):
             await self.session.client.allowlists.add(cidr, description, self.project_id)
             self.session.bus.info(f"Added {cidr}.")
 
-        self.run("add", go())
+        self.run("add", go(), f"{cidr}" + (f" “{description}”" if description else ""))
 
     def remove(self, entry_ids: list[str], force: bool = False) -> None:
         async def go() -> None:
@@ -125,7 +158,9 @@ class AllowlistService(QObject):
                 await self.session.client.allowlists.remove(entry_id, self.project_id, force=force)
             self.session.bus.info(f"Removed {len(entry_ids)} entr{'y' if len(entry_ids) == 1 else 'ies'}.")
 
-        self.run("remove", go())
+        self.run(
+            "remove", go(), ", ".join(self._cidr_of(i) for i in entry_ids) + (" (forced)" if force else "")
+        )
 
     def set_enabled(self, enabled: bool, force: bool = False) -> None:
         async def go() -> None:
@@ -135,4 +170,54 @@ class AllowlistService(QObject):
             await self.session.client.allowlists.set_enabled(enabled, self.project_id, force=force)
             self.session.bus.info(f"The list is now {'on' if enabled else 'off'}.")
 
-        self.run("enable" if enabled else "disable", go())
+        self.run(
+            "enable" if enabled else "disable",
+            go(),
+            f"switched the list {'on' if enabled else 'off'}" + (" (forced)" if force else ""),
+        )
+
+    def _cidr_of(self, entry_id: str) -> str:
+        entries = (self.data or {}).get("entries", [])
+        return next((e["cidr"] for e in entries if e["id"] == entry_id), entry_id)
+
+    # -- import -----------------------------------------------------------------------------------
+
+    def import_entries(self, lines: list[PlannedLine]) -> None:
+        """Send the preview's new lines one by one; each line's outcome goes out on `line_imported`."""
+
+        async def go() -> None:
+            await self._fresh()
+            client = self.session.client
+            assert client is not None
+            added = failed = 0
+            stop_reason = ""
+            for index, line in enumerate(lines):
+                if stop_reason:
+                    self.line_imported.emit(index, False, f"not sent: {stop_reason}")
+                    failed += 1
+                    continue
+                try:
+                    await client.allowlists.add(line.canonical, line.source.description, self.project_id)
+                except Conflict as conflict:
+                    self.line_imported.emit(index, False, conflict.message)
+                    failed += 1
+                    continue
+                except StatusError as error:
+                    self.line_imported.emit(index, False, error.message)
+                    failed += 1
+                    if error.code == "too_many_entries" or error.status in (401, 403):
+                        stop_reason = error.message  # every later line would meet the same answer
+                    continue
+                except ApiError as error:  # down, timed out: the rest is not sent
+                    self.line_imported.emit(index, False, str(error))
+                    failed += 1
+                    stop_reason = str(error)
+                    continue
+                self.line_imported.emit(index, True, "added")
+                added += 1
+            summary = f"{added:,} added" + (f", {failed:,} failed" if failed else "")
+            self.session.bus.info(f"Import: {summary}.")
+            if failed:
+                raise PartialImport(summary)
+
+        self.run("import", go(), f"{len(lines):,} entries from a file")

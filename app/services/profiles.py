@@ -62,6 +62,10 @@ class ProfileStore(QObject):
         super().__init__(parent)
         self._settings = settings
 
+    @property
+    def settings(self) -> QSettings:
+        return self._settings
+
     def all(self) -> list[Profile]:
         profiles = []
         size = self._settings.beginReadArray("profiles")

@@ -52,6 +52,7 @@ class ConsoleSession(QObject):
         self.secrets = secrets
         self.bus = bus
         self.tasks = TaskRegistry()
+        self.data_dir = data_dir
         self.sandbox = EmbeddedSandbox(data_dir / "sandbox")
         self.ask_session_only = ask_session_only or (lambda _message: False)
         self.client: ServiceClient | None = None

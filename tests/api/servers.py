@@ -49,3 +49,35 @@ def sse_head() -> bytes:
 
 def sse(event: str, data: str) -> bytes:
     return f"event: {event}\ndata: {data}\n\n".encode()
+
+
+@contextmanager
+def echo_server(host: str, body: str | None = None) -> Iterator[str]:
+    """An IP echo service on a loopback address (127.0.0.1 or ::1): answers the caller's address as it sees
+    it, or `body` when given. Yields its URL."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            payload = (body if body is not None else self.client_address[0]).encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/plain")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    class Server(ThreadingHTTPServer):
+        address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
+    server = Server((host, 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        shown = f"[{host}]" if ":" in host else host
+        yield f"http://{shown}:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -50,8 +50,27 @@ def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
     yield loop
     for task in asyncio.all_tasks(loop):
         task.cancel()
+    executor = getattr(loop, "_QEventLoop__default_executor", None)  # getaddrinfo's threads
+    if executor is not None:
+        executor.shutdown(wait=True)
     sys.set_asyncgen_hooks(*previous)
+    asyncio.events._set_running_loop(
+        None
+    )  # qasync marked it running for the whole thread; later tests use their own loops
     asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def tab(console, qtbot):
+    """The Security tab, the admin playing 198.51.100.7 through the sandbox's simulated source IP."""
+    console.tabs.setCurrentWidget(console.security)
+    console.session.set_simulated_ip("198.51.100.7")
+    security = console.security
+    security.service.refresh()
+    qtbot.waitUntil(
+        lambda: security.service.data is not None and security.service.data.get("source_ip") == "198.51.100.7"
+    )
+    return security
 
 
 @pytest.fixture

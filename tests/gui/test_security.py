@@ -2,21 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
-
-
-@pytest.fixture
-def tab(console, qtbot):
-    console.tabs.setCurrentWidget(console.security)
-    console.session.set_simulated_ip("198.51.100.7")
-    security = console.security
-    security.service.refresh()
-    qtbot.waitUntil(
-        lambda: security.service.data is not None and security.service.data.get("source_ip") == "198.51.100.7"
-    )
-    return security
 
 
 def add(qtbot, tab, cidr: str, description: str = "") -> None:

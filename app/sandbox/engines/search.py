@@ -11,11 +11,12 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
-from pathlib import Path
+
+from app.assets import SEARCH_CORPUS
 
 from .base import SearchResult
 
-CORPUS = Path(__file__).resolve().parents[3] / "resources" / "search_corpus.json"
+CORPUS = SEARCH_CORPUS
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     [

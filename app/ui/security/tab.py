@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QDialog,
+    QFileDialog,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -31,8 +35,19 @@ from app.netrules import (
     relate,
     warnings_for,
 )
+from app.netrules.transfer import FileError, plan_import, read_entries
 from app.services.allowlist import AllowlistService
+from app.services.history import ChangeHistory
+from app.services.public_ip import PublicIpService
+from app.services.rotation import RotationService, Step
 from app.services.session import ConsoleSession
+
+from .echo import EchoSettingsDialog
+from .history import HistoryDialog
+from .rotation import STEPS, RotationDialog
+from .transfer import ImportDialog, export_text
+
+DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
 
 WHOLE_SPACE = {"0.0.0.0/0", "::/0"}
 LOCKED_OUT_HELP = (
@@ -51,9 +66,17 @@ class SecurityTab(QWidget):
     def __init__(self, session: ConsoleSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.service = AllowlistService(session, self)
+        self.history = ChangeHistory(session.data_dir / "allowlist-history.jsonl", self)
+        self.service = AllowlistService(session, self.history, self)
+        self.rotation = RotationService(session, self.history, self)
+        self.public_ip = PublicIpService(session, session.profiles.settings, self)
         self.model = EntriesModel()
+        self.dialogs: dict[str, QDialog] = {}
+        self._echo_due = False
         self._build()
+        self.rotation.changed.connect(self._show_rotation)
+        self.rotation.changed.connect(self.service.refresh)
+        self.public_ip.looked_up.connect(lambda _text: self._show_public_ip())
         self.service.loaded.connect(self._show)
         self.service.failed.connect(self._failed)
         self.service.guard.connect(self._guarded)
@@ -75,6 +98,27 @@ class SecurityTab(QWidget):
         for widget in (QLabel("Scope"), self.scope, self.switch, refresh):
             top.addWidget(widget)
         top.addStretch(1)
+        for label, name, slot in (
+            ("Rotate an IP…", "rotate", self.open_rotation),
+            ("Import…", "import", self.import_file),
+            ("Export…", "export", self.export_file),
+            ("History…", "history", self.open_history),
+        ):
+            button = QPushButton(label, objectName=name)
+            button.clicked.connect(slot)
+            top.addWidget(button)
+
+        self.rotation_banner = QLabel(objectName="rotation_banner")
+        self.rotation_banner.setWordWrap(True)
+        self.rotation_banner.setStyleSheet("color: #9a6700;")
+        resume = QPushButton("Resume rotation…", objectName="resume_rotation")
+        resume.clicked.connect(self.open_rotation)
+        self.rotation_row = QWidget()
+        banner_layout = QHBoxLayout(self.rotation_row)
+        banner_layout.setContentsMargins(0, 0, 0, 0)
+        banner_layout.addWidget(self.rotation_banner, 1)
+        banner_layout.addWidget(resume)
+        self.rotation_row.setVisible(False)
 
         self.my_ip = QLabel(objectName="my_ip")
         self.my_ip.setWordWrap(True)
@@ -83,6 +127,16 @@ class SecurityTab(QWidget):
         ip_row = QHBoxLayout()
         ip_row.addWidget(self.my_ip, 1)
         ip_row.addWidget(add_mine)
+        self.public_ip_label = QLabel(objectName="public_ip")
+        self.public_ip_label.setWordWrap(True)
+        look_up = QPushButton("Look up public IP", objectName="look_up")
+        look_up.clicked.connect(self.public_ip.lookup)
+        echo_settings = QPushButton("Echo services…", objectName="echo_settings")
+        echo_settings.clicked.connect(self.open_echo_settings)
+        public_row = QHBoxLayout()
+        public_row.addWidget(self.public_ip_label, 1)
+        public_row.addWidget(look_up)
+        public_row.addWidget(echo_settings)
 
         self.filter = QLineEdit(objectName="filter", placeholderText="Filter by address or description")
         self.filter.textChanged.connect(self.model.set_filter)
@@ -137,8 +191,10 @@ class SecurityTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.need)
         layout.addLayout(top)
+        layout.addWidget(self.rotation_row)
         layout.addWidget(self.rule)
         layout.addLayout(ip_row)
+        layout.addLayout(public_row)
         layout.addWidget(self.filter)
         layout.addWidget(self.table, 1)
         layout.addWidget(remove, alignment=Qt.AlignmentFlag.AlignRight)
@@ -155,6 +211,9 @@ class SecurityTab(QWidget):
         self.service.projects = []
         self.service.project_id = None
         self.model.set_entries([], None)
+        self._echo_due = True
+        self.public_ip_label.clear()
+        self._show_rotation()
         self.service.refresh()
 
     def _source_ip(self) -> str | None:
@@ -179,6 +238,11 @@ class SecurityTab(QWidget):
         )
         self._show_rule()
         self._validate()
+        self._show_rotation()
+        if self._echo_due:  # the service answered: not offline
+            self._echo_due = False
+            self.public_ip.maybe_lookup()
+        self._show_public_ip()
 
     def _show_rule(self) -> None:
         org = self.service.org_data or {}
@@ -369,3 +433,130 @@ class SecurityTab(QWidget):
         lines.append("Together: " + ("ALLOWED" if all(verdicts) else "BLOCKED"))
         self.check_result.setText("\n".join(lines))
         return self.check_result.text()
+
+    # -- public IP --------------------------------------------------------------------------------
+
+    def _show_public_ip(self) -> None:
+        text = self.public_ip.text
+        seen = self._source_ip()
+        answers = self.public_ip.answers
+        if seen and answers and seen not in answers.values():
+            text += (
+                f" They differ from the {seen} the service sees: your requests to it go through a proxy, "
+                "VPN or NAT, or over the other IP family."
+            )
+        self.public_ip_label.setText(text)
+        self.public_ip_label.setVisible(bool(text))
+
+    def open_echo_settings(self) -> None:
+        dialog = EchoSettingsDialog(self.public_ip.echo, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            dialog.result_settings().save(self.public_ip.settings)
+            self.public_ip.maybe_lookup()
+
+    # -- rotation ---------------------------------------------------------------------------------
+
+    def _show_rotation(self) -> None:
+        plan = self.rotation.plan
+        active = plan is not None and plan.step != Step.DONE
+        self.rotation_row.setVisible(active)
+        if plan is not None and active:
+            step_text = STEPS[plan.step_number - 1][1].lower()
+            self.rotation_banner.setText(
+                f"A rotation is in progress: {plan.summary()}, step {plan.step_number} of 3 ({step_text})."
+            )
+
+    def open_rotation(self) -> None:
+        if not self.service.available[0]:
+            self.session.bus.error(self.service.available[1])
+            return
+        selected = self.selected_entries()
+        dialog = RotationDialog(
+            self.rotation,
+            list((self.service.data or {}).get("entries", [])),
+            (self.service.project_id, self.service.scope_label),
+            selected[0] if selected else None,
+            self,
+        )
+        self._show_dialog("rotation", dialog)
+
+    def _show_dialog(self, name: str, dialog: QDialog) -> None:
+        old = self.dialogs.pop(name, None)
+        if old is not None:
+            old.close()
+            old.deleteLater()
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.destroyed.connect(
+            lambda *_: self.dialogs.pop(name, None) if self.dialogs.get(name) is dialog else None
+        )
+        self.dialogs[name] = dialog
+        dialog.show()
+
+    # -- import, export, history ------------------------------------------------------------------
+
+    def entry_limit(self) -> int:
+        value = self.session.profiles.settings.value("security/entry_limit", DEFAULT_ENTRY_LIMIT)
+        try:
+            return max(1, int(value))
+        except (TypeError, ValueError):
+            return DEFAULT_ENTRY_LIMIT
+
+    def import_file(self) -> None:
+        if self.service.data is None:
+            self.session.bus.error("Security: the list is not loaded yet; nothing to import into.")
+            return
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import allowlist entries", "", "Allowlist files (*.csv *.json *.txt);;All files (*)"
+        )
+        if path:
+            self.open_import(Path(path))
+
+    def open_import(self, path: Path) -> ImportDialog | None:
+        """Read the file and show the preview; nothing is sent until the person presses Import."""
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+            lines = read_entries(text, path.name)
+        except UnicodeDecodeError:
+            self.session.bus.error(f"Import: {path.name} is not a UTF-8 text file (CSV or JSON).")
+            return None
+        except (OSError, FileError) as error:
+            self.session.bus.error(f"Import: {path.name}: {error}")
+            return None
+        if not lines:
+            self.session.bus.error(f"Import: {path.name} holds no entries.")
+            return None
+        entries = (self.service.data or {}).get("entries", [])
+        dialog = ImportDialog(self.service, plan_import(lines, entries, self.entry_limit()), path.name, self)
+        self._show_dialog("import", dialog)
+        return dialog
+
+    def export_file(self) -> None:
+        if self.service.data is None:
+            self.session.bus.error("Security: the list is not loaded yet; nothing to export.")
+            return
+        default = "allowlist-" + (
+            "organization" if self.service.project_id is None else self.service.project_id
+        )
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export allowlist entries", default + ".csv", "CSV (*.csv);;JSON (*.json)"
+        )
+        if path:
+            self.export_to(Path(path))
+
+    def export_to(self, path: Path) -> None:
+        data = self.service.data or {}
+        scope = {
+            "scope": "organization" if self.service.project_id is None else "project",
+            "project_id": self.service.project_id,
+            "enabled": bool(data.get("enabled")),
+        }
+        entries = list(data.get("entries", []))
+        try:
+            path.write_text(export_text(path, entries, scope), encoding="utf-8")
+        except OSError as error:
+            self.session.bus.error(f"Export: {error.strerror or error} ({path}).")
+            return
+        self.session.bus.info(f"Exported {len(entries):,} entries to {path.name}.")
+
+    def open_history(self) -> None:
+        self._show_dialog("history", HistoryDialog(self.history, self))

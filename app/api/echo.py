@@ -1,0 +1,72 @@
+"""Your public IP as echo services see it, IPv4 and IPv6 apart.
+
+Each lookup binds its socket to one family's wildcard address (0.0.0.0 or ::), so an IPv4 lookup cannot
+come back over IPv6 and the other way round. The services answer a bare address (ipify, icanhazip) or
+JSON with an "ip" field; anything else is refused.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx
+
+from .errors import ApiError
+
+TIMEOUT_S = 4.0
+
+
+class EchoFailed(ApiError):
+    """No echo service of a family answered with an address of that family."""
+
+
+@dataclass(frozen=True)
+class EchoAnswer:
+    family: int  # 4 or 6
+    address: str
+    service: str  # the host that answered
+
+
+def _address_from(body: str) -> str:
+    text = body.strip()
+    if text.startswith("{"):
+        try:
+            text = str(json.loads(text).get("ip", ""))
+        except (ValueError, AttributeError):
+            text = ""
+    return text
+
+
+async def lookup(urls: list[str] | tuple[str, ...], family: int, proxy: str | None = None) -> EchoAnswer:
+    """Ask each service in turn; the first good answer wins. Raises EchoFailed naming what each said."""
+    if not urls:
+        raise EchoFailed(f"No IPv{family} echo service is set.")
+    transport = httpx.AsyncHTTPTransport(local_address="0.0.0.0" if family == 4 else "::", retries=0)
+    problems = []
+    async with httpx.AsyncClient(
+        transport=transport, timeout=TIMEOUT_S, proxy=proxy, follow_redirects=True, trust_env=proxy is None
+    ) as client:
+        for url in urls:
+            host = urlsplit(url).hostname or url
+            try:
+                response = await client.get(url, headers={"Accept": "text/plain, application/json"})
+            except httpx.HTTPError as error:
+                problems.append(f"{host}: {type(error).__name__}")
+                continue
+            if response.status_code != 200:
+                problems.append(f"{host}: HTTP {response.status_code}")
+                continue
+            text = _address_from(response.text[:200])
+            try:
+                address = ipaddress.ip_address(text)
+            except ValueError:
+                problems.append(f"{host}: answered something that is not an address")
+                continue
+            if address.version != family:
+                problems.append(f"{host}: answered an IPv{address.version} address")
+                continue
+            return EchoAnswer(family, str(address), host)
+    raise EchoFailed("; ".join(problems))

@@ -1,0 +1,238 @@
+"""Import and export of allowlist entries (CSV and JSON), and the preview of an import before anything is sent.
+
+The preview says, for each line of the file: its canonical form, whether it is new, a duplicate of an entry
+on the list or of an earlier line, rejected (and why), or beyond the room left under the entry limit; with the
+overlaps and warnings of `analysis` beside it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .analysis import Relation, relate, warnings_for
+from .parse import EntryError, Network, canonical, parse_entry
+
+DESCRIPTION_LIMIT = 200
+ADDRESS_COLUMNS = ("cidr", "address", "ip", "range", "entry", "ip_address")
+DESCRIPTION_COLUMNS = ("description", "comment", "note", "name", "label")
+EXPORT_COLUMNS = ("cidr", "description", "created_at", "id")
+
+
+class FileError(ValueError):
+    """The file as a whole cannot be read (not CSV or JSON of a known shape)."""
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    number: int  # the line in a CSV or text file, the item (from 1) in a JSON array
+    text: str
+    description: str = ""
+
+
+class Status(Enum):
+    ADD = "add"
+    DUPLICATE_OF_ENTRY = "already on the list"
+    DUPLICATE_IN_FILE = "repeats an earlier line"
+    REJECTED = "rejected"
+    OVER_LIMIT = "no room under the limit"
+
+
+@dataclass
+class PlannedLine:
+    source: SourceLine
+    status: Status
+    canonical: str = ""
+    notes: list[str] = field(default_factory=list)
+    network: Network | None = None
+
+    @property
+    def sendable(self) -> bool:
+        return self.status is Status.ADD
+
+
+@dataclass
+class ImportPlan:
+    lines: list[PlannedLine]
+    existing_count: int
+    limit: int
+
+    def count(self, status: Status) -> int:
+        return sum(1 for line in self.lines if line.status is status)
+
+    @property
+    def to_send(self) -> list[PlannedLine]:
+        return [line for line in self.lines if line.sendable]
+
+    @property
+    def room_before(self) -> int:
+        return max(0, self.limit - self.existing_count)
+
+    @property
+    def room_after(self) -> int:
+        return self.room_before - len(self.to_send)
+
+    def summary(self) -> str:
+        parts = [f"{self.count(Status.ADD):,} to add"]
+        for status in (
+            Status.DUPLICATE_OF_ENTRY,
+            Status.DUPLICATE_IN_FILE,
+            Status.REJECTED,
+            Status.OVER_LIMIT,
+        ):
+            if n := self.count(status):
+                parts.append(f"{n:,} {status.value}")
+        return (
+            ", ".join(parts)
+            + f". Room under the limit of {self.limit:,}: {self.room_before:,} now, {self.room_after:,} after."
+        )
+
+
+# -- reading -----------------------------------------------------------------------------------------
+
+
+def read_entries(text: str, filename: str = "") -> list[SourceLine]:
+    """The entries of a CSV, plain-text (one per line) or JSON file; JSON is told by its first character."""
+    stripped = text.lstrip("\ufeff").strip()
+    if not stripped:
+        return []
+    if filename.lower().endswith(".json") or stripped[0] in "[{":
+        return _read_json(stripped)
+    return _read_csv(text.lstrip("\ufeff"))
+
+
+def _read_json(text: str) -> list[SourceLine]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise FileError(
+            f"Not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}."
+        ) from None
+    items = data.get("entries", data.get("data")) if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise FileError(
+            'JSON must be an array of entries, or an object with an "entries" array (as exported here).'
+        )
+    lines = []
+    for number, item in enumerate(items, start=1):
+        if isinstance(item, str):
+            lines.append(SourceLine(number, item))
+        elif isinstance(item, dict):
+            address = next((item[k] for k in ADDRESS_COLUMNS if k in item), "")
+            description = next((item[k] for k in DESCRIPTION_COLUMNS if k in item), "")
+            lines.append(SourceLine(number, str(address or ""), str(description or "")))
+        else:
+            lines.append(SourceLine(number, json.dumps(item)))
+    return lines
+
+
+def _read_csv(text: str) -> list[SourceLine]:
+    reader = csv.reader(io.StringIO(text))
+    address_column, description_column = 0, 1
+    lines = []
+    header_seen = False
+    for row in reader:
+        cells = [cell.strip() for cell in row]
+        if not any(cells) or cells[0].startswith("#"):
+            continue
+        lowered = [cell.lower() for cell in cells]
+        if not header_seen and any(name in lowered for name in ADDRESS_COLUMNS):
+            header_seen = True
+            address_column = next(lowered.index(n) for n in ADDRESS_COLUMNS if n in lowered)
+            description_column = next((lowered.index(n) for n in DESCRIPTION_COLUMNS if n in lowered), -1)
+            continue
+        header_seen = True  # a header may only be the first row
+        address = cells[address_column] if address_column < len(cells) else ""
+        description = cells[description_column] if 0 <= description_column < len(cells) else ""
+        lines.append(SourceLine(reader.line_num, address, description))
+    return lines
+
+
+# -- planning ----------------------------------------------------------------------------------------
+
+
+def plan_import(lines: Sequence[SourceLine], existing: Iterable[dict[str, Any]], limit: int) -> ImportPlan:
+    """What importing `lines` into a list holding `existing` entries would do, before anything is sent."""
+    existing = list(existing)
+    existing_networks = [(entry.get("id"), parse_entry(entry["cidr"])) for entry in existing]
+    by_canonical = {canonical(network): entry_id for entry_id, network in existing_networks}
+    seen_in_file: dict[str, int] = {}
+    room = max(0, limit - len(existing))
+    planned: list[PlannedLine] = []
+    accepted: list[tuple[str | None, Network]] = []
+    for source in lines:
+        line = _plan_line(source, by_canonical, seen_in_file)
+        if line.status is Status.ADD:
+            assert line.network is not None
+            findings = relate(line.network, existing_networks + accepted)
+            line.notes += [
+                f.describe(line.canonical) for f in findings if f.relation is not Relation.DUPLICATE
+            ]
+            line.notes += warnings_for(line.network)
+            if room <= 0:
+                line.status = Status.OVER_LIMIT
+                line.notes.insert(0, f"The list would hold more than {limit:,} entries.")
+            else:
+                room -= 1
+                accepted.append((f"line {source.number}", line.network))
+        planned.append(line)
+    return ImportPlan(planned, len(existing), limit)
+
+
+def _plan_line(source: SourceLine, by_canonical: dict[str, str | None], seen: dict[str, int]) -> PlannedLine:
+    if not source.text.strip():
+        return PlannedLine(source, Status.REJECTED, notes=["No address on this line."])
+    try:
+        network = parse_entry(source.text)
+    except EntryError as error:
+        notes = [error.message]
+        if error.suggestions:
+            notes.append("Did you mean " + " or ".join(error.suggestions) + "?")
+        return PlannedLine(source, Status.REJECTED, notes=notes)
+    text = canonical(network)
+    if len(source.description) > DESCRIPTION_LIMIT:
+        return PlannedLine(
+            source,
+            Status.REJECTED,
+            text,
+            [f"The description is {len(source.description)} characters; at most {DESCRIPTION_LIMIT}."],
+        )
+    if text in by_canonical:
+        return PlannedLine(
+            source,
+            Status.DUPLICATE_OF_ENTRY,
+            text,
+            [f"Already on the list as {by_canonical[text]}."],
+            network,
+        )
+    if text in seen:
+        return PlannedLine(source, Status.DUPLICATE_IN_FILE, text, [f"Same as line {seen[text]}."], network)
+    seen[text] = source.number
+    return PlannedLine(source, Status.ADD, text, network=network)
+
+
+# -- writing -----------------------------------------------------------------------------------------
+
+
+def export_csv(entries: Iterable[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(EXPORT_COLUMNS)
+    for entry in entries:
+        writer.writerow([entry.get(column, "") for column in EXPORT_COLUMNS])
+    return buffer.getvalue()
+
+
+def export_json(entries: Iterable[dict[str, Any]], scope: dict[str, Any]) -> str:
+    """`scope` names the list: {"scope": "organization"|"project", "project_id": ..., "enabled": ...}."""
+    document = {
+        "object": "ip_allowlist.export",
+        **scope,
+        "entries": [{column: entry.get(column) for column in EXPORT_COLUMNS} for entry in entries],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,94 @@
+"""The changes made from this console, newest first, with a filter: when, profile, scope, what, result."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.history import ChangeHistory, ChangeRecord
+
+COLUMNS = ("When", "Profile", "Scope", "Action", "What", "Result")
+
+
+def local_time(iso: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return iso
+
+
+class HistoryDialog(QDialog):
+    def __init__(self, history: ChangeHistory, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Allowlist changes made from this console")
+        self.setObjectName("history_dialog")
+        self.resize(960, 480)
+        self.history = history
+        self.model = QStandardItemModel(0, len(COLUMNS), self)
+        self.model.setHorizontalHeaderLabels(COLUMNS)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterKeyColumn(-1)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.filter = QLineEdit(
+            objectName="history_filter", placeholderText="Filter by address, scope, action…"
+        )
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.table = QTableView(objectName="history_table")
+        self.table.setModel(self.proxy)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        clear = QPushButton("Clear history…", objectName="clear_history")
+        buttons.addButton(clear, QDialogButtonBox.ButtonRole.ResetRole)
+        clear.clicked.connect(self._clear)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+        for record in reversed(history.records()):
+            self._append(record, at_top=False)
+        history.recorded.connect(self._append)
+
+    def _append(self, record: ChangeRecord, at_top: bool = True) -> None:
+        values = (
+            local_time(record.at),
+            record.profile,
+            record.scope,
+            record.action,
+            record.what,
+            record.result,
+        )
+        items = [QStandardItem(value) for value in values]
+        items[5].setForeground(QColor("#1a7f37" if record.ok else "#cf222e"))
+        if at_top:
+            self.model.insertRow(0, items)
+        else:
+            self.model.appendRow(items)
+
+    def _clear(self) -> None:
+        if (
+            QMessageBox.question(self, "Clear history", "Forget every recorded change?")
+            == QMessageBox.StandardButton.Yes
+        ):
+            self.history.clear()
+            self.model.removeRows(0, self.model.rowCount())
+
+    def closeEvent(self, event) -> None:
+        self.history.recorded.disconnect(self._append)
+        super().closeEvent(event)

@@ -1,0 +1,140 @@
+"""Import with a preview before anything is sent, and export, of allowlist entries in CSV or JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.netrules.transfer import ImportPlan, PlannedLine, Status, export_csv, export_json
+from app.services.allowlist import AllowlistService
+
+COLUMNS = ("Line", "Input", "Canonical", "Status", "Notes", "Result")
+COLOURS = {
+    Status.ADD: "#1a7f37",
+    Status.DUPLICATE_OF_ENTRY: "#9a6700",
+    Status.DUPLICATE_IN_FILE: "#9a6700",
+    Status.REJECTED: "#cf222e",
+    Status.OVER_LIMIT: "#cf222e",
+}
+WHOLE_SPACE = {"0.0.0.0/0", "::/0"}
+
+
+def export_text(path: Path, entries: list[dict[str, Any]], scope: dict[str, Any]) -> str:
+    """The file's text for its suffix: .json gives JSON, anything else CSV."""
+    return export_json(entries, scope) if path.suffix.lower() == ".json" else export_csv(entries)
+
+
+class ImportDialog(QDialog):
+    """The preview: every line with its canonical form and fate; Import sends only the new ones."""
+
+    def __init__(
+        self, service: AllowlistService, plan: ImportPlan, filename: str, parent: QWidget | None = None
+    ):
+        super().__init__(parent)
+        self.setWindowTitle(f"Import into {service.scope_label}: {filename}")
+        self.setObjectName("import_dialog")
+        self.resize(900, 520)
+        self.service = service
+        self.plan = plan
+        self.sent: list[PlannedLine] = plan.to_send
+        self.summary = QLabel(plan.summary(), objectName="import_summary", wordWrap=True)
+        self.model = QStandardItemModel(0, len(COLUMNS), self)
+        self.model.setHorizontalHeaderLabels(COLUMNS)
+        for line in plan.lines:
+            items = [
+                QStandardItem(str(line.source.number)),
+                QStandardItem(line.source.text),
+                QStandardItem(line.canonical),
+                QStandardItem(line.status.value),
+                QStandardItem(" ".join(line.notes)),
+                QStandardItem(""),
+            ]
+            items[3].setForeground(QColor(COLOURS[line.status]))
+            for item in items:
+                item.setEditable(False)
+            self.model.appendRow(items)
+        index_in_plan = {id(line): row for row, line in enumerate(plan.lines)}
+        self._row_of_sent = {i: index_in_plan[id(line)] for i, line in enumerate(self.sent)}
+        self.table = QTableView(objectName="import_preview")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.result = QLabel(objectName="import_result", wordWrap=True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.import_button = QPushButton(f"Import {len(self.sent):,}", objectName="import_go")
+        self.import_button.setEnabled(bool(self.sent))
+        buttons.addButton(self.import_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.import_button.clicked.connect(self._import)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.result)
+        layout.addWidget(buttons)
+        service.line_imported.connect(self._line_done)
+        service.changed_elsewhere.connect(self._stale)
+        self._done = self._failed = 0
+
+    def _import(self) -> None:
+        whole = [line.canonical for line in self.sent if line.canonical in WHOLE_SPACE]
+        if whole:
+            text, ok = QInputDialog.getText(
+                self,
+                "Admit every address?",
+                f"{', '.join(whole)} admits every address of its family: the list is switched off in effect."
+                "\n\nType ALLOW ALL to go ahead:",
+            )
+            if not (ok and text.strip() == "ALLOW ALL"):
+                self.result.setText("Nothing was sent.")
+                return
+        self.import_button.setEnabled(False)
+        self.result.setText(f"Sending {len(self.sent):,} entries…")
+        self.service.import_entries(self.sent)
+
+    def _line_done(self, index: int, ok: bool, what: str) -> None:
+        row = self._row_of_sent.get(index)
+        if row is None:
+            return
+        item = self.model.item(row, 5)
+        item.setText(("✓ " if ok else "✗ ") + what)
+        item.setForeground(QColor("#1a7f37" if ok else "#cf222e"))
+        if ok:
+            self._done += 1
+        else:
+            self._failed += 1
+        if self._done + self._failed == len(self.sent):
+            self.result.setText(
+                f"{self._done:,} added"
+                + (f", {self._failed:,} failed: see the Result column." if self._failed else ".")
+            )
+
+    def _stale(self, text: str) -> None:
+        self.result.setText(text + " Nothing was sent: open the file again for a fresh preview.")
+
+    def done_counts(self) -> tuple[int, int]:
+        return self._done, self._failed
+
+    def closeEvent(self, event: Any) -> None:
+        self.service.line_imported.disconnect(self._line_done)
+        self.service.changed_elsewhere.disconnect(self._stale)
+        super().closeEvent(event)
+
+
+def item_text(model: QStandardItemModel, row: int, column: int) -> str:
+    item = model.item(row, column)
+    return item.text() if item is not None else ""

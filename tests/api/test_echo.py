@@ -1,0 +1,48 @@
+"""Public IP echo lookups, IPv4 and IPv6 apart, against echo services on the loopback addresses."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.api.echo import EchoFailed, lookup
+
+from .servers import echo_server
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_each_family_is_asked_over_its_own_family() -> None:
+    with echo_server("127.0.0.1") as v4, echo_server("::1") as v6:
+        assert (await lookup([v4], 4)).address == "127.0.0.1"
+        assert (await lookup([v6], 6)).address == "::1"
+        # An IPv6-only service in the IPv4 list cannot be reached over IPv4: no IPv6 answer slips in.
+        with pytest.raises(EchoFailed):
+            await lookup([v6], 4)
+
+
+async def test_falls_through_to_the_next_service() -> None:
+    with echo_server("127.0.0.1", body="<html>hello</html>") as html, echo_server("127.0.0.1") as good:
+        answer = await lookup(["http://127.0.0.1:1/", html, good], 4)
+        assert answer.address == "127.0.0.1" and answer.service == "127.0.0.1"
+
+
+async def test_json_answers_and_wrong_family_answers() -> None:
+    with echo_server("127.0.0.1", body='{"ip": "203.0.113.9"}') as json_echo:
+        assert (await lookup([json_echo], 4)).address == "203.0.113.9"
+    with (
+        echo_server("127.0.0.1", body="2001:db8::1") as liar,
+        pytest.raises(EchoFailed, match="answered an IPv6 address"),
+    ):
+        await lookup([liar], 4)
+
+
+async def test_nothing_set_or_nothing_answering_is_a_clear_error() -> None:
+    with pytest.raises(EchoFailed, match="No IPv6 echo service"):
+        await lookup([], 6)
+    with pytest.raises(EchoFailed, match=r"127\.0\.0\.1: ConnectError"):
+        await lookup(["http://127.0.0.1:1/"], 4)

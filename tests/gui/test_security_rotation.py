@@ -1,0 +1,152 @@
+"""The guided rotation, as an admin moving from one office address to another, against the sandbox.
+
+The sandbox profile's simulated source IP plays the move: the admin types the new address in the toolbar.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QPushButton
+
+from .test_security import add, click_switch
+
+OLD, NEW = "198.51.100.0/24", "203.0.113.0/24"
+
+
+@pytest.fixture
+def tab(console, qtbot):
+    console.tabs.setCurrentWidget(console.security)
+    play(qtbot, console, "198.51.100.7")
+    security = console.security
+    qtbot.waitUntil(
+        lambda: security.service.data is not None and security.service.data.get("source_ip") == "198.51.100.7"
+    )
+    add(qtbot, security, OLD, "old office")
+    click_switch(qtbot, security)
+    qtbot.waitUntil(lambda: security.service.data["enabled"] is True)
+    return security
+
+
+def play(qtbot, console, ip: str) -> None:
+    """The admin moves: types the address to play in the toolbar and presses Enter."""
+    field = console.simulated_ip
+    field.clear()
+    qtbot.keyClicks(field, ip)
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    console.security.service.refresh()
+
+
+def click(qtbot, dialog, name: str) -> None:
+    button = dialog.findChild(QPushButton, name)
+    assert button is not None and button.isEnabled(), f"{name} is not clickable"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def cidrs(tab) -> list[str]:
+    store = tab.session.sandbox.server.store
+    return [e.cidr for e in store.allowlist("organization", tab.session.profile.org_id).entries]
+
+
+def start_rotation(qtbot, tab):
+    tab.table.selectRow(0)
+    qtbot.mouseClick(tab.findChild(QPushButton, "rotate"), Qt.MouseButton.LeftButton)
+    dialog = tab.dialogs["rotation"]
+    assert dialog.old.currentData()["cidr"] == OLD
+    qtbot.keyClicks(dialog.new, "203.0.113.5/24")
+    assert "host bits" in dialog.new_verdict.text() and not dialog.start_button.isEnabled()
+    dialog.new.clear()
+    qtbot.keyClicks(dialog.new, NEW)
+    click(qtbot, dialog, "start")
+    qtbot.waitUntil(lambda: tab.rotation.plan is not None and tab.rotation.plan.step == "added")
+    return dialog
+
+
+def test_rotation_adds_probes_then_removes(qtbot, console, tab) -> None:
+    dialog = start_rotation(qtbot, tab)
+    assert cidrs(tab) == [OLD, NEW]
+    # Still at the old address: the probe refuses, and the old entry cannot be removed yet.
+    assert not dialog.remove_button.isEnabled()
+    click(qtbot, dialog, "probe")
+    qtbot.waitUntil(lambda: "outside the new entry" in dialog.probe_text.text())
+    assert tab.rotation.plan.step == "added" and not dialog.remove_button.isEnabled()
+    # The admin moves to the new network and probes again.
+    play(qtbot, console, "203.0.113.40")
+    click(qtbot, dialog, "probe")
+    qtbot.waitUntil(lambda: tab.rotation.plan.step == "confirmed")
+    assert "203.0.113.40" in dialog.probe_text.text() and dialog.remove_button.isEnabled()
+    click(qtbot, dialog, "remove_old")
+    qtbot.waitUntil(lambda: tab.rotation.plan.step == "done")
+    assert cidrs(tab) == [NEW]
+    assert "done" in dialog.summary.text()
+    dialog.close()
+    assert tab.rotation.plan is None and not tab.rotation_row.isVisibleTo(tab)
+    actions = [r.what for r in tab.history.records() if r.action == "rotation"]
+    assert any("added the new entry" in a for a in actions) and any(
+        "removed the old entry" in a for a in actions
+    )
+
+
+def test_rotation_resumes_after_the_console_is_closed(qtbot, console, tab, tmp_path) -> None:
+    dialog = start_rotation(qtbot, tab)
+    dialog.close()
+    saved = json.loads((tmp_path / "data" / "rotations.json").read_text())
+    assert saved[tab.session.profile.id]["step"] == "added"
+    assert "key" not in json.dumps(saved).lower()
+    # A new window on the same data (the app opened again): the banner offers to resume.
+    from app.bootstrap import Paths, make_session
+    from app.ui.main_window import MainWindow
+
+    console.session.sandbox.stop()
+    session = make_session(Paths.under(tmp_path), interactive=False)
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.show()
+    session.tasks.start("startup", session.activate())
+    qtbot.waitUntil(lambda: session.state == "ok", timeout=10000)
+    try:
+        security = window.security
+        window.tabs.setCurrentWidget(security)
+        qtbot.waitUntil(lambda: security.rotation_row.isVisibleTo(security))
+        assert "step 2 of 3" in security.rotation_banner.text() and NEW in security.rotation_banner.text()
+        qtbot.mouseClick(security.findChild(QPushButton, "resume_rotation"), Qt.MouseButton.LeftButton)
+        resumed = security.dialogs["rotation"]
+        assert resumed.probe_button.isEnabled() and not resumed.remove_button.isEnabled()
+        play(qtbot, window, "203.0.113.9")
+        click(qtbot, resumed, "probe")
+        qtbot.waitUntil(lambda: security.rotation.plan.step == "confirmed")
+        click(qtbot, resumed, "remove_old")
+        qtbot.waitUntil(lambda: security.rotation.plan.step == "done")
+        assert cidrs(security) == [NEW]
+    finally:
+        session.sandbox.stop()
+
+
+def test_new_entry_removed_elsewhere_sends_the_rotation_back(qtbot, console, tab) -> None:
+    dialog = start_rotation(qtbot, tab)
+    store = tab.session.sandbox.server.store
+    new_id = tab.rotation.plan.new_id
+    store.remove_entry("organization", tab.session.profile.org_id, new_id)  # a second admin, in the dashboard
+    play(qtbot, console, "203.0.113.40")  # from the new address the list now refuses the admin
+    click(qtbot, dialog, "probe")
+    qtbot.waitUntil(lambda: "Requests are refused" in dialog.probe_text.text())
+    assert tab.rotation.plan.step == "added" and not dialog.remove_button.isEnabled()
+    play(qtbot, console, "198.51.100.7")  # back at the old address, the probe sees the list
+    qtbot.waitUntil(lambda: dialog.probe_button.isEnabled())
+    click(qtbot, dialog, "probe")
+    qtbot.waitUntil(lambda: tab.rotation.plan.step == "planned")
+    assert "no longer on the list" in dialog.probe_text.text() and dialog.add_button.isEnabled()
+    assert OLD in cidrs(tab)  # the old entry is never removed without a confirmation
+
+
+def test_cancel_keeps_both_entries(qtbot, console, tab, monkeypatch) -> None:
+    dialog = start_rotation(qtbot, tab)
+    monkeypatch.setattr(
+        "PySide6.QtWidgets.QMessageBox.question", lambda *a, **k: QMessageBox.StandardButton.Yes
+    )
+    click(qtbot, dialog, "cancel_rotation")
+    assert tab.rotation.plan is None and dialog.planning.isVisible()
+    assert cidrs(tab) == [OLD, NEW]
+    assert any("cancelled" in r.what for r in tab.history.records())
