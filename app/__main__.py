@@ -77,20 +77,23 @@ def run_window(args: argparse.Namespace) -> int:
     from app.secrets import SecretStore
 
     app = make_application(sys.argv[:1])
-    loop = make_loop(app)
     temporary = tempfile.TemporaryDirectory(prefix="service-console-selftest-") if args.selftest else None
     home = Path(temporary.name) if temporary else args.home
     paths = Paths.under(home) if home else Paths.for_user()
     secrets = SecretStore()
     session = make_session(paths, secrets, interactive=not args.selftest)
-    install_excepthook(session.bus)
 
     from app.ui.main_window import MainWindow
 
     window = MainWindow(session)
     window.show()
+    app.processEvents()  # the first frame: the window with its toolbar, the tabs still being built
     shown = time.perf_counter()
     shown_epoch = time.time()
+    # What the first frame does not need comes after it: the event loop (asyncio, qasync) and the tabs.
+    loop = make_loop(app)
+    install_excepthook(session.bus)
+    window.ensure_tabs()
     outcome = {"code": 0}
 
     async def start() -> None:

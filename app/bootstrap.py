@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import platformdirs
 from PySide6.QtCore import QSettings
@@ -17,12 +17,16 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app import __version__
 from app.assets import ICON
-from app.asyncloop import ConsoleEventLoop
 from app.logs import setup_logging
 from app.secrets import SecretStore
 from app.services.messages import MessageBus
 from app.services.profiles import ProfileStore
 from app.services.session import ConsoleSession
+
+if TYPE_CHECKING:  # asyncio and qasync are imported after the first frame (make_loop)
+    import asyncio
+
+    from app.asyncloop import ConsoleEventLoop
 
 APP_NAME = "Service Console"
 ORG_NAME = "service-console"
@@ -101,10 +105,16 @@ def install_excepthook(bus: MessageBus) -> None:
         else:
             log.error("event loop: %s", context.get("message"))
 
+    import asyncio
+
     asyncio.get_event_loop().set_exception_handler(loop_handler)
 
 
 def make_loop(app: QApplication) -> ConsoleEventLoop:
+    import asyncio
+
+    from app.asyncloop import ConsoleEventLoop
+
     loop = ConsoleEventLoop(app)
     asyncio.set_event_loop(loop)
     app.setQuitOnLastWindowClosed(True)

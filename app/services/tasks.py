@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -15,6 +17,8 @@ class TaskRegistry:
         self._tasks: dict[str, asyncio.Task[Any]] = {}
 
     def start(self, name: str, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        import asyncio  # here, not at the top: asyncio costs ~30 ms before the first frame
+
         self.cancel(name)
         task = asyncio.ensure_future(coroutine)
         self._tasks[name] = task
@@ -39,6 +43,8 @@ class TaskRegistry:
         return task is not None and not task.done()
 
     async def cancel_all(self) -> None:
+        import asyncio
+
         tasks = [task for task in self._tasks.values() if not task.done()]
         for task in tasks:
             task.cancel()

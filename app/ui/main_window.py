@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from typing import TYPE_CHECKING
+
+# Nothing here touches the `Qt` namespace before the first frame: its first use costs ~50 ms (PySide6 builds
+# the enum types lazily), and the tabs, built just after the frame, pay it instead.
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMessageBox,
     QPushButton,
     QTabWidget,
     QToolBar,
@@ -20,9 +22,16 @@ from PySide6.QtWidgets import (
 
 from app.services.session import ConnectionState, ConsoleSession
 
-from .playground.tab import PlaygroundTab
-from .security.tab import SecurityTab
-from .settings.profiles_dialog import ProfilesDialog
+if TYPE_CHECKING:
+    from PySide6.QtGui import QCloseEvent
+
+if TYPE_CHECKING:  # built after the window's first frame (ensure_tabs): their imports cost ~100 ms
+    from .playground.tab import PlaygroundTab
+    from .security.tab import SecurityTab
+    from .settings.profiles_dialog import ProfilesDialog
+
+TAB_LABELS = ("&Playground", "&Security")
+
 
 STATE_COLOURS = {ConnectionState.OK: "#1a7f37", ConnectionState.CHECKING: "#9a6700"}
 
@@ -59,10 +68,11 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self.notice = NoticeBar()
         self.tabs = QTabWidget(objectName="tabs")
-        self.playground = PlaygroundTab(session)
-        self.security = SecurityTab(session)
-        self.tabs.addTab(self.playground, "&Playground")
-        self.tabs.addTab(self.security, "&Security")
+        self._pending_shortcuts: list[tuple[QAction, QKeySequence | QKeySequence.StandardKey]] = []
+        self._playground: PlaygroundTab | None = None
+        self._security: SecurityTab | None = None
+        for label in TAB_LABELS:  # placeholders for the first frame; ensure_tabs() puts the real ones in
+            self.tabs.addTab(QWidget(), label)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -70,14 +80,51 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.tabs)
         self.setCentralWidget(central)
         self._build_menus()
-        self.playground.allow_ip_requested.connect(self.allow_ip)
-        self.playground.settings_requested.connect(self.open_settings)
         session.bus.posted.connect(self.show_message)
         session.connection_changed.connect(self.show_connection)
         session.client_changed.connect(self._sync_profile_controls)
         session.profiles.changed.connect(self._fill_profiles)
         self._fill_profiles()
         self.statusBar().showMessage("Starting…")
+
+    def ensure_tabs(self) -> None:
+        """Build the Playground and Security tabs (once). The app calls this right after the first frame."""
+        if self._playground is not None:
+            return
+        for action, shortcut in self._pending_shortcuts:
+            action.setShortcut(shortcut)
+        self._pending_shortcuts.clear()
+        from .playground.tab import PlaygroundTab
+        from .security.tab import SecurityTab
+
+        current = self.tabs.currentIndex()
+        self._playground = PlaygroundTab(self.session)
+        self._security = SecurityTab(self.session)
+        for index, (tab, label) in enumerate(
+            zip((self._playground, self._security), TAB_LABELS, strict=True)
+        ):
+            placeholder = self.tabs.widget(index)
+            self.tabs.removeTab(index)
+            self.tabs.insertTab(index, tab, label)
+            placeholder.deleteLater()
+        self.tabs.setCurrentIndex(current)
+        self._playground.allow_ip_requested.connect(self.allow_ip)
+        self._playground.settings_requested.connect(self.open_settings)
+        if self.session.client is not None:  # the profile was activated before the tabs existed
+            self._playground.reload_models()
+            self._security._client_changed()
+
+    @property
+    def playground(self) -> PlaygroundTab:
+        self.ensure_tabs()
+        assert self._playground is not None
+        return self._playground
+
+    @property
+    def security(self) -> SecurityTab:
+        self.ensure_tabs()
+        assert self._security is not None
+        return self._security
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Connection", objectName="connection_bar")
@@ -86,7 +133,7 @@ class MainWindow(QMainWindow):
         self.profile_box.setMinimumWidth(200)
         self.profile_box.activated.connect(self._profile_chosen)
         self.indicator = QLabel("● Starting", objectName="indicator")
-        self.indicator.setTextFormat(Qt.TextFormat.PlainText)
+        # Plain text by construction: the indicator only ever shows the fixed state names below.
         check = QPushButton("Check", objectName="check_connection")
         check.clicked.connect(
             lambda: self.session.tasks.start("session.check", self.session.check_connection())
@@ -113,19 +160,26 @@ class MainWindow(QMainWindow):
             bar.addWidget(widget)
         self.addToolBar(bar)
 
+    def _action(self, text: str, shortcut: QKeySequence | QKeySequence.StandardKey) -> QAction:
+        """A menu action whose shortcut is set after the first frame (ensure_tabs): the first setShortcut
+        makes PySide6 build every Qt enum type, about 60-80 ms."""
+        action = QAction(text, self)
+        self._pending_shortcuts.append((action, shortcut))
+        return action
+
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        settings = QAction("&Profiles…", self, shortcut=QKeySequence("Ctrl+,"))
+        settings = self._action("&Profiles…", QKeySequence("Ctrl+,"))
         settings.triggered.connect(self.open_settings)
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         file_menu.addActions([settings, quit_action])
         view = self.menuBar().addMenu("&View")
         for number, name in ((1, "Playground"), (2, "Security")):
-            action = QAction(name, self, shortcut=QKeySequence(f"Ctrl+{number}"))
+            action = self._action(name, QKeySequence(f"Ctrl+{number}"))
             action.triggered.connect(lambda _=False, i=number - 1: self.tabs.setCurrentIndex(i))
             view.addAction(action)
-        refresh = QAction("Check connection", self, shortcut=QKeySequence("F5"))
+        refresh = self._action("Check connection", QKeySequence("F5"))
         refresh.triggered.connect(
             lambda: self.session.tasks.start("session.check", self.session.check_connection())
         )
@@ -134,12 +188,15 @@ class MainWindow(QMainWindow):
         logs = QAction("Open log folder", self)
         logs.triggered.connect(self._open_logs)
         about = QAction("About", self)
-        about.triggered.connect(
-            lambda: QMessageBox.about(
-                self, "Service Console", "A console for the service's Playground and IP allowlists."
-            )
-        )
+        about.triggered.connect(self._about)
         help_menu.addActions([logs, about])
+
+    def _about(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.about(
+            self, "Service Console", "A console for the service's Playground and IP allowlists."
+        )
 
     def _open_logs(self) -> None:
         import logging
@@ -147,6 +204,9 @@ class MainWindow(QMainWindow):
         for handler in logging.getLogger().handlers:
             path = getattr(handler, "baseFilename", None)
             if path:
+                from PySide6.QtCore import QUrl
+                from PySide6.QtGui import QDesktopServices
+
                 QDesktopServices.openUrl(QUrl.fromLocalFile(str(path).rsplit("/", 1)[0]))
 
     # -- profiles and connection --------------------------------------------------------------------
@@ -195,6 +255,8 @@ class MainWindow(QMainWindow):
             self.notice.show_text(text)
 
     def open_settings(self) -> ProfilesDialog:
+        from .settings.profiles_dialog import ProfilesDialog
+
         dialog = ProfilesDialog(self.session, self)
         dialog.show()
         return dialog
@@ -204,5 +266,6 @@ class MainWindow(QMainWindow):
         self.security.prefill_add(ip)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.playground.stop()
+        if self._playground is not None:
+            self._playground.stop()
         super().closeEvent(event)

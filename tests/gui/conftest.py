@@ -83,6 +83,7 @@ def console(qloop, qtbot, tmp_path: Path):
     window = MainWindow(session)
     qtbot.addWidget(window)
     window.show()
+    window.ensure_tabs()  # as the app does right after the first frame
     session.tasks.start("startup", session.activate())
     qtbot.waitUntil(lambda: session.state == "ok", timeout=10000)
     yield window

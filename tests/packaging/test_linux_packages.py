@@ -1,0 +1,50 @@
+"""Builds the Linux packages with PyInstaller and tests them as installed (packaging/linux/*.sh).
+
+Marked `packaging`: it runs when PyInstaller is installed (`pip install -e '.[packaging]'`), on Linux with
+dpkg-deb, and is skipped otherwise, so the default test run stays fast. It takes about four minutes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [
+    pytest.mark.packaging,
+    pytest.mark.skipif(
+        importlib.util.find_spec("PyInstaller") is None, reason="PyInstaller is not installed"
+    ),
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux") or not shutil.which("dpkg-deb"), reason="Linux only"
+    ),
+]
+
+
+def test_build_then_install_selftest_and_remove() -> None:
+    env = {
+        "VENV": str(Path(sys.prefix)),
+        "PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/sbin:/bin",
+    }
+    built = subprocess.run(
+        ["bash", "packaging/linux/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    sizes = json.loads(built.stdout.strip().splitlines()[-1])
+    print(sizes)
+    assert sizes["folder_mb"] < 150 and sizes["deb_mb"] < 70
+    tested = subprocess.run(
+        ["bash", "packaging/linux/test_packages.sh"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert tested.returncode == 0, tested.stdout[-2000:] + tested.stderr[-2000:]
+    checks = [json.loads(line) for line in tested.stdout.splitlines() if line.startswith("{")]
+    print(*checks, sep="\n")
+    selftests = [c["result"] for c in checks if "selftest" in c["check"]]
+    assert selftests and all(result["ok"] for result in selftests)
