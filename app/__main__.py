@@ -7,10 +7,8 @@ import time
 STARTED = time.perf_counter()  # before the heavy imports: what a person waits for
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 
@@ -63,6 +61,8 @@ def resident_mb() -> float | None:
 
 
 def report(args: argparse.Namespace, figures: dict) -> None:
+    import json
+
     line = json.dumps(figures)
     if sys.stdout is not None:
         print(line, flush=True)
@@ -77,7 +77,11 @@ def run_window(args: argparse.Namespace) -> int:
     from app.secrets import SecretStore
 
     app = make_application(sys.argv[:1])
-    temporary = tempfile.TemporaryDirectory(prefix="service-console-selftest-") if args.selftest else None
+    temporary = None
+    if args.selftest:
+        import tempfile
+
+        temporary = tempfile.TemporaryDirectory(prefix="service-console-selftest-")
     home = Path(temporary.name) if temporary else args.home
     paths = Paths.under(home) if home else Paths.for_user()
     secrets = SecretStore()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import platformdirs
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from app import __version__
 from app.assets import ICON
@@ -69,6 +69,8 @@ def make_settings(paths: Paths) -> QSettings:
 
 
 def ask_session_only(message: str) -> bool:
+    from PySide6.QtWidgets import QMessageBox
+
     answer = QMessageBox.question(
         None, APP_NAME, message, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
     )

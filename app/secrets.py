@@ -48,6 +48,7 @@ class SecretStore:
     def __init__(self, backend: KeyringBackend | None = None) -> None:
         self._backend = backend
         self._session: dict[tuple[str, str], str] = {}
+        self.locked = False  # the last keychain read met a locked keychain
 
     @property
     def backend(self) -> KeyringBackend:
@@ -63,6 +64,9 @@ class SecretStore:
         if value is None and self.problem() is None:
             try:
                 value = self.backend.get_password(SERVICE, f"{profile_id}:{name}")
+                self.locked = False
+            except _errors().KeyringLocked:
+                self.locked, value = True, None
             except _errors().KeyringError:
                 value = None
         if value is None and env_var:

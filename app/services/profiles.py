@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
 from dataclasses import asdict, dataclass, field, fields
 
 from PySide6.QtCore import QObject, QSettings, Signal
@@ -50,6 +49,8 @@ class Profile:
 
 
 def new_profile_id() -> str:
+    import uuid  # here: uuid imports `platform`, which the first frame does not need
+
     return f"profile-{uuid.uuid4().hex[:8]}"
 
 

@@ -157,7 +157,12 @@ class ConsoleSession(QObject):
             return self.state
         self._set_state(ConnectionState.CHECKING, "Checking the connection…")
         if not client.transport.settings.api_key and not client.transport.settings.admin_key:
-            self._set_state(ConnectionState.NO_KEY, "No API key: add one in Settings > Profiles.")
+            self._set_state(
+                ConnectionState.NO_KEY,
+                "The keychain is locked: unlock it (your desktop's keyring), then press Check."
+                if self.secrets.locked
+                else "No API key: add one in Settings > Profiles.",
+            )
             return self.state
         try:
             if client.transport.settings.api_key:

@@ -120,3 +120,62 @@ def test_selftest_passes_with_no_keychain_at_all(tmp_path) -> None:
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     assert figures["ok"] and figures["answer_chars"] > 0 and figures["time_to_first_token_s"] >= 0
     assert figures["start_to_window_s"] > 0
+
+
+def lock_default_collection() -> None:
+    import secretstorage
+
+    connection = secretstorage.dbus_init()
+    secretstorage.get_default_collection(connection).lock()
+    connection.close()
+
+
+def unlock_again() -> None:
+    """gnome-keyring's own way in a headless session: the password on stdin (as packaging/dev.sh does)."""
+    subprocess.run(
+        ["gnome-keyring-daemon", "--unlock", "--replace", "--components=secrets"],
+        input=b"test-password",
+        capture_output=True,
+        timeout=30,
+    )
+
+
+@pytest.mark.secret_service
+def test_a_locked_keychain_is_said_plainly_and_loses_nothing(qloop, qtbot, tmp_path) -> None:
+    """The console against a real, locked gnome-keyring (no prompter can open here: it stays locked)."""
+    if not secret_service_running():
+        if os.environ.get("CI"):
+            pytest.fail("needs a Secret Service: run the tests with 'bash packaging/dev.sh test'")
+        pytest.skip("needs a Secret Service")
+    from keyring.backends import SecretService
+
+    from app.bootstrap import Paths, make_session
+
+    store = SecretStore(SecretService.Keyring())
+    lock_default_collection()
+    try:
+        with pytest.raises(KeychainUnavailable, match="keychain is locked"):
+            store.set("profile-locked", "api_key", "sk-proj_locked-" + os.urandom(8).hex())
+        assert store.get("profile-locked", "api_key") is None and store.locked
+        # The console on first launch: it asks before keeping the sandbox's keys for this session only,
+        # names the locked keychain, and still works.
+        session = make_session(Paths.under(tmp_path), store, interactive=False)
+        asked: list[str] = []
+        session.ask_session_only = lambda message: asked.append(message) or True
+        session.tasks.start("startup", session.activate())
+        qtbot.waitUntil(lambda: session.state == "ok", timeout=15000)
+        assert asked and "keychain is locked" in asked[0] and "this session only" in asked[0]
+        api_key = session.client.transport.settings.api_key
+        assert api_key and store.source(session.profile.id, "api_key") == "session"
+        for path in files_under(tmp_path):
+            assert api_key.encode() not in path.read_bytes(), path
+        session.sandbox.stop()
+        # Without the session's copy and with the keychain still locked, the indicator says why.
+        store._session.clear()
+        session.client.transport.settings.api_key = session.client.transport.settings.admin_key = None
+        store.get(session.profile.id, "api_key")
+        task = session.tasks.start("check", session.check_connection())
+        qtbot.waitUntil(task.done)
+        assert session.state == "no_key" and "keychain is locked" in session.detail
+    finally:
+        unlock_again()
