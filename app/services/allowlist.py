@@ -42,10 +42,10 @@ class AllowlistService(QObject):
         self.data: dict[str, Any] | None = None
         self.org_data: dict[str, Any] | None = None
         self.projects: list[dict[str, Any]] = []
-        self._timer = QTimer(self)
-        self._timer.setInterval(REFRESH_INTERVAL_MS)
-        self._timer.timeout.connect(self.refresh)
-        self._timer.start()
+        # Refreshes every so often while someone looks at the list: the tab starts and stops it.
+        self.periodic = QTimer(self)
+        self.periodic.setInterval(REFRESH_INTERVAL_MS)
+        self.periodic.timeout.connect(self.refresh)
 
     @property
     def available(self) -> tuple[bool, str]:

@@ -165,3 +165,13 @@ def test_without_admin_key_the_tab_says_what_it_needs(qtbot, console) -> None:
     session.client_changed.emit()
     assert "needs an admin key" in console.security.need.text()
     assert console.security.need.isVisibleTo(console.security)
+
+
+def test_refreshes_every_so_often_only_while_shown(qtbot, console, tab) -> None:
+    assert tab.service.periodic.isActive()
+    console.tabs.setCurrentWidget(console.playground)
+    assert not tab.service.periodic.isActive()
+    console.tabs.setCurrentWidget(tab)
+    assert tab.service.periodic.isActive()
+    console.close()
+    assert not tab.service.periodic.isActive()

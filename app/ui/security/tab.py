@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -203,6 +204,15 @@ class SecurityTab(QWidget):
         layout.addWidget(help_label)
 
     # -- state ------------------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.service.periodic.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        # a hidden tab (another tab, a minimised or closed window) polls nobody
+        self.service.periodic.stop()
+        super().hideEvent(event)
 
     def _client_changed(self) -> None:
         ok, why = self.service.available
