@@ -10,7 +10,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-import platformdirs
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
@@ -41,10 +40,17 @@ class Paths:
 
     @classmethod
     def for_user(cls) -> Paths:
+        # Qt's own standard paths (Linux: ~/.config, ~/.local/share, ~/.local/state), each + service-console.
+        from PySide6.QtCore import QStandardPaths
+
+        def folder(kind: QStandardPaths.StandardLocation) -> Path:
+            return Path(QStandardPaths.writableLocation(kind)) / ORG_NAME
+
+        where = QStandardPaths.StandardLocation
         return cls(
-            Path(platformdirs.user_config_dir(ORG_NAME)),
-            Path(platformdirs.user_data_dir(ORG_NAME)),
-            Path(platformdirs.user_log_dir(ORG_NAME)),
+            folder(where.GenericConfigLocation),
+            folder(where.GenericDataLocation),
+            folder(where.GenericStateLocation) / "log",
         )
 
     @classmethod
@@ -58,7 +64,8 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORG_NAME)
     app.setApplicationVersion(__version__)
-    app.setStyle("Fusion")  # follows the system's light or dark scheme (Qt 6.5+)
+    # Qt's default style: Fusion on Linux, the native ones on Windows and macOS; all follow the system's
+    # light or dark scheme (Qt 6.5+). Forcing Fusion everywhere cost ~18 ms at start (a plugin scan).
     app.setWindowIcon(QIcon(str(ICON)))
     return app
 

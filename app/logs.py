@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 _KEY_PATTERNS = (
@@ -37,10 +36,31 @@ class RedactingFilter(logging.Filter):
         return True
 
 
+MAX_LOG_BYTES = 2_000_000
+KEPT_LOGS = 3
+
+
+def rotate_at_start(path: Path) -> None:
+    """console.log -> console.log.1 -> … when it has grown past MAX_LOG_BYTES. By hand, at start-up only:
+    logging.handlers.RotatingFileHandler would rotate mid-session too, but importing it costs ~20 ms
+    before the first frame, and a console session does not write 2 MB."""
+    try:
+        if path.stat().st_size < MAX_LOG_BYTES:
+            return
+    except FileNotFoundError:
+        return
+    for index in range(KEPT_LOGS - 1, 0, -1):
+        older = path.with_name(f"{path.name}.{index}")
+        if older.exists():
+            older.replace(path.with_name(f"{path.name}.{index + 1}"))
+    path.replace(path.with_name(f"{path.name}.1"))
+
+
 def setup_logging(log_dir: Path, secrets: Callable[[], list[str]] = list) -> Path:
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / "console.log"
-    handler = RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+    rotate_at_start(path)
+    handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactingFilter(secrets))
     root = logging.getLogger()

@@ -36,3 +36,22 @@ def test_filter_redacts_arguments_and_tracebacks(caplog) -> None:
         logger.removeHandler(handler)
     joined = "\n".join(records)
     assert "SECRETSECRETSECRET" not in joined and "plain-secret" not in joined and "ValueError" in joined
+
+
+def test_the_log_is_rotated_at_start_once_it_is_large(tmp_path, monkeypatch) -> None:
+    from app import logs
+
+    monkeypatch.setattr(logs, "MAX_LOG_BYTES", 10)
+    path = tmp_path / "console.log"
+    for generation in ("first", "second", "third", "fourth"):
+        path.write_text(generation * 5)
+        logs.rotate_at_start(path)
+    assert not path.exists()
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == ["console.log.1", "console.log.2", "console.log.3"]
+    assert (tmp_path / "console.log.1").read_text().startswith("fourth")
+    assert (tmp_path / "console.log.3").read_text().startswith("second")
+    small = tmp_path / "small.log"
+    small.write_text("tiny")
+    logs.rotate_at_start(small)
+    assert small.read_text() == "tiny"
