@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -30,8 +31,9 @@ pytestmark = [
 
 def test_build_then_install_selftest_and_remove() -> None:
     env = {
+        **os.environ,
         "VENV": str(Path(sys.prefix)),
-        "PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/sbin:/bin",
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')}",
     }
     built = subprocess.run(
         ["bash", "packaging/linux/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env
