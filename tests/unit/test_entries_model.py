@@ -1,0 +1,77 @@
+"""The entries table model: its own filter (full scan or narrowing) and sort agree with plain Python."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.models.entries import EntriesModel
+
+
+def make_entries(count: int) -> list[dict]:
+    return [
+        {
+            "id": f"ipal_{i:04x}",
+            "cidr": f"10.{i // 256}.{i % 256}.0/24" if i % 3 else f"2001:db8:{i:x}::/48",
+            "description": f"site {i % 97} {'office' if i % 2 else 'lab'}",
+            "created_at": 1_790_000_000 + i,
+        }
+        for i in range(count)
+    ]
+
+
+def shown(model: EntriesModel) -> list[str]:
+    return [model.data(model.index(row, 0)) for row in range(model.rowCount())]
+
+
+@pytest.fixture
+def model(qapp) -> EntriesModel:
+    model = EntriesModel()
+    model.set_entries(make_entries(2_000), ipaddress.ip_address("10.0.5.9"))
+    return model
+
+
+def expected(entries: list[dict], needle: str) -> list[str]:
+    return [e["cidr"] for e in entries if needle in f"{e['cidr']}\n{e['description']}".lower()]
+
+
+def test_typing_narrows_and_deleting_widens_like_a_plain_filter(model: EntriesModel) -> None:
+    entries = model.entries
+    for text in (
+        "s",
+        "si",
+        "site 4",
+        "site 42",
+        "site 42 l",
+        "SITE 42 LAB",
+        "site 4",
+        "",
+        "2001:DB8:1",
+        "lab",
+    ):
+        model.set_filter(text)
+        assert shown(model) == expected(entries, text.strip().lower()), text
+
+
+def test_filter_keeps_the_sort_and_sort_keeps_the_filter(model: EntriesModel) -> None:
+    model.sort(1, Qt.SortOrder.DescendingOrder)
+    model.set_filter("office")
+    descriptions = [model.entry(row)["description"] for row in range(model.rowCount())]
+    assert descriptions == sorted(descriptions, key=str.lower, reverse=True)
+    assert all("office" in d for d in descriptions)
+    model.sort(0, Qt.SortOrder.AscendingOrder)
+    addresses = [ipaddress.ip_network(cidr) for cidr in shown(model)]
+    assert addresses == sorted(addresses, key=lambda n: (n.version, n.network_address))
+    assert len(addresses) == len(descriptions)
+
+
+def test_cells_and_tooltip(model: EntriesModel) -> None:
+    model.set_filter("10.0.5.0/24")
+    assert model.rowCount() == 1
+    row = [model.data(model.index(0, column)) for column in range(5)]
+    assert row[0] == "10.0.5.0/24" and row[3] == "256" and row[4] == "✓ you"
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole) == model.entry(0)["id"]
+    assert model.data(model.index(0, 1), Qt.ItemDataRole.ToolTipRole) is None
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.DecorationRole) is None
