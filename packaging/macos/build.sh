@@ -5,6 +5,7 @@
 # Signing runs only when these are set (the release workflow takes them from repository secrets):
 #   MACOS_SIGN_IDENTITY   "Developer ID Application: Name (TEAMID)", in the login or a CI keychain
 #   MACOS_NOTARY_PROFILE  a notarytool keychain profile (xcrun notarytool store-credentials …)
+#   MACOS_SIGN_KEYCHAIN   optional: the keychain holding both (CI: made by ci_keychain.sh)
 # Without them the app and the .dmg are built unsigned, and the script says so.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,7 +24,9 @@ QT_QPA_PLATFORM=offscreen "$APP/Contents/MacOS/service-console" --selftest | tai
 grep -q '"ok": true' build/selftest.json
 
 if [ -n "${MACOS_SIGN_IDENTITY:-}" ]; then
-  codesign --force --deep --options runtime --timestamp --sign "$MACOS_SIGN_IDENTITY" "$APP"
+  keychain_option=()  # expanded with [@]+ below: macOS bash 3.2 calls an empty array unbound under set -u
+  [ -z "${MACOS_SIGN_KEYCHAIN:-}" ] || keychain_option=(--keychain "$MACOS_SIGN_KEYCHAIN")
+  codesign --force --deep --options runtime --timestamp ${keychain_option[@]+"${keychain_option[@]}"} --sign "$MACOS_SIGN_IDENTITY" "$APP"
   codesign --verify --strict --verbose=2 "$APP"
 else
   echo "signing skipped: MACOS_SIGN_IDENTITY is not set (the app is unsigned; Gatekeeper will ask)"
@@ -38,9 +41,9 @@ hdiutil create -volname "Service Console" -srcfolder "$staging" -ov -format UDZO
 rm -rf "$staging"
 
 if [ -n "${MACOS_SIGN_IDENTITY:-}" ]; then
-  codesign --force --timestamp --sign "$MACOS_SIGN_IDENTITY" "$DMG"
+  codesign --force --timestamp ${keychain_option[@]+"${keychain_option[@]}"} --sign "$MACOS_SIGN_IDENTITY" "$DMG"
   if [ -n "${MACOS_NOTARY_PROFILE:-}" ]; then
-    xcrun notarytool submit "$DMG" --keychain-profile "$MACOS_NOTARY_PROFILE" --wait
+    xcrun notarytool submit "$DMG" --keychain-profile "$MACOS_NOTARY_PROFILE" ${keychain_option[@]+"${keychain_option[@]}"} --wait
     xcrun stapler staple "$DMG"
   else
     echo "notarization skipped: MACOS_NOTARY_PROFILE is not set"
