@@ -21,6 +21,9 @@ COLUMNS = ("Address or range", "Description", "Created", "Addresses", "Covers yo
 ModelIndex = QModelIndex | QPersistentModelIndex
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)  # plain ints: data() compares roles thousands of times per paint
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_NUMBER_ALIGNMENT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _interval(cidr: str) -> tuple[int, int, int]:
@@ -148,7 +151,7 @@ class EntriesModel(QAbstractTableModel):
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # The view asks for about eight roles per cell on every paint; the ones not served return first.
         if role != _DISPLAY and role != _TOOLTIP:
-            return None
+            return _NUMBER_ALIGNMENT if role == _ALIGNMENT and index.column() == 3 else None
         row = index.row()
         if not index.isValid() or row >= len(self.visible):
             return None
@@ -166,7 +169,9 @@ class EntriesModel(QAbstractTableModel):
             if column == 3:
                 _, start, end = self._intervals[position]
                 size = end - start + 1
-                return f"{size:,}" if size < 10**12 else f"2^{size.bit_length() - 1}"
+                return (
+                    f"{size:,}" if size < 10**12 else "2" + str(size.bit_length() - 1).translate(_SUPERSCRIPT)
+                )
             return "✓ you" if self._covers[position] else ""
         if column == 0:  # the tooltip
             return entry["id"]

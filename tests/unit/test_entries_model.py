@@ -75,3 +75,13 @@ def test_cells_and_tooltip(model: EntriesModel) -> None:
     assert model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole) == model.entry(0)["id"]
     assert model.data(model.index(0, 1), Qt.ItemDataRole.ToolTipRole) is None
     assert model.data(model.index(0, 0), Qt.ItemDataRole.DecorationRole) is None
+
+
+def test_address_counts_read_as_numbers(qapp) -> None:
+    model = EntriesModel()
+    entries = [{"id": "a", "cidr": "2001:db8::/48"}, {"id": "b", "cidr": "10.0.0.0/8"}]
+    model.set_entries(entries, None)
+    assert [model.data(model.index(row, 3)) for row in range(2)] == ["2⁸⁰", "16,777,216"]
+    alignment = model.data(model.index(0, 3), Qt.ItemDataRole.TextAlignmentRole)
+    assert alignment == Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.TextAlignmentRole) is None

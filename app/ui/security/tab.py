@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -88,6 +89,7 @@ class SecurityTab(QWidget):
         self.need = QLabel(objectName="need")
         self.need.setWordWrap(True)
         self.scope = QComboBox(objectName="scope")
+        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scope.activated.connect(lambda _i: self.service.set_scope(self.scope.currentData()))
         self.switch = QCheckBox("Allowlist on", objectName="switch")
         self.switch.clicked.connect(self._switch_clicked)
@@ -138,6 +140,9 @@ class SecurityTab(QWidget):
         public_row.addWidget(self.public_ip_label, 1)
         public_row.addWidget(look_up)
         public_row.addWidget(echo_settings)
+        public_row.addStretch(0)  # with no answer shown yet, the buttons keep their size
+        for button in (add_mine, look_up, echo_settings):
+            button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
         self.filter = QLineEdit(objectName="filter", placeholderText="Filter by address or description")
         self.filter.textChanged.connect(self.model.set_filter)
@@ -145,8 +150,7 @@ class SecurityTab(QWidget):
         self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setVisible(False)
+        self._size_columns()
         remove = QPushButton("Remove selected…", objectName="remove")
         remove.clicked.connect(self.remove_selected)
 
@@ -202,6 +206,22 @@ class SecurityTab(QWidget):
         layout.addWidget(add_box)
         layout.addWidget(check_box)
         layout.addWidget(help_label)
+
+    def _size_columns(self) -> None:
+        """Widths from the font, never from the rows: ResizeToContents would measure all 100,000 of them."""
+        metrics = self.table.fontMetrics()
+        header = self.table.horizontalHeader()
+        samples = ("ffff:ffff:ffff:ffff::/64", None, "2026-12-31 23:59", "4,294,967,296", "Covers you")
+        for column, sample in enumerate(samples):
+            if sample is None:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+            else:
+                header.resizeSection(column, metrics.horizontalAdvance(sample) + 32)  # the sort arrow
+        self.table.setWordWrap(False)
+        rows = self.table.verticalHeader()
+        rows.setVisible(False)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(metrics.height() + 8)
 
     # -- state ------------------------------------------------------------------------------------
 
