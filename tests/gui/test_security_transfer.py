@@ -73,6 +73,13 @@ def test_import_preview_then_send(qtbot, tab, monkeypatch, tmp_path) -> None:
     assert "192.168.1.0/24 or 192.168.1.5/32" in notes[2] and "leading zero" in notes[4]
     assert "covers 203.0.113.7/32" in notes[6]
     assert "3 to add" in dialog.summary.text() and "999 now, 996 after" in dialog.summary.text()
+    # A note too long for its cell is whole below the table when its line is chosen.
+    qtbot.mouseClick(
+        dialog.table.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=dialog.table.visualRect(dialog.model.index(2, 0)).center(),
+    )
+    assert dialog.detail.text() == f"Line 5: {notes[2]}"
     assert stored(tab) == ["198.51.100.0/24"]
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.done_counts() == (3, 0))

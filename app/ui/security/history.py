@@ -9,7 +9,6 @@ from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QHeaderView,
     QLineEdit,
     QMessageBox,
     QPushButton,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.history import ChangeHistory, ChangeRecord
+from app.ui.widgets.tables import STRETCH, size_columns
 
 COLUMNS = ("When", "Profile", "Scope", "Action", "What", "Result")
 
@@ -49,8 +49,17 @@ class HistoryDialog(QDialog):
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
         self.table = QTableView(objectName="history_table")
         self.table.setModel(self.proxy)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        size_columns(
+            self.table,
+            (
+                "2026-12-31 23:59:59",
+                "Local sandbox",
+                "Project: a project",
+                "rotate: remove",
+                STRETCH,
+                "refused: ip_not_allowed",
+            ),
+        )
         self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         clear = QPushButton("Clear history…", objectName="clear_history")
@@ -75,6 +84,8 @@ class HistoryDialog(QDialog):
             record.result,
         )
         items = [QStandardItem(value) for value in values]
+        for item in items[4:]:
+            item.setToolTip(item.text())
         items[5].setForeground(QColor("#1a7f37" if record.ok else "#cf222e"))
         if at_top:
             self.model.insertRow(0, items)

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -43,6 +42,7 @@ from app.services.history import ChangeHistory
 from app.services.public_ip import PublicIpService
 from app.services.rotation import RotationService, Step
 from app.services.session import ConsoleSession
+from app.ui.widgets.tables import STRETCH, size_columns
 
 from .echo import EchoSettingsDialog
 from .history import HistoryDialog
@@ -150,7 +150,10 @@ class SecurityTab(QWidget):
         self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self._size_columns()
+        size_columns(
+            self.table,
+            ("ffff:ffff:ffff:ffff::/64", STRETCH, "2026-12-31 23:59", "4,294,967,296", "Covers you"),
+        )
         remove = QPushButton("Remove selected…", objectName="remove")
         remove.clicked.connect(self.remove_selected)
 
@@ -206,22 +209,6 @@ class SecurityTab(QWidget):
         layout.addWidget(add_box)
         layout.addWidget(check_box)
         layout.addWidget(help_label)
-
-    def _size_columns(self) -> None:
-        """Widths from the font, never from the rows: ResizeToContents would measure all 100,000 of them."""
-        metrics = self.table.fontMetrics()
-        header = self.table.horizontalHeader()
-        samples = ("ffff:ffff:ffff:ffff::/64", None, "2026-12-31 23:59", "4,294,967,296", "Covers you")
-        for column, sample in enumerate(samples):
-            if sample is None:
-                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
-            else:
-                header.resizeSection(column, metrics.horizontalAdvance(sample) + 32)  # the sort arrow
-        self.table.setWordWrap(False)
-        rows = self.table.verticalHeader()
-        rows.setVisible(False)
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(metrics.height() + 8)
 
     # -- state ------------------------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QPushButton,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.netrules.transfer import ImportPlan, PlannedLine, Status, export_csv, export_json
 from app.services.allowlist import AllowlistService
+from app.ui.widgets.tables import STRETCH, size_columns
 
 COLUMNS = ("Line", "Input", "Canonical", "Status", "Notes", "Result")
 COLOURS = {
@@ -47,7 +47,7 @@ class ImportDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Import into {service.scope_label}: {filename}")
         self.setObjectName("import_dialog")
-        self.resize(900, 520)
+        self.resize(1100, 560)
         self.service = service
         self.plan = plan
         self.sent: list[PlannedLine] = plan.to_send
@@ -64,6 +64,8 @@ class ImportDialog(QDialog):
                 QStandardItem(""),
             ]
             items[3].setForeground(QColor(COLOURS[line.status]))
+            items[1].setToolTip(line.source.text)
+            items[4].setToolTip(items[4].text())
             for item in items:
                 item.setEditable(False)
             self.model.appendRow(items)
@@ -72,8 +74,18 @@ class ImportDialog(QDialog):
         self.table = QTableView(objectName="import_preview")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        address = "ffff:ffff:ffff:ffff::/64"
+        size_columns(
+            self.table, ("99,999", address, address, "repeats an earlier line", STRETCH, "✓ ipal_0123456789")
+        )
+        self.detail = QLabel(objectName="import_detail", wordWrap=True)  # the chosen line's notes, whole
+        self.table.selectionModel().currentRowChanged.connect(
+            lambda current, _previous: self.detail.setText(
+                f"Line {item_text(self.model, current.row(), 0)}: {item_text(self.model, current.row(), 4)}"
+                if item_text(self.model, current.row(), 4)
+                else ""
+            )
+        )
         self.result = QLabel(objectName="import_result", wordWrap=True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.import_button = QPushButton(f"Import {len(self.sent):,}", objectName="import_go")
@@ -84,6 +96,7 @@ class ImportDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.detail)
         layout.addWidget(self.result)
         layout.addWidget(buttons)
         service.line_imported.connect(self._line_done)
@@ -112,6 +125,7 @@ class ImportDialog(QDialog):
             return
         item = self.model.item(row, 5)
         item.setText(("✓ " if ok else "✗ ") + what)
+        item.setToolTip(what)
         item.setForeground(QColor("#1a7f37" if ok else "#cf222e"))
         if ok:
             self._done += 1
