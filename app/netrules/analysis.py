@@ -54,6 +54,14 @@ def relate(new: Network, existing: Iterable[tuple[str | None, Network]]) -> list
     return findings
 
 
+def describe_findings(findings: Sequence[Finding], subject: str, most: int = 5) -> list[str]:
+    """One sentence per finding, the first `most` of them, then how many more: a /8 can cover thousands."""
+    notes = [finding.describe(subject) for finding in findings[:most]]
+    if len(findings) > most:
+        notes.append(f"… and {len(findings) - most:,} more entries it relates to.")
+    return notes
+
+
 def covering(address: Address, networks: Sequence[Network]) -> list[int]:
     """Indexes of the networks that contain `address` (a linear pass over integers: fine for a UI)."""
     if address.version == 6 and address.ipv4_mapped is not None:  # type: ignore[union-attr]

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from .analysis import Relation, relate, warnings_for
+from .analysis import Relation, describe_findings, warnings_for
+from .index import EntryIndex
 from .parse import EntryError, Network, canonical, parse_entry
 
 DESCRIPTION_LIMIT = 200
@@ -159,32 +160,29 @@ def _read_csv(text: str) -> list[SourceLine]:
 def plan_import(lines: Sequence[SourceLine], existing: Iterable[dict[str, Any]], limit: int) -> ImportPlan:
     """What importing `lines` into a list holding `existing` entries would do, before anything is sent."""
     existing = list(existing)
-    existing_networks = [(entry.get("id"), parse_entry(entry["cidr"])) for entry in existing]
-    by_canonical = {canonical(network): entry_id for entry_id, network in existing_networks}
+    index = EntryIndex.of_entries(existing)  # the list and the lines accepted so far, related without a scan
     seen_in_file: dict[str, int] = {}
     room = max(0, limit - len(existing))
     planned: list[PlannedLine] = []
-    accepted: list[tuple[str | None, Network]] = []
     for source in lines:
-        line = _plan_line(source, by_canonical, seen_in_file)
+        line = _plan_line(source, index, len(existing), seen_in_file)
         if line.status is Status.ADD:
             assert line.network is not None
-            findings = relate(line.network, existing_networks + accepted)
-            line.notes += [
-                f.describe(line.canonical) for f in findings if f.relation is not Relation.DUPLICATE
-            ]
+            findings = [f for f in index.relate(line.network) if f.relation is not Relation.DUPLICATE]
+            line.notes += describe_findings(findings, line.canonical)
             line.notes += warnings_for(line.network)
             if room <= 0:
                 line.status = Status.OVER_LIMIT
                 line.notes.insert(0, f"The list would hold more than {limit:,} entries.")
             else:
                 room -= 1
-                accepted.append((f"line {source.number}", line.network))
+                index.add(line.network, f"line {source.number}")
         planned.append(line)
     return ImportPlan(planned, len(existing), limit)
 
 
-def _plan_line(source: SourceLine, by_canonical: dict[str, str | None], seen: dict[str, int]) -> PlannedLine:
+def _plan_line(source: SourceLine, index: EntryIndex, existing: int, seen: dict[str, int]) -> PlannedLine:
+    """`index` holds the list's entries (serials below `existing`) and then the lines accepted so far."""
     if not source.text.strip():
         return PlannedLine(source, Status.REJECTED, notes=["No address on this line."])
     try:
@@ -202,12 +200,13 @@ def _plan_line(source: SourceLine, by_canonical: dict[str, str | None], seen: di
             text,
             [f"The description is {len(source.description)} characters; at most {DESCRIPTION_LIMIT}."],
         )
-    if text in by_canonical:
+    duplicate = index.find(network)
+    if duplicate is not None and duplicate < existing:
         return PlannedLine(
             source,
             Status.DUPLICATE_OF_ENTRY,
             text,
-            [f"Already on the list as {by_canonical[text]}."],
+            [f"Already on the list as {index.labels[duplicate]}."],
             network,
         )
     if text in seen:

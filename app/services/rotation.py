@@ -58,6 +58,10 @@ class RotationPlan:
     def summary(self) -> str:
         return f"{self.old_cidr} → {self.new_cidr} ({self.scope_label})"
 
+    def admits(self, source_ip: str | None) -> bool:
+        """Whether the address the service saw lies inside the new entry."""
+        return bool(source_ip) and parse_address(source_ip) in parse_entry(self.new_cidr)
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -141,7 +145,8 @@ class RotationService(QObject):
         profile = self.session.profile
         if profile is None:
             raise RotationError("No connection.")
-        if self.plan is not None and self.plan.step != Step.DONE:
+        current = self.plan
+        if current is not None and current.step != Step.DONE:
             raise RotationError("A rotation is already in progress for this profile: finish or cancel it.")
         try:
             new_cidr = canonical(parse_entry(new_text))
@@ -231,7 +236,7 @@ class RotationService(QObject):
             self._probe_failed(plan, f"The new entry {plan.new_cidr} is no longer on the list: add it again.")
             return
         seen = current.get("source_ip")
-        if not seen or parse_address(seen) not in parse_entry(plan.new_cidr):
+        if not plan.admits(seen):
             self._probe_failed(
                 plan,
                 f"The service sees you at {seen or 'an unknown IP'}, which is outside the new entry "
@@ -266,7 +271,7 @@ class RotationService(QObject):
         client = self._client()
         current = await client.allowlists.get(plan.project_id)
         seen = current.get("source_ip")
-        if not seen or parse_address(seen) not in parse_entry(plan.new_cidr):
+        if not plan.admits(seen):
             plan.step = Step.ADDED
             self._probe_failed(
                 plan,

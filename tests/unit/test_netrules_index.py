@@ -1,0 +1,80 @@
+"""The entry index answers as the linear scans of `analysis` do, on lists whose ranges nest and repeat."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.netrules import covering, nearest, relate
+from app.netrules.index import EntryIndex, interval_of
+
+V6_BASE = int(ipaddress.IPv6Address("2001:db8::"))
+# Small spaces, so that ranges nest, repeat and sit side by side.
+v4 = st.builds(
+    lambda value, prefix: ipaddress.IPv4Network((0x0A000000 + value, prefix), strict=False),
+    st.integers(0, 2**12 - 1),
+    st.integers(20, 32),
+)
+v6 = st.builds(
+    lambda value, prefix: ipaddress.IPv6Network((V6_BASE + value, prefix), strict=False),
+    st.integers(0, 2**12 - 1),
+    st.integers(116, 128),
+)
+nets = st.lists(st.one_of(v4, v6), max_size=60)
+points = st.one_of(
+    st.integers(0x0A000000 - 8, 0x0A000000 + 2**12 + 8).map(ipaddress.IPv4Address),
+    st.integers(V6_BASE - 8, V6_BASE + 2**12 + 8).map(ipaddress.IPv6Address),
+)
+
+
+def entries_of(networks: list) -> list[dict]:
+    return [{"id": f"e{i}", "cidr": network.with_prefixlen} for i, network in enumerate(networks)]
+
+
+def distance(network, address) -> int:
+    start, end = int(network.network_address), int(network.broadcast_address)
+    value = int(address)
+    return 0 if start <= value <= end else min(abs(value - start), abs(value - end))
+
+
+@settings(max_examples=300)
+@given(nets, st.one_of(v4, v6))
+def test_relate_agrees_with_the_linear_scan(networks: list, new) -> None:
+    index = EntryIndex.of_entries(entries_of(networks))
+    linear = relate(new, [(f"e{i}", network) for i, network in enumerate(networks)])
+    assert index.relate(new) == linear
+
+
+@settings(max_examples=300)
+@given(nets, nets, st.one_of(v4, v6))
+def test_networks_added_later_are_related_too(networks: list, added: list, new) -> None:
+    index = EntryIndex.of_entries(entries_of(networks))
+    for i, network in enumerate(added):
+        index.add(network, f"line {i}")
+    labelled = [(f"e{i}", n) for i, n in enumerate(networks)] + [(f"line {i}", n) for i, n in enumerate(added)]
+    assert index.relate(new) == relate(new, labelled)
+
+
+@settings(max_examples=300)
+@given(nets, points)
+def test_holding_and_nearest_agree_with_the_linear_scans(networks: list, address) -> None:
+    index = EntryIndex.of_entries(entries_of(networks))
+    assert index.holding(address) == covering(address, networks)
+    expected = nearest(address, networks)
+    found = index.nearest(address)
+    if expected is None:
+        assert found is None
+    else:  # ties may name another entry at the same distance
+        assert distance(networks[found], address) == distance(networks[expected], address)
+
+
+def test_intervals_of_the_service_cidrs() -> None:
+    assert interval_of("203.0.113.0/24") == (4, 0xCB007100, 24)
+    assert interval_of("2001:db8::/48") == (6, V6_BASE, 48)
+    assert interval_of("203.0.113.7") == (4, 0xCB007107, 32)
+    assert interval_of("not an address") is None and interval_of("10.0.0.0/33") is None
+    index = EntryIndex.of_entries([{"id": "bad", "cidr": "nonsense"}, {"id": "ok", "cidr": "10.0.0.0/8"}])
+    assert index.holding(ipaddress.IPv4Address("10.1.2.3")) == [1]
+    assert index.relate(ipaddress.IPv4Network("10.1.0.0/16"))[0].other_id == "ok"
