@@ -1,6 +1,6 @@
 """Pure address rules shared by the sandbox and the console: parse, canonical form, overlap, match."""
 
-from .analysis import Finding, Relation, covering, nearest, relate, warnings_for
+from .analysis import Finding, Relation, covering, describe_findings, nearest, relate, warnings_for
 from .matcher import RangeMatcher
 from .parse import (
     Address,
@@ -23,6 +23,7 @@ __all__ = [
     "canonical",
     "canonical_entry",
     "covering",
+    "describe_findings",
     "nearest",
     "parse_address",
     "parse_client_ip",

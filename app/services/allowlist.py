@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, Conflict, StatusError
+from app.netrules.index import EntryIndex
 from app.netrules.transfer import PlannedLine
 
 from .history import ChangeHistory
@@ -42,6 +43,7 @@ class AllowlistService(QObject):
         self.data: dict[str, Any] | None = None
         self.org_data: dict[str, Any] | None = None
         self.projects: list[dict[str, Any]] = []
+        self._indexes: list[tuple[list[dict[str, Any]], EntryIndex]] = []  # the last two lists indexed
         # Refreshes every so often while someone looks at the list: the tab starts and stops it.
         self.periodic = QTimer(self)
         self.periodic.setInterval(REFRESH_INTERVAL_MS)
@@ -76,6 +78,16 @@ class AllowlistService(QObject):
             self.loaded.emit()
         except ApiError as error:
             self.failed.emit(str(error))
+
+    def entry_index(self, data: dict[str, Any] | None) -> EntryIndex:
+        """The index of a list as loaded (`data` or `org_data`): built on first use, once per load."""
+        entries = (data or {}).get("entries", [])
+        for held, index in self._indexes:
+            if held is entries:
+                return index
+        index = EntryIndex.of_entries(entries)
+        self._indexes = [(entries, index), *self._indexes[:1]]
+        return index
 
     @property
     def scope_label(self) -> str:

@@ -53,7 +53,9 @@ def test_networks_added_later_are_related_too(networks: list, added: list, new) 
     index = EntryIndex.of_entries(entries_of(networks))
     for i, network in enumerate(added):
         index.add(network, f"line {i}")
-    labelled = [(f"e{i}", n) for i, n in enumerate(networks)] + [(f"line {i}", n) for i, n in enumerate(added)]
+    labelled = [(f"e{i}", n) for i, n in enumerate(networks)] + [
+        (f"line {i}", n) for i, n in enumerate(added)
+    ]
     assert index.relate(new) == relate(new, labelled)
 
 

@@ -28,12 +28,10 @@ from PySide6.QtWidgets import (
 from app.models.entries import EntriesModel
 from app.netrules import (
     EntryError,
-    RangeMatcher,
     Relation,
-    nearest,
+    describe_findings,
     parse_address,
     parse_entry,
-    relate,
     warnings_for,
 )
 from app.netrules.transfer import FileError, plan_import, read_entries
@@ -248,7 +246,7 @@ class SecurityTab(QWidget):
         self.switch.setChecked(bool(data.get("enabled")))
         source_ip = self._source_ip()
         address = parse_address(source_ip) if source_ip else None
-        self.model.set_entries(list(data.get("entries", [])), address)
+        self.model.set_entries(list(data.get("entries", [])), address, self.service.entry_index(data))
         self.my_ip.setText(
             f"Your IP as the service sees it: <b>{source_ip or 'unknown'}</b>. It can differ from your machine's "
             "own address behind a proxy, VPN or NAT, and IPv4 and IPv6 are separate."
@@ -274,15 +272,15 @@ class SecurityTab(QWidget):
             f"({'on' if org_on else 'off'}) AND this project's list ({'on' if project_on else 'off'})."
         )
         if org_on:
-            org_matcher = RangeMatcher(parse_entry(e["cidr"]) for e in org.get("entries", []))
-            project_networks = [parse_entry(e["cidr"]) for e in data.get("entries", [])]
-            never = [
-                str(network)
-                for network in project_networks
-                if not any(
-                    org_matcher.contains(a) for a in (network.network_address, network.broadcast_address)
-                )
-            ]
+            org_index, project_index = self.service.entry_index(org), self.service.entry_index(data)
+            never = []
+            for serial, interval in enumerate(project_index.intervals):
+                if interval is None:
+                    continue
+                network = project_index.network(serial)
+                ends = (network.network_address, network.broadcast_address)
+                if not any(org_index.holding(address) for address in ends):
+                    never.append(str(network))
             if never:
                 text += f" ⚠ The organization's list never admits: {', '.join(never[:5])}" + (
                     " …" if len(never) > 5 else ""
@@ -326,9 +324,8 @@ class SecurityTab(QWidget):
                 button.clicked.connect(lambda _=False, s=suggestion: self.cidr.setText(s))
                 self.suggestions.addWidget(button)
             return
-        existing = [(e["id"], parse_entry(e["cidr"])) for e in (self.service.data or {}).get("entries", [])]
-        findings = relate(network, existing)
-        notes = [f.describe(str(network)) for f in findings] + warnings_for(network)
+        findings = self.service.entry_index(self.service.data).relate(network)
+        notes = describe_findings(findings, str(network)) + warnings_for(network)
         duplicate = any(f.relation is Relation.DUPLICATE for f in findings)
         self.verdict.setText(
             ("✓ " + str(network) if not duplicate else "✗ Duplicate")
@@ -373,8 +370,8 @@ class SecurityTab(QWidget):
         data = self.service.data or {}
         ip = self._source_ip()
         if data.get("enabled") and ip:
-            remaining = [parse_entry(e["cidr"]) for e in data.get("entries", []) if e not in entries]
-            if not RangeMatcher(remaining).contains(parse_address(ip)):
+            index, removed = self.service.entry_index(data), {e["id"] for e in entries}
+            if all(index.labels[serial] in removed for serial in index.holding(parse_address(ip))):
                 self._guarded(
                     "remove",
                     f"Removing these entries would block your own address ({ip}) from the API.",
@@ -390,8 +387,8 @@ class SecurityTab(QWidget):
             return
         data = self.service.data or {}
         ip = self._source_ip()
-        entries = [parse_entry(e["cidr"]) for e in data.get("entries", [])]
-        if not entries or ip is None or not RangeMatcher(entries).contains(parse_address(ip)):
+        entries = data.get("entries", [])
+        if not entries or ip is None or not self.service.entry_index(data).holding(parse_address(ip)):
             why = (
                 "The list is empty: switching it on blocks every API request, yours included."
                 if not entries
@@ -432,19 +429,19 @@ class SecurityTab(QWidget):
             lists.append(("Project", self.service.data))
         for label, data in lists:
             data = data or {}
-            networks = [parse_entry(e["cidr"]) for e in data.get("entries", [])]
-            admitting = [str(n) for n in networks if n.version == address.version and address in n]
+            index = self.service.entry_index(data)
+            admitting = index.holding(address)
             if not data.get("enabled"):
                 lines.append(f"{label}: list off, allowed.")
                 verdicts.append(True)
             elif admitting:
-                lines.append(f"{label}: allowed by {admitting[0]}.")
+                lines.append(f"{label}: allowed by {index.network(admitting[0])}.")
                 verdicts.append(True)
             else:
-                near = nearest(address, networks)
+                near = index.nearest(address)
                 lines.append(
                     f"{label}: blocked"
-                    + (f" (nearest entry: {networks[near]})." if near is not None else ".")
+                    + (f" (nearest entry: {index.network(near)})." if near is not None else ".")
                 )
                 verdicts.append(False)
         lines.append("Together: " + ("ALLOWED" if all(verdicts) else "BLOCKED"))
