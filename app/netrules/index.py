@@ -93,9 +93,6 @@ class EntryIndex:
             position += 1
         return serials
 
-    def __len__(self) -> int:
-        return len(self.intervals)
-
     def address_order(self) -> list[int]:
         """Serials by address: unreadable entries, then IPv4, then IPv6, each range before those inside it.
         The rows are sorted already, so this costs no sort."""
