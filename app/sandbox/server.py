@@ -37,6 +37,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
     # each small response waits out a 40 ms delayed ACK (measured: 23 req/s on one connection).
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        # "::" serves IPv4 too (as ::ffff:a.b.c.d), whatever the system's default for new sockets.
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(128)
@@ -50,14 +53,24 @@ def base_url(host: str, port: int, tls: bool) -> str:
 
 
 def uvicorn_config(app: object, tls: TlsOptions | None) -> uvicorn.Config:
+    """uvicorn's own proxy-header handling is off, whatever $FORWARDED_ALLOW_IPS says: it would rewrite the
+    client address from X-Forwarded-For before the gateway runs. Only the gateway reads that header, and only
+    from --trust-proxy peers (CONTRACT.md)."""
     options: dict[str, object] = {}
     if tls:
         options = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)}
         if tls.client_ca:
             options.update(ssl_ca_certs=str(tls.client_ca), ssl_cert_reqs=ssl.CERT_REQUIRED)
     return uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2, **options
-    )  # type: ignore[arg-type]
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=2,
+        proxy_headers=False,
+        forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
+        **options,  # type: ignore[arg-type]
+    )
 
 
 def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
