@@ -110,9 +110,7 @@ class Gateway:
         extra: list[tuple[bytes, bytes]] = []
         if allowlists:
             extra.append((b"x-request-source-ip", str(source_ip or "unknown").encode()))
-            if source_ip is None or not all(
-                allowlist.matcher.contains(source_ip) for allowlist in allowlists
-            ):
+            if source_ip is None or not all(allowlist.contains(source_ip) for allowlist in allowlists):
                 seen = str(source_ip) if source_ip is not None else "an unknown address"
                 message = (
                     f"Requests from {seen} are not allowed by the IP allowlist. "
@@ -155,27 +153,32 @@ class Gateway:
         await self.app(scope, body_receive, _with_headers(send, extra, limit_headers))
 
     def _applicable_allowlists(self, path: str, token: str | None) -> list[Allowlist]:
-        """The enabled lists for this request, chosen without validating the key."""
-        org_id: str | None = None
-        project_id: str | None = None
-        admin_path = _ADMIN_PATH.match(path)
-        if admin_path:
-            org_id = admin_path.group(1)
-        elif token:
-            owner = _KEY_OWNER.match(token)
-            if owner and owner.group(1):
-                org_id = owner.group(2)
-            elif owner:
-                project_id = owner.group(2)
-                org_id = self.store.project_org(project_id)
-                if org_id is None:
-                    project_id = None
-        lists = []
-        if org_id:
-            lists.append(self.store.allowlist("organization", org_id))
+        """The enabled lists for this request, chosen without validating the key.
+
+        A request that names no known organization or project (no key, a garbage key, a key or a path
+        naming an id that does not exist) is held to every enabled list: answering it otherwise than a known
+        id from the same blocked address would tell which ids exist (401 there, 403 here).
+        """
+        org_id, project_id = self._owners(path, token)
+        if org_id is None:
+            return self.store.enabled_allowlists()
+        lists = [self.store.allowlist("organization", org_id)]
         if project_id:
             lists.append(self.store.allowlist("project", project_id))
         return [allowlist for allowlist in lists if allowlist.enabled]
+
+    def _owners(self, path: str, token: str | None) -> tuple[str | None, str | None]:
+        """(organization, project) that the path or the key's clear owner part names, if they exist."""
+        admin_path = _ADMIN_PATH.match(path)
+        owner = _KEY_OWNER.match(token) if token and not admin_path else None
+        if admin_path or (owner and owner.group(1)):
+            org_id = admin_path.group(1) if admin_path else owner.group(2)  # type: ignore[union-attr]
+            return (org_id, None) if self.store.org_exists(org_id) else (None, None)
+        if owner:
+            project_id = owner.group(2)
+            org_id = self.store.project_org(project_id)
+            return (org_id, project_id) if org_id else (None, None)
+        return None, None
 
     async def _bounded_body(
         self, scope: Scope, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
