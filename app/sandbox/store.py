@@ -19,7 +19,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from app.netrules import parse_entry
 
 from .allowlists import Allowlist, Entry
+from .writer import BatchWriter
 
 __all__ = ["Allowlist", "Credentials", "DuplicateEntry", "Entry", "KeyRecord", "Store"]
 
@@ -113,9 +114,8 @@ class Store:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-store-writer")
-        self._writer = _connect(path)  # used on the writer thread only (after this schema set-up)
-        self._writer.executescript(SCHEMA)
+        writer_db = _connect(path)  # the writer thread's own, after this set-up
+        writer_db.executescript(SCHEMA)
         # Guards the reading connection and the lists in memory; never held across a disk flush.
         self._lock = threading.RLock()
         self._db = _connect(path)
@@ -124,17 +124,18 @@ class Store:
         self._generation = -1  # the allowlist generation the lists in memory stand for
         self._committing = False  # the writer raised the generation and is committing it
         self._dirty = False  # a write failed after changing memory: read everything again
+        self._batch_generation = 0
+        self._writer = BatchWriter(writer_db, self)
 
     def close(self) -> None:
-        self._writes.submit(self._writer.close).result()
-        self._writes.shutdown()
+        self._writer.close()
         with self._lock:
             self._db.close()
 
     # -- the writer -------------------------------------------------------------------------------
 
     def _submit(self, work: Callable[[sqlite3.Connection], T], lists: bool = False) -> Future[T]:
-        return self._writes.submit(self._transaction, work, lists)
+        return self._writer.submit(work, lists)
 
     def _run(self, work: Callable[[sqlite3.Connection], T], lists: bool = False) -> T:
         """Run a write and wait for it to be on disk (from any thread but the event loop's)."""
@@ -143,38 +144,25 @@ class Store:
     async def _run_async(self, work: Callable[[sqlite3.Connection], T], lists: bool = False) -> T:
         return await asyncio.wrap_future(self._submit(work, lists))
 
-    def _transaction(self, work: Callable[[sqlite3.Connection], T], lists: bool) -> T:
-        """On the writer thread: BEGIN IMMEDIATE, the work, COMMIT. `work` changes memory last, under the lock,
-        so a refusal or an error before it leaves memory as it was."""
-        db = self._writer
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            if lists:
-                generation = db.execute(GENERATION).fetchone()[0]
-                with self._lock:
-                    if self._dirty or generation != self._generation:  # another process wrote meanwhile
-                        self._forget_lists(generation)
-            result = work(db)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        try:
-            if lists:
-                db.execute(NEXT_GENERATION)
-                with self._lock:
-                    self._generation, self._committing = generation + 1, True
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            with self._lock:
+    # Called by the writer around a batch that changes allowlists. Each write's `work` changes memory last,
+    # under the lock, so a refused write leaves memory as it was.
+
+    def batch_begins(self, db: sqlite3.Connection) -> None:
+        self._batch_generation = db.execute(GENERATION).fetchone()[0]
+        with self._lock:
+            if self._dirty or self._batch_generation != self._generation:  # another process wrote meanwhile
+                self._forget_lists(self._batch_generation)
+
+    def batch_commits(self, db: sqlite3.Connection) -> None:
+        db.execute(NEXT_GENERATION)
+        with self._lock:
+            self._generation, self._committing = self._batch_generation + 1, True
+
+    def batch_ends(self, committed: bool) -> None:
+        with self._lock:
+            self._committing = False
+            if not committed:
                 self._dirty = True
-            raise
-        finally:
-            if lists:
-                with self._lock:
-                    self._committing = False
-        return result
 
     # -- allowlists in memory ---------------------------------------------------------------------
 

@@ -100,3 +100,38 @@ def test_first_start_writes_the_credentials_before_the_store_keeps_the_keys(
         assert (out.stat().st_mode & 0o777) == 0o600
     finally:
         server.stop()
+
+
+def test_writes_committed_together_are_each_kept_or_refused_alone(tmp_path: Path) -> None:
+    """Many writers at once share commits; a duplicate or a refusal among them undoes that write only."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = Store(tmp_path / "s.sqlite3")
+    org = store.bootstrap().org_id
+
+    def refuse_odd(cidr: str):
+        def guard(_list: object) -> None:
+            if int(cidr.split(".")[2]) % 2:
+                raise PermissionError(cidr)
+
+        return guard
+
+    def add(i: int) -> str:
+        cidr = f"10.0.{i % 100}.0/24"  # each cidr asked for twice
+        try:
+            return store.add_entry("organization", org, cidr, "", refuse_odd(cidr)).id
+        except DuplicateEntry:
+            return "duplicate"
+        except PermissionError:
+            return "refused"
+
+    with ThreadPoolExecutor(32) as pool:
+        outcomes = list(pool.map(add, range(200)))
+    assert outcomes.count("refused") == 100 and outcomes.count("duplicate") == 50
+    kept = {o for o in outcomes if o.startswith("ipal_")}
+    assert len(kept) == 50
+    store.close()
+    reopened = Store(tmp_path / "s.sqlite3")
+    entries = reopened.allowlist("organization", org).entries
+    assert {e.id for e in entries} == kept and len({e.cidr for e in entries}) == 50
+    reopened.close()
