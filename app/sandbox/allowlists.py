@@ -93,9 +93,6 @@ class Allowlist:
             label = self._index.labels[serial] if serial is not None else None
             return self._entries.get(label) if label else None
 
-    def networks(self) -> list[Network]:
-        return [parse_entry(entry.cidr) for entry in self.entries]
-
     # -- changes (the store only, holding the lock) -----------------------------------------------
 
     def added(self, entry: Entry, network: Network) -> None:

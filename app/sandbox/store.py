@@ -1,8 +1,9 @@
 """The sandbox's state in SQLite: organizations, projects, hashed keys, allowlists, stored responses.
 
 WAL with synchronous=FULL: a write is acknowledged only after it is on disk, so it survives `kill -9`.
-Every write runs on one writer thread with its own connection, so the server's event loop never waits on
-a disk flush (`*_async` methods); the plain methods wait for it from any other thread. Reads use a
+Every write runs on one writer thread with its own connection, which commits the writes waiting together
+(writer.py), so the server's event loop never waits on a disk flush (`*_async` methods); the plain methods
+wait for it from any other thread. Reads use a
 second connection. The allowlists live in memory (one `Allowlist` each, changed in place by the writer);
 other processes (the dashboard command line) may write the same file, and a generation number that
 every allowlist write raises tells us when they did, so no list in memory outlives a change.
@@ -307,9 +308,6 @@ class Store:
     ) -> bool:
         return await self._run_async(self._remove_entry(scope, owner_id, entry_id, guard), lists=True)
 
-    def count_entries(self, scope: str, owner_id: str) -> int:
-        return len(self.allowlist(scope, owner_id))
-
     def find_entry(self, scope: str, owner_id: str, id_or_cidr: str) -> Entry | None:
         return self.allowlist(scope, owner_id).find(id_or_cidr)
 
@@ -400,9 +398,6 @@ class Store:
             db.execute("INSERT INTO responses VALUES (?, ?, ?, ?, ?)", row)
 
         return work
-
-    def save_response(self, project_id: str, body: dict[str, Any], history: list[Any]) -> None:
-        self._run(self._save_response(project_id, body, history))
 
     async def save_response_async(self, project_id: str, body: dict[str, Any], history: list[Any]) -> None:
         await self._run_async(self._save_response(project_id, body, history))
