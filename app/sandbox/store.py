@@ -3,10 +3,10 @@
 WAL with synchronous=FULL: a write is acknowledged only after it is on disk, so it survives `kill -9`.
 Every write runs on one writer thread with its own connection, which commits the writes waiting together
 (writer.py), so the server's event loop never waits on a disk flush (`*_async` methods); the plain methods
-wait for it from any other thread. Reads use a
-second connection. The allowlists live in memory (one `Allowlist` each, changed in place by the writer);
-other processes (the dashboard command line) may write the same file, and a generation number that
-every allowlist write raises tells us when they did, so no list in memory outlives a change.
+wait for it from any other thread. Reads use a second connection. The allowlists live in memory (one
+`Allowlist` each, changed in place by the writer); other processes (the dashboard command line) may write
+the same file, and a generation number that every allowlist write raises tells us when they did, so no
+list in memory outlives a change.
 """
 
 from __future__ import annotations
