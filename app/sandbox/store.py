@@ -121,7 +121,6 @@ class Store:
         self._lock = threading.RLock()
         self._db = _connect(path)
         self._lists: dict[tuple[str, str], Allowlist] = {}
-        self._enabled: set[tuple[str, str]] | None = None  # the enabled lists' keys, read when first asked
         self._generation = -1  # the allowlist generation the lists in memory stand for
         self._committing = False  # the writer raised the generation and is committing it
         self._dirty = False  # a write failed after changing memory: read everything again
@@ -169,7 +168,6 @@ class Store:
 
     def _forget_lists(self, generation: int) -> None:
         self._lists.clear()
-        self._enabled = None
         self._generation, self._dirty = generation, False
 
     def _check_generation(self) -> None:
@@ -208,16 +206,6 @@ class Store:
             finally:
                 self._db.execute("COMMIT")
 
-    def enabled_allowlists(self) -> list[Allowlist]:
-        """Every enabled list of every organization and project."""
-        with self._lock:
-            self._check_generation()
-            if self._enabled is None:
-                rows = self._db.execute("SELECT scope, owner_id FROM allowlists WHERE enabled = 1")
-                self._enabled = {(row[0], row[1]) for row in rows}
-            keys = sorted(self._enabled)
-        return [self.allowlist(scope, owner_id) for scope, owner_id in keys]
-
     def _set_enabled(
         self, scope: str, owner_id: str, enabled: bool, guard: Guard | None
     ) -> Callable[[sqlite3.Connection], Allowlist]:
@@ -232,8 +220,6 @@ class Store:
                     (scope, owner_id, int(enabled)),
                 )
                 allowlist.enabled = enabled
-                if self._enabled is not None:
-                    (self._enabled.add if enabled else self._enabled.discard)((scope, owner_id))
             return allowlist
 
         return work
@@ -365,10 +351,6 @@ class Store:
         if row is None or not hmac.compare_digest(row["key_hash"], digest):
             return None
         return KeyRecord(row["kind"], row["org_id"], row["project_id"])
-
-    def org_exists(self, org_id: str) -> bool:
-        with self._lock:
-            return self._db.execute("SELECT 1 FROM orgs WHERE id = ?", (org_id,)).fetchone() is not None
 
     def orgs(self) -> list[dict[str, Any]]:
         with self._lock:
