@@ -381,6 +381,10 @@ class Store:
 
         return work
 
+    def save_response(self, project_id: str, body: dict[str, Any], history: list[Any]) -> None:
+        """Waits for the disk: on the server's event loop use save_response_async."""
+        self._run(self._save_response(project_id, body, history))
+
     async def save_response_async(self, project_id: str, body: dict[str, Any], history: list[Any]) -> None:
         await self._run_async(self._save_response(project_id, body, history))
 
