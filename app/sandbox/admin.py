@@ -99,9 +99,9 @@ class AdminRoutes:
         if not isinstance(enabled, bool):
             raise ApiError(400, "'enabled' must be true or false.", "invalid_type", "enabled")
 
-        def refuse_lockout(
-            current: Allowlist,
-        ) -> None:  # on the store's writer, against the list as it stands
+        # Checked on the store's writer against the list as it stands, so two changes at once cannot both
+        # pass a check that each would fail after the other.
+        def refuse_lockout(current: Allowlist) -> None:
             if enabled and not current.enabled and not _forced(request):
                 if _would_block(current, context.source_ip):
                     what = "Switching on an empty list" if not len(current) else "Switching the list on"
@@ -158,7 +158,7 @@ class AdminRoutes:
         scope, owner, context = _target(request, self.store)
         entry_id = request.path_params["entry_id"]
 
-        def refuse(current: Allowlist) -> None:  # on the store's writer, against the list as it stands
+        def refuse(current: Allowlist) -> None:  # on the store's writer, as refuse_lockout above
             if current.get(entry_id) is None:
                 raise ApiError(404, f"No entry '{entry_id}' on this list.", "entry_not_found")
             if (
