@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 
-def spawn_sandbox(folder: Path, *extra: str, timeout: float = 30) -> tuple[subprocess.Popen, dict]:
+def spawn_sandbox(
+    folder: Path, *extra: str, timeout: float = 30, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, dict]:
+    """`env` is added to this process's environment for the server."""
     creds_file = folder / "creds.json"
     process = subprocess.Popen(
         [
@@ -28,6 +32,7 @@ def spawn_sandbox(folder: Path, *extra: str, timeout: float = 30) -> tuple[subpr
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env={**os.environ, **(env or {})},
     )
     line = process.stdout.readline() if process.stdout else ""
     if "listening at" not in line:

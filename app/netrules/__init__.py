@@ -1,7 +1,7 @@
 """Pure address rules shared by the sandbox and the console: parse, canonical form, overlap, match."""
 
 from .analysis import Finding, Relation, covering, describe_findings, nearest, relate, warnings_for
-from .matcher import RangeMatcher
+from .index import EntryIndex
 from .parse import (
     Address,
     EntryError,
@@ -11,14 +11,15 @@ from .parse import (
     parse_address,
     parse_client_ip,
     parse_entry,
+    unmapped,
 )
 
 __all__ = [
     "Address",
     "EntryError",
+    "EntryIndex",
     "Finding",
     "Network",
-    "RangeMatcher",
     "Relation",
     "canonical",
     "canonical_entry",
@@ -29,5 +30,6 @@ __all__ = [
     "parse_client_ip",
     "parse_entry",
     "relate",
+    "unmapped",
     "warnings_for",
 ]

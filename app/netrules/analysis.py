@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from .parse import Address, Network
+from .parse import Address, Network, unmapped
 
 WHOLE_SPACE = (ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0"))
 # Ranges that are reachable only inside one network (RFC 1918, shared CGNAT space, unique local IPv6).
@@ -64,8 +64,7 @@ def describe_findings(findings: Sequence[Finding], subject: str, most: int = 5) 
 
 def covering(address: Address, networks: Sequence[Network]) -> list[int]:
     """Indexes of the networks that contain `address` (a linear pass over integers: fine for a UI)."""
-    if address.version == 6 and address.ipv4_mapped is not None:  # type: ignore[union-attr]
-        address = address.ipv4_mapped  # type: ignore[union-attr]
+    address = unmapped(address)
     value = int(address)
     hits = []
     for index, network in enumerate(networks):

@@ -3,8 +3,9 @@ address, and the entry nearest to it, in time that grows with the answer rather 
 
 CIDR blocks either nest or do not meet. So the blocks holding a point are found by masking the point to
 each prefix length present on the list (at most 33 or 129 dictionary lookups), and the blocks inside a range
-by a bisection over the sorted starts. `ipaddress` has no index, and `RangeMatcher` answers only yes or no;
-no maintained library does this for Python's address types, hence by hand.
+by a bisection over the sorted starts. Adding or removing an entry touches one dictionary slot and one
+sorted row. `ipaddress` has no index; no maintained library does this for Python's address types, hence by
+hand.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .analysis import Finding, Relation
-from .parse import Address, Network
+from .parse import Address, Network, unmapped
 
 BITS = {4: 32, 6: 128}
 Interval = tuple[int, int, int]  # (version, start, prefix length)
@@ -48,13 +49,20 @@ def _masked(version: int, value: int, prefix: int) -> int:
 
 
 class EntryIndex:
-    """The entries of one list, each known by its serial (its position in the list, then in order added)."""
+    """The entries of one list, each known by its serial (its position in the list, then in order added).
+
+    The one membership structure of the project: the console asks it about loaded lists, the sandbox's
+    gateway asks `contains` on every request, and the sandbox adds and removes entries in place (a removed
+    entry's serial is not reused), so a change costs the same at 10 entries as at 100,000.
+    """
 
     def __init__(self) -> None:
         self.intervals: list[Interval | None] = []  # by serial; None for a cidr that could not be read
         self.labels: list[str | None] = []  # by serial: the entry's id, or what names an added network
         self._rows: dict[int, list[tuple[int, int, int]]] = {4: [], 6: []}  # (start, prefix, serial), sorted
-        self._prefixes: dict[int, set[int]] = {4: set(), 6: set()}
+        # Per family, prefix length -> the block's leading `prefix` bits -> serials of the entries that are it.
+        self._blocks: dict[int, dict[int, dict[int, list[int]]]] = {4: {}, 6: {}}
+        self._removed: set[int] = set()
         self._left_reach: dict[int, list[int]] = {}  # per family, the furthest end up to each row; lazily
 
     @classmethod
@@ -65,38 +73,70 @@ class EntryIndex:
         entries = list(entries)
         intervals = index.intervals = [interval_of(entry["cidr"]) for entry in entries]
         index.labels = [entry.get("id") for entry in entries]
-        for version in BITS:
+        for version, bits in BITS.items():
             rows = [(iv[1], iv[2], serial) for serial, iv in enumerate(intervals) if iv and iv[0] == version]
             rows.sort()
             index._rows[version] = rows
-            index._prefixes[version] = {prefix for _start, prefix, _serial in rows}
+            blocks = index._blocks[version]
+            for start, prefix, serial in rows:  # sorted rows: each block's serials come in ascending order
+                by_start = blocks.get(prefix)
+                if by_start is None:
+                    by_start = blocks[prefix] = {}
+                serials = by_start.setdefault(start >> (bits - prefix), [])
+                serials.append(serial)
         return index
 
     def add(self, network: Network, label: str | None) -> int:
-        """Index one more network (an import's accepted line); returns its serial."""
+        """Index one more network (an import's accepted line, an entry added); returns its serial."""
         version, start, prefix = network.version, int(network.network_address), network.prefixlen
         serial = len(self.intervals)
         self.intervals.append((version, start, prefix))
         self.labels.append(label)
         insort(self._rows[version], (start, prefix, serial))
-        self._prefixes[version].add(prefix)
+        by_start = self._blocks[version].setdefault(prefix, {})
+        by_start.setdefault(start >> (BITS[version] - prefix), []).append(serial)
         self._left_reach.pop(version, None)
         return serial
 
-    def _block(self, version: int, start: int, prefix: int) -> list[int]:
-        """The serials of the entries that are exactly this block (a bisection: rows sort by block)."""
+    def remove(self, serial: int) -> None:
+        """Forget one entry; the other serials keep their meaning."""
+        if serial in self._removed:
+            return
+        self._removed.add(serial)
+        interval = self.intervals[serial]
+        self.intervals[serial] = None
+        self.labels[serial] = None
+        if interval is None:
+            return
+        version, start, prefix = interval
         rows = self._rows[version]
-        position = bisect_left(rows, (start, prefix))
-        serials = []
-        while position < len(rows) and rows[position][0] == start and rows[position][1] == prefix:
-            serials.append(rows[position][2])
-            position += 1
-        return serials
+        del rows[bisect_left(rows, (start, prefix, serial))]
+        blocks = self._blocks[version]
+        key = start >> (BITS[version] - prefix)
+        serials = blocks[prefix][key]
+        serials.remove(serial)
+        if not serials:
+            del blocks[prefix][key]
+            if not blocks[prefix]:
+                del blocks[prefix]
+        self._left_reach.pop(version, None)
+
+    @property
+    def removed(self) -> int:
+        """How many serials stand for removed entries (the sandbox rebuilds past a point)."""
+        return len(self._removed)
+
+    def _block(self, version: int, start: int, prefix: int) -> list[int]:
+        """The serials of the entries that are exactly this block."""
+        by_start = self._blocks[version].get(prefix)
+        serials = by_start.get(start >> (BITS[version] - prefix)) if by_start else None
+        return list(serials) if serials else []
 
     def address_order(self) -> list[int]:
         """Serials by address: unreadable entries, then IPv4, then IPv6, each range before those inside it.
         The rows are sorted already, so this costs no sort."""
-        unreadable = [serial for serial, interval in enumerate(self.intervals) if interval is None]
+        removed = self._removed
+        unreadable = [s for s, interval in enumerate(self.intervals) if interval is None and s not in removed]
         return unreadable + [row[2] for row in self._rows[4]] + [row[2] for row in self._rows[6]]
 
     def network(self, serial: int) -> Network:
@@ -113,19 +153,29 @@ class EntryIndex:
         serials = self._block(network.version, int(network.network_address), network.prefixlen)
         return min(serials) if serials else None
 
+    def contains(self, address: Address) -> bool:
+        """Whether any entry holds `address`: the gateway's question, at most one lookup per prefix length."""
+        version, value = _family_value(address)
+        bits = BITS[version]
+        for prefix, by_start in self._blocks[version].items():  # noqa: SIM110 (a loop beats any() on the hot path)
+            if value >> (bits - prefix) in by_start:
+                return True
+        return False
+
     def holding(self, address: Address) -> list[int]:
         """The serials of the entries that hold `address`, in list order."""
         version, value = _family_value(address)
+        bits = BITS[version]
         serials: list[int] = []
-        for prefix in self._prefixes[version]:
-            serials += self._block(version, _masked(version, value, prefix), prefix)
+        for prefix, by_start in self._blocks[version].items():
+            serials += by_start.get(value >> (bits - prefix), ())
         return sorted(serials)
 
     def relate(self, new: Network) -> list[Finding]:
         """As `analysis.relate(new, every entry)`, in list order, without walking the list."""
         version, start, prefix = new.version, int(new.network_address), new.prefixlen
         found: list[tuple[int, Relation]] = []
-        for other in self._prefixes[version]:
+        for other in list(self._blocks[version]):
             if other <= prefix:  # the blocks holding `new`, or equal to it
                 relation = Relation.DUPLICATE if other == prefix else Relation.COVERED_BY
                 found += [
@@ -173,6 +223,5 @@ class EntryIndex:
 
 
 def _family_value(address: Address) -> tuple[int, int]:
-    if address.version == 6 and address.ipv4_mapped is not None:  # type: ignore[union-attr]
-        address = address.ipv4_mapped  # type: ignore[union-attr]
+    address = unmapped(address)
     return address.version, int(address)

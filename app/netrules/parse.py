@@ -80,8 +80,7 @@ def parse_address(text: str) -> Address:
             address: Address = ipaddress.IPv6Address(text)
         except ValueError as error:
             raise _fail("invalid_address", f"'{text}' is not a valid IPv6 address ({error}).") from None
-        mapped = address.ipv4_mapped
-        return mapped if mapped is not None else address
+        return unmapped(address)
     _check_ipv4_text(text)
     return ipaddress.IPv4Address(text)
 
@@ -149,6 +148,15 @@ def parse_entry(text: str) -> Network:
             host,
         )
     return _unmap(network)
+
+
+def unmapped(address: Address) -> Address:
+    """The one IPv4-mapped rule (CONTRACT.md): ::ffff:a.b.c.d is the IPv4 address it carries."""
+    if address.version == 6:
+        mapped = address.ipv4_mapped
+        if mapped is not None:
+            return mapped
+    return address
 
 
 def _unmap(network: Network) -> Network:

@@ -7,11 +7,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from app.netrules import Address, EntryError, RangeMatcher, parse_entry
+from app.netrules import Address, EntryError, parse_entry
 
 from .errors import ApiError
 from .gateway import RequestContext
-from .store import Allowlist, DuplicateEntry, Entry, Store
+from .store import Allowlist, DuplicateEntry, Store
 from .validate import parse_json_body, reject_unknown
 
 MAX_DESCRIPTION = 200
@@ -55,10 +55,14 @@ def list_json(allowlist: Allowlist, source_ip: Address | None) -> dict[str, Any]
     }
 
 
-def _would_block(entries: list[Entry], source_ip: Address | None) -> bool:
-    if source_ip is None:
-        return True
-    return not RangeMatcher(parse_entry(entry.cidr) for entry in entries).contains(source_ip)
+def _would_block(allowlist: Allowlist, source_ip: Address | None) -> bool:
+    """Whether the list's entries, as they stand, leave `source_ip` out."""
+    return source_ip is None or not allowlist.contains(source_ip)
+
+
+def _only_holder(allowlist: Allowlist, entry_id: str, source_ip: Address | None) -> bool:
+    """Whether `entry_id` is the one entry that admits `source_ip` (removing it would block the caller)."""
+    return source_ip is not None and allowlist.holders(source_ip) == [entry_id]
 
 
 def _forced(request: Request) -> bool:
@@ -94,13 +98,17 @@ class AdminRoutes:
         enabled = body.get("enabled")
         if not isinstance(enabled, bool):
             raise ApiError(400, "'enabled' must be true or false.", "invalid_type", "enabled")
-        current = self.store.allowlist(scope, owner)
-        if enabled and not current.enabled and not _forced(request):
-            if _would_block(list(current.entries), context.source_ip):
-                what = "Switching on an empty list" if not current.entries else "Switching the list on"
-                raise _refuse_lockout(what, context.source_ip)
-        self.store.set_enabled(scope, owner, enabled)
-        return JSONResponse(list_json(self.store.allowlist(scope, owner), context.source_ip))
+
+        # Checked on the store's writer against the list as it stands, so two changes at once cannot both
+        # pass a check that each would fail after the other.
+        def refuse_lockout(current: Allowlist) -> None:
+            if enabled and not current.enabled and not _forced(request):
+                if _would_block(current, context.source_ip):
+                    what = "Switching on an empty list" if not len(current) else "Switching the list on"
+                    raise _refuse_lockout(what, context.source_ip)
+
+        allowlist = await self.store.set_enabled_async(scope, owner, enabled, refuse_lockout)
+        return JSONResponse(list_json(allowlist, context.source_ip))
 
     async def add_entry(self, request: Request) -> Response:
         scope, owner, _ = _target(request, self.store)
@@ -123,15 +131,20 @@ class AdminRoutes:
             network = parse_entry(cidr)
         except EntryError as error:
             raise ApiError(400, error.message, "invalid_cidr", "cidr") from None
-        if self.store.count_entries(scope, owner) >= self.max_entries:
-            raise ApiError(
-                400,
-                f"The list already holds the maximum of {self.max_entries:,} entries.",
-                "too_many_entries",
-                "cidr",
-            )
+
+        def refuse_when_full(current: Allowlist) -> None:
+            if len(current) >= self.max_entries:
+                raise ApiError(
+                    400,
+                    f"The list already holds the maximum of {self.max_entries:,} entries.",
+                    "too_many_entries",
+                    "cidr",
+                )
+
         try:
-            entry = self.store.add_entry(scope, owner, network.with_prefixlen, description)
+            entry = await self.store.add_entry_async(
+                scope, owner, network.with_prefixlen, description, refuse_when_full
+            )
         except DuplicateEntry as duplicate:
             raise ApiError(
                 409,
@@ -144,18 +157,18 @@ class AdminRoutes:
     async def delete_entry(self, request: Request) -> Response:
         scope, owner, context = _target(request, self.store)
         entry_id = request.path_params["entry_id"]
-        current = self.store.allowlist(scope, owner)
-        remaining = [entry for entry in current.entries if entry.id != entry_id]
-        if len(remaining) == len(current.entries):
-            raise ApiError(404, f"No entry '{entry_id}' on this list.", "entry_not_found")
-        if (
-            current.enabled
-            and not _forced(request)
-            and not _would_block(list(current.entries), context.source_ip)
-            and _would_block(remaining, context.source_ip)
-        ):
-            raise _refuse_lockout("Removing this entry", context.source_ip)
-        if not self.store.remove_entry(scope, owner, entry_id):
+
+        def refuse(current: Allowlist) -> None:  # on the store's writer, as refuse_lockout above
+            if current.get(entry_id) is None:
+                raise ApiError(404, f"No entry '{entry_id}' on this list.", "entry_not_found")
+            if (
+                current.enabled
+                and not _forced(request)
+                and _only_holder(current, entry_id, context.source_ip)
+            ):
+                raise _refuse_lockout("Removing this entry", context.source_ip)
+
+        if not await self.store.remove_entry_async(scope, owner, entry_id, refuse):
             raise ApiError(404, f"No entry '{entry_id}' on this list.", "entry_not_found")
         return JSONResponse({"object": "ip_allowlist.entry.deleted", "id": entry_id, "deleted": True})
 

@@ -66,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", type=Path)
     serve.add_argument("--client-ca", type=Path, help="require client certificates signed by this CA")
     serve.add_argument(
-        "--credentials-out", type=Path, help="write base URL, ids and keys here as JSON (first start)"
+        "--credentials-out",
+        type=Path,
+        help="write base URL, ids and keys here as JSON on first start (before the store keeps them)",
     )
 
     allowlist = commands.add_parser(
@@ -78,7 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     allowlist.add_argument("--project", help="a project id (default: the organization's list)")
     allowlist.add_argument("--org", help="organization id (default: the only one)")
 
-    keys = commands.add_parser("keys", help="dashboard: create a new key (shown once)")
+    keys = commands.add_parser(
+        "keys",
+        help="dashboard: create a new key (shown once)",
+        description="Create a new key, shown once. This is also how to recover when the keys of the first "
+        "start were lost (say the server was stopped before it showed them, and --credentials-out was not "
+        "given): the store keeps keys hashed only, so make new ones here; the old ones keep working.",
+    )
     keys.add_argument("kind", choices=["admin", "project"])
     keys.add_argument("--data", type=Path, required=True)
     keys.add_argument("--project", help="project id for a project key (default: the first)")
@@ -88,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 def serve(args: argparse.Namespace) -> int:
     import os
 
-    from .server import SandboxServer, TlsOptions, write_credentials
+    from .server import SandboxServer, TlsOptions
 
     if bool(args.tls_cert) != bool(args.tls_key):
         print("error: --tls-cert and --tls-key go together", file=sys.stderr)
@@ -112,7 +120,7 @@ def serve(args: argparse.Namespace) -> int:
     )
     tls = TlsOptions(args.tls_cert, args.tls_key, args.client_ca) if args.tls_cert else None
     try:
-        server = SandboxServer(config, args.host, args.port, tls)
+        server = SandboxServer(config, args.host, args.port, tls, args.credentials_out)
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -127,8 +135,6 @@ def serve(args: argparse.Namespace) -> int:
         print(f"Organization: {creds.org_id}\nProject:      {creds.project_id}")
         print("Keys (shown once only; they are stored hashed):")
         print(f"  admin key:   {creds.admin_key}\n  project key: {creds.api_key}", flush=True)
-        if args.credentials_out:
-            write_credentials(args.credentials_out, server.base_url, creds)
     stop.wait()
     server.stop()
     return 0

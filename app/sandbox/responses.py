@@ -313,7 +313,7 @@ class ResponsesRoutes:
         if request.store:
             history = history_items(conversation.messages)
             history.append({"role": "assistant", "content": [{"type": "output_text", "text": builder.text}]})
-            self.state.store.save_response(project_id, builder.response, history)
+            await self.state.store.save_response_async(project_id, builder.response, history)
 
     @staticmethod
     def _check_format(request: ResponseRequest, text: str) -> str | None:

@@ -11,6 +11,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -26,9 +27,20 @@ class TlsOptions:
     client_ca: Path | None = None
 
 
-def first_start_credentials(store: Store) -> Credentials | None:
-    """Make the organization, project and keys on first start; None when the store already has them."""
-    return store.bootstrap() if store.is_empty() else None
+def first_start_credentials(
+    store: Store, url: str, credentials_out: Path | None = None
+) -> Credentials | None:
+    """Make the organization, project and keys on first start; None when the store already has them.
+
+    The keys are written out before the store commits them: a kill during first start then leaves either
+    an empty store (the next start begins again and writes new keys over the file) or keys that are kept.
+    """
+    if not store.is_empty():
+        return None
+    credentials = Credentials.new()
+    if credentials_out is not None:
+        write_credentials(credentials_out, url, credentials)
+    return store.bootstrap(credentials)
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -37,6 +49,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
     # each small response waits out a 40 ms delayed ACK (measured: 23 req/s on one connection).
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        # "::" serves IPv4 too (as ::ffff:a.b.c.d), whatever the system's default for new sockets.
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(128)
@@ -49,19 +64,29 @@ def base_url(host: str, port: int, tls: bool) -> str:
     return f"{'https' if tls else 'http'}://{shown}:{port}/v1"
 
 
-def uvicorn_config(app: object, tls: TlsOptions | None) -> uvicorn.Config:
+def uvicorn_config(app: Any, tls: TlsOptions | None) -> uvicorn.Config:
+    """uvicorn's own proxy-header handling is off, whatever $FORWARDED_ALLOW_IPS says: it would rewrite the
+    client address from X-Forwarded-For before the gateway runs. Only the gateway reads that header, and only
+    from --trust-proxy peers (CONTRACT.md)."""
     options: dict[str, object] = {}
     if tls:
         options = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)}
         if tls.client_ca:
             options.update(ssl_ca_certs=str(tls.client_ca), ssl_cert_reqs=ssl.CERT_REQUIRED)
     return uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2, **options
-    )  # type: ignore[arg-type]
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=2,
+        proxy_headers=False,
+        forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
+        **options,  # type: ignore[arg-type]
+    )
 
 
 def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
-    """Written once, readable by the owner only: the keys are shown once, as the dashboard shows them."""
+    """Readable by the owner only, whole or not at all (a temporary file, flushed, then renamed over)."""
     payload = {
         "base_url": url,
         "org_id": credentials.org_id,
@@ -69,27 +94,50 @@ def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
         "api_key": credentials.api_key,
         "admin_key": credentials.admin_key,
     }
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    partial = path.with_name(f".{path.name}.partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
         json.dump(payload, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
 class SandboxServer:
     """A sandbox on its own thread: `start()` returns once it listens; `stop()` shuts it down."""
 
     def __init__(
-        self, config: SandboxConfig, host: str = "127.0.0.1", port: int = 0, tls: TlsOptions | None = None
+        self,
+        config: SandboxConfig,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        tls: TlsOptions | None = None,
+        credentials_out: Path | None = None,
     ) -> None:
         self.config = config
         self.host = host
         self.tls = tls
         self.store = Store(config.database)
-        self.credentials = first_start_credentials(self.store)
-        self.app = create_app(config, self.store)
-        self._socket = bind_socket(host, port)
+        try:
+            self._socket = bind_socket(host, port)
+        except BaseException:
+            self.store.close()
+            raise
         self.port: int = self._socket.getsockname()[1]
+        try:
+            self.credentials = first_start_credentials(self.store, self.base_url, credentials_out)
+        except BaseException:
+            self._socket.close()
+            self.store.close()
+            raise
+        self.app = create_app(config, self.store)
         self._server = uvicorn.Server(uvicorn_config(self.app, tls))
-        self._server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        self._server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
 
     @property
@@ -97,7 +145,7 @@ class SandboxServer:
         return base_url(self.host, self.port, self.tls is not None)
 
     @property
-    def state(self):  # the SandboxState, for tests that look inside
+    def state(self) -> Any:  # the SandboxState, for tests that look inside
         return self.app.state  # type: ignore[attr-defined]
 
     def start(self, timeout: float = 10) -> SandboxServer:

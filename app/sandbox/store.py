@@ -1,12 +1,17 @@
 """The sandbox's state in SQLite: organizations, projects, hashed keys, allowlists, stored responses.
 
 WAL with synchronous=FULL: a write is acknowledged only after it is on disk, so it survives `kill -9`.
-Other processes (the dashboard command line) may write the same file; `PRAGMA data_version` tells us
-when they did, so no cached allowlist outlives a change.
+Every write runs on one writer thread with its own connection, which commits the writes waiting together
+(writer.py), so the server's event loop never waits on a disk flush (`*_async` methods); the plain methods
+wait for it from any other thread. Reads use a second connection. The allowlists live in memory (one
+`Allowlist` each, changed in place by the writer); other processes (the dashboard command line) may write
+the same file, and a generation number that every allowlist write raises tells us when they did, so no
+list in memory outlives a change.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -14,11 +19,21 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from app.netrules import Network, RangeMatcher, parse_entry
+from app.netrules import parse_entry
+
+from .allowlists import Allowlist, Entry
+from .writer import BatchWriter
+
+__all__ = ["Allowlist", "Credentials", "DuplicateEntry", "Entry", "KeyRecord", "Store"]
+
+T = TypeVar("T")
+Guard = Callable[[Allowlist], None]  # looks at the list as it stands before a change; raises to refuse it
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL);
@@ -36,7 +51,11 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE TABLE IF NOT EXISTS responses (
   id TEXT PRIMARY KEY, project_id TEXT NOT NULL, body TEXT NOT NULL, history TEXT NOT NULL,
   created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
+GENERATION = "SELECT value FROM meta WHERE name = 'allowlists_generation'"
+NEXT_GENERATION = "UPDATE meta SET value = value + 1 WHERE name = 'allowlists_generation'"
 
 
 def new_id(prefix: str) -> str:
@@ -49,47 +68,30 @@ def hash_key(key: str) -> str:
 
 
 @dataclass(frozen=True)
-class Entry:
-    id: str
-    cidr: str
-    description: str
-    created_at: int
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "object": "ip_allowlist.entry",
-            "id": self.id,
-            "cidr": self.cidr,
-            "description": self.description,
-            "created_at": self.created_at,
-        }
-
-
-@dataclass(frozen=True)
-class Allowlist:
-    scope: str  # "organization" or "project"
-    owner_id: str
-    enabled: bool
-    entries: tuple[Entry, ...]
-    matcher: RangeMatcher
-
-    def networks(self) -> list[Network]:
-        return [parse_entry(entry.cidr) for entry in self.entries]
-
-
-@dataclass(frozen=True)
 class KeyRecord:
     kind: str
     org_id: str
     project_id: str | None
 
 
+def make_key(kind: str, owner_id: str) -> str:
+    # The owner is readable in clear so the gateway can pick the allowlist before validating the key.
+    return f"sk-{'admin-' if kind == 'admin' else ''}{owner_id}-{secrets.token_urlsafe(32)}"
+
+
 @dataclass(frozen=True)
 class Credentials:
+    """The first start's organization, project and keys: made in memory, written out, then committed."""
+
     org_id: str
     project_id: str
     admin_key: str
     api_key: str
+
+    @classmethod
+    def new(cls) -> Credentials:
+        org_id, project_id = new_id("org"), new_id("proj")
+        return cls(org_id, project_id, make_key("admin", org_id), make_key("project", project_id))
 
 
 class DuplicateEntry(Exception):
@@ -98,73 +100,248 @@ class DuplicateEntry(Exception):
         self.existing_id = existing_id
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA busy_timeout=10000")
+    return db
+
+
 class Store:
-    """Thread-safe access to one SQLite file; the server and the dashboard each open their own."""
+    """One SQLite file: the server and the dashboard each open their own. Thread-safe."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        writer_db = _connect(path)  # the writer thread's own, after this set-up
+        writer_db.executescript(SCHEMA)
+        # Guards the reading connection and the lists in memory; never held across a disk flush.
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        with self._lock:
-            self._db.executescript(SCHEMA)
-        self._cache: dict[tuple[str, str], Allowlist] = {}
-        self._seen_version = -1
-        self._local_generation = 0
+        self._db = _connect(path)
+        self._lists: dict[tuple[str, str], Allowlist] = {}
+        self._generation = -1  # the allowlist generation the lists in memory stand for
+        self._committing = False  # the writer raised the generation and is committing it
+        self._dirty = False  # a write failed after changing memory: read everything again
+        self._batch_generation = 0
+        self._writer = BatchWriter(writer_db, self)
 
     def close(self) -> None:
+        self._writer.close()
         with self._lock:
             self._db.close()
 
-    def _write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
-        with self._lock:
-            cursor = self._db.execute(sql, params)
-            self._cache.clear()
-            return cursor
+    # -- the writer -------------------------------------------------------------------------------
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self)
+    def _submit(self, work: Callable[[sqlite3.Connection], T], lists: bool = False) -> Future[T]:
+        return self._writer.submit(work, lists)
+
+    def _run(self, work: Callable[[sqlite3.Connection], T], lists: bool = False) -> T:
+        """Run a write and wait for it to be on disk (from any thread but the event loop's)."""
+        return self._submit(work, lists).result()
+
+    async def _run_async(self, work: Callable[[sqlite3.Connection], T], lists: bool = False) -> T:
+        return await asyncio.wrap_future(self._submit(work, lists))
+
+    # Called by the writer around a batch that changes allowlists. Each write's `work` changes memory last,
+    # under the lock, so a refused write leaves memory as it was.
+
+    def batch_begins(self, db: sqlite3.Connection) -> None:
+        self._batch_generation = db.execute(GENERATION).fetchone()[0]
+        with self._lock:
+            if self._dirty or self._batch_generation != self._generation:  # another process wrote meanwhile
+                self._forget_lists(self._batch_generation)
+
+    def batch_commits(self, db: sqlite3.Connection) -> None:
+        db.execute(NEXT_GENERATION)
+        with self._lock:
+            self._generation, self._committing = self._batch_generation + 1, True
+
+    def batch_ends(self, committed: bool) -> None:
+        with self._lock:
+            self._committing = False
+            if not committed:
+                self._dirty = True
+
+    # -- allowlists in memory ---------------------------------------------------------------------
+
+    def _forget_lists(self, generation: int) -> None:
+        self._lists.clear()
+        self._generation, self._dirty = generation, False
+
+    def _check_generation(self) -> None:
+        """Under the lock, on the reading connection: drop the lists if another process changed them."""
+        generation = self._db.execute(GENERATION).fetchone()[0]
+        ours = generation == self._generation or (self._committing and generation == self._generation - 1)
+        if self._dirty or not ours:
+            self._forget_lists(generation)
+
+    def _load(self, db: sqlite3.Connection, scope: str, owner_id: str) -> Allowlist:
+        """The list from `db`, kept in memory (the lock is held)."""
+        allowlist = self._lists.get((scope, owner_id))
+        if allowlist is None:
+            row = db.execute(
+                "SELECT enabled FROM allowlists WHERE scope = ? AND owner_id = ?", (scope, owner_id)
+            ).fetchone()
+            rows = db.execute(
+                "SELECT id, cidr, description, created_at FROM entries WHERE scope = ? AND owner_id = ? "
+                "ORDER BY created_at, rowid",
+                (scope, owner_id),
+            ).fetchall()
+            entries = (Entry(r["id"], r["cidr"], r["description"], r["created_at"]) for r in rows)
+            allowlist = Allowlist(scope, owner_id, bool(row and row[0]), entries, self._lock)
+            self._lists[(scope, owner_id)] = allowlist
+        return allowlist
+
+    def allowlist(self, scope: str, owner_id: str) -> Allowlist:
+        """The list as it stands: kept in memory, read again only after another process wrote."""
+        with self._lock:
+            self._check_generation()
+            if (scope, owner_id) in self._lists:
+                return self._lists[(scope, owner_id)]
+            self._db.execute("BEGIN")  # one snapshot for the enabled flag and the entries
+            try:
+                return self._load(self._db, scope, owner_id)
+            finally:
+                self._db.execute("COMMIT")
+
+    def _set_enabled(
+        self, scope: str, owner_id: str, enabled: bool, guard: Guard | None
+    ) -> Callable[[sqlite3.Connection], Allowlist]:
+        def work(db: sqlite3.Connection) -> Allowlist:
+            with self._lock:
+                allowlist = self._load(db, scope, owner_id)
+                if guard:
+                    guard(allowlist)
+                db.execute(
+                    "INSERT INTO allowlists (scope, owner_id, enabled) VALUES (?, ?, ?) "
+                    "ON CONFLICT (scope, owner_id) DO UPDATE SET enabled = excluded.enabled",
+                    (scope, owner_id, int(enabled)),
+                )
+                allowlist.enabled = enabled
+            return allowlist
+
+        return work
+
+    def set_enabled(self, scope: str, owner_id: str, enabled: bool, guard: Guard | None = None) -> Allowlist:
+        return self._run(self._set_enabled(scope, owner_id, enabled, guard), lists=True)
+
+    async def set_enabled_async(
+        self, scope: str, owner_id: str, enabled: bool, guard: Guard | None = None
+    ) -> Allowlist:
+        return await self._run_async(self._set_enabled(scope, owner_id, enabled, guard), lists=True)
+
+    def _add_entry(
+        self, scope: str, owner_id: str, cidr: str, description: str, guard: Guard | None
+    ) -> Callable[[sqlite3.Connection], Entry]:
+        network = parse_entry(cidr)
+        entry = Entry(new_id("ipal"), network.with_prefixlen, description, int(time.time()))
+
+        def work(db: sqlite3.Connection) -> Entry:
+            with self._lock:
+                allowlist = self._load(db, scope, owner_id)
+                if guard:
+                    guard(allowlist)
+                existing = db.execute(
+                    "SELECT id FROM entries WHERE scope = ? AND owner_id = ? AND cidr = ?",
+                    (scope, owner_id, entry.cidr),
+                ).fetchone()
+                if existing is not None:
+                    raise DuplicateEntry(existing[0])
+                db.execute(
+                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)",
+                    (entry.id, scope, owner_id, entry.cidr, description, entry.created_at),
+                )
+                allowlist.added(entry, network)
+            return entry
+
+        return work
+
+    def add_entry(
+        self, scope: str, owner_id: str, cidr: str, description: str, guard: Guard | None = None
+    ) -> Entry:
+        """Add a canonical CIDR; DuplicateEntry names the entry that already is it."""
+        return self._run(self._add_entry(scope, owner_id, cidr, description, guard), lists=True)
+
+    async def add_entry_async(
+        self, scope: str, owner_id: str, cidr: str, description: str, guard: Guard | None = None
+    ) -> Entry:
+        return await self._run_async(self._add_entry(scope, owner_id, cidr, description, guard), lists=True)
+
+    def _remove_entry(
+        self, scope: str, owner_id: str, entry_id: str, guard: Guard | None
+    ) -> Callable[[sqlite3.Connection], bool]:
+        def work(db: sqlite3.Connection) -> bool:
+            with self._lock:
+                allowlist = self._load(db, scope, owner_id)
+                if guard:
+                    guard(allowlist)
+                cursor = db.execute(
+                    "DELETE FROM entries WHERE scope = ? AND owner_id = ? AND id = ?",
+                    (scope, owner_id, entry_id),
+                )
+                allowlist.removed(entry_id)
+            return cursor.rowcount > 0
+
+        return work
+
+    def remove_entry(self, scope: str, owner_id: str, entry_id: str, guard: Guard | None = None) -> bool:
+        return self._run(self._remove_entry(scope, owner_id, entry_id, guard), lists=True)
+
+    async def remove_entry_async(
+        self, scope: str, owner_id: str, entry_id: str, guard: Guard | None = None
+    ) -> bool:
+        return await self._run_async(self._remove_entry(scope, owner_id, entry_id, guard), lists=True)
+
+    def find_entry(self, scope: str, owner_id: str, id_or_cidr: str) -> Entry | None:
+        return self.allowlist(scope, owner_id).find(id_or_cidr)
 
     # -- organizations, projects, keys ------------------------------------------------------------
 
     def is_empty(self) -> bool:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM orgs").fetchone()[0] == 0
+            return bool(self._db.execute("SELECT COUNT(*) FROM orgs").fetchone()[0] == 0)
 
     def bootstrap(
-        self, org_name: str = "Sandbox organization", project_name: str = "Default project"
+        self,
+        credentials: Credentials | None = None,
+        org_name: str = "Sandbox organization",
+        project_name: str = "Default project",
     ) -> Credentials:
-        """Create an organization, a project and a key of each kind; the keys are returned once only."""
+        """Commit an organization, a project and a key of each kind in one transaction (all or nothing).
+        Callers that must keep the keys write them out first: they are stored hashed only."""
+        creds = credentials or Credentials.new()
         now = int(time.time())
-        org_id = new_id("org")
-        project_id = new_id("proj")
-        with self._transaction() as db:
-            db.execute("INSERT INTO orgs VALUES (?, ?, ?)", (org_id, org_name, now))
-            db.execute("INSERT INTO projects VALUES (?, ?, ?, ?)", (project_id, org_id, project_name, now))
-        return Credentials(
-            org_id,
-            project_id,
-            self.create_key("admin", org_id),
-            self.create_key("project", org_id, project_id),
-        )
+
+        def work(db: sqlite3.Connection) -> Credentials:
+            db.execute("INSERT INTO orgs VALUES (?, ?, ?)", (creds.org_id, org_name, now))
+            db.execute(
+                "INSERT INTO projects VALUES (?, ?, ?, ?)",
+                (creds.project_id, creds.org_id, project_name, now),
+            )
+            for key, kind, project_id in (
+                (creds.admin_key, "admin", None),
+                (creds.api_key, "project", creds.project_id),
+            ):
+                db.execute(
+                    "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?)",
+                    (hash_key(key), kind, creds.org_id, project_id, now),
+                )
+            return creds
+
+        return self._run(work)
 
     def create_key(self, kind: str, org_id: str, project_id: str | None = None) -> str:
-        # The owner is readable in clear so the gateway can pick the allowlist before validating the key.
-        owner = project_id if kind == "project" else org_id
-        key = f"sk-{'admin-' if kind == 'admin' else ''}{owner}-{secrets.token_urlsafe(32)}"
-        self._write(
-            "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?)",
-            (hash_key(key), kind, org_id, project_id, int(time.time())),
-        )
+        key = make_key(kind, project_id if kind == "project" and project_id else org_id)
+        row = (hash_key(key), kind, org_id, project_id, int(time.time()))
+        self._run(lambda db: db.execute("INSERT INTO api_keys VALUES (?, ?, ?, ?, ?)", row))
         return key
 
     def create_project(self, org_id: str, name: str) -> str:
         project_id = new_id("proj")
-        self._write("INSERT INTO projects VALUES (?, ?, ?, ?)", (project_id, org_id, name, int(time.time())))
+        row = (project_id, org_id, name, int(time.time()))
+        self._run(lambda db: db.execute("INSERT INTO projects VALUES (?, ?, ?, ?)", row))
         return project_id
 
     def lookup_key(self, key: str) -> KeyRecord | None:
@@ -174,10 +351,6 @@ class Store:
         if row is None or not hmac.compare_digest(row["key_hash"], digest):
             return None
         return KeyRecord(row["kind"], row["org_id"], row["project_id"])
-
-    def org_exists(self, org_id: str) -> bool:
-        with self._lock:
-            return self._db.execute("SELECT 1 FROM orgs WHERE id = ?", (org_id,)).fetchone() is not None
 
     def orgs(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -196,84 +369,24 @@ class Store:
             )
             return [{"object": "project", **dict(row)} for row in rows]
 
-    # -- allowlists -------------------------------------------------------------------------------
-
-    def allowlist(self, scope: str, owner_id: str) -> Allowlist:
-        """The current list, cached until this or any other process writes the database."""
-        with self._lock:
-            version = self._db.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._seen_version:
-                self._cache.clear()
-                self._seen_version = version
-            cached = self._cache.get((scope, owner_id))
-            if cached is not None:
-                return cached
-            row = self._db.execute(
-                "SELECT enabled FROM allowlists WHERE scope = ? AND owner_id = ?", (scope, owner_id)
-            ).fetchone()
-            rows = self._db.execute(
-                "SELECT id, cidr, description, created_at FROM entries WHERE scope = ? AND owner_id = ? "
-                "ORDER BY created_at, rowid",
-                (scope, owner_id),
-            ).fetchall()
-            entries = tuple(Entry(r["id"], r["cidr"], r["description"], r["created_at"]) for r in rows)
-            allowlist = Allowlist(
-                scope,
-                owner_id,
-                bool(row and row[0]),
-                entries,
-                RangeMatcher(parse_entry(entry.cidr) for entry in entries),
-            )
-            self._cache[(scope, owner_id)] = allowlist
-            return allowlist
-
-    def set_enabled(self, scope: str, owner_id: str, enabled: bool) -> None:
-        self._write(
-            "INSERT INTO allowlists (scope, owner_id, enabled) VALUES (?, ?, ?) "
-            "ON CONFLICT (scope, owner_id) DO UPDATE SET enabled = excluded.enabled",
-            (scope, owner_id, int(enabled)),
-        )
-
-    def add_entry(self, scope: str, owner_id: str, cidr: str, description: str) -> Entry:
-        entry = Entry(new_id("ipal"), cidr, description, int(time.time()))
-        with self._transaction() as db:
-            existing = db.execute(
-                "SELECT id FROM entries WHERE scope = ? AND owner_id = ? AND cidr = ?",
-                (scope, owner_id, cidr),
-            ).fetchone()
-            if existing is not None:
-                raise DuplicateEntry(existing[0])
-            db.execute(
-                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)",
-                (entry.id, scope, owner_id, cidr, description, entry.created_at),
-            )
-        return entry
-
-    def count_entries(self, scope: str, owner_id: str) -> int:
-        with self._lock:
-            return self._db.execute(
-                "SELECT COUNT(*) FROM entries WHERE scope = ? AND owner_id = ?", (scope, owner_id)
-            ).fetchone()[0]
-
-    def remove_entry(self, scope: str, owner_id: str, entry_id: str) -> bool:
-        cursor = self._write(
-            "DELETE FROM entries WHERE scope = ? AND owner_id = ? AND id = ?", (scope, owner_id, entry_id)
-        )
-        return cursor.rowcount > 0
-
-    def find_entry(self, scope: str, owner_id: str, id_or_cidr: str) -> Entry | None:
-        for entry in self.allowlist(scope, owner_id).entries:
-            if id_or_cidr in (entry.id, entry.cidr):
-                return entry
-        return None
-
     # -- responses --------------------------------------------------------------------------------
 
+    def _save_response(
+        self, project_id: str, body: dict[str, Any], history: list[Any]
+    ) -> Callable[[sqlite3.Connection], None]:
+        row = (body["id"], project_id, json.dumps(body), json.dumps(history), body["created_at"])
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO responses VALUES (?, ?, ?, ?, ?)", row)
+
+        return work
+
     def save_response(self, project_id: str, body: dict[str, Any], history: list[Any]) -> None:
-        self._write(
-            "INSERT INTO responses VALUES (?, ?, ?, ?, ?)",
-            (body["id"], project_id, json.dumps(body), json.dumps(history), body["created_at"]),
-        )
+        """Waits for the disk: on the server's event loop use save_response_async."""
+        self._run(self._save_response(project_id, body, history))
+
+    async def save_response_async(self, project_id: str, body: dict[str, Any], history: list[Any]) -> None:
+        await self._run_async(self._save_response(project_id, body, history))
 
     def load_response(self, project_id: str, response_id: str) -> tuple[dict[str, Any], list[Any]] | None:
         with self._lock:
@@ -282,22 +395,3 @@ class Store:
                 (response_id, project_id),
             ).fetchone()
         return None if row is None else (json.loads(row[0]), json.loads(row[1]))
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT under the store's lock, so a read-then-write cannot interleave."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-
-    def __enter__(self) -> sqlite3.Connection:
-        self._store._lock.acquire()
-        self._store._db.execute("BEGIN IMMEDIATE")
-        return self._store._db
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        try:
-            self._store._db.execute("ROLLBACK" if exc_type else "COMMIT")
-            self._store._cache.clear()
-        finally:
-            self._store._lock.release()

@@ -21,6 +21,7 @@ def test_serve_prints_keys_once_and_writes_credentials(tmp_path: Path) -> None:
         process.wait(timeout=20)
         assert process.stdout is not None
         outputs.append(process.stdout.read())  # what followed the first line: the keys, on first start only
+        process.stdout.close()
         assert process.returncode == 0
     data = json.loads(creds.read_text())
     assert set(data) == {"base_url", "org_id", "project_id", "api_key", "admin_key"}

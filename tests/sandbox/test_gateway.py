@@ -181,3 +181,52 @@ def test_body_over_the_limit_is_413(sandbox_factory) -> None:
         )
     assert response.status_code == 413 and response.json()["error"]["code"] == "request_too_large"
     assert chunked.status_code == 413
+
+
+def test_a_blocked_address_gets_one_403_for_every_key_of_a_known_project(sandbox) -> None:
+    """Valid, wrong secret, wrong kind: one answer. A key naming no known project selects no list (CONTRACT.md;
+    why not 403 there: Gateway._applicable_allowlists), so it is judged as a key: 401."""
+    enable_org_list(sandbox, "198.51.100.0/24")
+    creds = sandbox.creds
+    project = creds.project_id
+    keys = [creds.api_key, creds.api_key[:-6] + "AAAAAA", f"sk-{project}-short", f"sk-{project}-" + "x" * 200]
+    answers = []
+    for key in keys:
+        with sandbox.client(key, "203.0.113.9") as client:
+            answers.append(ask(client))
+    with sandbox.client(creds.admin_key[:-4] + "AAAA", "203.0.113.9") as client:
+        answers.append(client.get(sandbox.org_list))
+    assert [answer.status_code for answer in answers] == [403] * len(answers)
+    assert len({answer.content for answer in answers[:4]}) == 1
+    assert {answer.headers["x-request-source-ip"] for answer in answers} == {"203.0.113.9"}
+    for key in ("sk-proj_000000000000000000000000-" + "A" * 43, "garbage", None):
+        with sandbox.client(key, "203.0.113.9") as client:
+            assert ask(client).status_code == 401
+
+
+def test_two_deletes_at_once_cannot_lock_the_caller_out(sandbox) -> None:
+    """Each delete's lockout check sees the other's outcome: of two entries holding the caller, one stays."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    enable_org_list(sandbox, "198.51.100.0/24", "198.51.100.7/32")
+    with sandbox.admin("198.51.100.7") as admin:
+        ids = [entry["id"] for entry in admin.get(sandbox.org_list).json()["entries"]]
+    for _ in range(3):  # the race, a few times over
+        with ThreadPoolExecutor(2) as pool:
+
+            def delete(entry_id: str) -> int:
+                with sandbox.admin("198.51.100.7") as admin:
+                    return admin.delete(f"{sandbox.org_list}/entries/{entry_id}").status_code
+
+            statuses = sorted(pool.map(delete, ids))
+        assert statuses == [200, 409]
+        with sandbox.admin("198.51.100.7") as admin:
+            remaining = admin.get(sandbox.org_list).json()["entries"]
+            assert len(remaining) == 1
+            gone = ({*ids} - {remaining[0]["id"]}).pop()
+            cidr = next(c for c in ("198.51.100.0/24", "198.51.100.7/32") if c not in {remaining[0]["cidr"]})
+            ids = [
+                remaining[0]["id"],
+                admin.post(f"{sandbox.org_list}/entries", json={"cidr": cidr}).json()["id"],
+            ]
+            assert gone not in ids

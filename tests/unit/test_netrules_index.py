@@ -80,3 +80,47 @@ def test_intervals_of_the_service_cidrs() -> None:
     index = EntryIndex.of_entries([{"id": "bad", "cidr": "nonsense"}, {"id": "ok", "cidr": "10.0.0.0/8"}])
     assert index.holding(ipaddress.IPv4Address("10.1.2.3")) == [1]
     assert index.relate(ipaddress.IPv4Network("10.1.0.0/16"))[0].other_id == "ok"
+
+
+@settings(max_examples=300)
+@given(nets, nets, st.lists(st.integers(0, 200), max_size=40), st.lists(points, min_size=1, max_size=20))
+def test_adds_and_removes_in_place_agree_with_a_fresh_index(
+    networks: list, added: list, drops, probes
+) -> None:
+    """The sandbox changes one index in place; it must answer as one built from the surviving entries."""
+    index = EntryIndex.of_entries(entries_of(networks))
+    for i, network in enumerate(added):
+        index.add(network, f"a{i}")
+    alive = dict(enumerate([*networks, *added]))
+    for drop in drops:
+        if alive:
+            serial = sorted(alive)[drop % len(alive)]
+            index.remove(serial)
+            index.remove(serial)  # twice is once
+            del alive[serial]
+    survivors = sorted(alive)
+    for probe in probes:
+        expected = [
+            serial for serial in survivors if probe in alive[serial] or _mapped_in(probe, alive[serial])
+        ]
+        assert index.holding(probe) == expected
+        assert index.contains(probe) == bool(expected)
+    if alive:
+        new = alive[survivors[0]]
+        linear = relate(new, [(index.labels[s], alive[s]) for s in survivors])
+        assert index.relate(new) == linear
+    assert sorted(index.address_order()) == survivors
+    assert index.removed == len(networks) + len(added) - len(survivors)
+
+
+def _mapped_in(address, network) -> bool:
+    mapped = address.ipv4_mapped if address.version == 6 else None
+    return mapped is not None and mapped in network
+
+
+def test_contains_takes_ipv4_mapped_addresses_as_ipv4() -> None:
+    index = EntryIndex.of_entries([{"id": "a", "cidr": "203.0.113.0/24"}])
+    assert index.contains(ipaddress.IPv6Address("::ffff:203.0.113.9"))
+    assert not index.contains(ipaddress.IPv6Address("::ffff:203.0.114.9"))
+    index.remove(0)
+    assert not index.contains(ipaddress.IPv4Address("203.0.113.9"))
