@@ -46,7 +46,7 @@ async def test_create_and_stream(sandbox: Sandbox) -> None:
     created = await client.responses.create({"model": "service-pro", "input": "Hello"})
     stream = client.responses.stream({"model": "service-pro", "input": "Hello"})
     final, text = await collect(stream)
-    assert created["status"] == final["status"] == "completed"
+    assert created.status == final.status == "completed" and created.output_text
     assert text == stream.state.text and "Hello" in text
     assert (
         stream.state.first_token_at is not None and stream.response is not None and stream.response.is_closed
@@ -144,6 +144,7 @@ def test_not_a_url_is_a_clear_error() -> None:
 
 
 async def test_html_answer_is_invalid_response() -> None:
+    """A web page with 200 is a wrong base URL; with an error status it is that status (see test_edges)."""
     page = b"<html><body>Welcome</body></html>"
     reply = b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: %d\r\n\r\n%s" % (len(page), page)
     with raw_server(reply) as url:

@@ -287,12 +287,18 @@ def test_401_points_to_the_profile(qtbot, tab, console) -> None:
     assert "401" in view.status.text() and view.action_buttons["settings"].isVisibleTo(tab)
 
 
-def test_429_counts_down(qtbot, tab, console) -> None:
+def test_429_counts_down_and_stop_gives_up(qtbot, tab, console) -> None:
     console.session.sandbox.server.app.limiter.per_minute = 0
     console.session.client.transport.settings.max_retries = 0
     send(qtbot, tab, "hello")
+    view = tab.views[0]
+    qtbot.waitUntil(lambda: "retrying in" in view.status.text())
+    assert tab.service.turns[0].status == "waiting" and tab.stop_button.isEnabled()
+    assert "Stop" in view.status.text()
+    qtbot.mouseClick(tab.stop_button, Qt.MouseButton.LeftButton)
     wait_done(qtbot, tab)
-    assert "Retry in" in tab.views[0].status.text()
+    assert tab.service.turns[0].status == "stopped" and "Stopped" in view.status.text()
+    assert tab.send_button.isEnabled()
 
 
 def test_connection_lost_mid_stream_keeps_partial_and_offers_retry(qtbot, tab, console) -> None:
