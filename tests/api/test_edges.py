@@ -224,3 +224,12 @@ async def test_a_stream_answered_with_an_html_502_is_retried() -> None:
         _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
         assert text == "ok" and len(server.requests) == 2
         await api.aclose()
+
+
+async def test_a_stream_whose_reused_connection_drops_unanswered_is_sent_again() -> None:
+    with ScriptedServer([MODELS, CLOSE, sse_reply(completed("again"))]) as server:
+        api = client(server.url, max_retries=0)
+        await api.models()
+        _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
+        assert text == "again" and [m for m, _, _ in server.requests] == ["GET", "POST", "POST"]
+        await api.aclose()

@@ -135,7 +135,9 @@ class TurnView(QFrame):
         header.addWidget(self.edit_button)
         layout.addLayout(header)
         if turn.chain_note:
-            note = QLabel(turn.chain_note, objectName="chain_note", wordWrap=True)
+            note = QLabel(turn.chain_note)
+            note.setObjectName("chain_note")
+            note.setWordWrap(True)
             note.setStyleSheet("color: #9a6700;")
             layout.addWidget(note)
         message = QLabel(turn.prompt or "(images only)")
