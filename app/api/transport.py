@@ -127,6 +127,8 @@ def _page_kind(response: httpx.Response, content: bytes) -> str:
     """What a body that is not the API's JSON looks like, for an error message."""
     content_type = response.headers.get("content-type", "")
     if "html" in content_type or content.lstrip()[:1] == b"<":
+        if response.status_code == 404:
+            return "a web page, not the API: check that the base URL ends in /v1"
         return "a web page, not the API: likely a proxy or gateway in between"
     if not content.strip():
         return "with an empty body"

@@ -233,3 +233,30 @@ async def test_tls_unknown_ca_and_mutual_tls(tmp_path) -> None:
             await client.aclose()
     with pytest.raises(TlsFailed, match="missing"):
         ServiceClient(ConnectionSettings(base_url="https://x/v1", ca_bundle=tmp_path / "nope.pem"))
+
+
+async def test_typed_answers_from_the_sandbox(sandbox: Sandbox) -> None:
+    from app.api import OutputItemEvent, ResponseEvent, WebSearchCall
+
+    client = client_for(sandbox)
+    searched = await client.responses.create(
+        {
+            "model": "service-pro",
+            "input": "How do CIDR ranges work?",
+            "tools": [{"type": "web_search_preview"}],
+        }
+    )
+    assert searched.search_queries and searched.citations and searched.citations[0].url.startswith("https://")
+    assert searched.usage is not None and searched.usage.total_tokens > 0
+    assert (await client.responses.retrieve(searched.id)).output_text == searched.output_text
+    thought = await client.responses.create({"model": "service-think", "input": "Why is the sky blue?"})
+    assert thought.reasoning_summary
+    stream = client.responses.stream(
+        {"model": "service-pro", "input": "What is CIDR?", "tools": [{"type": "web_search_preview"}]}
+    )
+    events = [event async for event in stream]
+    assert isinstance(events[0], ResponseEvent) and events[0].type == "response.created"
+    assert any(isinstance(e, OutputItemEvent) and isinstance(e.item, WebSearchCall) for e in events)
+    assert isinstance(events[-1], ResponseEvent) and events[-1].is_final
+    assert stream.state.text == events[-1].response.output_text
+    await client.aclose()
