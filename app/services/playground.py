@@ -9,21 +9,15 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, ConnectionFailed, RateLimited
-from app.api.events import OutputItemEvent, TextDelta
-from app.api.streaming import ResponseStream
-from app.api.wire import (
-    ReasoningItem,
-    UrlCitation,
-    WebSearchCall,
-    citations,
-    reasoning_summary,
-    search_queries,
-)
+
+if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
+    from app.api.streaming import ResponseStream
+    from app.api.wire import UrlCitation
 
 from .session import ConsoleSession
 from .turns import (
@@ -185,6 +179,9 @@ class PlaygroundService(QObject):
             await self._stream(index, started)
 
     async def _stream(self, index: int, started: float) -> None:
+        from app.api.events import OutputItemEvent, TextDelta
+        from app.api.wire import ReasoningItem, WebSearchCall
+
         turn = self.turns[index]
         client = self.session.client
         if client is None:
@@ -250,5 +247,7 @@ class PlaygroundService(QObject):
 
     @staticmethod
     def details(turn: Turn) -> TurnDetails:
+        from app.api.wire import citations, reasoning_summary, search_queries
+
         items = turn.response.output if turn.response is not None else turn.items
         return TurnDetails(search_queries(items), citations(items), reasoning_summary(items))

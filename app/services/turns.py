@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.api.errors import (
     ApiError,
@@ -23,7 +23,9 @@ from app.api.errors import (
     TimedOut,
     Unauthorized,
 )
-from app.api.wire import OutputItem, Response
+
+if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
+    from app.api.wire import OutputItem, Response
 
 
 class TurnStatus(StrEnum):
