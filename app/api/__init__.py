@@ -13,12 +13,18 @@ _EXPORTS = {
     "ServiceClient": "client",
     "ConnectionSettings": "transport",
     "ResponseStream": "streaming",
-    "StreamEvent": "streaming",
     "collect": "streaming",
-    "citations": "output",
-    "output_text": "output",
-    "reasoning_summary": "output",
-    "search_queries": "output",
+    "StreamEvent": "events",
+    "TextDelta": "events",
+    "ResponseEvent": "events",
+    "OutputItemEvent": "events",
+    "ErrorEvent": "events",
+    "Response": "wire",
+    "Usage": "wire",
+    "MessageItem": "wire",
+    "ReasoningItem": "wire",
+    "WebSearchCall": "wire",
+    "UrlCitation": "wire",
 }
 _ERRORS = (
     "ApiError",
@@ -35,6 +41,7 @@ _ERRORS = (
     "StreamError",
     "TimedOut",
     "TlsFailed",
+    "UnansweredWrite",
     "Unauthorized",
 )
 _EXPORTS.update({name: "errors" for name in _ERRORS})

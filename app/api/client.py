@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 
+from .errors import InvalidResponse
 from .resources import Allowlists, Responses
 from .transport import ConnectionSettings, Transport
 
@@ -18,15 +17,12 @@ class ServiceClient:
         self.responses = Responses(self.transport)
         self.allowlists = Allowlists(self.transport, org_id)
 
-    async def health(self) -> bool:
-        root = self.transport.base_url.removesuffix("/v1")
-        body, _ = await self.transport.request("GET", f"{root}/healthz", key="none", retries=0)
-        return isinstance(body, dict)
-
     async def models(self) -> list[str]:
         body, _ = await self.transport.request("GET", "/models")
-        data: list[Any] = body.get("data", []) if isinstance(body, dict) else []
-        return [str(item.get("id")) for item in data if isinstance(item, dict)]
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, list):
+            raise InvalidResponse("The server's model list is not a list ({'data': [...]} was expected).")
+        return [str(item["id"]) for item in data if isinstance(item, dict) and "id" in item]
 
     async def aclose(self) -> None:
         await self.transport.aclose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 
@@ -93,11 +94,28 @@ class RateLimited(StatusError):
 
     @property
     def retry_after(self) -> float | None:
-        value = self.headers.get("retry-after")
-        try:
-            return float(value) if value is not None else None
-        except ValueError:
-            return None
+        return retry_after(self.headers)
+
+
+def retry_after(headers: dict[str, str]) -> float | None:
+    """Seconds from a Retry-After header: a number, or an HTTP date; None when absent or unreadable."""
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    from datetime import datetime
+    from email.utils import parsedate_to_datetime
+
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, (moment - datetime.now(UTC)).total_seconds())
 
 
 class ServerError(StatusError):
@@ -123,13 +141,19 @@ _BY_STATUS: dict[int, type[StatusError]] = {
 }
 
 
-def status_error(status: int, body: Any, headers: dict[str, str]) -> StatusError:
+class UnansweredWrite(ConnectionFailed):
+    """A write's connection dropped before any of the answer arrived, and resending it was not safe."""
+
+
+def status_error(status: int, body: Any, headers: dict[str, str], what: str = "") -> StatusError:
+    """The typed error of a status; `what` says what the body was when it was not the API's error JSON."""
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):
         message = str(error.get("message") or f"HTTP {status}")
         code, param = error.get("code"), error.get("param")
+        code, param = (None if code is None else str(code)), (None if param is None else str(param))
     else:
-        message, code, param = f"The server answered HTTP {status}.", None, None
+        message, code, param = f"The server answered HTTP {status}{f' ({what})' if what else ''}.", None, None
     if status == 403 and code == "ip_not_allowed":
         kind: type[StatusError] = IpNotAllowed
     elif status >= 500:

@@ -1,29 +1,31 @@
-"""Resources bind verbs to paths; the transport does the rest."""
+"""Resources bind verbs to paths; the transport does the rest. Answers are parsed into typed models here."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import defaults
 from .streaming import ResponseStream
 from .transport import Transport
+from .wire import Response, parse_response
 
 
 class Responses:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
 
-    async def create(self, body: dict[str, Any]) -> dict[str, Any]:
-        result, _ = await self._transport.request("POST", "/responses", json_body={**body, "stream": False})
-        return result
-
-    def stream(self, body: dict[str, Any], keep_events: bool = True) -> ResponseStream:
-        return ResponseStream(
-            self._transport.open_stream("/responses", {**body, "stream": True}), keep_events
+    async def create(self, body: dict[str, Any]) -> Response:
+        result, _ = await self._transport.request(
+            "POST", "/responses", json_body={**body, "stream": False}, deadline=defaults.GENERATION_DEADLINE
         )
+        return parse_response(result)
 
-    async def retrieve(self, response_id: str) -> dict[str, Any]:
+    def stream(self, body: dict[str, Any]) -> ResponseStream:
+        return ResponseStream(self._transport.open_stream("/responses", {**body, "stream": True}))
+
+    async def retrieve(self, response_id: str) -> Response:
         result, _ = await self._transport.request("GET", f"/responses/{response_id}")
-        return result
+        return parse_response(result)
 
 
 class Allowlists:

@@ -9,7 +9,7 @@ import asyncio
 import json
 import random
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +23,24 @@ from .errors import (
     ApiError,
     ConnectionFailed,
     InvalidResponse,
-    RateLimited,
     StatusError,
     TimedOut,
     TlsFailed,
+    UnansweredWrite,
+    retry_after,
     status_error,
 )
+from .streaming import describe
 
 KeyKind = Literal["api", "admin", "none"]
+# Asked before a write whose connection dropped unanswered is sent again: True if resending is safe.
+ResendCheck = Callable[[], Awaitable[bool]]
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+async def always_resend() -> bool:
+    """The ResendCheck of a write that is idempotent (PATCH enabled=…, DELETE by id)."""
+    return True
 
 
 @dataclass
@@ -48,6 +58,7 @@ class ConnectionSettings:
     trust_env: bool = True  # HTTP(S)_PROXY / NO_PROXY from the environment when no proxy is set
     forwarded_for: str | None = None  # the sandbox profile's simulated source IP
     max_retries: int = defaults.MAX_RETRIES
+    request_deadline: float = defaults.REQUEST_DEADLINE
 
     def __repr__(self) -> str:  # never show keys, even in a debugger or a log line
         return (
@@ -90,21 +101,49 @@ def ssl_context(settings: ConnectionSettings) -> ssl.SSLContext | bool:
 
 
 def _connection_error(error: httpx.HTTPError, url: str) -> ApiError:
-    text = str(error) or type(error).__name__
+    text = describe(error)
     if isinstance(error, httpx.TimeoutException):
         return TimedOut(f"{url} did not answer in time ({type(error).__name__}).")
+    if isinstance(error, httpx.DecodingError):
+        return InvalidResponse(f"{url} answered a body that could not be decoded: {text}.")
     if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
         return TlsFailed(
             f"The server's certificate is not trusted ({text}). Add its CA bundle to the profile."
         )
     if any(word in text for word in ("SSL", "TLS", "certificate", "tlsv1 alert")):
         return TlsFailed(f"The TLS handshake with {url} failed: {text}. Check the client certificate.")
-    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError):
+    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
         return ConnectionFailed(f"The connection to {url} was lost: {text}.")
     return ConnectionFailed(f"Cannot reach {url}: {text}. Is the server running?")
 
 
+def _unanswered(error: httpx.HTTPError) -> bool:
+    """The connection failed after it was open and before any byte of the answer: typically an idle
+    keep-alive connection the server closed just as it was reused."""
+    return isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError)
+
+
+def _page_kind(response: httpx.Response, content: bytes) -> str:
+    """What a body that is not the API's JSON looks like, for an error message."""
+    content_type = response.headers.get("content-type", "")
+    if "html" in content_type or content.lstrip()[:1] == b"<":
+        if response.status_code == 404:
+            return "a web page, not the API: check that the base URL ends in /v1"
+        return "a web page, not the API: likely a proxy or gateway in between"
+    if not content.strip():
+        return "with an empty body"
+    return "with a body that is not the API's JSON"
+
+
+def _json_or_none(content: bytes) -> Any:
+    try:
+        return json.loads(content) if content else None
+    except ValueError:
+        return None
+
+
 def _decode(response: httpx.Response, content: bytes) -> Any:
+    """A successful answer's JSON; anything else is InvalidResponse. Only called for status < 400."""
     content_type = response.headers.get("content-type", "")
     if "html" in content_type or content.lstrip()[:1] == b"<":
         raise InvalidResponse(
@@ -114,6 +153,14 @@ def _decode(response: httpx.Response, content: bytes) -> Any:
         return json.loads(content) if content else None
     except ValueError:
         raise InvalidResponse(f"{response.request.url} answered something that is not JSON.") from None
+
+
+def _error_for(response: httpx.Response, content: bytes) -> StatusError:
+    """Status first, then body: an HTML or text page maps to the typed error of its status."""
+    body = _json_or_none(content)
+    api_error = isinstance(body, dict) and isinstance(body.get("error"), dict)
+    what = "" if api_error else _page_kind(response, content)
+    return status_error(response.status_code, body, dict(response.headers), what)
 
 
 class Transport:
@@ -127,6 +174,7 @@ class Transport:
                 write=defaults.WRITE_TIMEOUT,
                 pool=defaults.POOL_TIMEOUT,
             ),
+            limits=httpx.Limits(keepalive_expiry=defaults.KEEPALIVE_EXPIRY),
             verify=ssl_context(settings),
             proxy=settings.proxy or None,
             trust_env=settings.trust_env and not settings.proxy,
@@ -148,11 +196,31 @@ class Transport:
     def url(self, path: str) -> str:
         return path if path.startswith("http") else f"{self.base_url}{path}"
 
-    async def _backoff(self, attempt: int, error: ApiError | None) -> None:
-        delay = min(defaults.BACKOFF_MAX, defaults.BACKOFF_BASE * 2**attempt) * (0.5 + random.random() / 2)
-        if isinstance(error, RateLimited) and error.retry_after is not None:
-            delay = min(defaults.RETRY_AFTER_MAX, error.retry_after)
-        await asyncio.sleep(delay)
+    @staticmethod
+    def _retry_delay(attempt: int, error: ApiError) -> float | None:
+        """Seconds to wait before the next attempt, or None when this error is not to be waited out here:
+        a long Retry-After goes back to the caller, who shows it to the person."""
+        waited = retry_after(error.headers) if isinstance(error, StatusError) else None
+        if waited is not None:
+            return waited if waited <= defaults.RETRY_AFTER_AUTO else None
+        return min(defaults.BACKOFF_MAX, defaults.BACKOFF_BASE * 2.0**attempt) * (0.5 + random.random() / 2)
+
+    async def _resend(self, method: str, check: ResendCheck | None, failure: ApiError, url: str) -> None:
+        """Once per call: may a write that got no answer go again? Raises UnansweredWrite if not."""
+        if method in SAFE_METHODS:
+            return
+        try:
+            if check is not None and await check():
+                return
+        except ApiError as error:
+            raise UnansweredWrite(
+                f"The connection to {url} dropped before the server answered ({failure}), and checking "
+                f"whether the change was made failed too: {error} Refresh to see the current state."
+            ) from None
+        raise UnansweredWrite(
+            f"The connection to {url} dropped before the server answered ({failure}): the change may or "
+            "may not have been made. Refresh to see the current state."
+        )
 
     async def request(
         self,
@@ -163,41 +231,96 @@ class Transport:
         json_body: Any = None,
         params: dict[str, str] | None = None,
         retries: int | None = None,
+        deadline: float | None = None,
+        resend_unanswered: ResendCheck | None = None,
     ) -> tuple[Any, httpx.Headers]:
-        """Send one request, retrying 408/429/5xx and connection failures with backoff."""
-        retries = self.settings.max_retries if retries is None else retries
+        """Send one request, retrying 408/429/5xx and connection failures with backoff, within a deadline.
+
+        A request whose connection drops before any byte of the answer is sent again once: always for GET,
+        for a write only when `resend_unanswered` says it is safe (else UnansweredWrite)."""
+        deadline = self.settings.request_deadline if deadline is None else deadline
         url = self.url(path)
-        for attempt in range(retries + 1):
+        try:
+            async with asyncio.timeout(deadline):
+                return await self._attempts(method, url, key, json_body, params, retries, resend_unanswered)
+        except TimeoutError:
+            raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
+
+    async def _attempts(
+        self,
+        method: str,
+        url: str,
+        key: KeyKind,
+        json_body: Any,
+        params: dict[str, str] | None,
+        retries: int | None,
+        resend_unanswered: ResendCheck | None,
+    ) -> tuple[Any, httpx.Headers]:
+        retries = self.settings.max_retries if retries is None else retries
+        attempt, resent = 0, False
+        while True:
+            request = self._client.build_request(
+                method, url, json=json_body, params=params, headers=self.headers(key)
+            )
             try:
-                response = await self._client.request(
-                    method, url, json=json_body, params=params, headers=self.headers(key)
-                )
+                response = await self._client.send(request, stream=True)
             except httpx.HTTPError as error:
                 failure = _connection_error(error, url)
+                if _unanswered(error) and not resent:
+                    resent = True
+                    await self._resend(method, resend_unanswered, failure, url)
+                    continue
                 # A read timeout on a POST may have been processed: only a failed connect is safe to repeat.
-                safe = method == "GET" or isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
-                if attempt < retries and safe and not isinstance(failure, TlsFailed):
-                    await self._backoff(attempt, failure)
+                safe = method in SAFE_METHODS or isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
+                delay = self._retry_delay(attempt, failure)
+                if attempt < retries and safe and not isinstance(failure, TlsFailed) and delay is not None:
+                    attempt += 1
+                    await asyncio.sleep(delay)
                     continue
                 raise failure from None
-            body = _decode(response, response.content)
+            try:
+                content = await response.aread()
+            except httpx.HTTPError as error:
+                raise _connection_error(error, url) from None
+            finally:
+                await response.aclose()
             if response.status_code < 400:
-                return body, response.headers
-            error_ = status_error(response.status_code, body, dict(response.headers))
-            if attempt < retries and response.status_code in defaults.RETRYABLE_STATUSES:
-                await self._backoff(attempt, error_)
+                return _decode(response, content), response.headers
+            status_failure = _error_for(response, content)
+            delay = self._retry_delay(attempt, status_failure)
+            if (
+                attempt < retries
+                and response.status_code in defaults.RETRYABLE_STATUSES
+                and delay is not None
+            ):
+                attempt += 1
+                await asyncio.sleep(delay)
                 continue
-            raise error_
-        raise AssertionError("unreachable")
+            raise status_failure
 
     @asynccontextmanager
     async def open_stream(
         self, path: str, body: Any, *, key: KeyKind = "api"
     ) -> AsyncIterator[httpx.Response]:
-        """POST and yield the open streaming response once it answered 200; retried only before that."""
+        """POST and yield the open streaming response once it answered 200; retried only before that.
+
+        The deadline covers getting the answer's head; the stream itself is watched by the read timeout."""
         url = self.url(path)
+        deadline = self.settings.request_deadline
+        try:
+            async with asyncio.timeout(deadline):
+                response = await self._open(url, body, key)
+        except TimeoutError:
+            raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
+        try:
+            yield response
+        finally:
+            await response.aclose()
+
+    async def _open(self, url: str, body: Any, key: KeyKind) -> httpx.Response:
         retries = self.settings.max_retries
-        for attempt in range(retries + 1):
+        attempt, resent = 0, False
+        while True:
             request = self._client.build_request(
                 "POST", url, json=body, headers={**self.headers(key), "accept": "text/event-stream"}
             )
@@ -205,28 +328,37 @@ class Transport:
                 response = await self._client.send(request, stream=True)
             except httpx.HTTPError as error:
                 failure = _connection_error(error, url)
+                # Nothing of the answer was read: creating a response again is what the official client does.
+                if _unanswered(error) and not resent:
+                    resent = True
+                    continue
+                delay = self._retry_delay(attempt, failure)
                 if (
                     attempt < retries
                     and isinstance(error, httpx.ConnectError)
                     and not isinstance(failure, TlsFailed)
+                    and delay is not None
                 ):
-                    await self._backoff(attempt, failure)
+                    attempt += 1
+                    await asyncio.sleep(delay)
                     continue
                 raise failure from None
-            if response.status_code >= 400:
-                try:
-                    content = await response.aread()
-                finally:
-                    await response.aclose()
-                error_: StatusError = status_error(
-                    response.status_code, _decode(response, content), dict(response.headers)
-                )
-                if attempt < retries and response.status_code in defaults.RETRYABLE_STATUSES:
-                    await self._backoff(attempt, error_)
-                    continue
-                raise error_
+            if response.status_code < 400:
+                return response
             try:
-                yield response
+                content = await response.aread()
+            except httpx.HTTPError as error:
+                raise _connection_error(error, url) from None
             finally:
                 await response.aclose()
-            return
+            status_failure = _error_for(response, content)
+            delay = self._retry_delay(attempt, status_failure)
+            if (
+                attempt < retries
+                and response.status_code in defaults.RETRYABLE_STATUSES
+                and delay is not None
+            ):
+                attempt += 1
+                await asyncio.sleep(delay)
+                continue
+            raise status_failure

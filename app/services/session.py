@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,9 @@ from .tasks import TaskRegistry
 log = logging.getLogger(__name__)
 
 
-class ConnectionState:
+class ConnectionState(StrEnum):
+    """Where the current profile's connection stands; shown in the status bar."""
+
     CHECKING = "checking"
     OK = "ok"
     DOWN = "down"
@@ -57,7 +60,7 @@ class ConsoleSession(QObject):
         self.ask_session_only = ask_session_only or (lambda _message: False)
         self.client: ServiceClient | None = None
         self.profile: Profile | None = None
-        self.state = ConnectionState.CHECKING
+        self.state: ConnectionState = ConnectionState.CHECKING
         self.detail = ""
 
     # -- profiles and clients ---------------------------------------------------------------------
@@ -147,11 +150,11 @@ class ConsoleSession(QObject):
 
     # -- connection state -------------------------------------------------------------------------
 
-    def _set_state(self, state: str, detail: str) -> None:
+    def _set_state(self, state: ConnectionState, detail: str) -> None:
         self.state, self.detail = state, detail
         self.connection_changed.emit(state, detail)
 
-    async def check_connection(self) -> str:
+    async def check_connection(self) -> ConnectionState:
         client = self.client
         if client is None:
             return self.state

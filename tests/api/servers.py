@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -81,3 +82,103 @@ def echo_server(host: str, body: str | None = None) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+CLOSE = b"<close>"  # an action: read the request, then hang up without a byte of answer
+STALL = b"<stall>"  # an action: read the request, then say nothing until the server stops
+RESET = b"<reset>"  # an action prefix: send what follows, then reset the connection (RST, not FIN)
+
+
+def reply(status: str, body: bytes, headers: dict[str, str] | None = None, keep_alive: bool = True) -> bytes:
+    """A whole HTTP/1.1 answer as bytes."""
+    lines = [f"HTTP/1.1 {status}", f"content-length: {len(body)}"]
+    lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+    lines.append("connection: keep-alive" if keep_alive else "connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+class ScriptedServer:
+    """A loopback HTTP/1.1 peer that answers the n-th request with the n-th action, keeping connections
+    alive between them as a real server does; records (method, path, body) of every request."""
+
+    def __init__(self, actions: list[bytes]) -> None:
+        self.actions = list(actions)
+        self.requests: list[tuple[str, str, bytes]] = []
+        self._stop = threading.Event()
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(8)
+        self._threads: list[threading.Thread] = []
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
+
+    def __enter__(self) -> ScriptedServer:
+        self._start(self._accept)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._listener.close()
+        for thread in self._threads:
+            thread.join(timeout=3)
+
+    def _start(self, target: object, *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
+        self._threads.append(thread)
+        thread.start()
+
+    def _accept(self) -> None:
+        self._listener.settimeout(0.1)
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._start(self._serve, conn)
+
+    def _read_request(self, conn: socket.socket, buffer: bytes) -> tuple[bytes, bytes] | None:
+        while b"\r\n\r\n" not in buffer:
+            try:
+                chunk = conn.recv(65536)
+            except TimeoutError:
+                if self._stop.is_set():
+                    return None
+                continue
+            if not chunk:
+                return None
+            buffer += chunk
+        head, _, rest = buffer.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        while len(rest) < length:
+            rest += conn.recv(65536)
+        request_line = head.split(b"\r\n")[0].decode().split()
+        self.requests.append((request_line[0], request_line[1], rest[:length]))
+        return head, rest[length:]
+
+    def _serve(self, conn: socket.socket) -> None:
+        conn.settimeout(0.1)
+        buffer = b""
+        with conn:
+            while not self._stop.is_set():
+                read = self._read_request(conn, buffer)
+                if read is None:
+                    return
+                buffer = read[1]
+                action = self.actions.pop(0) if self.actions else CLOSE
+                if action == CLOSE:
+                    return
+                if action == STALL:
+                    self._stop.wait()
+                    return
+                if action.startswith(RESET):
+                    conn.sendall(action[len(RESET) :])
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    return
+                conn.sendall(action)
+                if b"connection: close" in action.split(b"\r\n\r\n")[0].lower():
+                    return

@@ -46,7 +46,7 @@ async def test_create_and_stream(sandbox: Sandbox) -> None:
     created = await client.responses.create({"model": "service-pro", "input": "Hello"})
     stream = client.responses.stream({"model": "service-pro", "input": "Hello"})
     final, text = await collect(stream)
-    assert created["status"] == final["status"] == "completed"
+    assert created.status == final.status == "completed" and created.output_text
     assert text == stream.state.text and "Hello" in text
     assert (
         stream.state.first_token_at is not None and stream.response is not None and stream.response.is_closed
@@ -144,6 +144,7 @@ def test_not_a_url_is_a_clear_error() -> None:
 
 
 async def test_html_answer_is_invalid_response() -> None:
+    """A web page with 200 is a wrong base URL; with an error status it is that status (see test_edges)."""
     page = b"<html><body>Welcome</body></html>"
     reply = b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: %d\r\n\r\n%s" % (len(page), page)
     with raw_server(reply) as url:
@@ -232,3 +233,30 @@ async def test_tls_unknown_ca_and_mutual_tls(tmp_path) -> None:
             await client.aclose()
     with pytest.raises(TlsFailed, match="missing"):
         ServiceClient(ConnectionSettings(base_url="https://x/v1", ca_bundle=tmp_path / "nope.pem"))
+
+
+async def test_typed_answers_from_the_sandbox(sandbox: Sandbox) -> None:
+    from app.api import OutputItemEvent, ResponseEvent, WebSearchCall
+
+    client = client_for(sandbox)
+    searched = await client.responses.create(
+        {
+            "model": "service-pro",
+            "input": "How do CIDR ranges work?",
+            "tools": [{"type": "web_search_preview"}],
+        }
+    )
+    assert searched.search_queries and searched.citations and searched.citations[0].url.startswith("https://")
+    assert searched.usage is not None and searched.usage.total_tokens > 0
+    assert (await client.responses.retrieve(searched.id)).output_text == searched.output_text
+    thought = await client.responses.create({"model": "service-think", "input": "Why is the sky blue?"})
+    assert thought.reasoning_summary
+    stream = client.responses.stream(
+        {"model": "service-pro", "input": "What is CIDR?", "tools": [{"type": "web_search_preview"}]}
+    )
+    events = [event async for event in stream]
+    assert isinstance(events[0], ResponseEvent) and events[0].type == "response.created"
+    assert any(isinstance(e, OutputItemEvent) and isinstance(e.item, WebSearchCall) for e in events)
+    assert isinstance(events[-1], ResponseEvent) and events[-1].is_final
+    assert stream.state.text == events[-1].response.output_text
+    await client.aclose()

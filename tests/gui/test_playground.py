@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton
 
 from app.api import ConnectionSettings, ServiceClient
 from tests.api.servers import raw_server, sse, sse_head
@@ -287,12 +287,18 @@ def test_401_points_to_the_profile(qtbot, tab, console) -> None:
     assert "401" in view.status.text() and view.action_buttons["settings"].isVisibleTo(tab)
 
 
-def test_429_counts_down(qtbot, tab, console) -> None:
+def test_429_counts_down_and_stop_gives_up(qtbot, tab, console) -> None:
     console.session.sandbox.server.app.limiter.per_minute = 0
     console.session.client.transport.settings.max_retries = 0
     send(qtbot, tab, "hello")
+    view = tab.views[0]
+    qtbot.waitUntil(lambda: "retrying in" in view.status.text())
+    assert tab.service.turns[0].status == "waiting" and tab.stop_button.isEnabled()
+    assert "Stop" in view.status.text()
+    qtbot.mouseClick(tab.stop_button, Qt.MouseButton.LeftButton)
     wait_done(qtbot, tab)
-    assert "Retry in" in tab.views[0].status.text()
+    assert tab.service.turns[0].status == "stopped" and "Stopped" in view.status.text()
+    assert tab.send_button.isEnabled()
 
 
 def test_connection_lost_mid_stream_keeps_partial_and_offers_retry(qtbot, tab, console) -> None:
@@ -305,3 +311,72 @@ def test_connection_lost_mid_stream_keeps_partial_and_offers_retry(qtbot, tab, c
     turn = tab.service.turns[0]
     assert turn.status == "incomplete" and turn.text == "The first half of"
     assert "partial answer is kept" in view.status.text() and view.action_buttons["retry"].isVisibleTo(tab)
+
+
+def use_server(qtbot, console, url: str) -> None:
+    """Point the session at a loopback peer, closing the client it had."""
+    session = console.session
+    old = session.client
+    session.client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+    session.tasks.start("close-old", old.aclose())
+    qtbot.waitUntil(lambda: not session.tasks.running("close-old"))
+
+
+def sse_answer(text: str, response: dict) -> bytes:
+    delta = json.dumps({"type": "response.output_text.delta", "delta": text})
+    final = json.dumps({"type": "response.completed", "response": response})
+    deltas = sse("response.output_text.delta", delta) if text else b""
+    return sse_head() + deltas + sse("response.completed", final) + b"data: [DONE]\n\n"
+
+
+@pytest.mark.parametrize(
+    ("response", "reason"),
+    [
+        ({"id": "resp_1", "status": "completed", "output": []}, "stop reason: completed"),
+        (
+            {"id": "resp_1", "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}},
+            "stop reason: incomplete, max_output_tokens",
+        ),
+    ],
+)
+def test_an_empty_answer_says_so_with_its_stop_reason(qtbot, tab, console, response, reason) -> None:
+    with raw_server(sse_answer("", response)) as url:
+        use_server(qtbot, console, url)
+        send(qtbot, tab, "hello")
+        wait_done(qtbot, tab)
+    status = tab.views[0].status.text()
+    assert "The answer was empty" in status and reason in status
+    assert tab.views[0].action_buttons["retry"].isVisibleTo(tab)
+
+
+def test_a_broken_chain_is_said_on_the_turn(qtbot, tab, console) -> None:
+    text = "Hi there"
+    message = {"type": "message", "content": [{"type": "output_text", "text": text}]}
+    answer = sse_answer(text, {"status": "completed", "output": [message]})  # no response id
+    with raw_server(answer) as url:
+        use_server(qtbot, console, url)
+        send(qtbot, tab, "first")
+        wait_done(qtbot, tab)
+        send(qtbot, tab, "second")
+        wait_done(qtbot, tab, 2)
+    second = tab.service.turns[1]
+    assert "previous_response_id" not in second.request_body
+    assert second.request_body["input"][1] == {"role": "assistant", "content": text}
+    note = tab.views[1].findChild(QLabel, "chain_note")
+    assert note is not None and note.isVisibleTo(tab)
+    assert "no response id" in note.text() and "whole history" in note.text()
+    assert tab.views[0].findChild(QLabel, "chain_note") is None
+
+
+def test_an_hour_long_retry_after_is_counted_down_and_stoppable(qtbot, tab, console) -> None:
+    body = b'{"error": {"message": "Try again in an hour.", "type": "rate_limit_error", "code": null}}'
+    head = "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: 3600\r\n"
+    limited = f"{head}content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode() + body
+    with raw_server(limited) as url:
+        use_server(qtbot, console, url)
+        send(qtbot, tab, "hello")
+        view = tab.views[0]
+        qtbot.waitUntil(lambda: "retrying in 60:00" in view.status.text() or "59:5" in view.status.text())
+        qtbot.keyClick(tab, Qt.Key.Key_Escape)
+        wait_done(qtbot, tab)
+    assert tab.service.turns[0].status == "stopped" and "Stopped" in view.status.text()

@@ -33,10 +33,10 @@ def inspector_text(turn: Turn) -> dict[str, str]:
     request = json.dumps(redacted_body(turn.request_body), indent=2, ensure_ascii=False)
     headers = "\n".join(f"{name}: {turn.headers[name]}" for name in SHOWN_HEADERS if name in turn.headers)
     # Deltas are many: show each kind of event, and the deltas as a count with their first and last times.
-    lines, deltas = [], [t for t, kind in turn.timeline if kind.endswith("text.delta")]
-    for seconds, kind in turn.timeline:
-        if not kind.endswith("text.delta"):
-            lines.append(f"{seconds * 1000:9.1f} ms  {kind}")
+    lines, deltas = [], [entry.seconds for entry in turn.timeline if entry.type.endswith("text.delta")]
+    for entry in turn.timeline:
+        if not entry.type.endswith("text.delta"):
+            lines.append(f"{entry.seconds * 1000:9.1f} ms  {entry.type}")
     if deltas:
         lines.append(
             f"{len(deltas):,} text deltas from {deltas[0] * 1000:,.1f} ms to {deltas[-1] * 1000:,.1f} ms"

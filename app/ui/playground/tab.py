@@ -31,6 +31,7 @@ from app.services.images import ImageProblem, prepare_file, prepare_qimage, prep
 from app.services.playground import Attachment, PlaygroundService, RequestOptions
 from app.services.session import ConsoleSession
 from app.services.snippets import all_snippets
+from app.services.turns import SchemaCheck, check_schema
 
 from .dialogs import TextTabsDialog, inspector_text
 from .turn_view import TurnView
@@ -206,26 +207,14 @@ class PlaygroundTab(QWidget):
 
     # -- schema -----------------------------------------------------------------------------------
 
-    def schema(self) -> tuple[dict[str, Any] | None, str]:
-        """The schema, or None with the reason it cannot be used."""
-        try:
-            schema = json.loads(self.schema_edit.toPlainText())
-        except ValueError as error:
-            return None, f"✗ Not valid JSON: {error}"
-        if not isinstance(schema, dict):
-            return None, "✗ A schema must be a JSON object."
-        import jsonschema  # loaded on first use: not needed for the first frame
-
-        try:
-            jsonschema.validators.validator_for(schema).check_schema(schema)
-        except jsonschema.SchemaError as error:
-            return None, f"✗ Not a valid JSON Schema: {error.message}"
-        return schema, "✓ Valid JSON Schema"
+    def schema(self) -> SchemaCheck:
+        """The schema typed in the editor, or the reason it cannot be used."""
+        return check_schema(self.schema_edit.toPlainText())
 
     def _check_schema(self) -> None:
-        schema, message = self.schema()
-        self.schema_status.setText(message)
-        self.schema_status.setStyleSheet("color: #1a7f37;" if schema is not None else "color: #cf222e;")
+        check = self.schema()
+        self.schema_status.setText(check.message)
+        self.schema_status.setStyleSheet("color: #1a7f37;" if check.ok else "color: #cf222e;")
 
     # -- images -----------------------------------------------------------------------------------
 
@@ -294,7 +283,7 @@ class PlaygroundTab(QWidget):
     # -- sending ----------------------------------------------------------------------------------
 
     def options(self) -> RequestOptions:
-        schema = self.schema()[0] if self.structured.isChecked() else None
+        schema = self.schema().schema if self.structured.isChecked() else None
         return RequestOptions(
             model=self.model.currentText(),
             instructions=self.instructions.text(),
@@ -311,9 +300,9 @@ class PlaygroundTab(QWidget):
         if not text and not self.attachments:
             return
         if self.structured.isChecked():
-            schema, message = self.schema()
-            if schema is None:
-                self.schema_status.setText(message + " Fix the schema or turn structured output off.")
+            check = self.schema()
+            if not check.ok:
+                self.schema_status.setText(check.message + " Fix the schema or turn structured output off.")
                 return
         self.service.send(text, self.attachments, self.options())
         self.message.clear()
@@ -349,7 +338,7 @@ class PlaygroundTab(QWidget):
 
     def _finish_view(self, index: int) -> None:
         if index < len(self.views):
-            schema = self.views[index].turn.request_body.get("text", {}).get("format", {}).get("schema")
+            schema = self.views[index].turn.schema
             for earlier in self.views[:index]:
                 earlier.action_buttons["regenerate"].hide()
             self.views[index].finish(index == len(self.service.turns) - 1, schema)

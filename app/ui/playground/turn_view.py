@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import time
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.playground import PlaygroundService, Turn
+from app.services.turns import TurnStatus
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 # Qt lays out a whole paragraph on every change: appending to one 20,000-word paragraph costs ~100 ms a
@@ -131,6 +134,12 @@ class TurnView(QFrame):
         self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.index))
         header.addWidget(self.edit_button)
         layout.addLayout(header)
+        if turn.chain_note:
+            note = QLabel(turn.chain_note)
+            note.setObjectName("chain_note")
+            note.setWordWrap(True)
+            note.setStyleSheet("color: #9a6700;")
+            layout.addWidget(note)
         message = QLabel(turn.prompt or "(images only)")
         message.setWordWrap(True)
         message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -222,12 +231,19 @@ class TurnView(QFrame):
 
     def refresh_details(self) -> None:
         details = self.service.details(self.turn)
-        if details["searches"]:
-            self.search_label.setText(" · ".join(f"Searched: {q}" for q in details["searches"]))
+        if details.searches:
+            self.search_label.setText(" · ".join(f"Searched: {q}" for q in details.searches))
             self.search_label.show()
-        if details["reasoning"]:
-            self.reasoning_label.setText(details["reasoning"])
+        if details.reasoning:
+            self.reasoning_label.setText(details.reasoning)
             self.reasoning_toggle.show()
+        if self.turn.status == TurnStatus.WAITING and self.turn.retry_at is not None:
+            self._remaining = max(0, round(self.turn.retry_at - time.monotonic()))
+            self._tick()
+            self._countdown.start()
+        elif self.turn.status == TurnStatus.STREAMING and self._countdown.isActive():
+            self._countdown.stop()
+            self.status.setText("Waiting for the first token…")
 
     def finish(self, is_last: bool, schema: dict[str, Any] | None) -> None:
         turn = self.turn
@@ -251,10 +267,17 @@ class TurnView(QFrame):
         self._show_status(turn)
 
     def _show_status(self, turn: Turn) -> None:
+        self._countdown.stop()  # a wait for Retry-After that was stopped
         figures = figures_text(turn)
-        if turn.status == "completed":
+        if turn.status == TurnStatus.COMPLETED and turn.text:
             self.status.setText(figures)
             self.status.setStyleSheet("color: palette(mid);")
+            return
+        if turn.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) and not turn.text:
+            reason = turn.response.stop_reason if turn.response is not None else turn.status
+            self.status.setText(f"The answer was empty (stop reason: {reason}). {figures}".strip())
+            self.status.setStyleSheet("color: #9a6700;")
+            self.action_buttons["retry"].show()
             return
         self.status.setStyleSheet("color: #cf222e;")
         if turn.status == "stopped":
@@ -276,13 +299,21 @@ class TurnView(QFrame):
             self.status.setText(f"Incomplete: {turn.error} The partial answer is kept.")
             self.action_buttons["retry"].show()
         elif turn.status == "incomplete":
-            reason = ((turn.response or {}).get("incomplete_details") or {}).get("reason", "")
-            self.status.setText(f"Incomplete ({reason or turn.error}). {figures}")
+            reason = turn.response.stop_reason if turn.response is not None else turn.error
+            self.status.setText(f"Incomplete ({reason}). {figures}")
         else:
             self.status.setText(f"Failed: {turn.error}")
             self.action_buttons["retry"].show()
 
     def _tick(self) -> None:
+        if self.turn.status == TurnStatus.WAITING:
+            minutes, seconds = divmod(max(0, self._remaining), 60)
+            self.status.setText(
+                f"429: rate limited. The server asks to wait: retrying in {minutes}:{seconds:02d}. "
+                "Press Stop (Esc) to give up."
+            )
+            self._remaining -= 1
+            return
         if self._remaining <= 0:
             self._countdown.stop()
             self.status.setText("429: rate limited. You can retry now.")
@@ -292,13 +323,16 @@ class TurnView(QFrame):
         self._remaining -= 1
 
     def _show_sources(self) -> None:
-        citations = self.service.details(self.turn)["citations"]
+        citations = self.service.details(self.turn).citations
         if not citations:
             return
         seen: dict[str, str] = {}
         for citation in citations:
-            seen.setdefault(citation.get("url", ""), citation.get("title") or citation.get("url", ""))
-        links = "".join(f'<li><a href="{url}">{title}</a></li>' for url, title in seen.items())
+            seen.setdefault(citation.url, citation.title or citation.url)
+        # Titles and URLs come from the network: escaped, so only the console's own markup is rich text.
+        links = "".join(
+            f'<li><a href="{html.escape(url)}">{html.escape(title)}</a></li>' for url, title in seen.items()
+        )
         self.sources.setText(f"<b>Sources</b><ol>{links}</ol>")
         self.sources.show()
 

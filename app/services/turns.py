@@ -1,0 +1,272 @@
+"""Playground turns as plain data, and the pure rules around them (no Qt): which request a turn sends,
+what an error means for the person, whether a JSON schema can be used.
+
+The PlaygroundService runs turns; everything here can be tested without an event loop.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from app.api.errors import (
+    ApiError,
+    ConnectionFailed,
+    IpNotAllowed,
+    RateLimited,
+    StatusError,
+    StreamError,
+    TimedOut,
+    Unauthorized,
+)
+
+if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
+    from app.api.wire import OutputItem, Response
+
+
+class TurnStatus(StrEnum):
+    PENDING = "pending"
+    STREAMING = "streaming"
+    WAITING = "waiting"  # rate limited: counting down the server's Retry-After before trying again
+    COMPLETED = "completed"
+    INCOMPLETE = "incomplete"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+
+class ErrorKind(StrEnum):
+    NONE = ""
+    BLOCKED = "blocked"
+    UNAUTHORIZED = "unauthorized"
+    RATE_LIMITED = "rate_limited"
+    CONNECTION = "connection"
+    OTHER = "other"
+
+
+@dataclass
+class Attachment:
+    """An image ready to send: a data URL (already checked and scaled) or a remote URL."""
+
+    url: str
+    label: str
+    tokens: int
+
+
+@dataclass
+class Figures:
+    time_to_first_token: float | None = None
+    duration: float | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        if not self.duration or not self.output_tokens:
+            return None
+        streaming = self.duration - (self.time_to_first_token or 0)
+        return self.output_tokens / streaming if streaming > 0 else None
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    seconds: float  # since the turn started
+    type: str  # the event type
+
+
+@dataclass
+class Turn:
+    """One exchange: what was sent, what came back, and how it went."""
+
+    prompt: str
+    attachments: list[Attachment]
+    model: str
+    chain_on_server: bool
+    request_body: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+    response: Response | None = None  # the final response, once it came
+    items: list[OutputItem] = field(default_factory=list)  # searches and reasoning as they finish
+    status: TurnStatus = TurnStatus.PENDING
+    error: str = ""
+    error_kind: ErrorKind = ErrorKind.NONE
+    source_ip: str | None = None
+    retry_after: float | None = None
+    retry_at: float | None = None  # time.monotonic() when a WAITING turn tries again
+    chain_note: str = ""  # why a turn meant to chain on the server sent the whole history instead
+    schema: dict[str, Any] | None = None  # the JSON schema the answer was asked to match
+    headers: dict[str, str] = field(default_factory=dict)
+    timeline: list[TimelineEntry] = field(default_factory=list)
+    figures: Figures = field(default_factory=Figures)
+
+    @property
+    def response_id(self) -> str | None:
+        return self.response.id if self.response is not None and self.response.id else None
+
+    @property
+    def in_history(self) -> bool:
+        """Whether the turn is part of the conversation the next turn continues."""
+        return self.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) or bool(self.text)
+
+
+@dataclass
+class RequestOptions:
+    model: str
+    instructions: str = ""
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    web_search: bool = False
+    schema: dict[str, Any] | None = None  # a JSON schema for structured outputs
+    schema_name: str = "answer"
+    chain_on_server: bool = True
+
+
+@dataclass(frozen=True)
+class RequestPlan:
+    """The body of a turn's request, and how it continues the conversation."""
+
+    body: dict[str, Any]
+    chained: bool  # previous_response_id was sent
+    chain_note: str = ""
+
+
+def user_message(prompt: str, attachments: Sequence[Attachment]) -> dict[str, Any]:
+    if not attachments:
+        return {"role": "user", "content": prompt}
+    parts: list[dict[str, Any]] = [{"type": "input_text", "text": prompt}] if prompt else []
+    parts += [{"type": "input_image", "image_url": image.url} for image in attachments]
+    return {"role": "user", "content": parts}
+
+
+def history_messages(turns: Sequence[Turn]) -> list[dict[str, Any]]:
+    """The conversation so far; assistant text as a plain string, which every server accepts (servers that
+    translate to chat completions refuse output_text parts)."""
+    messages: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.in_history:
+            messages.append(user_message(turn.prompt, turn.attachments))
+            messages.append({"role": "assistant", "content": turn.text})
+    return messages
+
+
+def _chain_note(previous: Turn) -> str:
+    how = {
+        TurnStatus.STOPPED: "it was stopped before it finished",
+        TurnStatus.FAILED: "it failed",
+    }.get(previous.status, "the server sent none")
+    return (
+        f"Not chained: the previous answer has no response id ({how}), so the whole history was sent instead."
+    )
+
+
+def build_request(
+    earlier: Sequence[Turn], prompt: str, attachments: Sequence[Attachment], options: RequestOptions
+) -> RequestPlan:
+    """The request of a new turn after `earlier`: chained on the last answer's id when asked and possible,
+    else the whole history, saying why when chaining was asked for."""
+    body: dict[str, Any] = {"model": options.model}
+    previous = next((turn for turn in reversed(earlier) if turn.in_history), None)
+    note = ""
+    if options.chain_on_server and previous is not None and previous.response_id:
+        body["previous_response_id"] = previous.response_id
+        body["input"] = [user_message(prompt, attachments)] if attachments else prompt
+    else:
+        if options.chain_on_server and previous is not None:
+            note = _chain_note(previous)
+        history = history_messages(earlier)
+        body["input"] = [*history, user_message(prompt, attachments)] if history or attachments else prompt
+    if options.instructions.strip():
+        body["instructions"] = options.instructions.strip()
+    for name in ("temperature", "top_p", "max_output_tokens"):
+        value = getattr(options, name)
+        if value is not None:
+            body[name] = value
+    if options.web_search:
+        body["tools"] = [{"type": "web_search_preview"}]
+    if options.schema is not None:
+        body["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": options.schema_name,
+                "schema": options.schema,
+                "strict": False,
+            }
+        }
+    return RequestPlan(body, "previous_response_id" in body, note)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What an error means for the person: its kind decides what the turn offers (allow the IP, settings…)."""
+
+    kind: ErrorKind
+    message: str
+    source_ip: str | None = None
+    retry_after: float | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def failure_of(error: ApiError) -> Failure:
+    message = str(error.message if isinstance(error, StatusError) else error) or type(error).__name__
+    headers = dict(error.headers) if isinstance(error, StatusError) else {}
+    if isinstance(error, IpNotAllowed):
+        return Failure(ErrorKind.BLOCKED, message, source_ip=error.source_ip, headers=headers)
+    if isinstance(error, Unauthorized):
+        return Failure(ErrorKind.UNAUTHORIZED, message, headers=headers)
+    if isinstance(error, RateLimited):
+        return Failure(ErrorKind.RATE_LIMITED, message, retry_after=error.retry_after, headers=headers)
+    if isinstance(error, ConnectionFailed | StreamError | TimedOut):
+        return Failure(ErrorKind.CONNECTION, message, headers=headers)
+    return Failure(ErrorKind.OTHER, message, headers=headers)
+
+
+def final_status(response: Response) -> TurnStatus:
+    """A response's own status as a turn's; one the console does not know counts as failed."""
+    try:
+        status = TurnStatus(response.status)
+    except ValueError:
+        return TurnStatus.FAILED
+    return status if status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) else TurnStatus.FAILED
+
+
+def redacted_body(body: dict[str, Any]) -> dict[str, Any]:
+    """What the inspector shows; request bodies carry no key, but long image data is shortened."""
+    shown = copy.deepcopy(body)
+    for message in shown.get("input", []) if isinstance(shown.get("input"), list) else []:
+        for part in message.get("content", []) if isinstance(message.get("content"), list) else []:
+            url = part.get("image_url", "")
+            if isinstance(url, str) and url.startswith("data:") and len(url) > 80:
+                part["image_url"] = url[:60] + f"…({len(url):,} characters)"
+    return shown
+
+
+@dataclass(frozen=True)
+class SchemaCheck:
+    """A JSON schema typed by the person: the schema when usable, and a sentence either way."""
+
+    schema: dict[str, Any] | None
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        return self.schema is not None
+
+
+def check_schema(text: str) -> SchemaCheck:
+    try:
+        schema = json.loads(text)
+    except ValueError as error:
+        return SchemaCheck(None, f"✗ Not valid JSON: {error}")
+    if not isinstance(schema, dict):
+        return SchemaCheck(None, "✗ A schema must be a JSON object.")
+    import jsonschema  # loaded on first use: not needed for the first frame
+
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as error:
+        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {error.message}")
+    return SchemaCheck(schema, "✓ Valid JSON Schema")

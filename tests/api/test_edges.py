@@ -1,0 +1,235 @@
+"""What real servers and proxies send that the sandbox never does, from small loopback peers: HTML error pages,
+[DONE], resets, stalls, long Retry-After, bodies that fail to decompress, keep-alive connections dropped."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from app.api import (
+    ConnectionFailed,
+    ConnectionSettings,
+    InvalidResponse,
+    RateLimited,
+    ServiceClient,
+    StreamError,
+    TimedOut,
+    UnansweredWrite,
+    collect,
+)
+from app.api.errors import ServerError
+from app.api.transport import always_resend
+from tests.api.servers import CLOSE, RESET, STALL, ScriptedServer, reply
+
+pytestmark = pytest.mark.anyio
+
+MODELS = reply("200 OK", b'{"object": "list", "data": [{"id": "m"}]}', {"content-type": "application/json"})
+PAGE = b"<html><body><h1>502 Bad Gateway</h1>nginx</body></html>"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def client(url: str, **settings: object) -> ServiceClient:
+    return ServiceClient(ConnectionSettings(base_url=url, api_key="k", **settings))  # type: ignore[arg-type]
+
+
+def sse_reply(*events: dict[str, object] | str) -> bytes:
+    lines = b""
+    for data in events:
+        text = data if isinstance(data, str) else json.dumps(data)
+        name = "" if isinstance(data, str) else f"event: {data['type']}\n"
+        lines += f"{name}data: {text}\n\n".encode()
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+    return head + lines
+
+
+def completed(text: str = "", **extra: object) -> dict[str, object]:
+    content = [{"type": "output_text", "text": text, "annotations": []}] if text else []
+    output = [{"type": "message", "id": "m1", "role": "assistant", "content": content}] if text else []
+    return {
+        "type": "response.completed",
+        "response": {"id": "resp_1", "status": "completed", "output": output, **extra},
+    }
+
+
+async def test_html_error_pages_are_their_status_and_are_retried() -> None:
+    page = reply("502 Bad Gateway", PAGE, {"content-type": "text/html"})
+    with ScriptedServer([page, reply("503 Service Unavailable", b"busy"), MODELS]) as server:
+        api = client(server.url, max_retries=2)
+        assert await api.models() == ["m"]
+        assert len(server.requests) == 3
+        await api.aclose()
+    with ScriptedServer([page]) as server:
+        api = client(server.url, max_retries=0)
+        with pytest.raises(ServerError) as caught:
+            await api.models()
+        assert (
+            caught.value.status == 502 and "web page" in str(caught.value) and "/v1" not in str(caught.value)
+        )
+        await api.aclose()
+    limited = reply("429 Too Many Requests", b"<html>slow down</html>", {"content-type": "text/html"})
+    with ScriptedServer([limited]) as server:
+        api = client(server.url, max_retries=0)
+        with pytest.raises(RateLimited):
+            await api.models()
+        await api.aclose()
+
+
+async def test_a_long_retry_after_is_handed_back_at_once() -> None:
+    limited = reply(
+        "429 Too Many Requests",
+        b'{"error": {"message": "slow down", "type": "rate_limit_error"}}',
+        {"retry-after": "3600", "content-type": "application/json"},
+    )
+    with ScriptedServer([limited]) as server:
+        api = client(server.url, max_retries=2)
+        started = time.monotonic()
+        with pytest.raises(RateLimited) as caught:
+            await api.models()
+        assert caught.value.retry_after == 3600 and time.monotonic() - started < 2
+        assert len(server.requests) == 1
+        await api.aclose()
+
+
+async def test_a_stalling_get_gives_up_at_the_deadline() -> None:
+    with ScriptedServer([STALL, STALL]) as server:
+        api = client(server.url, request_deadline=1.0)
+        started = time.monotonic()
+        with pytest.raises(TimedOut, match="within 1 s"):
+            await api.models()
+        assert time.monotonic() - started < 3
+        await api.aclose()
+
+
+def test_the_default_deadline_is_well_under_a_minute() -> None:
+    assert ConnectionSettings(base_url="http://x/v1").request_deadline <= 30
+
+
+async def test_a_body_that_fails_to_decompress_is_invalid_response() -> None:
+    broken = reply(
+        "200 OK", b"this is not gzip", {"content-encoding": "gzip", "content-type": "application/json"}
+    )
+    with ScriptedServer([broken]) as server:
+        api = client(server.url, max_retries=0)
+        with pytest.raises(InvalidResponse, match="could not be decoded"):
+            await api.models()
+        await api.aclose()
+
+
+async def test_a_dropped_keep_alive_connection_is_resent_once_when_safe() -> None:
+    created = reply("201 Created", b'{"id": "ipal_1"}', {"content-type": "application/json"})
+    with ScriptedServer([MODELS, CLOSE, created]) as server:
+        api = client(server.url, max_retries=0)
+        await api.models()  # leaves a kept-alive connection
+        checks = []
+
+        async def not_there_yet() -> bool:
+            checks.append(True)
+            return True
+
+        body, _ = await api.transport.request(
+            "POST", "/things", json_body={"cidr": "10.0.0.0/8"}, resend_unanswered=not_there_yet
+        )
+        assert body == {"id": "ipal_1"} and checks == [True]
+        assert [method for method, _, _ in server.requests] == ["GET", "POST", "POST"]
+        await api.aclose()
+
+
+async def test_an_unanswered_write_is_not_resent_without_a_check() -> None:
+    with ScriptedServer([MODELS, CLOSE]) as server:
+        api = client(server.url, max_retries=0)
+        await api.models()
+        with pytest.raises(UnansweredWrite, match="may or may not have been made"):
+            await api.transport.request("POST", "/things", json_body={})
+        assert len(server.requests) == 2
+        await api.aclose()
+    done = reply("200 OK", b'{"enabled": true}', {"content-type": "application/json"})
+    with ScriptedServer([MODELS, CLOSE, done]) as server:  # an idempotent write: always safe
+        api = client(server.url, max_retries=0)
+        await api.models()
+        body, _ = await api.transport.request("PATCH", "/x", json_body={}, resend_unanswered=always_resend)
+        assert body == {"enabled": True}
+        await api.aclose()
+
+
+async def test_idle_connections_expire_before_uvicorns_keep_alive() -> None:
+    from app.api import defaults
+
+    assert defaults.KEEPALIVE_EXPIRY < 5  # uvicorn's default timeout_keep_alive
+    api = client("http://127.0.0.1:9/v1")
+    pool = api.transport._client._transport._pool  # type: ignore[attr-defined]
+    assert pool._keepalive_expiry == defaults.KEEPALIVE_EXPIRY
+    await api.aclose()
+
+
+async def test_done_unknown_events_and_both_delta_names() -> None:
+    events = sse_reply(
+        {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
+        {"type": "response.brand_new", "whatever": [1]},
+        {"type": "response.output_text.delta", "delta": "Hello ", "novel": 1},
+        {"type": "response.text.delta", "delta": "world"},
+        completed("Hello world"),
+        "[DONE]",
+    )
+    with ScriptedServer([events]) as server:
+        api = client(server.url, max_retries=0)
+        stream = api.responses.stream({"model": "m", "input": "x"})
+        final, text = await collect(stream)
+        assert text == "Hello world" == stream.state.text and final.id == "resp_1"
+        await api.aclose()
+
+
+@pytest.mark.parametrize(
+    ("events", "error", "said"),
+    [
+        ([{"type": "response.completed", "response": "done"}], InvalidResponse, "response is not an object"),
+        (["{not json"], InvalidResponse, "malformed event"),
+        ([{"type": "error", "error": {"message": "overloaded"}}], StreamError, "overloaded"),
+        ([{"type": "error"}], StreamError, "no reason given"),
+        (["[DONE]"], ConnectionFailed, "no final event"),
+    ],
+)
+async def test_malformed_streams_are_typed_errors(events: list, error: type, said: str) -> None:
+    with ScriptedServer([sse_reply(*events)]) as server:
+        api = client(server.url, max_retries=0)
+        with pytest.raises(error, match=said):
+            await collect(api.responses.stream({"model": "m", "input": "x"}))
+        await api.aclose()
+
+
+async def test_a_reset_mid_stream_names_its_cause() -> None:
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    data = b'data: {"type": "response.output_text.delta", "delta": "Partial"}\n\n'
+    chunk = b"%x\r\n%s\r\n" % (len(data), data)
+    with ScriptedServer([RESET + head + chunk]) as server:
+        api = client(server.url, max_retries=0)
+        stream = api.responses.stream({"model": "m", "input": "x"})
+        with pytest.raises(ConnectionFailed) as caught:
+            await collect(stream)
+        message = str(caught.value)
+        assert "mid-stream" in message and not message.endswith(": .") and len(message.split(": ", 1)[1]) > 2
+        assert stream.state.text == "Partial"
+        await api.aclose()
+
+
+async def test_a_stream_answered_with_an_html_502_is_retried() -> None:
+    page = reply("502 Bad Gateway", PAGE, {"content-type": "text/html"})
+    with ScriptedServer([page, sse_reply(completed("ok"))]) as server:
+        api = client(server.url, max_retries=1)
+        _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
+        assert text == "ok" and len(server.requests) == 2
+        await api.aclose()
+
+
+async def test_a_stream_whose_reused_connection_drops_unanswered_is_sent_again() -> None:
+    with ScriptedServer([MODELS, CLOSE, sse_reply(completed("again"))]) as server:
+        api = client(server.url, max_retries=0)
+        await api.models()
+        _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
+        assert text == "again" and [m for m, _, _ in server.requests] == ["GET", "POST", "POST"]
+        await api.aclose()
