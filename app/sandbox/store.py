@@ -283,6 +283,12 @@ class Store:
             ).fetchone()
         return None if row is None else (json.loads(row[0]), json.loads(row[1]))
 
+    def delete_response(self, project_id: str, response_id: str) -> bool:
+        deleted = self._write(
+            "DELETE FROM responses WHERE id = ? AND project_id = ?", (response_id, project_id)
+        ).rowcount
+        return bool(deleted)
+
 
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT under the store's lock, so a read-then-write cannot interleave."""
