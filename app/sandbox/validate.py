@@ -45,9 +45,9 @@ def _json_type(value: Any) -> str:
 
 def _param(path: tuple[int | str, ...]) -> str:
     text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text
+    for part in path:  # a key from the input is shown as a short prefix, like any other input
+        text += f"[{part}]" if isinstance(part, int) else (f".{quote(part)}" if text else quote(part))
+    return quote(text, 200)
 
 
 def check_tree(body: Any) -> None:
@@ -110,7 +110,8 @@ def _problem(error: Any) -> ServiceError:
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         expected = str(error.get("ctx", {}).get("expected_tags", "")).replace("~", "")
         param = f"{param}.type" if param else "type"
-        return bad(f"'{param}' must be one of {expected}, not {quote(repr(error['ctx'].get('tag')))}.", param)
+        tag = str(error.get("ctx", {}).get("tag", "")).removeprefix("~")
+        return bad(f"'{param}' must be one of {expected} (the sandbox's kinds), not {quote(repr(tag))}.", param)
     if kind == "string_too_long" and last == "description":
         return bad(f"'description' is longer than {error['ctx']['max_length']} characters.", param, "description_too_long")
     if kind.startswith(("greater_", "less_", "string_too_", "too_", "finite_")):
