@@ -114,7 +114,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         if error.status_code == 405:
             message = f"{quote(request.method)} is not allowed on {quote(request.url.path)}."
             body = error_body(405, message, "method_not_allowed")
-            return JSONResponse(body, status_code=405, headers=error.headers or allowed(request))
+            return JSONResponse(body, status_code=405, headers=allowed(request))
         return JSONResponse(error_body(error.status_code, str(error.detail)), status_code=error.status_code)
 
     async def unexpected(request: Request, error: Exception) -> Response:

@@ -163,7 +163,9 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
 
 def _response_paths() -> dict[str, Any]:
     created = _json("ResponseObject", "a response, or an event stream")
-    created["content"]["text/event-stream"] = {"schema": {"type": "string"}}
+    event = {"type": "object", "required": ["event", "data"], "properties": {"event": {"type": "string"}}}
+    event["properties"]["data"] = {"type": "string", "contentMediaType": "application/json"}
+    created["content"]["text/event-stream"] = {"schema": event}
     items_query = [
         {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
@@ -200,6 +202,8 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
             "get": {"responses": _answers("200", "Listing", 401, 403, 429)},
         },
     }
+    schemas = components()
+    schemas["CreateResponse"]["properties"]["model"]["enum"] = config.models  # known only at run time
     paths.update(_allowlist_paths("/v1/organizations/{org_id}", [org]))
     paths.update(_allowlist_paths("/v1/organizations/{org_id}/projects/{project_id}", [org, project]))
     return {
@@ -207,7 +211,7 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
         "info": {"title": "Service sandbox", "version": "1.0.0", "description": f"Models: {', '.join(config.models)}"},
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": components(),
+            "schemas": schemas,
         },
         "security": [{"bearer": []}],
         "paths": paths,
