@@ -16,7 +16,6 @@ from .store import Allowlist, DuplicateEntry, Entry, Store
 from .validate import parse_json_body, validate
 
 
-
 def _context(request: Request, org_id: str, store: Store) -> RequestContext:
     context: RequestContext = request.scope["state"]["gateway"]
     if context.key.kind != "admin":
@@ -27,7 +26,9 @@ def _context(request: Request, org_id: str, store: Store) -> RequestContext:
         )
     if context.key.org_id != org_id:
         raise ServiceError(
-            403, f"This admin key does not belong to organization '{quote(org_id)}'.", "insufficient_permissions"
+            403,
+            f"This admin key does not belong to organization '{quote(org_id)}'.",
+            "insufficient_permissions",
         )
     return context
 

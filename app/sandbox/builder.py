@@ -116,7 +116,9 @@ class ResponseBuilder:
             common = {"item_id": item["id"], "output_index": index, "summary_index": 0}
             events += [
                 self.event(
-                    "response.reasoning_summary_part.added", **common, part={"type": "summary_text", "text": ""}
+                    "response.reasoning_summary_part.added",
+                    **common,
+                    part={"type": "summary_text", "text": ""},
                 ),
                 self.event("response.reasoning_summary_text.delta", **common, delta=step.summary),
                 self.event("response.reasoning_summary_text.done", **common, text=step.summary),
@@ -133,7 +135,8 @@ class ResponseBuilder:
         common = {"item_id": item["id"], "output_index": index}
         events = [self.event("response.output_item.added", output_index=index, item=_copy(item))]
         events += [
-            self.event(f"response.web_search_call.{phase}", **common) for phase in ("in_progress", "searching")
+            self.event(f"response.web_search_call.{phase}", **common)
+            for phase in ("in_progress", "searching")
         ]
         item["status"] = "completed"
         if "web_search_call.action.sources" in self.request.include:

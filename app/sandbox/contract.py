@@ -172,7 +172,9 @@ class UserLocation(Strict):
 
 
 class WebSearchTool(Strict):
-    type: Literal["web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11"]
+    type: Literal[
+        "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11"
+    ]
     search_context_size: Literal["low", "medium", "high"] | None = None
     user_location: UserLocation | None = None
     search_content_types: list[Literal["text", "image"]] | None = None
@@ -313,7 +315,9 @@ class CreateResponse(Strict):
     @classmethod
     def _non_empty(cls, value: str | list[Any]) -> str | list[Any]:
         if isinstance(value, list) and not value:
-            raise PydanticCustomError("invalid_type", "'input' must be a string or a non-empty array of items.")
+            raise PydanticCustomError(
+                "invalid_type", "'input' must be a string or a non-empty array of items."
+            )
         return value
 
 

@@ -152,7 +152,10 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
         },
         f"{prefix}/ip_allowlist/entries": {
             "parameters": params,
-            "post": {"requestBody": _body("EntryCreate"), "responses": _answers("201", "Entry", *_ADMIN_ERRORS)},
+            "post": {
+                "requestBody": _body("EntryCreate"),
+                "responses": _answers("201", "Entry", *_ADMIN_ERRORS),
+            },
         },
         f"{prefix}/ip_allowlist/entries/{{entry_id}}": {
             "parameters": [*params, _path("entry_id")],
@@ -163,8 +166,8 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
 
 def _response_paths() -> dict[str, Any]:
     created = _json("ResponseObject", "a response, or an event stream")
-    event = {"type": "object", "required": ["event", "data"], "properties": {"event": {"type": "string"}}}
-    event["properties"]["data"] = {"type": "string", "contentMediaType": "application/json"}
+    fields = {"event": {"type": "string"}, "data": {"type": "string", "contentMediaType": "application/json"}}
+    event = {"type": "object", "required": ["event", "data"], "properties": fields}
     created["content"]["text/event-stream"] = {"schema": event}
     items_query = [
         {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1}},
@@ -186,7 +189,10 @@ def _response_paths() -> dict[str, Any]:
         },
         "/v1/responses/{response_id}/input_items": {
             "parameters": one,
-            "get": {"parameters": items_query, "responses": _answers("200", "ItemList", 400, 401, 403, 404, 429)},
+            "get": {
+                "parameters": items_query,
+                "responses": _answers("200", "ItemList", 400, 401, 403, 404, 429),
+            },
         },
     }
 
@@ -208,7 +214,11 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     paths.update(_allowlist_paths("/v1/organizations/{org_id}/projects/{project_id}", [org, project]))
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Service sandbox", "version": "1.0.0", "description": f"Models: {', '.join(config.models)}"},
+        "info": {
+            "title": "Service sandbox",
+            "version": "1.0.0",
+            "description": f"Models: {', '.join(config.models)}",
+        },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
             "schemas": schemas,

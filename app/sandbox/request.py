@@ -155,11 +155,15 @@ def _message(item: MessageItem, param: str, max_image_bytes: int) -> Message:
     for index, part in enumerate(item.content):
         where = f"{param}.content[{index}]"
         if isinstance(part, OutputText | Refusal) and item.role != "assistant":
-            raise bad(f"'{where}.type' must be input_text or input_image, not {part.type!r}.", f"{where}.type")
+            raise bad(
+                f"'{where}.type' must be input_text or input_image, not {part.type!r}.", f"{where}.type"
+            )
         if isinstance(part, InputImage):
             if part.file_id is not None:
                 raise bad("The sandbox has no files: send the image as a URL.", f"{where}.file_id")
-            message.images.append(parse_image(part.image_url, part.detail, f"{where}.image_url", max_image_bytes))
+            message.images.append(
+                parse_image(part.image_url, part.detail, f"{where}.image_url", max_image_bytes)
+            )
             message.parts.append({"type": "input_image", "image_url": part.image_url, "detail": part.detail})
         elif isinstance(part, Refusal):
             message.parts.append({"type": "refusal", "refusal": part.refusal})
@@ -194,7 +198,9 @@ def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int)
             "model",
             "model_not_found",
         )
-    items: list[Any] = [MessageItem(role="user", content=parsed.input)] if isinstance(parsed.input, str) else []
+    items: list[Any] = (
+        [MessageItem(role="user", content=parsed.input)] if isinstance(parsed.input, str) else []
+    )
     items = items or list(parsed.input)
     messages = [
         _message(item, f"input[{index}]", max_image_bytes)

@@ -10,14 +10,15 @@ import jsonschema
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from .contract import ItemsQuery
 from .builder import Event, ResponseBuilder, count_tokens
-from .engines.base import Citations, Conversation, Engine, Reasoning, Search, TextDelta
+from .contract import ItemsQuery
+from .engines.base import Conversation, Engine, Reasoning, Search, TextDelta
 from .errors import ServiceError, quote
 from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
 from .store import new_id
 from .validate import bad, parse_json_body, validate
+
 
 def project_of(request: Request) -> str:
     context: RequestContext = request.scope["state"]["gateway"]
@@ -67,7 +68,8 @@ class ResponsesRoutes:
         parsed = parse_request(body, config.models, config.max_image_bytes)
         engine: Engine = self.state.engine
         if getattr(engine, "passthrough", False):
-            return await engine.forward(body, parsed)  # type: ignore[attr-defined]
+            forwarded: Response = await engine.forward(body, parsed)  # type: ignore[attr-defined]
+            return forwarded
 
         history: list[Message] = []
         if parsed.previous_response_id:
@@ -151,7 +153,10 @@ class ResponsesRoutes:
                 yield f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
         except Exception as error:  # a failure after the stream began is an `error` event, then the end
             event = builder.event(
-                "error", code="server_error", message=f"The stream failed: {quote(str(error), 200)}", param=None
+                "error",
+                code="server_error",
+                message=f"The stream failed: {quote(str(error), 200)}",
+                param=None,
             )
             yield f"event: error\ndata: {json.dumps(event)}\n\n".encode()
 

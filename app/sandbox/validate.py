@@ -26,7 +26,10 @@ _WHAT = {
     "model_attributes_type": "an object",
 }
 _FIELD_CODES = {"cidr": "invalid_cidr"}  # the Admin API's one code for any fault in the address
-_SPECIFIC_WHAT = {"input": "a string or a non-empty array of items", "content": "a string or an array of parts"}
+_SPECIFIC_WHAT = {
+    "input": "a string or a non-empty array of items",
+    "content": "a string or an array of parts",
+}
 
 
 def bad(message: str, param: str | None, code: str = "invalid_value") -> ServiceError:
@@ -83,7 +86,9 @@ def parse_json_body(raw: bytes) -> dict[str, Any]:
     try:
         body = json.loads(raw)
     except RecursionError:
-        raise bad(f"The JSON body is nested more than {MAX_DEPTH} levels deep.", None, "invalid_json") from None
+        raise bad(
+            f"The JSON body is nested more than {MAX_DEPTH} levels deep.", None, "invalid_json"
+        ) from None
     except (ValueError, UnicodeDecodeError) as error:
         raise bad(f"The request body is not valid JSON: {quote(str(error))}.", None, "invalid_json") from None
     if not isinstance(body, dict):
@@ -111,9 +116,15 @@ def _problem(error: Any) -> ServiceError:
         expected = str(error.get("ctx", {}).get("expected_tags", "")).replace("~", "")
         param = f"{param}.type" if param else "type"
         tag = str(error.get("ctx", {}).get("tag", "")).removeprefix("~")
-        return bad(f"'{param}' must be one of {expected} (the sandbox's kinds), not {quote(repr(tag))}.", param)
+        return bad(
+            f"'{param}' must be one of {expected} (the sandbox's kinds), not {quote(repr(tag))}.", param
+        )
     if kind == "string_too_long" and last == "description":
-        return bad(f"'description' is longer than {error['ctx']['max_length']} characters.", param, "description_too_long")
+        return bad(
+            f"'description' is longer than {error['ctx']['max_length']} characters.",
+            param,
+            "description_too_long",
+        )
     if kind.startswith(("greater_", "less_", "string_too_", "too_", "finite_")):
         message = str(error["msg"]).replace("Input should", "must").replace("Value should", "must")
         message = message.replace("String should", "must").replace("List should", "must")

@@ -54,7 +54,7 @@ def bodies(draw: st.DrawFn, route: str) -> bytes:
         field = draw(st.sampled_from(FIELDS))
         return (json.dumps(body)[:-1] + f', "{field}": ' + "[" * depth + "]" * depth + "}").encode()
     if kind == "raw":
-        return draw(st.sampled_from([b"", b"{", b"[]", b"null", b'"\\ud800"', b"\xff\xfe", b'{"a":1,"a":'] ))
+        return draw(st.sampled_from([b"", b"{", b"[]", b"null", b'"\\ud800"', b"\xff\xfe", b'{"a":1,"a":']))
     if kind == "schema":
         schema = {"type": "object", "properties": {draw(TEXT): draw(JSON)}}
         body["text"] = {"format": {"type": "json_schema", "name": "x", "schema": schema}}
@@ -79,7 +79,10 @@ def shared(sandbox_factory: Any) -> Sandbox:
 
 
 def _assert_clean_4xx(response: httpx.Response, body: bytes) -> None:
-    assert 400 <= response.status_code < 500 or response.status_code in (200, 201), (response.status_code, response.text[:300])
+    assert 400 <= response.status_code < 500 or response.status_code in (200, 201), (
+        response.status_code,
+        response.text[:300],
+    )
     if response.status_code >= 400:
         error = response.json()["error"]
         assert error["message"] and error["type"]
@@ -90,7 +93,9 @@ def _assert_clean_4xx(response: httpx.Response, body: bytes) -> None:
 @pytest.mark.parametrize("route", ["responses", "entries", "patch"])
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_hostile_bodies_get_4xx_and_keep_the_connection(shared: Sandbox, route: str, data: st.DataObject) -> None:
+def test_hostile_bodies_get_4xx_and_keep_the_connection(
+    shared: Sandbox, route: str, data: st.DataObject
+) -> None:
     method, path, key = _routes(shared)[route]
     body = data.draw(bodies(route))
     headers = {"authorization": f"Bearer {key}", "content-type": "application/json"}
@@ -100,7 +105,9 @@ def test_hostile_bodies_get_4xx_and_keep_the_connection(shared: Sandbox, route: 
         response.read()
         again = client.get("/models", headers={"authorization": f"Bearer {shared.creds.api_key}"})
         assert again.status_code == 200
-        assert again.extensions["network_stream"] is response.extensions["network_stream"], "connection was dropped"
+        assert again.extensions["network_stream"] is response.extensions["network_stream"], (
+            "connection was dropped"
+        )
 
 
 @pytest.mark.parametrize(
@@ -119,4 +126,7 @@ def test_hostile_paths_and_queries_get_4xx(sandbox: Sandbox, method: str, path: 
     with sandbox.client(key) as client:
         response = client.request(method, path, content=b'{"enabled": false}')
         assert 400 <= response.status_code < 500 and response.json()["error"]["message"]
-        assert client.get("/models", headers={"authorization": f"Bearer {sandbox.creds.api_key}"}).status_code == 200
+        assert (
+            client.get("/models", headers={"authorization": f"Bearer {sandbox.creds.api_key}"}).status_code
+            == 200
+        )

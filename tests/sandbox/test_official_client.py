@@ -4,8 +4,8 @@ validates strictly against the client's own types."""
 from __future__ import annotations
 
 import asyncio
-import typing
 import ipaddress
+import typing
 from typing import Any
 
 import pydantic
@@ -29,7 +29,9 @@ SCHEMA = {
 
 def strict(response: Any) -> Response:
     """The object as the client parsed it, validated again strictly from its JSON form."""
-    return Response.model_validate(response.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False), strict=True)
+    return Response.model_validate(
+        response.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False), strict=True
+    )
 
 
 def _event_classes() -> dict[str, type[pydantic.BaseModel]]:
@@ -77,11 +79,18 @@ def test_streamed_answer_closes_every_item(sandbox: Sandbox) -> None:
 def test_chained_turns_retrieve_delete_and_input_items(sandbox: Sandbox) -> None:
     with client(sandbox) as api:
         first = strict(api.responses.create(model="service-pro", input="My favourite colour is teal."))
-        second = strict(api.responses.create(model="service-pro", input="And now?", previous_response_id=first.id))
+        second = strict(
+            api.responses.create(model="service-pro", input="And now?", previous_response_id=first.id)
+        )
         assert "teal" in second.output_text and second.previous_response_id == first.id
         assert strict(api.responses.retrieve(second.id)).output_text == second.output_text
         items = api.responses.input_items.list(second.id)
-        assert [ITEMS.validate_python(item.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)) for item in items.data]
+        assert [
+            ITEMS.validate_python(
+                item.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
+            )
+            for item in items.data
+        ]
         assert items.data[0].type == "message"
         assert api.responses.delete(second.id) is None
         with pytest.raises(openai.NotFoundError):
@@ -95,7 +104,9 @@ def test_input_items_are_paginated(sandbox: Sandbox) -> None:
         page = api.responses.input_items.list(response.id, limit=2, order="asc")
         assert [item.content[0].text for item in page.data] == ["line 0", "line 1"]  # type: ignore[union-attr]
         assert page.has_more and page.last_id == page.data[-1].id
-        everything = [item.content[0].text for item in api.responses.input_items.list(response.id, order="asc", limit=2)]  # type: ignore[union-attr]
+        everything = [
+            item.content[0].text for item in api.responses.input_items.list(response.id, order="asc", limit=2)
+        ]  # type: ignore[union-attr]
     assert everything == [f"line {number}" for number in range(5)]
 
 
@@ -143,13 +154,15 @@ def test_image_as_data_url(sandbox: Sandbox) -> None:
         {"type": "input_image", "image_url": data_url("PNG"), "detail": "low"},
     ]
     with client(sandbox) as api:
-        response = strict(api.responses.create(model="service-pro", input=[{"role": "user", "content": content}]))
+        response = strict(
+            api.responses.create(model="service-pro", input=[{"role": "user", "content": content}])
+        )
     assert "a PNG image of 640×480 pixels" in response.output_text
 
 
 def test_structured_output(sandbox: Sandbox) -> None:
     text = {"format": {"type": "json_schema", "name": "trip", "schema": SCHEMA, "strict": True}}
-    events, final = stream_all(sandbox, model="service-pro", input="Plan a trip to Lisbon", text=text)
+    _, final = stream_all(sandbox, model="service-pro", input="Plan a trip to Lisbon", text=text)
     assert set(__import__("json").loads(final.output_text)) == {"city", "days"}
     assert final.text is not None and final.text.format.type == "json_schema"  # type: ignore[union-attr]
 
@@ -157,7 +170,9 @@ def test_structured_output(sandbox: Sandbox) -> None:
 @pytest.mark.parametrize(("effort", "summary"), [("low", "concise"), ("high", "detailed"), ("medium", None)])
 def test_reasoning_effort_and_summary(sandbox: Sandbox, effort: str, summary: str | None) -> None:
     reasoning: dict[str, Any] = {"effort": effort, **({"summary": summary} if summary else {})}
-    events, final = stream_all(sandbox, model="service-think", input="Why is the sky blue?", reasoning=reasoning)
+    events, final = stream_all(
+        sandbox, model="service-think", input="Why is the sky blue?", reasoning=reasoning
+    )
     item = final.output[0]
     assert item.type == "reasoning" and final.reasoning is not None and final.reasoning.effort == effort
     assert bool(item.summary) == bool(summary)
@@ -168,8 +183,9 @@ def test_reasoning_effort_and_summary(sandbox: Sandbox, effort: str, summary: st
 def test_reasoning_effort_changes_the_token_count(sandbox: Sandbox) -> None:
     with client(sandbox) as api:
         counts = [
-            api.responses.create(model="service-think", input="Why?", reasoning={"effort": effort})
-            .usage.output_tokens_details.reasoning_tokens  # type: ignore[union-attr]
+            api.responses.create(
+                model="service-think", input="Why?", reasoning={"effort": effort}
+            ).usage.output_tokens_details.reasoning_tokens  # type: ignore[union-attr]
             for effort in ("low", "high")
         ]
     assert counts[0] < counts[1]
@@ -200,9 +216,17 @@ def test_every_parameter_the_client_sends_is_accepted_and_echoed(sandbox: Sandbo
                 prompt_cache_retention="24h",
             )
         )
-        assert (response.user, response.safety_identifier, response.prompt_cache_key) == ("user-1", "safe-1", "cache-1")
+        assert (response.user, response.safety_identifier, response.prompt_cache_key) == (
+            "user-1",
+            "safe-1",
+            "cache-1",
+        )
         assert (response.service_tier, response.top_logprobs, response.max_tool_calls) == ("flex", 2, 3)
-        assert response.truncation == "auto" and response.metadata == {"k": "v"} and not response.parallel_tool_calls
+        assert (
+            response.truncation == "auto"
+            and response.metadata == {"k": "v"}
+            and not response.parallel_tool_calls
+        )
         with pytest.raises(openai.NotFoundError):
             api.responses.retrieve(response.id)  # store=False: not kept
         long = api.responses.create(model="service-pro", input="Hello", text={"verbosity": "high"})
@@ -220,7 +244,12 @@ def test_stream_options_obfuscation(sandbox: Sandbox) -> None:
 
 
 def test_failed_stream_closes_every_item(sandbox: Sandbox) -> None:
-    impossible = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "not": {"required": ["n"]}}
+    impossible = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+        "not": {"required": ["n"]},
+    }
     text = {"format": {"type": "json_schema", "name": "never", "schema": impossible}}
     with client(sandbox) as api:
         raw = api.responses.create(model="service-pro", input="x", text=text, stream=True)  # type: ignore[arg-type]
@@ -237,7 +266,9 @@ def test_failed_stream_closes_every_item(sandbox: Sandbox) -> None:
 
 def test_async_client_plain_and_streamed(sandbox: Sandbox) -> None:
     async def main() -> tuple[Response, list[Any]]:
-        async with openai.AsyncOpenAI(base_url=sandbox.url, api_key=sandbox.creds.api_key, max_retries=0) as api:
+        async with openai.AsyncOpenAI(
+            base_url=sandbox.url, api_key=sandbox.creds.api_key, max_retries=0
+        ) as api:
             plain = await api.responses.create(model="service-pro", input="Hello")
             stream = await api.responses.create(model="service-pro", input="Hello", stream=True)
             events = [strict_event(event) async for event in stream]
@@ -268,7 +299,12 @@ def test_every_error_class(sandbox_factory: Any) -> None:
 def test_permission_denied_from_an_allowlist(sandbox_factory: Any) -> None:
     sandbox = sandbox_factory(trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")])
     with sandbox.admin() as admin:
-        assert admin.post(f"{sandbox.project_list}/entries", json={"cidr": "203.0.113.0/24"}).status_code == 201
-        assert admin.patch(sandbox.project_list, params={"force": "true"}, json={"enabled": True}).status_code == 200
+        assert (
+            admin.post(f"{sandbox.project_list}/entries", json={"cidr": "203.0.113.0/24"}).status_code == 201
+        )
+        assert (
+            admin.patch(sandbox.project_list, params={"force": "true"}, json={"enabled": True}).status_code
+            == 200
+        )
     with client(sandbox) as api, pytest.raises(openai.PermissionDeniedError):
         api.responses.create(model="service-pro", input="x")

@@ -12,7 +12,7 @@ import re
 from collections.abc import AsyncIterator
 
 from . import search as web
-from .base import Citation, Citations, Conversation, Reasoning, Search, Step, TextDelta
+from .base import Citation, Citations, Conversation, Reasoning, Search, SearchResult, Step, TextDelta
 from .schema_instance import instance_for
 
 _WORDS_ASKED = re.compile(r"\b(\d{1,6})\s+words\b", re.IGNORECASE)
@@ -71,7 +71,7 @@ class SimulatedEngine:
         if request.model.endswith(("-think", "-think-mini")) and request.reasoning_effort != "none":
             yield self._reasoning(conversation, prompt)
 
-        results: list[web.SearchResult] = []
+        results: list[SearchResult] = []
         if request.web_search and (prompt or request.force_search):
             query = web.make_query(prompt or "the sandbox")
             results = web.search(query)
@@ -105,14 +105,16 @@ class SimulatedEngine:
             f"({len(conversation.messages)} message(s), {images} image(s)) and plan a short, direct answer."
         )
         if effort in ("high", "xhigh", "max") or request.reasoning_summary == "detailed":
-            summary += f" With {effort} effort I also check the answer against the instructions and the input."
+            summary += (
+                f" With {effort} effort I also check the answer against the instructions and the input."
+            )
         if effort in ("minimal", "low") or request.reasoning_summary == "concise":
             summary = f"Asked: “{_excerpt(prompt, 60)}”; a short, direct answer."
         tokens = len(summary.split()) * _EFFORT_FACTOR.get(effort, 4)
         return Reasoning(summary if request.reasoning_summary else "", tokens=tokens)
 
     def _compose(
-        self, conversation: Conversation, prompt: str, results: list[web.SearchResult]
+        self, conversation: Conversation, prompt: str, results: list[SearchResult]
     ) -> tuple[str, list[Citation]]:
         request = conversation.request
         parts = [f"This is the sandbox's simulated model ({request.model}), answering offline."]
