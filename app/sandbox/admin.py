@@ -13,7 +13,7 @@ from .contract import EntryCreate, ForceQuery, ListPatch
 from .errors import ServiceError, quote
 from .gateway import RequestContext
 from .store import Allowlist, DuplicateEntry, Entry, Store
-from .validate import parse_json_body, validate
+from .validate import parse_json_body, validate, validate_query
 
 
 def _context(request: Request, org_id: str, store: Store) -> RequestContext:
@@ -65,11 +65,13 @@ def _would_block(entries: list[Entry], source_ip: Address | None) -> bool:
 
 
 def _forced(request: Request) -> bool:
-    if len(request.query_params.getlist("force")) > 1:
-        raise ServiceError(400, "'force' is given more than once.", "invalid_value", "force")
-    if request.query_params.get("force") not in (None, "true", "false"):
-        raise ServiceError(400, "'force' must be true or false.", "invalid_value", "force")
-    return validate(ForceQuery, dict(request.query_params)).force == "true"
+    """`?force=true|false` and nothing else (`1`, `null`, a repeat or an unknown name is a 400)."""
+    try:
+        return validate_query(ForceQuery, request.query_params.multi_items()).force == "true"
+    except ServiceError as error:
+        if error.param == "force":
+            error.message = "'force' must be true or false."
+        raise
 
 
 def _refuse_lockout(what: str, source_ip: Address | None) -> ServiceError:

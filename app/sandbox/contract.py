@@ -341,11 +341,12 @@ class ListPatch(Strict):
 
 
 class ItemsQuery(BaseModel):
-    """`GET /v1/responses/{id}/input_items?after=&limit=&order=` (`include` is accepted and has no effect)."""
+    """`GET /v1/responses/{id}/input_items?after=&limit=&order=` (`include[]` is accepted, with no effect)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     after: str | None = Field(default=None, min_length=1)
+    include: str | None = Field(default=None, alias="include[]")
     limit: int = Field(default=20, ge=1, le=100)
     order: Literal["asc", "desc"] = "desc"
 
@@ -353,6 +354,6 @@ class ItemsQuery(BaseModel):
 class ForceQuery(BaseModel):
     """`?force=` on the Admin API's writes: only `true` or `false`."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     force: Literal["true", "false"] = "false"

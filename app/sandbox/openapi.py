@@ -173,6 +173,7 @@ def _response_paths() -> dict[str, Any]:
         {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
         {"name": "order", "in": "query", "schema": {"enum": ["asc", "desc"]}},
+        {"name": "include[]", "in": "query", "schema": {"type": "string"}},
     ]
     one = [_path("response_id")]
     return {

@@ -17,7 +17,7 @@ from .errors import ServiceError, quote
 from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
 from .store import new_id
-from .validate import bad, parse_json_body, validate
+from .validate import bad, parse_json_body, validate_query
 
 
 def project_of(request: Request) -> str:
@@ -47,7 +47,7 @@ def input_tokens(conversation: Conversation) -> int:
 
 
 def list_query(request: Request) -> ItemsQuery:
-    return validate(ItemsQuery, dict(request.query_params))
+    return validate_query(ItemsQuery, request.query_params.multi_items())
 
 
 def _stored(history: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

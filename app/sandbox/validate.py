@@ -143,3 +143,16 @@ def validate(model: type[Model], body: dict[str, Any]) -> Model:
         if problem.param in _FIELD_CODES and problem.code != "unknown_parameter":
             problem.code = _FIELD_CODES[problem.param]
         raise problem from None
+
+
+def validate_query(model: type[Model], pairs: list[tuple[str, str]]) -> Model:
+    """A query string: each known name at most once; an unknown one is refused as a body's would be."""
+    fields = {info.alias or name for name, info in model.model_fields.items()}
+    values: dict[str, str] = {}
+    for name, value in pairs:
+        if name not in fields:
+            raise bad(f"Unknown query parameter: '{quote(name)}'.", quote(name), "unknown_parameter")
+        if name in values:
+            raise bad(f"'{quote(name)}' is given more than once.", quote(name))
+        values[name] = value
+    return validate(model, values)
