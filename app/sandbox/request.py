@@ -105,6 +105,10 @@ class ResponseRequest:
         return None if self.body.top_p is None else float(self.body.top_p)
 
     @property
+    def metadata(self) -> dict[str, Any]:
+        return dict(self.body.metadata or {})
+
+    @property
     def obfuscate(self) -> bool:
         options = self.body.stream_options
         return options is not None and options.include_obfuscation is True

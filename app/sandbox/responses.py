@@ -39,6 +39,26 @@ def messages_from_history(items: list[dict[str, Any]]) -> list[Message]:
     return [Message(item["role"], item["content"]) for item in items]
 
 
+CONTEXT_WINDOW = 128_000  # tokens, as the simulated models claim; the estimate of count_tokens
+
+
+def fit_context(conversation: Conversation) -> Conversation:
+    """`truncation: auto` drops the oldest turns until the input fits; otherwise too long is a 400."""
+    if input_tokens(conversation) <= CONTEXT_WINDOW:
+        return conversation
+    if conversation.request.body.truncation != "auto":
+        raise bad(
+            f"The input is longer than the model's context window of {CONTEXT_WINDOW:,} tokens; "
+            "shorten it, or send truncation: 'auto' to drop the oldest turns.",
+            "input",
+            "context_length_exceeded",
+        )
+    history = list(conversation.history)
+    while history and input_tokens(Conversation(conversation.request, history)) > CONTEXT_WINDOW:
+        history.pop(0)
+    return Conversation(conversation.request, history)
+
+
 def input_tokens(conversation: Conversation) -> int:
     total = count_tokens(conversation.request.instructions or "")
     for message in conversation.messages:
@@ -81,7 +101,7 @@ class ResponsesRoutes:
                     "previous_response_not_found",
                 )
             history = messages_from_history(_stored(stored[1])[0])
-        conversation = Conversation(parsed, history)
+        conversation = fit_context(Conversation(parsed, history))
         builder = ResponseBuilder(parsed, config.delta_event_type)
         if parsed.stream:
             return StreamingResponse(

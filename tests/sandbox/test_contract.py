@@ -20,20 +20,26 @@ def raw_post(client: httpx.Client, path: str, text: str) -> httpx.Response:
 @pytest.mark.parametrize("description", [0, False, [], {}, 1, True, 1.5])
 def test_a_description_that_is_not_a_string_is_refused(sandbox: Sandbox, description: Any) -> None:
     with sandbox.admin() as admin:
-        response = admin.post(f"{sandbox.org_list}/entries", json={"cidr": "192.0.2.1", "description": description})
+        response = admin.post(
+            f"{sandbox.org_list}/entries", json={"cidr": "192.0.2.1", "description": description}
+        )
         assert admin.get(sandbox.org_list).json()["entries"] == []
     error = response.json()["error"]
     assert response.status_code == 400 and (error["param"], error["code"]) == ("description", "invalid_type")
 
 
-@pytest.mark.parametrize(("body", "stored"), [({}, ""), ({"description": None}, ""), ({"description": "x"}, "x")])
+@pytest.mark.parametrize(
+    ("body", "stored"), [({}, ""), ({"description": None}, ""), ({"description": "x"}, "x")]
+)
 def test_an_absent_or_null_description_is_empty(sandbox: Sandbox, body: dict[str, Any], stored: str) -> None:
     with sandbox.admin() as admin:
         response = admin.post(f"{sandbox.org_list}/entries", json={"cidr": "192.0.2.1", **body})
     assert response.status_code == 201 and response.json()["description"] == stored
 
 
-@pytest.mark.parametrize("query", ["force=null", "force=1", "force=0", "force=TRUE", "force=", "force=true&force=false"])
+@pytest.mark.parametrize(
+    "query", ["force=null", "force=1", "force=0", "force=TRUE", "force=", "force=true&force=false"]
+)
 def test_force_takes_only_true_or_false(sandbox: Sandbox, query: str) -> None:
     with sandbox.admin() as admin:
         response = admin.patch(f"{sandbox.org_list}?{query}", json={"enabled": True})
@@ -57,8 +63,16 @@ SURROGATE = "\\ud800"
         ("entries", f'{{"cidr": "192.0.2.1", "description": "a{SURROGATE}"}}', "description"),
         ("responses", f'{{"model": "{SURROGATE}", "input": "x"}}', "model"),
         ("responses", f'{{"model": "service-pro", "input": "{SURROGATE}"}}', "input"),
-        ("responses", f'{{"model": "service-pro", "input": "x", "instructions": "{SURROGATE}"}}', "instructions"),
-        ("responses", f'{{"model": "service-pro", "input": "x", "metadata": {{"k": "{SURROGATE}"}}}}', "metadata.k"),
+        (
+            "responses",
+            f'{{"model": "service-pro", "input": "x", "instructions": "{SURROGATE}"}}',
+            "instructions",
+        ),
+        (
+            "responses",
+            f'{{"model": "service-pro", "input": "x", "metadata": {{"k": "{SURROGATE}"}}}}',
+            "metadata.k",
+        ),
         (
             "responses",
             f'{{"model": "service-pro", "input": "x", "previous_response_id": "{SURROGATE}"}}',
@@ -78,11 +92,15 @@ SURROGATE = "\\ud800"
         ),
     ],
 )
-def test_lone_surrogates_are_a_400_naming_the_field(sandbox: Sandbox, path: str, text: str, param: str) -> None:
+def test_lone_surrogates_are_a_400_naming_the_field(
+    sandbox: Sandbox, path: str, text: str, param: str
+) -> None:
     json.loads(text)  # the test's own body is valid JSON
     client = sandbox.admin() if path == "entries" else sandbox.api()
     with client:
-        response = raw_post(client, f"{sandbox.org_list}/entries" if path == "entries" else "/responses", text)
+        response = raw_post(
+            client, f"{sandbox.org_list}/entries" if path == "entries" else "/responses", text
+        )
     error = response.json()["error"]
     assert response.status_code == 400 and (error["param"], error["code"]) == (param, "invalid_unicode")
 
@@ -100,7 +118,9 @@ def test_error_messages_quote_a_short_prefix(sandbox: Sandbox) -> None:
     huge = "m" * 100_000
     with sandbox.api() as client:
         model = client.post("/responses", json={"model": huge[:256], "input": "x"}).json()["error"]["message"]
-        unknown = client.post("/responses", json={"model": "service-pro", "input": "x", huge: 1}).json()["error"]
+        unknown = client.post("/responses", json={"model": "service-pro", "input": "x", huge: 1}).json()[
+            "error"
+        ]
         missing = client.get(f"/responses/{huge[:5000]}").json()["error"]["message"]
     assert "m" * 60 + "…" in model and "m" * 61 not in model
     assert len(unknown["message"]) < 120 and len(unknown["param"]) < 250
@@ -137,7 +157,9 @@ def test_input_items_after_and_unknown_ids(sandbox: Sandbox) -> None:
     turns = [{"role": "user", "content": f"line {number}"} for number in range(3)]
     with sandbox.api() as client:
         created = client.post("/responses", json={"model": "service-pro", "input": turns}).json()
-        first = client.get(f"/responses/{created['id']}/input_items", params={"order": "asc", "limit": 1}).json()
+        first = client.get(
+            f"/responses/{created['id']}/input_items", params={"order": "asc", "limit": 1}
+        ).json()
         rest = client.get(
             f"/responses/{created['id']}/input_items", params={"order": "asc", "after": first["last_id"]}
         ).json()
@@ -162,12 +184,38 @@ def test_input_items_after_and_unknown_ids(sandbox: Sandbox) -> None:
         ({"service_tier": "gold"}, "service_tier"),
         ({"stream_options": {"include_obfuscation": "yes"}}, "stream_options.include_obfuscation"),
         ({"input": [{"type": "function_call"}]}, "input[0].type"),
-        ({"input": [{"role": "user", "content": [{"type": "output_text", "text": "x"}]}]}, "input[0].content[0].type"),
+        (
+            {"input": [{"role": "user", "content": [{"type": "output_text", "text": "x"}]}]},
+            "input[0].content[0].type",
+        ),
     ],
 )
-def test_invalid_values_of_real_parameters_are_clear_400s(sandbox: Sandbox, body: dict[str, Any], param: str) -> None:
+def test_invalid_values_of_real_parameters_are_clear_400s(
+    sandbox: Sandbox, body: dict[str, Any], param: str
+) -> None:
     with sandbox.api() as client:
         response = client.post("/responses", json={"model": "service-pro", "input": "x", **body})
     error = response.json()["error"]
     assert response.status_code == 400 and error["param"] == param and error["code"] != "unknown_parameter"
     assert "~" not in error["message"]
+
+
+def test_truncation_auto_drops_the_oldest_turns(sandbox: Sandbox) -> None:
+    long = "word " * 70_000
+    with sandbox.api() as client:
+        first = client.post("/responses", json={"model": "service-pro", "input": long}).json()
+        second = client.post(
+            "/responses", json={"model": "service-pro", "input": long, "previous_response_id": first["id"]}
+        )
+        third = client.post(
+            "/responses",
+            json={
+                "model": "service-pro",
+                "input": long,
+                "previous_response_id": first["id"],
+                "truncation": "auto",
+            },
+        )
+    assert second.status_code == 400 and second.json()["error"]["code"] == "context_length_exceeded"
+    assert third.status_code == 200 and third.json()["truncation"] == "auto"
+    assert third.json()["usage"]["input_tokens"] <= 128_000
