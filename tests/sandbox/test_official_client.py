@@ -308,3 +308,18 @@ def test_permission_denied_from_an_allowlist(sandbox_factory: Any) -> None:
         )
     with client(sandbox) as api, pytest.raises(openai.PermissionDeniedError):
         api.responses.create(model="service-pro", input="x")
+
+
+def test_incomplete_answer_and_json_object(sandbox: Sandbox) -> None:
+    with client(sandbox) as api:
+        stream = api.responses.create(
+            model="service-think-mini", input="Write 500 words about rain", max_output_tokens=40, stream=True
+        )
+        events = [strict_event(event) for event in stream]
+        final = strict(events[-1].response)
+        assert events[-1].type == "response.incomplete" and final.status == "incomplete"
+        assert final.incomplete_details is not None and final.incomplete_details.reason == "max_output_tokens"
+        answer = strict(
+            api.responses.create(model="service-pro", input="hi", text={"format": {"type": "json_object"}})
+        )
+    assert answer.output_text.startswith("{")
