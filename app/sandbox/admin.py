@@ -9,25 +9,26 @@ from starlette.responses import JSONResponse, Response
 
 from app.netrules import Address, EntryError, parse_entry
 
-from .errors import ApiError
+from .contract import EntryCreate, ForceQuery, ListPatch
+from .errors import ServiceError, quote
 from .gateway import RequestContext
 from .store import Allowlist, DuplicateEntry, Store
-from .validate import parse_json_body, reject_unknown
-
-MAX_DESCRIPTION = 200
+from .validate import parse_json_body, validate, validate_query
 
 
 def _context(request: Request, org_id: str, store: Store) -> RequestContext:
     context: RequestContext = request.scope["state"]["gateway"]
     if context.key.kind != "admin":
-        raise ApiError(
+        raise ServiceError(
             403,
             "A project API key cannot use the Admin API: use an admin key of the organization.",
             "insufficient_permissions",
         )
     if context.key.org_id != org_id:
-        raise ApiError(
-            403, f"This admin key does not belong to organization '{org_id}'.", "insufficient_permissions"
+        raise ServiceError(
+            403,
+            f"This admin key does not belong to organization '{quote(org_id)}'.",
+            "insufficient_permissions",
         )
     return context
 
@@ -40,7 +41,9 @@ def _target(request: Request, store: Store) -> tuple[str, str, RequestContext]:
     if project_id is None:
         return "organization", org_id, context
     if store.project_org(project_id) != org_id:
-        raise ApiError(404, f"No project '{project_id}' in organization '{org_id}'.", "project_not_found")
+        raise ServiceError(
+            404, f"No project '{quote(project_id)}' in organization '{quote(org_id)}'.", "project_not_found"
+        )
     return "project", project_id, context
 
 
@@ -66,15 +69,18 @@ def _only_holder(allowlist: Allowlist, entry_id: str, source_ip: Address | None)
 
 
 def _forced(request: Request) -> bool:
-    value = request.query_params.get("force", "false").lower()
-    if value not in ("true", "false", "1", "0"):
-        raise ApiError(400, "'force' must be true or false.", "invalid_value", "force")
-    return value in ("true", "1")
+    """`?force=true|false` and nothing else (`1`, `null`, a repeat or an unknown name is a 400)."""
+    try:
+        return validate_query(ForceQuery, request.query_params.multi_items()).force == "true"
+    except ServiceError as error:
+        if error.param == "force":
+            error.message = "'force' must be true or false."
+        raise
 
 
-def _refuse_lockout(what: str, source_ip: Address | None) -> ApiError:
+def _refuse_lockout(what: str, source_ip: Address | None) -> ServiceError:
     seen = str(source_ip) if source_ip is not None else "an unknown address"
-    return ApiError(
+    return ServiceError(
         409,
         f"{what} would block your own address ({seen}) from the API. "
         "Add an entry that covers it first, or repeat the request with ?force=true.",
@@ -93,16 +99,13 @@ class AdminRoutes:
 
     async def patch_list(self, request: Request) -> Response:
         scope, owner, context = _target(request, self.store)
-        body = parse_json_body(await request.body())
-        reject_unknown(body, {"enabled"})
-        enabled = body.get("enabled")
-        if not isinstance(enabled, bool):
-            raise ApiError(400, "'enabled' must be true or false.", "invalid_type", "enabled")
+        enabled = validate(ListPatch, parse_json_body(await request.body())).enabled
+        forced = _forced(request)  # read before the write: a bad ?force is a 400 that changes nothing
 
         # Checked on the store's writer against the list as it stands, so two changes at once cannot both
         # pass a check that each would fail after the other.
         def refuse_lockout(current: Allowlist) -> None:
-            if enabled and not current.enabled and not _forced(request):
+            if enabled and not current.enabled and not forced:
                 if _would_block(current, context.source_ip):
                     what = "Switching on an empty list" if not len(current) else "Switching the list on"
                     raise _refuse_lockout(what, context.source_ip)
@@ -112,29 +115,16 @@ class AdminRoutes:
 
     async def add_entry(self, request: Request) -> Response:
         scope, owner, _ = _target(request, self.store)
-        body = parse_json_body(await request.body())
-        reject_unknown(body, {"cidr", "description"})
-        cidr = body.get("cidr")
-        if not isinstance(cidr, str):
-            raise ApiError(400, "'cidr' is required: an address or a CIDR range.", "invalid_cidr", "cidr")
-        description = body.get("description") or ""
-        if not isinstance(description, str):
-            raise ApiError(400, "'description' must be a string.", "invalid_type", "description")
-        if len(description) > MAX_DESCRIPTION:
-            raise ApiError(
-                400,
-                f"'description' is longer than {MAX_DESCRIPTION} characters.",
-                "description_too_long",
-                "description",
-            )
+        body = validate(EntryCreate, parse_json_body(await request.body()))
+        cidr, description = body.cidr, body.description or ""
         try:
             network = parse_entry(cidr)
         except EntryError as error:
-            raise ApiError(400, error.message, "invalid_cidr", "cidr") from None
+            raise ServiceError(400, quote(error.message, 200), "invalid_cidr", "cidr") from None
 
         def refuse_when_full(current: Allowlist) -> None:
             if len(current) >= self.max_entries:
-                raise ApiError(
+                raise ServiceError(
                     400,
                     f"The list already holds the maximum of {self.max_entries:,} entries.",
                     "too_many_entries",
@@ -146,7 +136,7 @@ class AdminRoutes:
                 scope, owner, network.with_prefixlen, description, refuse_when_full
             )
         except DuplicateEntry as duplicate:
-            raise ApiError(
+            raise ServiceError(
                 409,
                 f"{network.with_prefixlen} is already on the list as entry {duplicate.existing_id}.",
                 "duplicate_entry",
@@ -157,19 +147,16 @@ class AdminRoutes:
     async def delete_entry(self, request: Request) -> Response:
         scope, owner, context = _target(request, self.store)
         entry_id = request.path_params["entry_id"]
+        forced = _forced(request)
 
         def refuse(current: Allowlist) -> None:  # on the store's writer, as refuse_lockout above
             if current.get(entry_id) is None:
-                raise ApiError(404, f"No entry '{entry_id}' on this list.", "entry_not_found")
-            if (
-                current.enabled
-                and not _forced(request)
-                and _only_holder(current, entry_id, context.source_ip)
-            ):
+                raise ServiceError(404, f"No entry '{quote(entry_id)}' on this list.", "entry_not_found")
+            if current.enabled and not forced and _only_holder(current, entry_id, context.source_ip):
                 raise _refuse_lockout("Removing this entry", context.source_ip)
 
         if not await self.store.remove_entry_async(scope, owner, entry_id, refuse):
-            raise ApiError(404, f"No entry '{entry_id}' on this list.", "entry_not_found")
+            raise ServiceError(404, f"No entry '{quote(entry_id)}' on this list.", "entry_not_found")
         return JSONResponse({"object": "ip_allowlist.entry.deleted", "id": entry_id, "deleted": True})
 
     async def list_projects(self, request: Request) -> Response:

@@ -17,7 +17,7 @@ from .admin import AdminRoutes
 from .config import SandboxConfig
 from .engines.base import Engine
 from .engines.simulated import SimulatedEngine
-from .errors import ApiError, error_body
+from .errors import ServiceError, error_body, quote
 from .gateway import Gateway
 from .openapi import openapi_document
 from .responses import ResponsesRoutes
@@ -55,6 +55,15 @@ def make_engine(config: SandboxConfig) -> Engine:
     return SimulatedEngine(config.stream_delay_ms)
 
 
+def allowed(request: Request) -> dict[str, str]:
+    """The Allow header of a 405: every method some route serves on this path."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, Route) and route.methods and route.path_regex.match(request.url.path):
+            methods |= route.methods
+    return {"allow": ", ".join(sorted(methods))}
+
+
 def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     store = store or Store(config.database)
     state = SandboxState(config, store, make_engine(config))
@@ -81,6 +90,8 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/responses", responses.create, methods=["POST"]),
         Route("/v1/responses/{response_id}", responses.retrieve, methods=["GET"]),
+        Route("/v1/responses/{response_id}", responses.delete, methods=["DELETE"]),
+        Route("/v1/responses/{response_id}/input_items", responses.input_items, methods=["GET"]),
         Route(org + "/projects", admin.list_projects, methods=["GET"]),
     ]
     for base in (org, project):
@@ -92,17 +103,18 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         ]
 
     async def api_error(_: Request, error: Exception) -> Response:
-        assert isinstance(error, ApiError)
+        assert isinstance(error, ServiceError)
         return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
         if error.status_code == 404:
-            message = f"Unknown path: {request.method} {request.url.path}."
+            message = f"Unknown path: {request.method} {quote(request.url.path)}."
             return JSONResponse(error_body(404, message, "not_found"), status_code=404)
         if error.status_code == 405:
-            message = f"{request.method} is not allowed on {request.url.path}."
-            return JSONResponse(error_body(405, message, "method_not_allowed"), status_code=405)
+            message = f"{quote(request.method)} is not allowed on {quote(request.url.path)}."
+            body = error_body(405, message, "method_not_allowed")
+            return JSONResponse(body, status_code=405, headers=allowed(request))
         return JSONResponse(error_body(error.status_code, str(error.detail)), status_code=error.status_code)
 
     async def unexpected(request: Request, error: Exception) -> Response:
@@ -113,7 +125,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         )
 
     exception_handlers: dict[Any, Any] = {
-        ApiError: api_error,
+        ServiceError: api_error,
         HTTPException: http_error,
         Exception: unexpected,
     }

@@ -18,8 +18,17 @@ TYPES = {
 }
 
 
-class ApiError(Exception):
-    """Raised by handlers; turned into a JSON error response by the app's exception handler."""
+def quote(value: object, limit: int = 60) -> str:
+    """An input shown in a message: at most a short prefix, so an error never echoes a huge body back."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class ServiceError(Exception):
+    """Raised by the sandbox's handlers; turned into a JSON error response by the app's exception handler.
+
+    (The console's own client has `app.api.errors.ApiError`; this is the server side.)
+    """
 
     def __init__(
         self,

@@ -1,240 +1,216 @@
-"""The OpenAPI 3.1 document of the sandbox's API (served at /openapi.json)."""
+"""The OpenAPI 3.1 document (served at /openapi.json), generated from the models that validate requests."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.json_schema import models_json_schema
 
 from .config import SandboxConfig
-
-_ERROR = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["message", "type", "param", "code"],
-            "properties": {
-                "message": {"type": "string"},
-                "type": {"type": "string"},
-                "param": {"type": ["string", "null"]},
-                "code": {"type": ["string", "null"]},
-            },
-        }
-    },
-}
-_ENTRY = {
-    "type": "object",
-    "required": ["object", "id", "cidr", "description", "created_at"],
-    "properties": {
-        "object": {"const": "ip_allowlist.entry"},
-        "id": {"type": "string"},
-        "cidr": {"type": "string"},
-        "description": {"type": "string"},
-        "created_at": {"type": "integer"},
-    },
-}
-_LIST = {
-    "type": "object",
-    "required": ["object", "scope", "enabled", "entries", "source_ip"],
-    "properties": {
-        "object": {"const": "ip_allowlist"},
-        "scope": {"enum": ["organization", "project"]},
-        "owner_id": {"type": "string"},
-        "enabled": {"type": "boolean"},
-        "entries": {"type": "array", "items": {"$ref": "#/components/schemas/Entry"}},
-        "source_ip": {"type": ["string", "null"]},
-    },
-}
-_RESPONSE = {
-    "type": "object",
-    "required": ["id", "object", "created_at", "status", "model", "output"],
-    "properties": {
-        "id": {"type": "string"},
-        "object": {"const": "response"},
-        "created_at": {"type": "integer"},
-        "status": {"enum": ["completed", "incomplete", "failed", "in_progress"]},
-        "model": {"type": "string"},
-        "output": {"type": "array", "items": {"type": "object", "required": ["type", "id"]}},
-        "previous_response_id": {"type": ["string", "null"]},
-        "usage": {
-            "type": ["object", "null"],
-            "properties": {
-                "input_tokens": {"type": "integer"},
-                "output_tokens": {"type": "integer"},
-                "total_tokens": {"type": "integer"},
-            },
-        },
-    },
-}
-_PART = {
-    "type": "object",
-    "required": ["type"],
-    "properties": {
-        "type": {"enum": ["input_text", "input_image", "output_text"]},
-        "text": {"type": "string"},
-        "image_url": {"type": "string"},
-        "detail": {"enum": ["auto", "low", "high"]},
-    },
-}
-_CREATE = {
-    "type": "object",
-    "required": ["model", "input"],
-    "additionalProperties": False,
-    "properties": {
-        "model": {"type": "string"},
-        "input": {
-            "oneOf": [
-                {"type": "string"},
-                {
-                    "type": "array",
-                    "minItems": 1,
-                    "items": {
-                        "type": "object",
-                        "required": ["role", "content"],
-                        "properties": {
-                            "role": {"enum": ["user", "assistant", "system", "developer"]},
-                            "content": {"oneOf": [{"type": "string"}, {"type": "array", "items": _PART}]},
-                        },
-                    },
-                },
-            ]
-        },
-        "instructions": {"type": ["string", "null"]},
-        "previous_response_id": {"type": ["string", "null"]},
-        "tools": {
-            "type": "array",
-            "items": {"type": "object", "properties": {"type": {"const": "web_search_preview"}}},
-        },
-        "text": {"type": "object"},
-        "stream": {"type": "boolean"},
-        "max_output_tokens": {"type": ["integer", "null"], "minimum": 16},
-        "temperature": {"type": ["number", "null"], "minimum": 0, "maximum": 2},
-        "top_p": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-        "store": {"type": "boolean"},
-        "metadata": {"type": ["object", "null"], "additionalProperties": {"type": "string"}},
-    },
-}
+from .contract import CreateResponse, EntryCreate, ListPatch
 
 
-def _json(schema_ref: str) -> dict[str, Any]:
-    return {"content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema_ref}"}}}}
+class Answer(BaseModel):
+    """Answers may carry more than the document names (as the hosted service's do)."""
+
+    model_config = ConfigDict(extra="allow")
 
 
-def _errors(*codes: int) -> dict[str, Any]:
-    return {str(code): {"description": "error", **_json("Error")} for code in codes}
+class ErrorDetail(Answer):
+    message: str
+    type: str
+    param: str | None
+    code: str | None
+
+
+class Error(Answer):
+    error: ErrorDetail
+
+
+class Entry(Answer):
+    object: Literal["ip_allowlist.entry"]
+    id: str
+    cidr: str
+    description: str
+    created_at: int
+
+
+class Allowlist(Answer):
+    object: Literal["ip_allowlist"]
+    scope: Literal["organization", "project"]
+    owner_id: str
+    enabled: bool
+    entries: list[Entry]
+    source_ip: str | None
+
+
+class EntryDeleted(Answer):
+    object: Literal["ip_allowlist.entry.deleted"]
+    id: str
+    deleted: Literal[True]
+
+
+class Usage(Answer):
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+
+
+class OutputItem(Answer):
+    type: str
+    id: str
+
+
+class ResponseObject(Answer):
+    id: str
+    object: Literal["response"]
+    created_at: int
+    status: Literal["completed", "incomplete", "failed", "in_progress"]
+    model: str
+    output: list[OutputItem]
+    previous_response_id: str | None = None
+    usage: Usage | None = None
+
+
+class ResponseDeleted(Answer):
+    id: str
+    object: Literal["response.deleted"]
+    deleted: Literal[True]
+
+
+class ItemList(Answer):
+    object: Literal["list"]
+    data: list[OutputItem]
+    first_id: str
+    last_id: str
+    has_more: bool
+
+
+class Listing(Answer):
+    object: Literal["list"]
+    data: list[dict[str, Any]]
+
+
+_MODELS: list[type[BaseModel]] = [
+    CreateResponse,
+    EntryCreate,
+    ListPatch,
+    Error,
+    Entry,
+    Allowlist,
+    EntryDeleted,
+    ResponseObject,
+    ResponseDeleted,
+    ItemList,
+    Listing,
+]
+
+
+def components() -> dict[str, Any]:
+    """Every model's JSON Schema under components/schemas, request models in their validation mode."""
+    _, schema = models_json_schema(
+        [(model, "validation") for model in _MODELS], ref_template="#/components/schemas/{model}"
+    )
+    return dict(schema["$defs"])
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(name: str, description: str = "ok") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _answers(ok: str, ok_model: str, *errors: int) -> dict[str, Any]:
+    return {ok: _json(ok_model), **{str(code): _json("Error", "error") for code in errors}}
+
+
+def _body(name: str) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _path(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
+
+
+_FORCE = {"name": "force", "in": "query", "schema": {"enum": ["true", "false"]}}
+_ADMIN_ERRORS = (400, 401, 403, 404, 409, 413, 429)
 
 
 def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any]:
-    common = _errors(400, 401, 403, 404, 409, 429)
     return {
         f"{prefix}/ip_allowlist": {
             "parameters": params,
-            "get": {"responses": {"200": {"description": "the list", **_json("Allowlist")}, **common}},
+            "get": {"responses": _answers("200", "Allowlist", 401, 403, 404, 429)},
             "patch": {
-                "parameters": [{"name": "force", "in": "query", "schema": {"type": "boolean"}}],
-                "requestBody": {
-                    "required": True,
-                    "content": {
-                        "application/json": {
-                            "schema": {
-                                "type": "object",
-                                "required": ["enabled"],
-                                "additionalProperties": False,
-                                "properties": {"enabled": {"type": "boolean"}},
-                            }
-                        }
-                    },
-                },
-                "responses": {"200": {"description": "the list", **_json("Allowlist")}, **common},
+                "parameters": [_FORCE],
+                "requestBody": _body("ListPatch"),
+                "responses": _answers("200", "Allowlist", *_ADMIN_ERRORS),
             },
         },
         f"{prefix}/ip_allowlist/entries": {
             "parameters": params,
             "post": {
-                "requestBody": {
-                    "required": True,
-                    "content": {
-                        "application/json": {
-                            "schema": {
-                                "type": "object",
-                                "required": ["cidr"],
-                                "additionalProperties": False,
-                                "properties": {
-                                    "cidr": {"type": "string"},
-                                    "description": {"type": "string", "maxLength": 200},
-                                },
-                            }
-                        }
-                    },
-                },
-                "responses": {"201": {"description": "the entry", **_json("Entry")}, **common},
+                "requestBody": _body("EntryCreate"),
+                "responses": _answers("201", "Entry", *_ADMIN_ERRORS),
             },
         },
         f"{prefix}/ip_allowlist/entries/{{entry_id}}": {
-            "parameters": [
-                *params,
-                {"name": "entry_id", "in": "path", "required": True, "schema": {"type": "string"}},
-            ],
-            "delete": {
-                "parameters": [{"name": "force", "in": "query", "schema": {"type": "boolean"}}],
-                "responses": {
-                    "200": {
-                        "description": "deleted",
-                        "content": {
-                            "application/json": {
-                                "schema": {"type": "object", "required": ["object", "id", "deleted"]}
-                            }
-                        },
-                    },
-                    **common,
-                },
+            "parameters": [*params, _path("entry_id")],
+            "delete": {"parameters": [_FORCE], "responses": _answers("200", "EntryDeleted", *_ADMIN_ERRORS)},
+        },
+    }
+
+
+def _response_paths() -> dict[str, Any]:
+    created = _json("ResponseObject", "a response, or an event stream")
+    fields = {"event": {"type": "string"}, "data": {"type": "string", "contentMediaType": "application/json"}}
+    event = {"type": "object", "required": ["event", "data"], "properties": fields}
+    created["content"]["text/event-stream"] = {"schema": event}
+    items_query = [
+        {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1}},
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+        {"name": "order", "in": "query", "schema": {"enum": ["asc", "desc"]}},
+        {"name": "include[]", "in": "query", "schema": {"type": "string"}},
+    ]
+    one = [_path("response_id")]
+    return {
+        "/v1/responses": {
+            "post": {
+                "requestBody": _body("CreateResponse"),
+                "responses": {"200": created, **_answers("400", "Error", 401, 403, 413, 429)},
+            }
+        },
+        "/v1/responses/{response_id}": {
+            "parameters": one,
+            "get": {"responses": _answers("200", "ResponseObject", 401, 403, 404, 429)},
+            "delete": {"responses": _answers("200", "ResponseDeleted", 401, 403, 404, 429)},
+        },
+        "/v1/responses/{response_id}/input_items": {
+            "parameters": one,
+            "get": {
+                "parameters": items_query,
+                "responses": _answers("200", "ItemList", 400, 401, 403, 404, 429),
             },
         },
     }
 
 
 def openapi_document(config: SandboxConfig) -> dict[str, Any]:
-    org = {"name": "org_id", "in": "path", "required": True, "schema": {"type": "string"}}
-    project = {"name": "project_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    org, project = _path("org_id"), _path("project_id")
     paths: dict[str, Any] = {
         "/healthz": {"get": {"security": [], "responses": {"200": {"description": "alive"}}}},
-        "/v1/models": {"get": {"responses": {"200": {"description": "models"}, **_errors(401, 403, 429)}}},
-        "/v1/responses": {
-            "post": {
-                "requestBody": {
-                    "required": True,
-                    "content": {
-                        "application/json": {"schema": {"$ref": "#/components/schemas/CreateResponse"}}
-                    },
-                },
-                "responses": {
-                    "200": {
-                        "description": "a response, or an event stream",
-                        "content": {
-                            "application/json": {"schema": {"$ref": "#/components/schemas/Response"}},
-                            "text/event-stream": {"schema": {"type": "string"}},
-                        },
-                    },
-                    **_errors(400, 401, 403, 413, 429),
-                },
-            }
-        },
-        "/v1/responses/{response_id}": {
-            "parameters": [
-                {"name": "response_id", "in": "path", "required": True, "schema": {"type": "string"}}
-            ],
-            "get": {
-                "responses": {
-                    "200": {"description": "a stored response", **_json("Response")},
-                    **_errors(401, 403, 404, 429),
-                }
-            },
-        },
+        "/v1/models": {"get": {"responses": _answers("200", "Listing", 401, 403, 429)}},
+        **_response_paths(),
         "/v1/organizations/{org_id}/projects": {
             "parameters": [org],
-            "get": {"responses": {"200": {"description": "projects"}, **_errors(401, 403, 429)}},
+            "get": {"responses": _answers("200", "Listing", 401, 403, 429)},
         },
     }
+    schemas = components()
+    schemas["CreateResponse"]["properties"]["model"]["enum"] = config.models  # known only at run time
     paths.update(_allowlist_paths("/v1/organizations/{org_id}", [org]))
     paths.update(_allowlist_paths("/v1/organizations/{org_id}/projects/{project_id}", [org, project]))
     return {
@@ -246,13 +222,7 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {
-                "Error": _ERROR,
-                "Entry": _ENTRY,
-                "Allowlist": _LIST,
-                "Response": _RESPONSE,
-                "CreateResponse": _CREATE,
-            },
+            "schemas": schemas,
         },
         "security": [{"bearer": []}],
         "paths": paths,

@@ -372,7 +372,7 @@ class Store:
     # -- responses --------------------------------------------------------------------------------
 
     def _save_response(
-        self, project_id: str, body: dict[str, Any], history: list[Any]
+        self, project_id: str, body: dict[str, Any], history: Any
     ) -> Callable[[sqlite3.Connection], None]:
         row = (body["id"], project_id, json.dumps(body), json.dumps(history), body["created_at"])
 
@@ -381,17 +381,34 @@ class Store:
 
         return work
 
-    def save_response(self, project_id: str, body: dict[str, Any], history: list[Any]) -> None:
+    def save_response(self, project_id: str, body: dict[str, Any], history: Any) -> None:
         """Waits for the disk: on the server's event loop use save_response_async."""
         self._run(self._save_response(project_id, body, history))
 
-    async def save_response_async(self, project_id: str, body: dict[str, Any], history: list[Any]) -> None:
+    async def save_response_async(self, project_id: str, body: dict[str, Any], history: Any) -> None:
         await self._run_async(self._save_response(project_id, body, history))
 
-    def load_response(self, project_id: str, response_id: str) -> tuple[dict[str, Any], list[Any]] | None:
+    def load_response(self, project_id: str, response_id: str) -> tuple[dict[str, Any], Any] | None:
         with self._lock:
             row = self._db.execute(
                 "SELECT body, history FROM responses WHERE id = ? AND project_id = ?",
                 (response_id, project_id),
             ).fetchone()
         return None if row is None else (json.loads(row[0]), json.loads(row[1]))
+
+    def delete_response(self, project_id: str, response_id: str) -> bool:
+        """Waits for the disk: on the server's event loop use delete_response_async."""
+        return self._run(self._delete_response(project_id, response_id))
+
+    async def delete_response_async(self, project_id: str, response_id: str) -> bool:
+        return await self._run_async(self._delete_response(project_id, response_id))
+
+    @staticmethod
+    def _delete_response(project_id: str, response_id: str) -> Callable[[sqlite3.Connection], bool]:
+        def work(db: sqlite3.Connection) -> bool:
+            deleted = db.execute(
+                "DELETE FROM responses WHERE id = ? AND project_id = ?", (response_id, project_id)
+            ).rowcount
+            return bool(deleted)
+
+        return work

@@ -1,6 +1,13 @@
 """What a model engine gives the Responses route: a stream of steps, turned into items and events there.
 
 A local-weights engine (llama.cpp, say) only has to yield `TextDelta`s: it fits this interface as is.
+
+What an engine reads (app/sandbox/request.py): `conversation.messages` (earlier turns first), each a
+`Message` with `.role`, `.text()`, `.parts` and `.images`; `conversation.request` is a `ResponseRequest`
+with `.model`, `.instructions`, `.max_output_tokens`, `.temperature`, `.top_p`, `.text_format` (a dict:
+{"type": "text" | "json_object"} or {"type": "json_schema", "name", "schema", "strict"}), `.web_search`,
+`.force_search`, `.reasoning_effort`, `.reasoning_summary`, `.verbosity` ("low" | "medium" | "high") and
+`.body`, the whole validated `contract.CreateResponse`.
 """
 
 from __future__ import annotations
@@ -9,7 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..validate import Message, ResponseRequest
+from ..request import Message, ResponseRequest
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import re
 from collections.abc import AsyncIterator
 
 from . import search as web
-from .base import Citation, Citations, Conversation, Reasoning, Search, Step, TextDelta
+from .base import Citation, Citations, Conversation, Reasoning, Search, SearchResult, Step, TextDelta
 from .schema_instance import instance_for
 
 _WORDS_ASKED = re.compile(r"\b(\d{1,6})\s+words\b", re.IGNORECASE)
@@ -51,6 +51,7 @@ _FILLER = [
     "model",
 ]
 MAX_WORDS = 200_000
+_EFFORT_FACTOR = {"minimal": 1, "low": 2, "medium": 4, "high": 8, "xhigh": 12, "max": 16}
 
 
 def chunk_words(text: str) -> list[str]:
@@ -67,17 +68,12 @@ class SimulatedEngine:
     async def run(self, conversation: Conversation) -> AsyncIterator[Step]:
         request = conversation.request
         prompt = conversation.last_user_text()
-        if request.model.endswith(("-think", "-think-mini")):
-            summary = (
-                f"The request asks: “{_excerpt(prompt, 120)}”. I consider what was given "
-                f"({len(conversation.messages)} message(s), {sum(len(m.images) for m in conversation.messages)} image(s)) "
-                "and plan a short, direct answer."
-            )
-            yield Reasoning(summary, tokens=len(summary.split()) * 4)
+        if request.model.endswith(("-think", "-think-mini")) and request.reasoning_effort != "none":
+            yield self._reasoning(conversation, prompt)
 
-        results: list[web.SearchResult] = []
-        if request.web_search and prompt:
-            query = web.make_query(prompt)
+        results: list[SearchResult] = []
+        if request.web_search and (prompt or request.force_search):
+            query = web.make_query(prompt or "the sandbox")
             results = web.search(query)
             yield Search(query, tuple(results))
 
@@ -98,8 +94,27 @@ class SimulatedEngine:
         if citations:
             yield Citations(tuple(citations))
 
+    @staticmethod
+    def _reasoning(conversation: Conversation, prompt: str) -> Reasoning:
+        """More effort, more reasoning tokens and a fuller summary; no summary when none was asked for."""
+        request = conversation.request
+        effort = request.reasoning_effort or "medium"
+        images = sum(len(m.images) for m in conversation.messages)
+        summary = (
+            f"The request asks: “{_excerpt(prompt, 120)}”. I consider what was given "
+            f"({len(conversation.messages)} message(s), {images} image(s)) and plan a short, direct answer."
+        )
+        if effort in ("high", "xhigh", "max") or request.reasoning_summary == "detailed":
+            summary += (
+                f" With {effort} effort I also check the answer against the instructions and the input."
+            )
+        if effort in ("minimal", "low") or request.reasoning_summary == "concise":
+            summary = f"Asked: “{_excerpt(prompt, 60)}”; a short, direct answer."
+        tokens = len(summary.split()) * _EFFORT_FACTOR.get(effort, 4)
+        return Reasoning(summary if request.reasoning_summary else "", tokens=tokens)
+
     def _compose(
-        self, conversation: Conversation, prompt: str, results: list[web.SearchResult]
+        self, conversation: Conversation, prompt: str, results: list[SearchResult]
     ) -> tuple[str, list[Citation]]:
         request = conversation.request
         parts = [f"This is the sandbox's simulated model ({request.model}), answering offline."]
@@ -115,6 +130,13 @@ class SimulatedEngine:
         images = [image for message in request.messages for image in message.images]
         for number, image in enumerate(images, 1):
             parts.append(f"Image {number} is {image.describe()}.")
+        if request.verbosity == "low":
+            parts = parts[:2]
+        elif request.verbosity == "high":
+            parts.append(
+                "You asked for a detailed answer, so here is more: the sandbox answers from what it was given "
+                "(the prompt, the images, the search results and the schema), never from a model or the network."
+            )
         text = " ".join(parts)
         citations: list[Citation] = []
         if request.web_search:

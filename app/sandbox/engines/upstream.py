@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from ..errors import ApiError
-from ..validate import ResponseRequest
+from ..errors import ServiceError
+from ..request import ResponseRequest
 from .base import Conversation, Step
 
 _FORWARDED_HEADERS = (
@@ -46,7 +46,7 @@ class UpstreamEngine:
         try:
             upstream = await self.client.send(request, stream=True)
         except httpx.HTTPError as error:
-            raise ApiError(
+            raise ServiceError(
                 502,
                 f"The upstream server at {self.url} could not be reached: {error}.",
                 "upstream_unreachable",
@@ -60,7 +60,7 @@ class UpstreamEngine:
             try:
                 payload = self._restore_model(httpx.Response(200, content=content).json(), parsed.model)
             except ValueError:
-                raise ApiError(
+                raise ServiceError(
                     400, "The upstream server did not answer with JSON.", "upstream_invalid"
                 ) from None
             return JSONResponse(payload, status_code=upstream.status_code, headers=headers)

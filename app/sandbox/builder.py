@@ -1,0 +1,264 @@
+"""Engine steps into the response object and its stream events, in the shapes the official client's types expect."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import secrets
+import time
+from typing import Any
+
+from .engines.base import Citations, Reasoning, Search, TextDelta
+from .request import ResponseRequest
+from .store import new_id
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+Event = dict[str, Any]
+
+
+def count_tokens(text: str) -> int:
+    """An estimate, about one token per word or punctuation mark: enough for usage figures offline."""
+    return len(_TOKEN.findall(text))
+
+
+def _copy(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def echoed_fields(request: ResponseRequest) -> dict[str, Any]:
+    """The request's parameters as the response repeats them (defaults filled in as the hosted service does)."""
+    body = request.body
+    text: dict[str, Any] = {"format": request.text_format, "verbosity": request.verbosity}
+    reasoning = body.reasoning
+    choice = body.tool_choice
+    return {
+        "previous_response_id": body.previous_response_id,
+        "instructions": body.instructions,
+        "tools": [tool.model_dump(exclude_none=True) for tool in body.tools],
+        "tool_choice": choice if isinstance(choice, str) else choice.model_dump(),
+        "text": text,
+        "temperature": request.temperature if request.temperature is not None else 1.0,
+        "top_p": request.top_p if request.top_p is not None else 1.0,
+        "max_output_tokens": body.max_output_tokens,
+        "max_tool_calls": body.max_tool_calls,
+        "top_logprobs": body.top_logprobs if body.top_logprobs is not None else 0,
+        "store": request.store,
+        "metadata": body.metadata or {},
+        "parallel_tool_calls": body.parallel_tool_calls is not False,
+        "reasoning": None
+        if reasoning is None
+        else {"effort": reasoning.effort, "summary": request.reasoning_summary},
+        "truncation": body.truncation or "disabled",
+        "service_tier": body.service_tier or "default",
+        "background": bool(body.background),
+        "user": body.user,
+        "safety_identifier": body.safety_identifier,
+        "prompt_cache_key": body.prompt_cache_key,
+        "prompt_cache_retention": body.prompt_cache_retention,
+        "prompt": None if body.prompt is None else body.prompt.model_dump(),
+        "conversation": None
+        if body.conversation is None
+        else {"id": body.conversation if isinstance(body.conversation, str) else body.conversation.id},
+    }
+
+
+class ResponseBuilder:
+    """Accumulates engine steps into the response object, and yields the matching stream events."""
+
+    def __init__(self, request: ResponseRequest, delta_event: str) -> None:
+        self.request = request
+        self.delta_event = delta_event
+        self.sequence = 0
+        self.output: list[dict[str, Any]] = []
+        self.message: dict[str, Any] | None = None
+        self.text = ""
+        self.reasoning_tokens = 0
+        self.response: dict[str, Any] = {
+            "id": new_id("resp"),
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "in_progress",
+            "model": request.model,
+            "output": self.output,
+            **echoed_fields(request),
+            "usage": None,
+            "error": None,
+            "incomplete_details": None,
+        }
+
+    def event(self, kind: str, **fields: Any) -> Event:
+        event = {"type": kind, "sequence_number": self.sequence, **fields}
+        self.sequence += 1
+        return event
+
+    def snapshot(self) -> dict[str, Any]:
+        return dict(_copy(self.response))
+
+    def start(self) -> list[Event]:
+        return [
+            self.event("response.created", response=self.snapshot()),
+            self.event("response.in_progress", response=self.snapshot()),
+        ]
+
+    def reasoning(self, step: Reasoning) -> list[Event]:
+        index = len(self.output)
+        item: dict[str, Any] = {"type": "reasoning", "id": new_id("rs"), "summary": []}
+        if "reasoning.encrypted_content" in self.request.include:
+            # Not encrypted: the sandbox has no secret to hide; opaque to the client all the same.
+            item["encrypted_content"] = base64.b64encode(step.summary.encode()).decode()
+        self.reasoning_tokens += step.tokens
+        events = [self.event("response.output_item.added", output_index=index, item=_copy(item))]
+        self.output.append(item)
+        if step.summary:
+            part = {"type": "summary_text", "text": step.summary}
+            item["summary"] = [part]
+            common = {"item_id": item["id"], "output_index": index, "summary_index": 0}
+            events += [
+                self.event(
+                    "response.reasoning_summary_part.added",
+                    **common,
+                    part={"type": "summary_text", "text": ""},
+                ),
+                self.event("response.reasoning_summary_text.delta", **common, delta=step.summary),
+                self.event("response.reasoning_summary_text.done", **common, text=step.summary),
+                self.event("response.reasoning_summary_part.done", **common, part=part),
+            ]
+        events.append(self.event("response.output_item.done", output_index=index, item=_copy(item)))
+        return events
+
+    def search(self, step: Search) -> list[Event]:
+        index = len(self.output)
+        action: dict[str, Any] = {"type": "search", "query": step.query}
+        item: dict[str, Any] = {"type": "web_search_call", "id": new_id("ws"), "status": "in_progress"}
+        item["action"] = action
+        common = {"item_id": item["id"], "output_index": index}
+        events = [self.event("response.output_item.added", output_index=index, item=_copy(item))]
+        events += [
+            self.event(f"response.web_search_call.{phase}", **common)
+            for phase in ("in_progress", "searching")
+        ]
+        item["status"] = "completed"
+        if "web_search_call.action.sources" in self.request.include:
+            action["sources"] = [{"type": "url", "url": result.url} for result in step.results]
+        self.output.append(item)
+        events.append(self.event("response.web_search_call.completed", **common))
+        events.append(self.event("response.output_item.done", output_index=index, item=_copy(item)))
+        return events
+
+    def _open_message(self) -> list[Event]:
+        self.message = {
+            "type": "message",
+            "id": new_id("msg"),
+            "role": "assistant",
+            "status": "in_progress",
+            "content": [],
+        }
+        index = len(self.output)
+        self.output.append(self.message)
+        events = [self.event("response.output_item.added", output_index=index, item=_copy(self.message))]
+        part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+        self.message["content"].append(part)
+        events.append(
+            self.event(
+                "response.content_part.added",
+                item_id=self.message["id"],
+                output_index=index,
+                content_index=0,
+                part=_copy(part),
+            )
+        )
+        return events
+
+    def delta(self, step: TextDelta) -> list[Event]:
+        events = self._open_message() if self.message is None else []
+        assert self.message is not None
+        self.text += step.text
+        extra = {"obfuscation": secrets.token_urlsafe(8)} if self.request.obfuscate else {}
+        events.append(
+            self.event(
+                self.delta_event,
+                item_id=self.message["id"],
+                output_index=len(self.output) - 1,
+                content_index=0,
+                delta=step.text,
+                logprobs=[],
+                **extra,
+            )
+        )
+        return events
+
+    def citations(self, step: Citations) -> list[Event]:
+        if self.message is None:
+            return []
+        part = self.message["content"][0]
+        events = []
+        for citation in step.items:
+            annotation = {
+                "type": "url_citation",
+                "url": citation.url,
+                "title": citation.title,
+                "start_index": citation.start_index,
+                "end_index": citation.end_index,
+            }
+            events.append(
+                self.event(
+                    "response.output_text.annotation.added",
+                    item_id=self.message["id"],
+                    output_index=len(self.output) - 1,
+                    content_index=0,
+                    annotation_index=len(part["annotations"]),
+                    annotation=annotation,
+                )
+            )
+            part["annotations"].append(annotation)
+        return events
+
+    def _close_message(self, status: str) -> list[Event]:
+        """output_text.done, content_part.done and output_item.done: every item opened is closed."""
+        events = [] if self.message is not None else self._open_message()
+        assert self.message is not None
+        part = self.message["content"][0]
+        part["text"] = self.text
+        self.message["status"] = status
+        index = self.output.index(self.message)
+        common = {"item_id": self.message["id"], "output_index": index, "content_index": 0}
+        return [
+            *events,
+            self.event("response.output_text.done", **common, text=self.text, logprobs=[]),
+            self.event("response.content_part.done", **common, part=_copy(part)),
+            self.event("response.output_item.done", output_index=index, item=_copy(self.message)),
+        ]
+
+    def _usage(self, input_tokens: int) -> dict[str, Any]:
+        output_tokens = count_tokens(self.text) + self.reasoning_tokens
+        return {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
+            "total_tokens": input_tokens + output_tokens,
+        }
+
+    def finish(self, input_tokens: int, incomplete: bool) -> list[Event]:
+        events = self._close_message("incomplete" if incomplete else "completed")
+        self.response["usage"] = self._usage(input_tokens)
+        if incomplete:
+            self.response["status"] = "incomplete"
+            self.response["incomplete_details"] = {"reason": "max_output_tokens"}
+            events.append(self.event("response.incomplete", response=self.snapshot()))
+        else:
+            self.response["status"] = "completed"
+            self.response["completed_at"] = int(time.time())
+            events.append(self.event("response.completed", response=self.snapshot()))
+        return events
+
+    def fail(self, input_tokens: int, message: str) -> list[Event]:
+        """The answer broke its promised format: close what was opened, then `response.failed`."""
+        events = self._close_message("incomplete")
+        self.response["usage"] = self._usage(input_tokens)
+        self.response["status"] = "failed"
+        # The client's types allow a fixed list of codes; "server_error" is the one that fits a model fault.
+        self.response["error"] = {"code": "server_error", "message": message}
+        events.append(self.event("response.failed", response=self.snapshot()))
+        return events
