@@ -15,10 +15,34 @@ from app.services.conversation_store import ConversationStore, StoredTurn
 
 CONVERSATIONS = 1_000
 TURNS_EACH = 8
-WORDS = (
-    "allowlist network office rotation prompt answer model schema search token stream image key project "
-    "organization gateway latency python json table policy address range public private cloud"
-).split()
+WORDS = [
+    "allowlist",
+    "network",
+    "office",
+    "rotation",
+    "prompt",
+    "answer",
+    "model",
+    "schema",
+    "search",
+    "token",
+    "stream",
+    "image",
+    "key",
+    "project",
+    "organization",
+    "gateway",
+    "latency",
+    "python",
+    "json",
+    "table",
+    "policy",
+    "address",
+    "range",
+    "public",
+    "private",
+    "cloud",
+]
 
 
 def sentence(rng: random.Random, words: int) -> str:
