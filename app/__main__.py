@@ -13,7 +13,12 @@ from pathlib import Path  # noqa: E402
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="service-console", description="Service Console")
+    parser = argparse.ArgumentParser(
+        prog="service-console",
+        description="Service Console: the Playground and the IP allowlists of a hosted AI model service.",
+        epilog="service-console sandbox --help: the local sandbox's own command line (serve, and the"
+        " dashboard that recovers a locked-out admin: allowlist show|enable|disable|remove, keys).",
+    )
     parser.add_argument(
         "--selftest",
         action="store_true",
@@ -70,6 +75,22 @@ def report(args: argparse.Namespace, figures: dict) -> None:
         args.report.write_text(line + "\n", encoding="utf-8")
 
 
+def route_qt_messages_to_the_log() -> None:
+    """Qt's own messages (the offscreen plugin's "does not support propagateSizeHints()", say) go to the
+    log, not to the terminal, where the selftest's one JSON line is what a person or a script reads."""
+    import logging
+
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    log = logging.getLogger("qt")
+    levels = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO}
+
+    def handler(kind: QtMsgType, _context: object, message: str) -> None:
+        log.log(levels.get(kind, logging.WARNING), "%s", message)
+
+    qInstallMessageHandler(handler)
+
+
 def run_window(args: argparse.Namespace) -> int:
     from PySide6.QtCore import QTimer
 
@@ -77,6 +98,7 @@ def run_window(args: argparse.Namespace) -> int:
     from app.secrets import SecretStore
 
     app = make_application(sys.argv[:1])
+    route_qt_messages_to_the_log()
     temporary = None
     if args.selftest:
         import tempfile

@@ -155,8 +155,26 @@ def _owner(store: Store, org: str | None, project: str | None) -> tuple[str, str
     return "organization", orgs[0]
 
 
+STORE_FILE = "sandbox.sqlite3"
+
+
+def open_existing_store(data: Path) -> Store:
+    """The dashboard works on a store that exists: a wrong --data must not quietly create an empty one."""
+    path = data.expanduser() / STORE_FILE
+    if path.is_file():
+        return Store(path)
+    nested = data.expanduser() / "sandbox" / STORE_FILE
+    hint = (
+        f" The console's embedded sandbox keeps its store one level down: use --data {nested.parent}"
+        if nested.is_file()
+        else " --data is the directory given to `serve --data` (the console's embedded sandbox uses the"
+        " `sandbox` folder inside the console's data directory)."
+    )
+    raise SystemExit(f"error: no sandbox store in {data}.{hint}")
+
+
 def dashboard_allowlist(args: argparse.Namespace) -> int:
-    store = Store(args.data / "sandbox.sqlite3")
+    store = open_existing_store(args.data)
     scope, owner = _owner(store, args.org, args.project)
     if args.action in ("enable", "disable"):
         store.set_enabled(scope, owner, args.action == "enable")
@@ -183,7 +201,7 @@ def dashboard_allowlist(args: argparse.Namespace) -> int:
 
 
 def dashboard_keys(args: argparse.Namespace) -> int:
-    store = Store(args.data / "sandbox.sqlite3")
+    store = open_existing_store(args.data)
     _, org = _owner(store, None, None)
     if args.kind == "admin":
         print(store.create_key("admin", org))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,9 +25,21 @@ class SandboxKeys:
 
 
 class EmbeddedSandbox:
-    def __init__(self, data_dir: Path, brand: str = "service") -> None:
+    """The sandbox keeps one port across launches (so copied snippets keep working): the port chosen on
+    first start is remembered through `remember_port`, and only a port taken by another program moves it."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        brand: str = "service",
+        port: int = 0,
+        remember_port: Callable[[int], None] | None = None,
+    ) -> None:
         self.data_dir = data_dir
         self.brand = brand
+        self.port = port
+        self.remember_port = remember_port or (lambda _port: None)
+        self.moved_from: int | None = None  # the remembered port, when another program held it
         self.server: SandboxServer | None = None
 
     def start(self) -> SandboxServer:
@@ -38,7 +52,18 @@ class EmbeddedSandbox:
                 # Trust loopback as a proxy, so the profile's simulated source IP (X-Forwarded-For) counts.
                 trusted_proxies=[ipaddress.ip_network("127.0.0.1/32"), ipaddress.ip_network("::1/128")],
             )
-            self.server = SandboxServer(config).start()
+            try:
+                server = SandboxServer(config, port=self.port)
+            except OSError as error:
+                if not self.port or error.errno != errno.EADDRINUSE:
+                    raise
+                self.moved_from = self.port
+                log.warning("port %s is taken: the embedded sandbox moves to a free one", self.port)
+                server = SandboxServer(config, port=0)
+            if server.port != self.port:
+                self.port = server.port
+                self.remember_port(server.port)
+            self.server = server.start()
             log.info("embedded sandbox at %s", self.server.base_url)
         return self.server
 

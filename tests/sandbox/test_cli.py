@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from app.sandbox.cli import main
+from app.sandbox.store import Store
 from tests.sandbox_process import spawn_sandbox
 
 
@@ -52,3 +55,22 @@ def test_dashboard_creates_a_working_key(sandbox) -> None:
     key = result.stdout.strip()
     with sandbox.client(key) as client:
         assert client.get("/models").status_code == 200
+
+
+def test_the_dashboard_never_creates_a_store_in_a_wrong_directory(tmp_path: Path, capsys) -> None:
+    wrong = tmp_path / "not-a-sandbox"
+    wrong.mkdir()
+    for argv in (["allowlist", "show"], ["allowlist", "disable"], ["keys", "admin"]):
+        with pytest.raises(SystemExit) as stopped:
+            main([*argv, "--data", str(wrong)])
+        assert "no sandbox store in" in str(stopped.value.code)
+    assert list(wrong.iterdir()) == []  # nothing was written there
+
+
+def test_the_dashboard_points_at_the_embedded_sandbox_folder(tmp_path: Path) -> None:
+    nested = tmp_path / "sandbox"  # the console keeps its embedded sandbox's store one level down
+    nested.mkdir()
+    Store(nested / "sandbox.sqlite3").close()
+    with pytest.raises(SystemExit) as stopped:
+        main(["allowlist", "show", "--data", str(tmp_path)])
+    assert f"use --data {nested}" in str(stopped.value.code)

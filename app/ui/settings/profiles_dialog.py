@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -14,6 +15,8 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -39,6 +42,11 @@ TEXT_FIELDS = (
     ("client_key", "Client key file"),
     ("proxy", "Proxy URL"),
 )
+FILE_FIELDS = {
+    "ca_bundle": ("Choose a CA bundle", "Certificates (*.pem *.crt *.cer);;All files (*)"),
+    "client_cert": ("Choose the client certificate", "Certificates (*.pem *.crt *.cer);;All files (*)"),
+    "client_key": ("Choose the client key", "Keys (*.pem *.key);;All files (*)"),
+}
 
 
 class ProfilesDialog(QDialog):
@@ -64,15 +72,19 @@ class ProfilesDialog(QDialog):
         form = QFormLayout()
         for name, label in TEXT_FIELDS:
             self.fields[name] = QLineEdit(objectName=name)
-            form.addRow(label, self.fields[name])
+            if name in FILE_FIELDS:
+                form.addRow(label, self._with_browse(name))
+            else:
+                form.addRow(label, self.fields[name])
         for name, label in SECRET_FIELDS:
             edit = QLineEdit(objectName=name)
             edit.setEchoMode(QLineEdit.EchoMode.Password)
             self.fields[name] = edit
             form.addRow(label, edit)
+        # Outside the form: a word-wrapped label in a form row is given one line's height and clipped.
         self.where = QLabel(objectName="where")
         self.where.setWordWrap(True)
-        form.addRow(self.where)
+        self.where.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.result = QLabel(objectName="result")
         self.result.setWordWrap(True)
         test = QPushButton("Test connection", objectName="test")
@@ -81,6 +93,7 @@ class ProfilesDialog(QDialog):
         save.clicked.connect(self.save)
         right = QVBoxLayout()
         right.addLayout(form)
+        right.addWidget(self.where)
         buttons = QHBoxLayout()
         buttons.addWidget(test)
         buttons.addWidget(save)
@@ -98,6 +111,26 @@ class ProfilesDialog(QDialog):
         layout.addWidget(close)
         self.profiles: list[Profile] = []
         self.reload()
+
+    def _with_browse(self, name: str) -> QWidget:
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.fields[name], 1)
+        browse = QToolButton(objectName=f"browse_{name}", text="Browse…")
+        browse.clicked.connect(lambda: self.browse(name))
+        layout.addWidget(browse)
+        return row
+
+    def browse(self, name: str) -> None:
+        """A file picker for a path field, starting where the current path points."""
+        caption, filters = FILE_FIELDS[name]
+        current = Path(self.fields[name].text()).expanduser()
+        start = current.parent if current.name else Path.home()
+        dialog = QFileDialog(self, caption, str(start), filters)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(self.fields[name].setText)
+        dialog.open()
 
     def reload(self, select: str | None = None) -> None:
         self.profiles = self.session.profiles.all()

@@ -1,0 +1,75 @@
+"""The sidebar's list of saved conversations: a thin model over the summaries the service gives it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from app.services.conversation_store import ConversationSummary
+
+ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+
+
+def when(timestamp: float, now: dt.datetime | None = None) -> str:
+    """ "14:05" today, "Mon 14:05" this week, "2026-11-02" before."""
+    moment = dt.datetime.fromtimestamp(timestamp)
+    now = now or dt.datetime.now()
+    if moment.date() == now.date():
+        return moment.strftime("%H:%M")
+    if (now - moment).days < 7:
+        return moment.strftime("%a %H:%M")
+    return moment.strftime("%Y-%m-%d")
+
+
+class ConversationsModel(QAbstractListModel):
+    """Titles are edited in place; the edit is a request (`rename_requested`), the service does the writing."""
+
+    rename_requested = Signal(str, str)  # conversation id, new title
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summaries: list[ConversationSummary] = []
+
+    def set_summaries(self, summaries: list[ConversationSummary]) -> None:
+        self.beginResetModel()
+        self.summaries = summaries
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.summaries)
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid():
+            return None
+        summary = self.summaries[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return summary.title
+        if role == Qt.ItemDataRole.ToolTipRole:
+            turns = f"{summary.turn_count} turn{'s' if summary.turn_count != 1 else ''}"
+            return f"{summary.title}\n{summary.model} · {turns} · {when(summary.updated_at)}"
+        if role == ID_ROLE:
+            return summary.id
+        return None
+
+    def row_of(self, conversation_id: str) -> int:
+        return next((row for row, s in enumerate(self.summaries) if s.id == conversation_id), -1)
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        return (
+            super().flags(index) | Qt.ItemFlag.ItemIsEditable if index.isValid() else Qt.ItemFlag.NoItemFlags
+        )
+
+    def setData(
+        self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole
+    ) -> bool:
+        title = str(value).strip()
+        if role != Qt.ItemDataRole.EditRole or not index.isValid() or not title:
+            return False
+        summary = self.summaries[index.row()]
+        if title != summary.title:
+            self.rename_requested.emit(summary.id, title)
+        return True

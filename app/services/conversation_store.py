@@ -1,0 +1,267 @@
+"""Saved Playground conversations: a local SQLite file in the data directory, searched with FTS5.
+
+Qt-free, so the store is tested and benchmarked alone. Each turn is written as it finishes (one small
+transaction), so a crash loses at most the turn that was streaming. Search uses SQLite's own full-text
+index (prefix queries), which keeps a keystroke over thousands of conversations to a millisecond or two;
+a LIKE scan would read every answer on every keystroke.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS conversations (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    model TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    turn_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS turns (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    prompt TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL,
+    response_id TEXT,
+    error TEXT NOT NULL,
+    details TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (conversation_id, position)
+);
+CREATE INDEX IF NOT EXISTS conversations_by_update ON conversations(updated_at DESC);
+CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(
+    conversation_id UNINDEXED, position UNINDEXED, text,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3'
+);
+"""
+TITLE_POSITION = -1  # the search row that holds a conversation's title
+TITLE_LENGTH = 60
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    """One exchange as saved: enough to show it again and to go on chaining from it."""
+
+    prompt: str
+    answer: str
+    model: str
+    status: str
+    response_id: str | None = None
+    error: str = ""
+    details: dict[str, Any] = field(default_factory=dict)  # attachments' labels, figures, citations…
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    id: str
+    title: str
+    model: str
+    updated_at: float
+    turn_count: int
+
+
+@dataclass(frozen=True)
+class Conversation:
+    summary: ConversationSummary
+    settings: dict[str, Any]
+    turns: tuple[StoredTurn, ...]
+
+    @property
+    def last_response_id(self) -> str | None:
+        """Where a reopened conversation chains on from."""
+        for turn in reversed(self.turns):
+            if turn.response_id:
+                return turn.response_id
+        return None
+
+
+def title_from(prompt: str) -> str:
+    """A conversation's first title: its first prompt's first line, shortened at a word."""
+    line = next((part.strip() for part in prompt.splitlines() if part.strip()), "") or "New conversation"
+    if len(line) <= TITLE_LENGTH:
+        return line
+    cut = line[:TITLE_LENGTH].rsplit(" ", 1)[0] or line[:TITLE_LENGTH]
+    return cut + "…"
+
+
+def match_query(text: str) -> str | None:
+    """A person's search words as an FTS5 query: every word, as a prefix; None when nothing is searchable.
+
+    Each word is quoted (quotes doubled), so FTS5's operators and punctuation typed by a person never
+    make a syntax error.
+    """
+    words = [word for word in "".join(c if c.isalnum() else " " for c in text).split() if word]
+    if not words:
+        return None
+    return " ".join('"' + word.replace('"', '""') + '"*' for word in words)
+
+
+class ConversationStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = NORMAL")  # a lost last turn after a power cut is acceptable
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def create(self, title: str, model: str, settings: dict[str, Any] | None = None) -> str:
+        conversation_id = "conv_" + uuid.uuid4().hex[:16]
+        now = time.time()
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, 0)",
+                (conversation_id, title, model, json.dumps(settings or {}), now, now),
+            )
+            db.execute("INSERT INTO search VALUES (?, ?, ?)", (conversation_id, TITLE_POSITION, title))
+        return conversation_id
+
+    def save_turn(self, conversation_id: str, position: int, turn: StoredTurn) -> None:
+        """Insert or replace the turn at `position` (a turn is saved again when it finishes)."""
+        created = turn.created_at or time.time()
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    position,
+                    turn.prompt,
+                    turn.answer,
+                    turn.model,
+                    turn.status,
+                    turn.response_id,
+                    turn.error,
+                    json.dumps(turn.details),
+                    created,
+                ),
+            )
+            db.execute(
+                "DELETE FROM search WHERE conversation_id = ? AND position = ?", (conversation_id, position)
+            )
+            db.execute(
+                "INSERT INTO search VALUES (?, ?, ?)",
+                (conversation_id, position, f"{turn.prompt}\n{turn.answer}"),
+            )
+            db.execute(
+                "UPDATE conversations SET updated_at = ?, model = ?,"
+                " turn_count = (SELECT COUNT(*) FROM turns WHERE conversation_id = ?) WHERE id = ?",
+                (time.time(), turn.model, conversation_id, conversation_id),
+            )
+
+    def update_settings(self, conversation_id: str, settings: dict[str, Any]) -> None:
+        self._db.execute(
+            "UPDATE conversations SET settings = ? WHERE id = ?", (json.dumps(settings), conversation_id)
+        )
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        title = title.strip() or "Untitled"
+        with self._transaction() as db:
+            db.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id))
+            db.execute(
+                "UPDATE search SET text = ? WHERE conversation_id = ? AND position = ?",
+                (title, conversation_id, TITLE_POSITION),
+            )
+
+    def delete(self, conversation_id: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM turns WHERE conversation_id = ?", (conversation_id,))
+            db.execute("DELETE FROM search WHERE conversation_id = ?", (conversation_id,))
+            db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def summaries(self, query: str = "", limit: int = 500) -> list[ConversationSummary]:
+        """Most recently updated first; with a query, only conversations whose title or turns match."""
+        select = "SELECT c.id, c.title, c.model, c.updated_at, c.turn_count FROM conversations c"
+        match = match_query(query)
+        if query.strip() and match is None:
+            return []
+        if match is None:
+            rows = self._db.execute(f"{select} ORDER BY c.updated_at DESC LIMIT ?", (limit,))
+        else:
+            rows = self._db.execute(
+                f"{select} WHERE c.id IN (SELECT conversation_id FROM search WHERE search MATCH ?)"
+                " ORDER BY c.updated_at DESC LIMIT ?",
+                (match, limit),
+            )
+        return [ConversationSummary(*row) for row in rows]
+
+    def load(self, conversation_id: str) -> Conversation | None:
+        row = self._db.execute(
+            "SELECT id, title, model, updated_at, settings FROM conversations WHERE id = ?",
+            (conversation_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        turns = tuple(
+            StoredTurn(
+                prompt=prompt,
+                answer=answer,
+                model=model,
+                status=status,
+                response_id=response_id,
+                error=error,
+                details=json.loads(details),
+                created_at=created_at,
+            )
+            for prompt, answer, model, status, response_id, error, details, created_at in self._db.execute(
+                "SELECT prompt, answer, model, status, response_id, error, details, created_at FROM turns"
+                " WHERE conversation_id = ? ORDER BY position",
+                (conversation_id,),
+            )
+        )
+        summary = ConversationSummary(row[0], row[1], row[2], row[3], len(turns))
+        return Conversation(summary, json.loads(row[4]), turns)
+
+
+def as_markdown(conversation: Conversation) -> str:
+    """A conversation as a person would paste it: a heading, then each prompt and answer."""
+    lines = [f"# {conversation.summary.title}", ""]
+    for number, turn in enumerate(conversation.turns, 1):
+        lines += [f"## Turn {number} · {turn.model}", "", "**You**", "", turn.prompt, "", "**Answer**", ""]
+        lines += [turn.answer or f"_(no text; {turn.status})_", ""]
+        if turn.error:
+            lines += [f"> {turn.error}", ""]
+    return "\n".join(lines)
+
+
+def as_json(conversation: Conversation) -> str:
+    document = {
+        "object": "conversation",
+        "id": conversation.summary.id,
+        "title": conversation.summary.title,
+        "model": conversation.summary.model,
+        "settings": conversation.settings,
+        "turns": [asdict(turn) for turn in conversation.turns],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)

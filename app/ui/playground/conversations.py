@@ -1,0 +1,154 @@
+"""The Playground's sidebar: saved conversations with search; open, rename in place, export, delete, compare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QLineEdit,
+    QListView,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.models.conversations import ID_ROLE, ConversationsModel
+from app.services.conversations import ConversationsService
+
+
+class ConversationSidebar(QWidget):
+    open_requested = Signal(str)  # a conversation id
+    new_requested = Signal()
+    compare_requested = Signal(str)  # re-run this conversation on another model
+
+    def __init__(self, service: ConversationsService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.current_id: str | None = None
+        self.model = ConversationsModel()
+        self.model.rename_requested.connect(service.rename)
+
+        self.search = QLineEdit(placeholderText="Search conversations", clearButtonEnabled=True)
+        self.search.setAccessibleName("Search conversations")
+        self.new_button = QPushButton("New")
+        self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
+        self.new_button.setShortcut(QKeySequence.StandardKey.New)
+        self.list = QListView()
+        self.list.setModel(self.model)
+        self.list.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
+        )
+        self.list.setUniformItemSizes(True)  # one row height: no per-row size queries in long lists
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.setToolTip("Click to open; F2 renames; right-click for more")
+
+        top = QHBoxLayout()
+        top.addWidget(self.search, 1)
+        top.addWidget(self.new_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.list, 1)
+
+        self.search.textChanged.connect(self.refresh)
+        self.new_button.clicked.connect(self.new_requested)
+        self.list.activated.connect(self._open)
+        self.list.clicked.connect(self._open)
+        self.list.customContextMenuRequested.connect(self._menu)
+        delete = QAction("Delete", self.list)
+        delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        delete.triggered.connect(self._delete_selected)
+        self.list.addAction(delete)
+        service.changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.model.set_summaries(self.service.summaries(self.search.text()))
+        self.mark_current(self.current_id)
+
+    def mark_current(self, conversation_id: str | None) -> None:
+        """Select the open conversation in the list, without opening it again."""
+        self.current_id = conversation_id
+        row = self.model.row_of(conversation_id) if conversation_id else -1
+        selection = self.list.selectionModel()
+        if row < 0:
+            selection.clearSelection()
+            return
+        index = self.model.index(row)
+        selection.setCurrentIndex(index, selection.SelectionFlag.ClearAndSelect)
+
+    def _id_at(self, index: QModelIndex) -> str | None:
+        return index.data(ID_ROLE) if index.isValid() else None
+
+    def _open(self, index: QModelIndex) -> None:
+        conversation_id = self._id_at(index)
+        if conversation_id and conversation_id != self.current_id:
+            self.current_id = conversation_id
+            self.open_requested.emit(conversation_id)
+
+    def _menu(self, position: QPoint) -> None:
+        index = self.list.indexAt(position)
+        conversation_id = self._id_at(index)
+        if conversation_id is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Open", lambda: self._open(index))
+        menu.addAction("Rename", lambda: self.list.edit(index))
+        menu.addAction("Compare on another model…", lambda: self.compare_requested.emit(conversation_id))
+        menu.addSeparator()
+        menu.addAction("Export as Markdown…", lambda: self.export(conversation_id, "md"))
+        menu.addAction("Export as JSON…", lambda: self.export(conversation_id, "json"))
+        menu.addSeparator()
+        menu.addAction("Delete…", lambda: self.confirm_delete(conversation_id))
+        menu.popup(self.list.viewport().mapToGlobal(position))
+
+    def export(self, conversation_id: str, kind: str) -> None:
+        conversation = self.service.load(conversation_id)
+        if conversation is None:
+            return
+        stem = "".join(c if c.isalnum() or c in " -_" else "_" for c in conversation.summary.title).strip()
+        suggested = Path.home() / f"{stem or 'conversation'}.{kind}"
+        filters = "Markdown (*.md)" if kind == "md" else "JSON (*.json)"
+        path, _ = QFileDialog.getSaveFileName(self, "Export conversation", str(suggested), filters)
+        if path:
+            self.service.export(conversation_id, Path(path))
+
+    def _delete_selected(self) -> None:
+        conversation_id = self._id_at(self.list.currentIndex())
+        if conversation_id:
+            self.confirm_delete(conversation_id)
+
+    def confirm_delete(self, conversation_id: str) -> None:
+        row = self.model.row_of(conversation_id)
+        title = self.model.summaries[row].title if row >= 0 else "this conversation"
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Delete conversation",
+            f"Delete “{title}”? Its turns are removed from this computer; the service keeps what it stored.",
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.buttonClicked.connect(
+            lambda button: (
+                self._deleted(conversation_id)
+                if box.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole
+                else None
+            )
+        )
+        box.open()
+
+    def _deleted(self, conversation_id: str) -> None:
+        self.service.delete(conversation_id)
+        if conversation_id == self.current_id:
+            self.current_id = None
+            self.new_requested.emit()

@@ -1,0 +1,96 @@
+"""The conversations sidebar, driven as a person would: search, open, rename in place, delete with a question."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QMessageBox
+
+from app.services.conversation_store import StoredTurn
+from app.services.conversations import ConversationsService
+from app.services.messages import MessageBus
+from app.ui.playground.conversations import ConversationSidebar
+
+
+@pytest.fixture
+def service(tmp_path: Path):
+    service = ConversationsService(tmp_path, MessageBus())
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def sidebar(service: ConversationsService, qtbot):
+    for title, answer in (("Office network", "Use 203.0.113.0/24"), ("Haiku", "Autumn moonlight")):
+        conversation_id = service.start(title, "service-pro")
+        assert conversation_id
+        service.save_turn(conversation_id, 0, StoredTurn("a question", answer, "service-pro", "completed"))
+    sidebar = ConversationSidebar(service)
+    qtbot.addWidget(sidebar)
+    sidebar.resize(260, 400)
+    sidebar.show()
+    return sidebar
+
+
+def titles(sidebar: ConversationSidebar) -> list[str]:
+    return [summary.title for summary in sidebar.model.summaries]
+
+
+def test_typing_in_search_narrows_the_list(sidebar: ConversationSidebar, qtbot) -> None:
+    assert sorted(titles(sidebar)) == ["Haiku", "Office network"]
+    qtbot.keyClicks(sidebar.search, "autumn")
+    assert titles(sidebar) == ["Haiku"]
+    sidebar.search.clear()
+    assert len(titles(sidebar)) == 2
+
+
+def test_clicking_a_conversation_asks_to_open_it(sidebar: ConversationSidebar, qtbot) -> None:
+    row = titles(sidebar).index("Haiku")
+    rect = sidebar.list.visualRect(sidebar.model.index(row))
+    with qtbot.waitSignal(sidebar.open_requested) as opened:
+        qtbot.mouseClick(sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert opened.args == [sidebar.model.summaries[row].id]
+
+
+def test_f2_renames_in_place(sidebar: ConversationSidebar, service: ConversationsService, qtbot) -> None:
+    row = titles(sidebar).index("Haiku")
+    sidebar.list.setCurrentIndex(sidebar.model.index(row))
+    sidebar.list.setFocus()
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_F2)
+    editor = sidebar.list.findChild(QLineEdit)
+    assert editor is not None
+    editor.selectAll()
+    qtbot.keyClicks(editor, "Autumn poems")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Autumn poems" in titles(sidebar))
+    assert [s.title for s in service.summaries("poems")] == ["Autumn poems"]
+
+
+def test_delete_asks_first_and_cancel_keeps_it(sidebar: ConversationSidebar, qtbot) -> None:
+    row = titles(sidebar).index("Office network")
+    sidebar.list.setCurrentIndex(sidebar.model.index(row))
+    sidebar.list.setFocus()
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_Delete)
+    box = sidebar.findChild(QMessageBox)
+    assert box is not None and "Office network" in box.text()
+    qtbot.mouseClick(box.button(QMessageBox.StandardButton.Cancel), Qt.MouseButton.LeftButton)
+    assert "Office network" in titles(sidebar)
+
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_Delete)
+    box = next(b for b in sidebar.findChildren(QMessageBox) if b.isVisible())
+    delete = next(b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.DestructiveRole)
+    qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: titles(sidebar) == ["Haiku"])
+
+
+def test_export_writes_markdown_and_json(service: ConversationsService, tmp_path: Path) -> None:
+    conversation_id = service.start("Export", "service-pro")
+    assert conversation_id
+    service.save_turn(conversation_id, 0, StoredTurn("hi", "hello", "service-pro", "completed"))
+    assert service.export(conversation_id, tmp_path / "c.md")
+    assert (tmp_path / "c.md").read_text().startswith("# Export")
+    assert service.export(conversation_id, tmp_path / "c.json")
+    assert '"title": "Export"' in (tmp_path / "c.json").read_text()
+    assert not service.export(conversation_id, tmp_path / "missing-folder" / "c.md")  # said on the bus

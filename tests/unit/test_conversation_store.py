@@ -1,0 +1,123 @@
+"""Saved conversations: written as they happen, found by search, reopened with their chain ids."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.services.conversation_store import (
+    ConversationStore,
+    StoredTurn,
+    as_json,
+    as_markdown,
+    match_query,
+    title_from,
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    yield store
+    store.close()
+
+
+def turn(
+    prompt: str, answer: str, response_id: str | None = "resp_1", status: str = "completed"
+) -> StoredTurn:
+    return StoredTurn(
+        prompt=prompt, answer=answer, model="service-pro", status=status, response_id=response_id
+    )
+
+
+def test_a_conversation_survives_reopening_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    store = ConversationStore(path)
+    conversation_id = store.create("Haiku", "service-pro", {"temperature": 0.2})
+    store.save_turn(conversation_id, 0, turn("Write a haiku", "Autumn moonlight", "resp_a"))
+    store.save_turn(conversation_id, 1, turn("Another", "", None, status="stopped"))
+    store.close()
+
+    reopened = ConversationStore(path)
+    conversation = reopened.load(conversation_id)
+    reopened.close()
+    assert conversation is not None
+    assert [t.prompt for t in conversation.turns] == ["Write a haiku", "Another"]
+    assert conversation.settings == {"temperature": 0.2}
+    assert conversation.last_response_id == "resp_a"  # the stopped turn has no id: chain from the one before
+    assert conversation.summary.turn_count == 2
+
+
+def test_a_turn_saved_again_replaces_itself(store: ConversationStore) -> None:
+    conversation_id = store.create("t", "service-pro")
+    store.save_turn(conversation_id, 0, turn("q", "partial", None, status="streaming"))
+    store.save_turn(conversation_id, 0, turn("q", "whole answer", "resp_2"))
+    loaded = store.load(conversation_id)
+    assert loaded is not None and [t.answer for t in loaded.turns] == ["whole answer"]
+    assert [s.id for s in store.summaries("partial")] == []
+    assert [s.id for s in store.summaries("whole")] == [conversation_id]
+
+
+def test_search_finds_titles_prompts_and_answers_by_word_prefix(store: ConversationStore) -> None:
+    first = store.create("Cooking ideas", "service-pro")
+    second = store.create("Network planning", "service-pro")
+    store.save_turn(second, 0, turn("Which CIDR for the office?", "Use 203.0.113.0/24 for the office."))
+    assert [s.id for s in store.summaries("cook")] == [first]
+    assert [s.id for s in store.summaries("offi")] == [second]
+    assert [s.id for s in store.summaries("203.0.113")] == [second]
+    assert {s.id for s in store.summaries("")} == {first, second}
+    assert store.summaries("nothing-like-this") == []
+
+
+@pytest.mark.parametrize("typed", ['"', "AND", "a OR", "*", "(", "NEAR(", "-", "é"])
+def test_any_typed_text_is_a_valid_search(store: ConversationStore, typed: str) -> None:
+    store.create("Café", "service-pro")
+    store.summaries(typed)  # never an FTS5 syntax error
+
+
+def test_search_ignores_accents_and_case(store: ConversationStore) -> None:
+    conversation_id = store.create("Café Über", "service-pro")
+    assert [s.id for s in store.summaries("cafe uber")] == [conversation_id]
+
+
+def test_rename_and_delete(store: ConversationStore) -> None:
+    conversation_id = store.create("Old name", "service-pro")
+    store.save_turn(conversation_id, 0, turn("hello", "world"))
+    store.rename(conversation_id, "Fresh title")
+    assert [s.title for s in store.summaries("fresh")] == ["Fresh title"]
+    assert store.summaries("old") == []
+    store.delete(conversation_id)
+    assert store.load(conversation_id) is None
+    assert store.summaries("hello") == []
+
+
+def test_most_recent_first(store: ConversationStore) -> None:
+    first = store.create("one", "service-pro")
+    second = store.create("two", "service-pro")
+    store.save_turn(first, 0, turn("later", "turn"))
+    assert [s.id for s in store.summaries()] == [first, second]
+
+
+def test_exports(store: ConversationStore) -> None:
+    conversation_id = store.create("Export me", "service-pro")
+    store.save_turn(conversation_id, 0, turn("Say hi", "Hi!"))
+    store.save_turn(conversation_id, 1, StoredTurn("Empty?", "", "service-pro", "incomplete", error="cut"))
+    conversation = store.load(conversation_id)
+    assert conversation is not None
+    markdown = as_markdown(conversation)
+    assert markdown.startswith("# Export me")
+    assert "Say hi" in markdown and "Hi!" in markdown and "_(no text; incomplete)_" in markdown
+    document = json.loads(as_json(conversation))
+    assert document["title"] == "Export me"
+    assert [t["response_id"] for t in document["turns"]] == ["resp_1", None]
+
+
+def test_titles_and_queries() -> None:
+    assert title_from("\n  First line\nsecond") == "First line"
+    assert title_from("") == "New conversation"
+    long = title_from("word " * 40)
+    assert len(long) <= 61 and long.endswith("…")
+    assert match_query("  ") is None
+    assert match_query('say "hi"') == '"say"* "hi"*'
