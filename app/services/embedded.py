@@ -84,6 +84,10 @@ class EmbeddedSandbox:
         org_id = store.orgs()[0]["id"]
         return org_id, store.projects(org_id)[0]["id"]
 
+    def knows(self, key: str) -> bool:
+        """Whether the sandbox's store holds this key (keys kept from a deleted store do not count)."""
+        return self.start().store.lookup_key(key) is not None
+
     def mint_keys(self) -> SandboxKeys:
         """New keys from the sandbox's own dashboard, when the old ones are gone (kept for a past session only)."""
         store = self.start().store

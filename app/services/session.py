@@ -56,7 +56,14 @@ class ConsoleSession(QObject):
         self.bus = bus
         self.tasks = TaskRegistry()
         self.data_dir = data_dir
-        self.sandbox = EmbeddedSandbox(data_dir / "sandbox")
+        settings = profiles.settings
+        self.sandbox = EmbeddedSandbox(
+            data_dir / "sandbox",
+            port=int(
+                str(settings.value("sandbox/port", 0) or 0)
+            ),  # one port across launches: snippets keep working
+            remember_port=lambda port: settings.setValue("sandbox/port", port),
+        )
         self.ask_session_only = ask_session_only or (lambda _message: False)
         self.client: ServiceClient | None = None
         self.profile: Profile | None = None
@@ -65,28 +72,32 @@ class ConsoleSession(QObject):
 
     # -- profiles and clients ---------------------------------------------------------------------
 
-    def store_secret(self, profile_id: str, name: str, value: str) -> str:
-        """Keychain, or with the person's consent this session only; never a file."""
+    def store_secret(self, profile_id: str, name: str, value: str, label: str = "key") -> str:
+        """Keychain, or with the person's consent this session only; never a file. `label` names the
+        secret in the question ("the admin key of “Production”"), asked once per secret."""
         try:
             return self.secrets.set(profile_id, name, value)
         except KeychainUnavailable as error:
             if self.ask_session_only(
-                f"{error} Keep the key for this session only (it is forgotten on quit)?"
+                f"{error} Keep {label} for this session only? It is forgotten when the console quits; "
+                "to keep it across launches without a keychain, set it in the profile's environment variable."
             ):
                 return self.secrets.set(profile_id, name, value, session_only=True)
             raise
 
     def _prepare_sandbox(self, profile: Profile) -> Profile:
+        """The embedded sandbox's keys need no keychain and no question: the console owns its store and
+        mints new keys whenever the ones it kept are gone (or were kept for a past session only)."""
         keys = self.sandbox.first_start_keys()
-        have_key = self.secrets.get(profile.id, "api_key") and self.secrets.get(profile.id, "admin_key")
-        if keys is None and not have_key:
-            keys = self.sandbox.mint_keys()  # the earlier keys were kept for a past session only
+        kept = [self.secrets.get(profile.id, name) for name in ("api_key", "admin_key")]
+        if keys is None and not all(key and self.sandbox.knows(key) for key in kept):
+            keys = self.sandbox.mint_keys()
         if keys is not None:
-            try:
-                self.store_secret(profile.id, "api_key", keys.api_key)
-                self.store_secret(profile.id, "admin_key", keys.admin_key)
-            except KeychainUnavailable as error:
-                self.bus.error(f"The sandbox's keys could not be kept: {error}")
+            for name, value in (("api_key", keys.api_key), ("admin_key", keys.admin_key)):
+                try:
+                    self.secrets.set(profile.id, name, value)
+                except KeychainUnavailable:
+                    self.secrets.set(profile.id, name, value, session_only=True)
         org_id, project_id = self.sandbox.ids()
         profile.base_url, profile.org_id, profile.project_id = self.sandbox.base_url, org_id, project_id
         return profile
@@ -164,7 +175,7 @@ class ConsoleSession(QObject):
                 ConnectionState.NO_KEY,
                 "The keychain is locked: unlock it (your desktop's keyring), then press Check."
                 if self.secrets.locked
-                else "No API key: add one in Settings > Profiles.",
+                else "No API key: add one in File > Profiles… (Ctrl+,).",
             )
             return self.state
         try:
@@ -180,7 +191,7 @@ class ConsoleSession(QObject):
             )
         except Unauthorized:
             self._set_state(
-                ConnectionState.BAD_KEY, "The API key was refused: check it in Settings > Profiles."
+                ConnectionState.BAD_KEY, "The API key was refused: check it in File > Profiles… (Ctrl+,)."
             )
         except TlsFailed as error:
             self._set_state(ConnectionState.DOWN, str(error))

@@ -76,11 +76,26 @@ class ProfilesDialog(QDialog):
                 form.addRow(label, self._with_browse(name))
             else:
                 form.addRow(label, self.fields[name])
+        self.copy_buttons: dict[str, QToolButton] = {}
         for name, label in SECRET_FIELDS:
             edit = QLineEdit(objectName=name)
             edit.setEchoMode(QLineEdit.EchoMode.Password)
             self.fields[name] = edit
-            form.addRow(label, edit)
+            if name == "client_key_password":
+                form.addRow(label, edit)
+                continue
+            row = QWidget()
+            row_layout = QHBoxLayout(row)
+            row_layout.setContentsMargins(0, 0, 0, 0)
+            row_layout.addWidget(edit, 1)
+            copy = QToolButton(objectName=f"copy_{name}", text="Copy")
+            copy.setToolTip(
+                f"Copy the stored {label.lower()} to the clipboard (for $SERVICE_… in a terminal)"
+            )
+            copy.clicked.connect(lambda _checked=False, n=name: self.copy_secret(n))
+            row_layout.addWidget(copy)
+            self.copy_buttons[name] = copy
+            form.addRow(label, row)
         # Outside the form: a word-wrapped label in a form row is given one line's height and clipped.
         self.where = QLabel(objectName="where")
         self.where.setWordWrap(True)
@@ -121,6 +136,19 @@ class ProfilesDialog(QDialog):
         browse.clicked.connect(lambda: self.browse(name))
         layout.addWidget(browse)
         return row
+
+    def copy_secret(self, name: str) -> None:
+        """The stored key on the clipboard, on the person's request: how a sandbox key is found."""
+        from PySide6.QtGui import QGuiApplication
+
+        profile = self.profile
+        if profile is None:
+            return
+        env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
+        value = self.session.secrets.get(profile.id, name, env)
+        if value:
+            QGuiApplication.clipboard().setText(value)
+            self.result.setText("Copied to the clipboard.")
 
     def browse(self, name: str) -> None:
         """A file picker for a path field, starting where the current path points."""
@@ -169,12 +197,16 @@ class ProfilesDialog(QDialog):
             self.fields[name].setPlaceholderText(
                 {
                     "keychain": "stored in the keychain",
-                    "session": "kept for this session",
+                    "session": "minted by the console for this session"
+                    if sandbox
+                    else "kept for this session",
                     "environment": f"from ${env}",
                     "none": "not set",
                 }[source]
             )
             sources.append(f"{label}: {source}")
+            if name in self.copy_buttons:
+                self.copy_buttons[name].setEnabled(source != "none")
         problem = self.session.secrets.problem()
         self.where.setText(
             ("⚠ " + problem + " " if problem else "")
@@ -214,9 +246,15 @@ class ProfilesDialog(QDialog):
             value = self.fields[name].text()
             if value:
                 try:
-                    where = self.session.store_secret(profile.id, name, value)
+                    where = self.session.store_secret(
+                        profile.id, name, value, f"the {label.lower()} of “{profile.name}”"
+                    )
                 except KeychainUnavailable as error:
-                    self.result.setText(f"✗ {label} not saved: {error}")
+                    env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
+                    instead = f" Set ${env} in the environment instead, or" if env else ""
+                    self.result.setText(
+                        f"✗ {label} not saved: {error}{instead} unlock or install a keychain and save again."
+                    )
                     return False
                 self.fields[name].clear()
                 self.result.setText(f"✓ Saved; {label.lower()} kept in the {where}.")
