@@ -250,9 +250,6 @@ class ResponsesRoutes:
         config = self.state.config
         parsed = parse_request(body, config.models, config.max_image_bytes)
         engine: Engine = self.state.engine
-        if getattr(engine, "passthrough", False):
-            return await engine.forward(body, parsed)  # type: ignore[attr-defined]
-
         history: list[Message] = []
         if parsed.previous_response_id:
             stored = self.state.store.load_response(project_id, parsed.previous_response_id)
