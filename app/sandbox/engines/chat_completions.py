@@ -49,8 +49,14 @@ def _common_options(conversation: Conversation) -> dict[str, Any]:
     return options
 
 
-def chat_request(conversation: Conversation, model: str) -> dict[str, Any]:
-    """A streamed `POST /chat/completions` body for the conversation."""
+def chat_request(
+    conversation: Conversation, model: str, schema_in_json_object: bool = False
+) -> dict[str, Any]:
+    """A streamed `POST /chat/completions` body for the conversation.
+
+    `schema_in_json_object` sends a JSON schema the way llama.cpp's servers take it, `{"type": "json_object",
+    "schema": ...}`, for the servers that refuse the standard `json_schema` response format.
+    """
     request = conversation.request
     messages: list[dict[str, Any]] = []
     if request.instructions:
@@ -66,6 +72,8 @@ def chat_request(conversation: Conversation, model: str) -> dict[str, Any]:
     text_format = request.text_format
     if text_format["type"] == "json_object":
         body["response_format"] = {"type": "json_object"}
+    elif text_format["type"] == "json_schema" and schema_in_json_object:
+        body["response_format"] = {"type": "json_object", "schema": text_format["schema"]}
     elif text_format["type"] == "json_schema":
         schema = {key: text_format[key] for key in ("name", "schema", "strict") if key in text_format}
         body["response_format"] = {"type": "json_schema", "json_schema": schema}

@@ -25,7 +25,7 @@ from .chat_completions import (
 )
 
 # Upstream statuses that mean "this request", so the sandbox's client gets them as its own 4xx.
-_CLIENT_STATUSES = {400, 404, 413, 415, 422}
+_CLIENT_STATUSES = {400, 413, 415, 422}
 
 
 class UpstreamApi(Enum):
@@ -62,6 +62,7 @@ class UpstreamEngine:
         self.url = url.rstrip("/")
         self.model_map = model_map
         self._api: UpstreamApi | None = None if api is UpstreamApi.AUTO else api
+        self._schema_in_json_object = False  # learnt from the first refusal of `json_schema`
         self._probe_lock = asyncio.Lock()
         headers = {"authorization": f"Bearer {key}"} if key else {}
         # No idle connections kept: the sandbox's loop ends with its server, and nothing would close them.
@@ -85,12 +86,29 @@ class UpstreamEngine:
     async def run(self, conversation: Conversation) -> AsyncIterator[Step]:
         api = await self.api()
         model = self.model_map.get(conversation.request.model, conversation.request.model)
-        if api is UpstreamApi.CHAT:
-            path, body, read = "/chat/completions", chat_request(conversation, model), chat_deltas
-        else:
-            path, body, read = "/responses", responses_request(conversation, model), responses_deltas
-        async for text in self._stream(path, body, read):
-            yield TextDelta(text)
+        if api is UpstreamApi.RESPONSES:
+            async for text in self._stream(
+                "/responses", responses_request(conversation, model), responses_deltas
+            ):
+                yield TextDelta(text)
+            return
+        wants_schema = conversation.request.text_format["type"] == "json_schema"
+        body = chat_request(conversation, model, self._schema_in_json_object)
+        try:
+            async for text in self._stream("/chat/completions", body, chat_deltas):
+                yield TextDelta(text)
+        except ApiError as error:
+            # llama.cpp's servers take a schema only inside `json_object`: ask again once in their form.
+            # (llama-cpp-python answers 500 for a response format it does not know.)
+            refused = (
+                error.code in ("upstream_refused", "upstream_error") and "response_format" in error.message
+            )
+            if not (wants_schema and refused) or self._schema_in_json_object:
+                raise
+            self._schema_in_json_object = True
+            body = chat_request(conversation, model, schema_in_json_object=True)
+            async for text in self._stream("/chat/completions", body, chat_deltas):
+                yield TextDelta(text)
 
     async def _stream(
         self, path: str, body: dict[str, object], read: Callable[[AsyncIterator[str]], AsyncIterator[str]]
@@ -114,8 +132,9 @@ class UpstreamEngine:
     def _refused(self, path: str, upstream: httpx.Response) -> ApiError:
         status, reason = upstream.status_code, _upstream_message(upstream)
         where = f"The upstream server at {self.url}"
-        if status in (404, 405) and path == "/chat/completions":
-            message = f"{where} has no Chat Completions API (POST {path} answered {status}: {reason})."
+        if status in (404, 405):
+            api = "Chat Completions API" if path == "/chat/completions" else "Responses API"
+            message = f"{where} has no {api}: POST {path} answered {status} ({reason})."
             return ApiError(502, message, "upstream_unsupported")
         if status == 429:
             headers = (
