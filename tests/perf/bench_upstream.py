@@ -10,6 +10,7 @@ Run: python -m tests.perf.bench_upstream [rounds]   (needs the peers: bash packa
 from __future__ import annotations
 
 import asyncio
+import signal
 import statistics
 import sys
 import tempfile
@@ -110,6 +111,7 @@ async def measure(llama_base: str, sandbox_base: str, key: str, rounds: int) -> 
 
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the peers it started are stopped too
     with llama_server() as llama, tempfile.TemporaryDirectory() as folder:
         process, creds = spawn_sandbox(Path(folder), "--engine", "upstream", "--upstream-url", llama.base_url)
         try:
