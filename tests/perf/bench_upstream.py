@@ -33,7 +33,8 @@ TOKENS = 64
 class Run:
     first_token: float  # seconds from sending to the first text
     tokens: int
-    tokens_per_second: float
+    tokens_per_second: float  # after the first token
+    overall: float  # tokens over the whole request: a late first token cannot flatter it
 
 
 async def _timed(deltas: AsyncIterator[str]) -> Run:
@@ -46,7 +47,8 @@ async def _timed(deltas: AsyncIterator[str]) -> Run:
             first = last
         count += 1
     rate = (count - 1) / (last - first) if count > 1 and last > first else 0.0
-    return Run(first - started, count, rate)
+    overall = count / (last - started) if count else 0.0
+    return Run(first - started, count, rate, overall)
 
 
 async def direct(client: httpx.AsyncClient, base: str) -> AsyncIterator[str]:
@@ -86,9 +88,13 @@ async def through(client: httpx.AsyncClient, base: str, key: str) -> AsyncIterat
 def _line(name: str, runs: list[Run]) -> tuple[float, float]:
     first = statistics.median(run.first_token for run in runs) * 1000
     rate = statistics.median(run.tokens_per_second for run in runs)
+    overall = statistics.median(run.overall for run in runs)
     tokens = statistics.median(run.tokens for run in runs)
-    print(f"  {name:<28} first token {first:7.1f} ms   {rate:6.1f} tokens/s   ({tokens:.0f} tokens)")
-    return first, rate
+    print(
+        f"  {name:<28} first token {first:7.1f} ms   {rate:6.1f} tokens/s after it"
+        f"   {overall:6.1f} tokens/s overall   ({tokens:.0f} tokens)"
+    )
+    return first, min(rate, overall)
 
 
 async def measure(llama_base: str, sandbox_base: str, key: str, rounds: int) -> None:
@@ -105,7 +111,9 @@ async def measure(llama_base: str, sandbox_base: str, key: str, rounds: int) -> 
     engine_first, engine_rate = _line("through the upstream engine", engine)
     ratio = engine_rate / direct_rate if direct_rate else 0.0
     extra = engine_first - direct_first
-    print(f"  tokens/s ratio {ratio:.2f}x (goal >= 0.9x): {'met' if ratio >= 0.9 else 'NOT met'}")
+    print(
+        f"  tokens/s ratio (the lower of the two rates) {ratio:.2f}x (goal >= 0.9x): {'met' if ratio >= 0.9 else 'NOT met'}"
+    )
     print(f"  first token +{extra:.1f} ms (goal <= +30 ms): {'met' if extra <= 30 else 'NOT met'}")
 
 
