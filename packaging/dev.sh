@@ -2,6 +2,7 @@
 # The two set-up commands of the README, on a fresh machine:
 #   bash packaging/dev.sh run    -> installs what the console needs, then opens it on its embedded sandbox
 #   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs them
+#   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
 # Extra arguments go to the console or to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,8 +51,11 @@ case "$mode" in
       'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest "$@"' \
       "$venv/bin/python" "$@"
     ;;
+  test-peers)
+    exec bash packaging/peers.sh "$@"
+    ;;
   *)
-    echo "usage: bash packaging/dev.sh run|test [args]" >&2
+    echo "usage: bash packaging/dev.sh run|test|test-peers [args]" >&2
     exit 2
     ;;
 esac

@@ -43,13 +43,12 @@ class SandboxState:
 
 def make_engine(config: SandboxConfig) -> Engine:
     if config.engine == "upstream":
-        from .engines.upstream import UpstreamEngine
+        from .engines.upstream import UpstreamApi, UpstreamEngine
 
         if not config.upstream_url:
             raise ValueError("the upstream engine needs --upstream-url")
-        return UpstreamEngine(
-            config.upstream_url, config.upstream_key, config.model_map, config.delta_event_type
-        )
+        api = UpstreamApi(config.upstream_api)
+        return UpstreamEngine(config.upstream_url, config.upstream_key, config.model_map, api)
     if config.engine != "simulated":
         raise ValueError(f"unknown engine {config.engine!r}: use simulated or upstream")
     return SimulatedEngine(config.stream_delay_ms)

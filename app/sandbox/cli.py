@@ -50,11 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="read X-Forwarded-For from peers in this range (repeatable)",
     )
     serve.add_argument("--engine", choices=["simulated", "upstream"], default="simulated")
-    serve.add_argument("--upstream-url", help="base URL (ending in /v1) of a Responses API server")
+    serve.add_argument("--upstream-url", help="base URL (ending in /v1) of an OpenAI-compatible server")
     serve.add_argument(
         "--upstream-key-env",
         default="UPSTREAM_API_KEY",
         help="environment variable holding the upstream key (never a flag: flags show in ps)",
+    )
+    serve.add_argument(
+        "--upstream-api",
+        choices=["auto", "responses", "chat"],
+        default="auto",
+        help="the API spoken upstream: Responses, Chat Completions, or auto (probed once at start)",
     )
     serve.add_argument("--model-map", type=_model_pair, action="append", default=[], metavar="NAME=UPSTREAM")
     serve.add_argument("--delta-event", choices=["output_text", "text"], default="output_text")
@@ -111,6 +117,7 @@ def serve(args: argparse.Namespace) -> int:
         engine=args.engine,
         upstream_url=args.upstream_url,
         upstream_key=os.environ.get(args.upstream_key_env),
+        upstream_api=args.upstream_api,
         model_map=dict(args.model_map),
         delta_event=args.delta_event,
         rate_limit_per_minute=args.rate_limit,

@@ -18,6 +18,7 @@ class SandboxConfig:
     engine: str = "simulated"  # simulated | upstream
     upstream_url: str | None = None
     upstream_key: str | None = None
+    upstream_api: str = "auto"  # auto (probed once) | responses | chat
     model_map: dict[str, str] = field(default_factory=dict)
     delta_event: str = "output_text"  # output_text -> response.output_text.delta; text -> response.text.delta
     rate_limit_per_minute: int = 600

@@ -87,10 +87,6 @@ class ResponsesRoutes:
         config = self.state.config
         parsed = parse_request(body, config.models, config.max_image_bytes)
         engine: Engine = self.state.engine
-        if getattr(engine, "passthrough", False):
-            forwarded: Response = await engine.forward(body, parsed)  # type: ignore[attr-defined]
-            return forwarded
-
         history: list[Message] = []
         if parsed.previous_response_id:
             stored = self.state.store.load_response(project_id, parsed.previous_response_id)

@@ -1,86 +1,159 @@
-"""Forward requests to any server that speaks the Responses API (vLLM, Ollama, LM Studio, the hosted service).
+"""An engine that fronts any OpenAI-compatible server: its Responses API where it has one, else Chat Completions.
 
-The body goes on unchanged but for the model name (mapped); a streamed answer passes straight through,
-byte for byte, with the delta event renamed only if this sandbox was told to emit the other name.
+Which of the two is found once, on first use, by a probe (or set with `--upstream-api`). Either way the
+answer comes back as text deltas, so clients get the sandbox's own well-formed event stream, never the
+upstream's bytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from enum import Enum
 
 import httpx
-from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from ..errors import ServiceError
-from ..request import ResponseRequest
-from .base import Conversation, Step
-
-_FORWARDED_HEADERS = (
-    "x-request-id",
-    "retry-after",
-    "x-ratelimit-limit-requests",
-    "x-ratelimit-remaining-requests",
-    "x-ratelimit-reset-requests",
+from .base import Conversation, Step, TextDelta
+from .chat_completions import (
+    UpstreamFailure,
+    chat_deltas,
+    chat_request,
+    responses_deltas,
+    responses_request,
 )
+
+# Upstream statuses that mean "this request", so the sandbox's client gets them as its own 4xx.
+_CLIENT_STATUSES = {400, 413, 415, 422}
+
+
+class UpstreamApi(Enum):
+    """Which API the upstream is spoken to in."""
+
+    RESPONSES = "responses"
+    CHAT = "chat"
+    AUTO = "auto"
+
+
+def _upstream_message(response: httpx.Response) -> str:
+    """The upstream's own reason, from the error shapes servers use, or the start of its body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:200] or "no reason given"
+    if isinstance(body, dict):
+        error = body.get("error", body.get("detail", body.get("message")))
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        if error is not None:
+            return str(error)[:500]
+    return json.dumps(body)[:200]
 
 
 class UpstreamEngine:
-    name = "upstream"
-    passthrough = True
+    """Runs each conversation on the upstream server and yields its answer as text deltas."""
 
-    def __init__(self, url: str, key: str | None, model_map: dict[str, str], delta_event: str) -> None:
+    name = "upstream"
+
+    def __init__(
+        self, url: str, key: str | None, model_map: dict[str, str], api: UpstreamApi = UpstreamApi.AUTO
+    ) -> None:
         self.url = url.rstrip("/")
         self.model_map = model_map
-        self.delta_event = delta_event
+        self._api: UpstreamApi | None = None if api is UpstreamApi.AUTO else api
+        self._schema_in_json_object = False  # learnt from the first refusal of `json_schema`
+        self._probe_lock = asyncio.Lock()
         headers = {"authorization": f"Bearer {key}"} if key else {}
-        self.client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(10, read=300))
+        # No idle connections kept: the sandbox's loop ends with its server, and nothing would close them.
+        limits = httpx.Limits(max_keepalive_connections=0)
+        self.client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(10, read=300), limits=limits)
 
-    async def run(self, conversation: Conversation) -> AsyncIterator[Step]:  # pragma: no cover - not used
-        raise NotImplementedError("the upstream engine forwards whole requests")
-        yield
+    async def api(self) -> UpstreamApi:
+        """The API this upstream is spoken to in, probed once: a Responses server does not 404 `/responses`."""
+        if self._api is not None:
+            return self._api
+        async with self._probe_lock:
+            if self._api is None:
+                try:
+                    probe = await self.client.post(f"{self.url}/responses", json={})
+                except httpx.HTTPError as error:
+                    raise self._unreachable(error) from None
+                missing = probe.status_code in (404, 405)
+                self._api = UpstreamApi.CHAT if missing else UpstreamApi.RESPONSES
+            return self._api
 
-    async def forward(self, body: dict[str, Any], parsed: ResponseRequest) -> Response:
-        body = {**body, "model": self.model_map.get(parsed.model, parsed.model)}
-        request = self.client.build_request("POST", f"{self.url}/responses", json=body)
+    async def run(self, conversation: Conversation) -> AsyncIterator[Step]:
+        api = await self.api()
+        model = self.model_map.get(conversation.request.model, conversation.request.model)
+        if api is UpstreamApi.RESPONSES:
+            async for text in self._stream(
+                "/responses", responses_request(conversation, model), responses_deltas
+            ):
+                yield TextDelta(text)
+            return
+        wants_schema = conversation.request.text_format["type"] == "json_schema"
+        body = chat_request(conversation, model, self._schema_in_json_object)
         try:
-            upstream = await self.client.send(request, stream=True)
-        except httpx.HTTPError as error:
+            async for text in self._stream("/chat/completions", body, chat_deltas):
+                yield TextDelta(text)
+        except ServiceError as error:
+            # llama.cpp's servers take a schema only inside `json_object`: ask again once in their form.
+            # (llama-cpp-python answers 500 for a response format it does not know.)
+            refused = (
+                error.code in ("upstream_refused", "upstream_error") and "response_format" in error.message
+            )
+            if not (wants_schema and refused) or self._schema_in_json_object:
+                raise
+            self._schema_in_json_object = True
+            body = chat_request(conversation, model, schema_in_json_object=True)
+            async for text in self._stream("/chat/completions", body, chat_deltas):
+                yield TextDelta(text)
+
+    async def _stream(
+        self, path: str, body: dict[str, object], read: Callable[[AsyncIterator[str]], AsyncIterator[str]]
+    ) -> AsyncIterator[str]:
+        try:
+            async with self.client.stream("POST", self.url + path, json=body) as upstream:
+                if upstream.status_code >= 400:
+                    await upstream.aread()
+                    raise self._refused(path, upstream)
+                async for text in read(upstream.aiter_lines()):
+                    yield text
+        except UpstreamFailure as failure:
             raise ServiceError(
                 502,
-                f"The upstream server at {self.url} could not be reached: {error}.",
-                "upstream_unreachable",
+                f"The upstream server at {self.url} failed mid-answer: {failure.message}",
+                "upstream_error",
             ) from None
-        headers = {name: upstream.headers[name] for name in _FORWARDED_HEADERS if name in upstream.headers}
-        if not parsed.stream or upstream.status_code >= 400:
-            try:
-                content = await upstream.aread()
-            finally:
-                await upstream.aclose()
-            try:
-                payload = self._restore_model(httpx.Response(200, content=content).json(), parsed.model)
-            except ValueError:
-                raise ServiceError(
-                    400, "The upstream server did not answer with JSON.", "upstream_invalid"
-                ) from None
-            return JSONResponse(payload, status_code=upstream.status_code, headers=headers)
-        return StreamingResponse(self._relay(upstream), media_type="text/event-stream", headers=headers)
+        except httpx.HTTPError as error:
+            raise self._unreachable(error) from None
 
-    async def _relay(self, upstream: httpx.Response) -> AsyncIterator[bytes]:
-        rename = self.delta_event != "response.output_text.delta"
-        try:
-            async for line in upstream.aiter_lines():
-                if rename:
-                    line = line.replace("response.output_text.delta", self.delta_event)
-                yield (line + "\n").encode()
-        finally:
-            await upstream.aclose()
+    def _refused(self, path: str, upstream: httpx.Response) -> ServiceError:
+        status, reason = upstream.status_code, _upstream_message(upstream)
+        where = f"The upstream server at {self.url}"
+        if status in (404, 405):
+            api = "Chat Completions API" if path == "/chat/completions" else "Responses API"
+            message = f"{where} has no {api}: POST {path} answered {status} ({reason})."
+            return ServiceError(502, message, "upstream_unsupported")
+        if status == 429:
+            headers = (
+                {"retry-after": upstream.headers["retry-after"]} if "retry-after" in upstream.headers else {}
+            )
+            return ServiceError(
+                429, f"{where} is rate limiting: {reason}", "rate_limit_exceeded", headers=headers
+            )
+        if status in _CLIENT_STATUSES:
+            return ServiceError(
+                400, f"{where} refused the request (POST {path}, {status}): {reason}", "upstream_refused"
+            )
+        return ServiceError(502, f"{where} failed (POST {path}, {status}): {reason}", "upstream_error")
 
-    @staticmethod
-    def _restore_model(payload: Any, model: str) -> Any:
-        if isinstance(payload, dict) and payload.get("object") == "response":
-            payload["model"] = model
-        return payload
+    def _unreachable(self, error: httpx.HTTPError) -> ServiceError:
+        reason = str(error) or type(error).__name__
+        return ServiceError(
+            502, f"The upstream server at {self.url} could not be reached: {reason}.", "upstream_unreachable"
+        )
 
     async def aclose(self) -> None:
         await self.client.aclose()

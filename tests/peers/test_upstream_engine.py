@@ -1,0 +1,150 @@
+"""The sandbox's upstream engine in front of real servers: llama.cpp's (Chat Completions only) and LiteLLM's.
+
+The official client reads the sandbox's stream; every event is checked against the client's own types.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import httpx
+import openai
+import pydantic
+import pytest
+from PIL import Image
+
+from tests.conftest import Sandbox
+from tests.peers.servers import PROXY_KEY, Peer
+
+pytestmark = pytest.mark.peers
+
+EVENTS: pydantic.TypeAdapter[openai.types.responses.ResponseStreamEvent] = pydantic.TypeAdapter(
+    openai.types.responses.ResponseStreamEvent
+)
+
+
+def sse_events(raw: str) -> list[dict]:
+    return [json.loads(line[5:]) for line in raw.splitlines() if line.startswith("data:")]
+
+
+def png_data_url() -> str:
+    buffer = io.BytesIO()
+    Image.new("RGB", (16, 16), "teal").save(buffer, "PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def slow_client(sandbox: Sandbox) -> httpx.Client:
+    """The sandbox's API with room for a small model on a shared CPU."""
+    headers = {"authorization": f"Bearer {sandbox.creds.api_key}"}
+    return httpx.Client(base_url=sandbox.url, headers=headers, timeout=180)
+
+
+@pytest.fixture
+def front(sandbox_factory, llama: Peer) -> Sandbox:
+    sandbox: Sandbox = sandbox_factory(engine="upstream", upstream_url=llama.base_url)
+    return sandbox
+
+
+def test_official_client_reads_a_real_streamed_answer(front: Sandbox) -> None:
+    with openai.OpenAI(base_url=front.url, api_key=front.creds.api_key, max_retries=0, timeout=180) as client:
+        stream = client.responses.create(
+            model="service-pro", input="Write about the sea.", max_output_tokens=32, stream=True
+        )
+        with stream:
+            events = list(stream)
+    deltas = "".join(event.delta for event in events if event.type == "response.output_text.delta")
+    assert deltas.strip()
+    assert events[-1].type in ("response.completed", "response.incomplete")
+    assert events[-1].response.output_text == deltas
+    assert [event.sequence_number for event in events] == list(range(len(events)))
+
+
+def test_every_streamed_event_validates_strictly(front: Sandbox) -> None:
+    with slow_client(front) as client:
+        raw = client.post(
+            "/responses",
+            json={"model": "service-pro", "input": "Hello", "max_output_tokens": 24, "stream": True},
+        )
+    assert "[DONE]" not in raw.text
+    for event in sse_events(raw.text):
+        EVENTS.validate_python(event, strict=True)
+
+
+def test_history_chain_and_image_reach_llama_cpp(front: Sandbox) -> None:
+    with slow_client(front) as client:
+        first = client.post(
+            "/responses", json={"model": "service-pro", "input": "Name a colour.", "max_output_tokens": 24}
+        ).json()
+        chained = client.post(
+            "/responses",
+            json={
+                "model": "service-pro",
+                "input": "Another one.",
+                "previous_response_id": first["id"],
+                "max_output_tokens": 24,
+            },
+        )
+        history = [
+            {"role": "user", "content": "Name a colour."},
+            {"role": "assistant", "content": [{"type": "output_text", "text": "Teal."}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "What is this?"},
+                    {"type": "input_image", "image_url": png_data_url()},
+                ],
+            },
+        ]
+        whole = client.post(
+            "/responses", json={"model": "service-pro", "input": history, "max_output_tokens": 24}
+        )
+    assert chained.status_code == 200, chained.text
+    assert whole.status_code == 200, whole.text
+    assert whole.json()["usage"]["output_tokens"] >= 0
+
+
+def test_json_schema_output_through_chat_completions(front: Sandbox) -> None:
+    # An enum keeps the answer short: llama-cpp-python's grammar sampling is slow on a shared CPU.
+    name = {"type": "string", "enum": ["Ada", "Grace"]}
+    schema = {"type": "object", "properties": {"name": name}, "required": ["name"]}
+    body = {
+        "model": "service-pro",
+        "input": "Give a name.",
+        "max_output_tokens": 48,
+        "temperature": 0,
+        "text": {"format": {"type": "json_schema", "name": "person", "schema": schema}},
+    }
+    with slow_client(front) as client:
+        answer = client.post("/responses", json=body)
+    assert answer.status_code == 200, answer.text
+    text = answer.json()["output"][-1]["content"][0]["text"]
+    assert json.loads(text)["name"] in ("Ada", "Grace")
+
+
+def test_the_liteLLM_proxy_is_spoken_to_in_the_responses_api(sandbox_factory, proxy: Peer) -> None:
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=proxy.base_url, upstream_key=PROXY_KEY)
+    with slow_client(front) as client:
+        raw = client.post(
+            "/responses",
+            json={"model": "service-pro", "input": "Hello", "max_output_tokens": 24, "stream": True},
+        )
+    events = sse_events(raw.text)
+    assert events[-1]["type"] in ("response.completed", "response.incomplete"), raw.text[-500:]
+    assert [event["sequence_number"] for event in events] == list(range(len(events)))
+    assert "[DONE]" not in raw.text
+    assert front.server.state.engine._api.value == "responses"
+
+
+def test_a_server_without_the_api_is_named(sandbox_factory, llama: Peer) -> None:
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=llama.base_url, upstream_api="responses")
+    with slow_client(front) as client:
+        answer = client.post(
+            "/responses", json={"model": "service-pro", "input": "x", "max_output_tokens": 16}
+        )
+    error = answer.json()["error"]
+    assert answer.status_code == 502 and llama.base_url in error["message"]
+    assert "has no Responses API" in error["message"] and error["code"] == "upstream_unsupported"
+    with httpx.Client() as plain:
+        assert plain.post(f"{llama.base_url}/responses", json={}).status_code == 404  # what it really lacks
