@@ -12,7 +12,7 @@ import jsonschema
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from .engines.base import Citations, Conversation, Engine, Reasoning, Search, TextDelta
+from .engines.base import Citations, Conversation, Engine, Reasoning, Search, TextDelta, Usage
 from .errors import ApiError
 from .gateway import RequestContext
 from .store import new_id
@@ -202,7 +202,9 @@ class ResponseBuilder:
             part["annotations"].append(annotation)
         return events
 
-    def finish(self, input_tokens: int, incomplete: bool) -> list[dict[str, Any]]:
+    def finish(
+        self, input_tokens: int, incomplete: bool, output_tokens: int | None = None
+    ) -> list[dict[str, Any]]:
         events = [] if self.message is not None else self._open_message()
         assert self.message is not None
         part = self.message["content"][0]
@@ -215,7 +217,8 @@ class ResponseBuilder:
             self.event("response.content_part.done", **common, part=part),
             self.event("response.output_item.done", output_index=index, item=self.message),
         ]
-        output_tokens = count_tokens(self.text) + self.reasoning_tokens
+        if output_tokens is None:
+            output_tokens = count_tokens(self.text) + self.reasoning_tokens
         self.response["usage"] = {
             "input_tokens": input_tokens,
             "input_tokens_details": {"cached_tokens": 0},
@@ -252,6 +255,9 @@ class ResponsesRoutes:
         engine: Engine = self.state.engine
         if getattr(engine, "passthrough", False):
             return await engine.forward(body, parsed)  # type: ignore[attr-defined]
+        prepare = getattr(engine, "prepare", None)
+        if prepare is not None:  # refusals an engine must make before a stream starts (the local engine)
+            await prepare(parsed)
 
         history: list[Message] = []
         if parsed.previous_response_id:
@@ -282,9 +288,11 @@ class ResponsesRoutes:
         request = conversation.request
         for event in builder.start():
             yield event
-        budget = request.max_output_tokens
+        # An engine with a tokenizer stops at max_output_tokens itself; others are held to it by an estimate.
+        budget = None if getattr(engine, "counts_tokens", False) else request.max_output_tokens
         incomplete = False
         text_tokens = 0  # a running count: re-counting the whole text per delta was quadratic
+        usage: Usage | None = None  # real counts from the engine, when it has a tokenizer
         async for step in engine.run(conversation):
             if isinstance(step, Reasoning):
                 events = builder.reasoning(step)
@@ -297,6 +305,9 @@ class ResponsesRoutes:
                     break
                 text_tokens += step_tokens
                 events = builder.delta(step)
+            elif isinstance(step, Usage):
+                usage, incomplete = step, step.incomplete
+                continue
             else:
                 events = builder.citations(step)
             for event in events:
@@ -307,7 +318,8 @@ class ResponsesRoutes:
             builder.response["error"] = {"code": "invalid_json_output", "message": failure}
             yield builder.event("response.failed", response=builder.snapshot())
             return
-        for event in builder.finish(input_tokens(conversation), incomplete):
+        counted_input = usage.input_tokens if usage else input_tokens(conversation)
+        for event in builder.finish(counted_input, incomplete, usage.output_tokens if usage else None):
             yield event
         self.state.count_tokens(project_id, builder.response["usage"]["total_tokens"])
         if request.store:
