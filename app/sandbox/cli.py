@@ -159,11 +159,11 @@ def _local_problem(config: SandboxConfig) -> str | None:
     from .engines.gguf import ModelUnavailable, check_weights, require_default_weights, require_extra
 
     try:
-        require_extra()
         if config.model_file is None:
             require_default_weights()
         for path in filter(None, (config.model_file, *map(Path, config.model_map.values()))):
             check_weights(path.expanduser())
+        require_extra()
     except ModelUnavailable as error:
         return error.message
     return None

@@ -110,7 +110,7 @@ class BackgroundModel:
         self._start_lock = threading.Lock()
 
     def status(self) -> ModelStatus:
-        name = self.path.name if self.path else "gemma-3-270m-q4_k_m.gguf (default)"
+        name = self.path.name if self.path else "gemma-3-270m-q4_k_m.gguf"
         return ModelStatus(self._state, name, self._size, self._error)
 
     def start(self) -> None:
@@ -130,10 +130,10 @@ class BackgroundModel:
 
     def _load(self) -> None:
         try:
-            require_extra()
             path = self.path or default_weights()
             self.path = path
             self._size = check_weights(path)
+            require_extra()
             self.llama = _open_llama(path, self.threads, self.context)
             self._state = LoadState.READY
         except ModelUnavailable as error:
