@@ -14,9 +14,13 @@ from tests.local_support import require_local
 pytestmark = pytest.mark.local
 
 
+@pytest.fixture(autouse=True)
+def local_only(request) -> None:
+    require_local(request)  # before the console starts: a default run skips at once
+
+
 @pytest.fixture
-def service(request, console, qtbot):
-    require_local(request)
+def service(console, qtbot):
     state = console.session.sandbox.server.state
     state.engine = LocalEngine(None)  # the embedded sandbox, now answering with the default GGUF
     state.engine.start_loading()
