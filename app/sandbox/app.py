@@ -49,8 +49,14 @@ def make_engine(config: SandboxConfig) -> Engine:
             raise ValueError("the upstream engine needs --upstream-url")
         api = UpstreamApi(config.upstream_api)
         return UpstreamEngine(config.upstream_url, config.upstream_key, config.model_map, api)
+    if config.engine == "local":
+        from .engines.local import LocalEngine
+
+        engine = LocalEngine(config.model_file, config.model_map, config.model_threads)
+        engine.start_loading()  # in the background: the server answers at once, the first request waits
+        return engine
     if config.engine != "simulated":
-        raise ValueError(f"unknown engine {config.engine!r}: use simulated or upstream")
+        raise ValueError(f"unknown engine {config.engine!r}: use simulated, upstream or local")
     return SimulatedEngine(config.stream_delay_ms)
 
 
@@ -73,8 +79,15 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         return JSONResponse({"status": "ok"})
 
     async def models(_: Request) -> Response:
+        describe = getattr(state.engine, "describe", None)  # the real model behind each name (local engine)
         data = [
-            {"id": name, "object": "model", "owned_by": "sandbox", "created": 0} for name in config.models
+            {
+                "id": name,
+                "object": "model",
+                "owned_by": describe(name) if describe else "sandbox",
+                "created": 0,
+            }
+            for name in config.models
         ]
         return JSONResponse({"object": "list", "data": data})
 

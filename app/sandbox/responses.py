@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from .builder import Event, ResponseBuilder, count_tokens
 from .contract import ItemsQuery
-from .engines.base import Conversation, Engine, Reasoning, Search, TextDelta
+from .engines.base import Conversation, Engine, Reasoning, Search, TextDelta, Usage
 from .errors import ServiceError, quote
 from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
@@ -87,6 +87,9 @@ class ResponsesRoutes:
         config = self.state.config
         parsed = parse_request(body, config.models, config.max_image_bytes)
         engine: Engine = self.state.engine
+        prepare = getattr(engine, "prepare", None)
+        if prepare is not None:  # refusals an engine must make before a stream starts (the local engine)
+            await prepare(parsed)
         history: list[Message] = []
         if parsed.previous_response_id:
             stored = self.state.store.load_response(project_id, parsed.previous_response_id)
@@ -115,9 +118,11 @@ class ResponsesRoutes:
         request = conversation.request
         for event in builder.start():
             yield event
-        budget = request.max_output_tokens
+        # An engine with a tokenizer stops at max_output_tokens itself; others are held to it by an estimate.
+        budget = None if getattr(engine, "counts_tokens", False) else request.max_output_tokens
         incomplete = False
         text_tokens = 0  # a running count: re-counting the whole text per delta was quadratic
+        usage: Usage | None = None  # real counts from the engine, when it has a tokenizer
         async for step in engine.run(conversation):
             if isinstance(step, Reasoning):
                 events = builder.reasoning(step)
@@ -130,13 +135,17 @@ class ResponsesRoutes:
                     break
                 text_tokens += step_tokens
                 events = builder.delta(step)
+            elif isinstance(step, Usage):
+                usage, incomplete = step, step.incomplete
+                continue
             else:
                 events = builder.citations(step)
             for event in events:
                 yield event
         failure = self._check_format(request, builder.text) if not incomplete else None
-        used = input_tokens(conversation)
-        for event in builder.fail(used, failure) if failure else builder.finish(used, incomplete):
+        used = usage.input_tokens if usage else input_tokens(conversation)
+        counted = usage.output_tokens if usage else None
+        for event in builder.fail(used, failure) if failure else builder.finish(used, incomplete, counted):
             yield event
         self.state.count_tokens(project_id, builder.response["usage"]["total_tokens"])
         if request.store and not failure:

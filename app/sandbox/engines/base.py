@@ -58,7 +58,16 @@ class Citations:
     items: tuple[Citation, ...] = field(default=())
 
 
-Step = Reasoning | Search | TextDelta | Citations
+@dataclass(frozen=True)
+class Usage:
+    """Real token counts, from an engine with a tokenizer (sent last); without it the route estimates them."""
+
+    input_tokens: int
+    output_tokens: int
+    incomplete: bool = False  # the answer hit max_output_tokens
+
+
+Step = Reasoning | Search | TextDelta | Citations | Usage
 
 
 @dataclass

@@ -1,0 +1,69 @@
+"""The console's Playground service against the embedded sandbox running real weights (the local engine)."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from app.sandbox.engines.local import LocalEngine
+from app.services.playground import RequestOptions
+from tests.local_support import require_local
+
+pytestmark = pytest.mark.local
+
+
+@pytest.fixture(autouse=True)
+def local_only(request) -> None:
+    require_local(request)  # before the console starts: a default run skips at once
+
+
+@pytest.fixture
+def service(console, qtbot):
+    state = console.session.sandbox.server.state
+    state.engine = LocalEngine(None)  # the embedded sandbox, now answering with the default GGUF
+    state.engine.start_loading()
+    return console.playground.service
+
+
+def wait_done(qtbot, service, count: int) -> None:
+    qtbot.waitUntil(
+        lambda: len(service.turns) >= count and service.turns[-1].status not in ("pending", "streaming"),
+        timeout=120_000,
+    )
+
+
+def test_stream_chain_and_figures(qtbot, service) -> None:
+    options = RequestOptions(model="service-pro", max_output_tokens=24, chain_on_server=True)
+    service.send("The history of tea", [], options)
+    wait_done(qtbot, service, 1)
+    first = service.turns[0]
+    assert first.status in ("completed", "incomplete") and first.text.strip(), first.error
+    assert first.figures.output_tokens > 0 and first.figures.time_to_first_token is not None
+    service.send("Tell me more.", [], options)
+    wait_done(qtbot, service, 2)
+    second = service.turns[1]
+    assert second.chain_on_server and second.request_body["previous_response_id"] == first.response_id
+    assert second.text.strip() and second.figures.input_tokens > first.figures.input_tokens
+
+
+def test_schema_and_max_tokens(qtbot, service) -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    service.send("A city:", [], RequestOptions(model="service-pro", schema=schema, max_output_tokens=40))
+    wait_done(qtbot, service, 1)
+    jsonschema.validate(json.loads(service.turns[0].text), schema)
+    service.new_conversation()  # a lone prompt: continued as it stands, so it runs into the limit
+    service.send("Once upon a time", [], RequestOptions(model="service-pro", max_output_tokens=16))
+    wait_done(qtbot, service, 1)
+    assert service.turns[0].status == "incomplete" and service.turns[0].figures.output_tokens == 16
+
+
+def test_stop_mid_answer(qtbot, service, console) -> None:
+    model = console.session.sandbox.server.state.engine.default
+    service.send("A long story:", [], RequestOptions(model="service-pro", max_output_tokens=400))
+    qtbot.waitUntil(lambda: len(service.turns[0].text) > 20, timeout=120_000)
+    assert service.stop()
+    wait_done(qtbot, service, 1)
+    assert service.turns[0].status == "stopped" and service.turns[0].text
+    qtbot.waitUntil(lambda: not model.lock.locked(), timeout=2000)  # the worker left at its next token

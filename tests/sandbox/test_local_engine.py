@@ -1,0 +1,131 @@
+"""Real generation by the local engine (Gemma 3 270M), through the official `openai` client over HTTP."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import jsonschema
+import openai
+import pytest
+
+from app.sandbox import SandboxServer
+from tests.conftest import start_sandbox
+from tests.local_support import require_local
+
+pytestmark = pytest.mark.local
+
+PERSON = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+    "required": ["name", "age"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture(scope="module")
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxServer]:
+    require_local(request)
+    folder: Path = tmp_path_factory.mktemp("local")
+    server = start_sandbox(folder, engine="local", trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")])
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def client(server: SandboxServer) -> Iterator[openai.OpenAI]:
+    assert server.credentials is not None
+    with openai.OpenAI(base_url=server.base_url, api_key=server.credentials.api_key, max_retries=0) as client:
+        yield client
+
+
+def test_models_name_the_weights(client: openai.OpenAI) -> None:
+    owner = client.models.list().data[0].owned_by
+    assert "gemma-3-270m-q4_k_m.gguf" in owner
+
+
+def test_stream_delivers_real_tokens_and_usage(client: openai.OpenAI) -> None:
+    deltas: list[str] = []
+    final = None
+    with client.responses.stream(model="service-pro", input="The ocean is", max_output_tokens=24) as stream:
+        for event in stream:
+            if event.type == "response.output_text.delta":
+                deltas.append(event.delta)
+            elif event.type in ("response.completed", "response.incomplete"):
+                final = event.response
+    assert final is not None
+    assert len(deltas) > 3 and "".join(deltas) == final.output_text and final.output_text.strip()
+    assert final.usage is not None
+    assert final.usage.input_tokens == 4  # <bos> The ocean is: the model's tokenizer, not an estimate
+    assert 0 < final.usage.output_tokens <= 24
+
+
+def test_max_output_tokens_makes_it_incomplete(client: openai.OpenAI) -> None:
+    response = client.responses.create(model="service-pro", input="Once upon a time", max_output_tokens=16)
+    assert response.status == "incomplete"
+    assert (
+        response.incomplete_details is not None and response.incomplete_details.reason == "max_output_tokens"
+    )
+    assert response.usage is not None and response.usage.output_tokens == 16
+
+
+def test_chain_rebuilds_the_conversation(client: openai.OpenAI) -> None:
+    first = client.responses.create(
+        model="service-pro", input="My name is Ada.", instructions="Answer briefly.", max_output_tokens=16
+    )
+    second = client.responses.create(
+        model="service-pro", input="What is my name?", previous_response_id=first.id, max_output_tokens=16
+    )
+    assert second.status in ("completed", "incomplete")
+    assert first.usage is not None and second.usage is not None
+    # The second prompt carries the first turn (question and answer) as well as its own.
+    assert second.usage.input_tokens > first.usage.input_tokens + first.usage.output_tokens
+
+
+def test_schema_constrains_the_json(client: openai.OpenAI) -> None:
+    response = client.responses.create(
+        model="service-pro",
+        input="A person, as JSON:",
+        text={"format": {"type": "json_schema", "name": "person", "schema": PERSON, "strict": True}},
+        max_output_tokens=80,
+        temperature=0.2,
+    )
+    assert response.status == "completed", response.error
+    jsonschema.validate(json.loads(response.output_text), PERSON)
+
+
+def test_stop_mid_answer_frees_the_model_at_once(client: openai.OpenAI, server: SandboxServer) -> None:
+    model = server.state.engine.default
+    received = 0
+    with client.responses.stream(model="service-pro", input="A long story:", max_output_tokens=400) as stream:
+        for event in stream:
+            received += event.type == "response.output_text.delta"
+            if received == 3:
+                stopped = time.perf_counter()
+                break
+    # Closing the stream is Stop: the worker leaves the model at its next token.
+    while model.lock.locked():
+        assert time.perf_counter() - stopped < 2, "generation went on after Stop"
+        time.sleep(0.005)
+
+
+def test_two_concurrent_requests_both_answer(client: openai.OpenAI) -> None:
+    answers: dict[str, str] = {}
+
+    def ask(prompt: str) -> None:
+        answers[prompt] = client.responses.create(
+            model="service-pro", input=prompt, max_output_tokens=16
+        ).output_text
+
+    threads = [threading.Thread(target=ask, args=(prompt,)) for prompt in ("Cats are", "The sun is")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert set(answers) == {"Cats are", "The sun is"} and all(text.strip() for text in answers.values())
