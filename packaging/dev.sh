@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The two set-up commands of the README, on a fresh machine:
 #   bash packaging/dev.sh run    -> installs what the console needs, then opens it on its embedded sandbox
-#   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs them
+#   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs the
+#                                   checks (ruff, the import layers, mypy), then the tests
+#   bash packaging/dev.sh check  -> the checks alone, no tests
 # Extra arguments go to the console or to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +37,15 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check -q "$@"; }
 
+run_checks() {
+  # The same checks CI runs, in the order that fails fastest. Configuration: pyproject.toml
+  # ([tool.ruff], [tool.importlinter], [tool.mypy]).
+  echo "== ruff check"; "$venv/bin/ruff" check .
+  echo "== ruff format --check"; "$venv/bin/ruff" format --check .
+  echo "== lint-imports (the layers)"; "$venv/bin/lint-imports" --no-cache
+  echo "== mypy"; "$venv/bin/mypy"
+}
+
 case "$mode" in
   run)
     apt_install "${QT_PACKAGES[@]}"
@@ -44,14 +55,20 @@ case "$mode" in
   test)
     apt_install "${QT_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     pip install -e ".[test]"
+    run_checks
+    echo "== pytest"
     export QT_QPA_PLATFORM=offscreen
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
     exec dbus-run-session -- sh -c \
       'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest "$@"' \
       "$venv/bin/python" "$@"
     ;;
+  check)
+    pip install -e ".[test]"
+    run_checks
+    ;;
   *)
-    echo "usage: bash packaging/dev.sh run|test [args]" >&2
+    echo "usage: bash packaging/dev.sh run|test|check [args]" >&2
     exit 2
     ;;
 esac
