@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from .streaming import ResponseStream
 from .transport import Transport
@@ -14,7 +14,7 @@ class Responses:
 
     async def create(self, body: dict[str, Any]) -> dict[str, Any]:
         result, _ = await self._transport.request("POST", "/responses", json_body={**body, "stream": False})
-        return result
+        return cast("dict[str, Any]", result)
 
     def stream(self, body: dict[str, Any], keep_events: bool = True) -> ResponseStream:
         return ResponseStream(
@@ -23,7 +23,7 @@ class Responses:
 
     async def retrieve(self, response_id: str) -> dict[str, Any]:
         result, _ = await self._transport.request("GET", f"/responses/{response_id}")
-        return result
+        return cast("dict[str, Any]", result)
 
 
 class Allowlists:
@@ -39,7 +39,7 @@ class Allowlists:
 
     async def get(self, project_id: str | None = None) -> dict[str, Any]:
         result, _ = await self._transport.request("GET", self._path(project_id), key="admin")
-        return result
+        return cast("dict[str, Any]", result)
 
     async def set_enabled(
         self, enabled: bool, project_id: str | None = None, force: bool = False
@@ -53,14 +53,14 @@ class Allowlists:
             params=params,
             retries=0,
         )
-        return result
+        return cast("dict[str, Any]", result)
 
     async def add(self, cidr: str, description: str = "", project_id: str | None = None) -> dict[str, Any]:
         body = {"cidr": cidr, **({"description": description} if description else {})}
         result, _ = await self._transport.request(
             "POST", f"{self._path(project_id)}/entries", key="admin", json_body=body, retries=0
         )
-        return result
+        return cast("dict[str, Any]", result)
 
     async def remove(
         self, entry_id: str, project_id: str | None = None, force: bool = False
@@ -69,7 +69,7 @@ class Allowlists:
         result, _ = await self._transport.request(
             "DELETE", f"{self._path(project_id)}/entries/{entry_id}", key="admin", params=params, retries=0
         )
-        return result
+        return cast("dict[str, Any]", result)
 
     async def projects(self) -> list[dict[str, Any]]:
         result, _ = await self._transport.request(

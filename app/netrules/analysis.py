@@ -64,8 +64,8 @@ def describe_findings(findings: Sequence[Finding], subject: str, most: int = 5) 
 
 def covering(address: Address, networks: Sequence[Network]) -> list[int]:
     """Indexes of the networks that contain `address` (a linear pass over integers: fine for a UI)."""
-    if address.version == 6 and address.ipv4_mapped is not None:  # type: ignore[union-attr]
-        address = address.ipv4_mapped  # type: ignore[union-attr]
+    if address.version == 6 and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
     value = int(address)
     hits = []
     for index, network in enumerate(networks):

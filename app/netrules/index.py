@@ -173,6 +173,6 @@ class EntryIndex:
 
 
 def _family_value(address: Address) -> tuple[int, int]:
-    if address.version == 6 and address.ipv4_mapped is not None:  # type: ignore[union-attr]
-        address = address.ipv4_mapped  # type: ignore[union-attr]
+    if address.version == 6 and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
     return address.version, int(address)

@@ -85,7 +85,8 @@ class ResponseBuilder:
         return event
 
     def snapshot(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.response))
+        snapshot: dict[str, Any] = json.loads(json.dumps(self.response))
+        return snapshot
 
     def start(self) -> list[dict[str, Any]]:
         return [
@@ -95,7 +96,7 @@ class ResponseBuilder:
 
     def reasoning(self, step: Reasoning) -> list[dict[str, Any]]:
         index = len(self.output)
-        item = {"type": "reasoning", "id": new_id("rs"), "summary": []}
+        item: dict[str, Any] = {"type": "reasoning", "id": new_id("rs"), "summary": []}
         part = {"type": "summary_text", "text": step.summary}
         self.reasoning_tokens += step.tokens
         events = [self.event("response.output_item.added", output_index=index, item=dict(item))]
@@ -251,7 +252,8 @@ class ResponsesRoutes:
         parsed = parse_request(body, config.models, config.max_image_bytes)
         engine: Engine = self.state.engine
         if getattr(engine, "passthrough", False):
-            return await engine.forward(body, parsed)  # type: ignore[attr-defined]
+            forwarded: Response = await engine.forward(body, parsed)  # type: ignore[attr-defined]
+            return forwarded
 
         history: list[Message] = []
         if parsed.previous_response_id:

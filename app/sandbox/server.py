@@ -11,10 +11,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
+from starlette.types import ASGIApp
 
-from .app import create_app
+from .app import SandboxState, create_app
 from .config import SandboxConfig
 from .store import Credentials, Store
 
@@ -49,15 +51,15 @@ def base_url(host: str, port: int, tls: bool) -> str:
     return f"{'https' if tls else 'http'}://{shown}:{port}/v1"
 
 
-def uvicorn_config(app: object, tls: TlsOptions | None) -> uvicorn.Config:
-    options: dict[str, object] = {}
+def uvicorn_config(app: ASGIApp, tls: TlsOptions | None) -> uvicorn.Config:
+    options: dict[str, Any] = {}
     if tls:
         options = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)}
         if tls.client_ca:
             options.update(ssl_ca_certs=str(tls.client_ca), ssl_cert_reqs=ssl.CERT_REQUIRED)
     return uvicorn.Config(
         app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2, **options
-    )  # type: ignore[arg-type]
+    )
 
 
 def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
@@ -89,7 +91,6 @@ class SandboxServer:
         self._socket = bind_socket(host, port)
         self.port: int = self._socket.getsockname()[1]
         self._server = uvicorn.Server(uvicorn_config(self.app, tls))
-        self._server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         self._thread: threading.Thread | None = None
 
     @property
@@ -97,8 +98,9 @@ class SandboxServer:
         return base_url(self.host, self.port, self.tls is not None)
 
     @property
-    def state(self):  # the SandboxState, for tests that look inside
-        return self.app.state  # type: ignore[attr-defined]
+    def state(self) -> SandboxState:  # for tests that look inside
+        state: SandboxState = self.app.state  # type: ignore[attr-defined]
+        return state
 
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)

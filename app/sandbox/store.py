@@ -133,7 +133,8 @@ class Store:
 
     def is_empty(self) -> bool:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM orgs").fetchone()[0] == 0
+            count: int = self._db.execute("SELECT COUNT(*) FROM orgs").fetchone()[0]
+            return count == 0
 
     def bootstrap(
         self, org_name: str = "Sandbox organization", project_name: str = "Default project"
@@ -251,9 +252,10 @@ class Store:
 
     def count_entries(self, scope: str, owner_id: str) -> int:
         with self._lock:
-            return self._db.execute(
+            count: int = self._db.execute(
                 "SELECT COUNT(*) FROM entries WHERE scope = ? AND owner_id = ?", (scope, owner_id)
             ).fetchone()[0]
+            return count
 
     def remove_entry(self, scope: str, owner_id: str, entry_id: str) -> bool:
         cursor = self._write(

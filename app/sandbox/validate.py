@@ -48,7 +48,7 @@ class ImageInfo:
         """Estimated image tokens, the way the hosted service documents it for its tile model."""
         if self.detail == "low" or self.format == "remote":
             return 85
-        width, height = self.width, self.height
+        width, height = float(self.width), float(self.height)
         scale = min(1.0, 2048 / max(width, height))
         width, height = width * scale, height * scale
         scale = min(1.0, 768 / min(width, height))

@@ -12,7 +12,7 @@ import re
 from collections.abc import AsyncIterator
 
 from . import search as web
-from .base import Citation, Citations, Conversation, Reasoning, Search, Step, TextDelta
+from .base import Citation, Citations, Conversation, Reasoning, Search, SearchResult, Step, TextDelta
 from .schema_instance import instance_for
 
 _WORDS_ASKED = re.compile(r"\b(\d{1,6})\s+words\b", re.IGNORECASE)
@@ -75,7 +75,7 @@ class SimulatedEngine:
             )
             yield Reasoning(summary, tokens=len(summary.split()) * 4)
 
-        results: list[web.SearchResult] = []
+        results: list[SearchResult] = []
         if request.web_search and prompt:
             query = web.make_query(prompt)
             results = web.search(query)
@@ -99,7 +99,7 @@ class SimulatedEngine:
             yield Citations(tuple(citations))
 
     def _compose(
-        self, conversation: Conversation, prompt: str, results: list[web.SearchResult]
+        self, conversation: Conversation, prompt: str, results: list[SearchResult]
     ) -> tuple[str, list[Citation]]:
         request = conversation.request
         parts = [f"This is the sandbox's simulated model ({request.model}), answering offline."]

@@ -73,8 +73,8 @@ class ProfilesDialog(QDialog):
         self.where = QLabel(objectName="where")
         self.where.setWordWrap(True)
         form.addRow(self.where)
-        self.result = QLabel(objectName="result")
-        self.result.setWordWrap(True)
+        self.result_label = QLabel(objectName="result")
+        self.result_label.setWordWrap(True)
         test = QPushButton("Test connection", objectName="test")
         test.clicked.connect(self.test_connection)
         save = QPushButton("Save", objectName="save")
@@ -85,7 +85,7 @@ class ProfilesDialog(QDialog):
         buttons.addWidget(test)
         buttons.addWidget(save)
         right.addLayout(buttons)
-        right.addWidget(self.result)
+        right.addWidget(self.result_label)
         right.addStretch(1)
 
         body = QHBoxLayout()
@@ -149,7 +149,7 @@ class ProfilesDialog(QDialog):
             + "; ".join(sources)
             + ". Leave a secret field empty to keep what is stored."
         )
-        self.result.clear()
+        self.result_label.clear()
 
     def _form_profile(self) -> Profile | None:
         profile = self.profile
@@ -170,12 +170,12 @@ class ProfilesDialog(QDialog):
         if profile is None:
             return False
         if not profile.name:
-            self.result.setText("✗ A profile needs a name.")
+            self.result_label.setText("✗ A profile needs a name.")
             return False
         for path_field in ("ca_bundle", "client_cert", "client_key"):
             value = getattr(profile, path_field)
             if value and not Path(value).expanduser().is_file():
-                self.result.setText(f"✗ {value} is not a file.")
+                self.result_label.setText(f"✗ {value} is not a file.")
                 return False
         for name, label in SECRET_FIELDS:
             value = self.fields[name].text()
@@ -183,13 +183,13 @@ class ProfilesDialog(QDialog):
                 try:
                     where = self.session.store_secret(profile.id, name, value)
                 except KeychainUnavailable as error:
-                    self.result.setText(f"✗ {label} not saved: {error}")
+                    self.result_label.setText(f"✗ {label} not saved: {error}")
                     return False
                 self.fields[name].clear()
-                self.result.setText(f"✓ Saved; {label.lower()} kept in the {where}.")
+                self.result_label.setText(f"✓ Saved; {label.lower()} kept in the {where}.")
         self.session.profiles.save(profile)
-        if not self.result.text():
-            self.result.setText("✓ Saved.")
+        if not self.result_label.text():
+            self.result_label.setText("✓ Saved.")
         if profile.id == self.session.profiles.current_id():
             self.session.tasks.start("session.activate", self.session.activate(profile.id))
         return True
@@ -204,7 +204,9 @@ class ProfilesDialog(QDialog):
         if profile is None:
             return
         if profile.is_sandbox:
-            self.result.setText("The local sandbox profile stays; it is what the console falls back to.")
+            self.result_label.setText(
+                "The local sandbox profile stays; it is what the console falls back to."
+            )
             return
         answer = QMessageBox.question(
             self, "Remove profile", f"Remove “{profile.name}” and its keys from the keychain?"
@@ -224,9 +226,9 @@ class ProfilesDialog(QDialog):
         for name in ("api_key", "admin_key"):
             if self.fields[name].text():
                 setattr(settings, name, self.fields[name].text())
-        self.result.setText("Testing…")
+        self.result_label.setText("Testing…")
 
         async def run() -> None:
-            self.result.setText(await self.session.test_settings(settings, profile.org_id))
+            self.result_label.setText(await self.session.test_settings(settings, profile.org_id))
 
         self.session.tasks.start("settings.test", run())
