@@ -80,7 +80,8 @@ def encode(image: QImage, image_format: str) -> tuple[bytes, str]:
     array = QByteArray()
     buffer = QBuffer(array)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, image_format.upper().encode(), 90)
+    # PySide6 6.11 takes the format as str (its stub says bytes, which it refuses at run time).
+    image.save(buffer, image_format.upper(), 90)  # type: ignore[call-overload]
     return bytes(array.data()), ACCEPTED[image_format]
 
 

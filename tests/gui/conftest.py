@@ -87,4 +87,7 @@ def console(qloop, qtbot, tmp_path: Path):
     session.tasks.start("startup", session.activate())
     qtbot.waitUntil(lambda: session.state == "ok", timeout=10000)
     yield window
-    session.sandbox.stop()
+    # As the app quits: cancel the session's tasks, close its HTTP client (no unclosed sockets), stop the sandbox.
+    shutdown = asyncio.ensure_future(session.shutdown())
+    qtbot.waitUntil(shutdown.done, timeout=10000)
+    shutdown.result()

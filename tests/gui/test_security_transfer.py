@@ -162,7 +162,7 @@ def test_export_csv_and_json_round_trip(qtbot, tab, monkeypatch, tmp_path) -> No
     csv_path = tmp_path / "out.csv"
     choose_file(monkeypatch, csv_path)
     qtbot.mouseClick(tab.findChild(QPushButton, "export"), Qt.MouseButton.LeftButton)
-    rows = list(csv.DictReader(csv_path.open()))
+    rows = list(csv.DictReader(csv_path.read_text(encoding="utf-8").splitlines()))
     assert [(r["cidr"], r["description"]) for r in rows] == [
         ("198.51.100.0/24", "office, main"),
         ("2001:db8::/48", "v6"),
