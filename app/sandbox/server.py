@@ -113,7 +113,16 @@ class SandboxServer:
         return self
 
     def _run(self) -> None:
-        asyncio.run(self._server.serve(sockets=[self._socket]))
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        try:
+            await self._server.serve(sockets=[self._socket])
+        finally:
+            # An engine that holds connections (the upstream engine's client) releases them on this loop.
+            close = getattr(self.state.engine, "aclose", None)
+            if close is not None:
+                await close()
 
     def stop(self) -> None:
         self._server.should_exit = True
