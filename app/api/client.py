@@ -18,11 +18,6 @@ class ServiceClient:
         self.responses = Responses(self.transport)
         self.allowlists = Allowlists(self.transport, org_id)
 
-    async def health(self) -> bool:
-        root = self.transport.base_url.removesuffix("/v1")
-        body, _ = await self.transport.request("GET", f"{root}/healthz", key="none", retries=0)
-        return isinstance(body, dict)
-
     async def models(self) -> list[str]:
         body, _ = await self.transport.request("GET", "/models")
         data: list[Any] = body.get("data", []) if isinstance(body, dict) else []

@@ -16,10 +16,8 @@ class Responses:
         result, _ = await self._transport.request("POST", "/responses", json_body={**body, "stream": False})
         return cast("dict[str, Any]", result)
 
-    def stream(self, body: dict[str, Any], keep_events: bool = True) -> ResponseStream:
-        return ResponseStream(
-            self._transport.open_stream("/responses", {**body, "stream": True}), keep_events
-        )
+    def stream(self, body: dict[str, Any]) -> ResponseStream:
+        return ResponseStream(self._transport.open_stream("/responses", {**body, "stream": True}))
 
     async def retrieve(self, response_id: str) -> dict[str, Any]:
         result, _ = await self._transport.request("GET", f"/responses/{response_id}")

@@ -44,7 +44,6 @@ class StreamState:
     headers: dict[str, str] = field(default_factory=dict)
     started_at: float = field(default_factory=time.perf_counter)
     first_token_at: float | None = None
-    events: list[StreamEvent] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -60,10 +59,9 @@ class StreamState:
 class ResponseStream:
     """`async for event in stream` yields StreamEvents; `stream.state` holds the text and final response."""
 
-    def __init__(self, response_cm: Any, keep_events: bool = True) -> None:
+    def __init__(self, response_cm: Any) -> None:
         self._response_cm = response_cm
         self.state = StreamState()
-        self._keep_events = keep_events
         self.response: httpx.Response | None = None  # open while streaming; closed after, even on cancel
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
@@ -105,8 +103,6 @@ class ResponseStream:
 
     def _absorb(self, event: StreamEvent) -> None:
         state = self.state
-        if self._keep_events:
-            state.events.append(event)
         if event.is_text_delta:
             if state.first_token_at is None:
                 state.first_token_at = event.received_at

@@ -114,7 +114,6 @@ class Store:
             self._db.executescript(SCHEMA)
         self._cache: dict[tuple[str, str], Allowlist] = {}
         self._seen_version = -1
-        self._local_generation = 0
 
     def close(self) -> None:
         with self._lock:
@@ -175,10 +174,6 @@ class Store:
         if row is None or not hmac.compare_digest(row["key_hash"], digest):
             return None
         return KeyRecord(row["kind"], row["org_id"], row["project_id"])
-
-    def org_exists(self, org_id: str) -> bool:
-        with self._lock:
-            return self._db.execute("SELECT 1 FROM orgs WHERE id = ?", (org_id,)).fetchone() is not None
 
     def orgs(self) -> list[dict[str, Any]]:
         with self._lock:

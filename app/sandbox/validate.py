@@ -76,7 +76,6 @@ class Message:
 class ResponseRequest:
     model: str
     messages: list[Message]
-    raw_input: Any
     instructions: str | None = None
     previous_response_id: str | None = None
     web_search: bool = False
@@ -264,7 +263,7 @@ def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int)
         )
     if "input" not in body:
         raise _bad("Missing required parameter: 'input'.", "input", "missing_required_parameter")
-    request = ResponseRequest(model, parse_input(body["input"], max_image_bytes), body["input"])
+    request = ResponseRequest(model, parse_input(body["input"], max_image_bytes))
     if body.get("instructions") is not None:
         request.instructions = _expect(body["instructions"], str, "instructions", "a string")
     if body.get("previous_response_id") is not None:

@@ -237,9 +237,7 @@ class PlaygroundService(QObject):
         try:
             if client is None:
                 raise ConnectionFailed("No connection: choose a profile first.")
-            stream = client.responses.stream(
-                turn.request_body, keep_events=False
-            )  # the turn keeps a timeline
+            stream = client.responses.stream(turn.request_body)  # the turn keeps a timeline
             async for event in stream:
                 turn.timeline.append((event.received_at - started, event.type))
                 if event.is_text_delta:
