@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -298,6 +299,8 @@ def test_429_counts_down(qtbot, tab, console) -> None:
 def test_connection_lost_mid_stream_keeps_partial_and_offers_retry(qtbot, tab, console) -> None:
     delta = json.dumps({"type": "response.output_text.delta", "delta": "The first half of"})
     with raw_server(sse_head() + sse("response.output_text.delta", delta)) as url:
+        closing = asyncio.ensure_future(console.session.client.aclose())  # the sandbox's: its sockets too
+        qtbot.waitUntil(closing.done)
         console.session.client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
         send(qtbot, tab, "hello")
         wait_done(qtbot, tab)
