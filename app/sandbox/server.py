@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -76,6 +77,29 @@ def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
         json.dump(payload, handle)
 
 
+class _PromptServer(uvicorn.Server):
+    """uvicorn's server, woken as soon as it is told to exit (its main loop otherwise polls every 0.1 s)."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake = asyncio.Event()
+
+    async def main_loop(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        while not await self.on_tick(counter):  # on_tick also refreshes the Date header once a second
+            counter = (counter + 1) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), 0.1)
+
+    def exit_now(self) -> None:
+        self.should_exit = True
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already finished
+                self._loop.call_soon_threadsafe(self._wake.set)
+
+
 class SandboxServer:
     """A sandbox on its own thread: `start()` returns once it listens; `stop()` shuts it down."""
 
@@ -90,7 +114,7 @@ class SandboxServer:
         self.app = create_app(config, self.store)
         self._socket = bind_socket(host, port)
         self.port: int = self._socket.getsockname()[1]
-        self._server = uvicorn.Server(uvicorn_config(self.app, tls))
+        self._server = _PromptServer(uvicorn_config(self.app, tls))
         self._thread: threading.Thread | None = None
 
     @property
@@ -125,7 +149,7 @@ class SandboxServer:
                 await close()
 
     def stop(self) -> None:
-        self._server.should_exit = True
+        self._server.exit_now()
         if self._thread:
             self._thread.join(timeout=10)
         self._socket.close()
