@@ -17,8 +17,8 @@ def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Any:
     previous = sys.get_asyncgen_hooks()
     sys.set_asyncgen_hooks(
         firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
-        finalizer=loop._asyncgen_finalizer_hook,
-    )  # type: ignore[attr-defined]
+        finalizer=loop._asyncgen_finalizer_hook,  # type: ignore[attr-defined]
+    )
     return previous
 
 

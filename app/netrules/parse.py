@@ -77,7 +77,7 @@ def parse_address(text: str) -> Address:
         )
     if ":" in text:
         try:
-            address: Address = ipaddress.IPv6Address(text)
+            address = ipaddress.IPv6Address(text)
         except ValueError as error:
             raise _fail("invalid_address", f"'{text}' is not a valid IPv6 address ({error}).") from None
         return unmapped(address)

@@ -12,13 +12,13 @@ import sys
 import threading
 from pathlib import Path
 
-from app.netrules import EntryError, parse_entry
+from app.netrules import EntryError, Network, parse_entry
 
 from .config import SandboxConfig
 from .store import Store
 
 
-def _network(text: str):
+def _network(text: str) -> Network:
     try:
         return parse_entry(text)
     except EntryError as error:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from starlette.types import ASGIApp
 
-from .app import create_app
+from .app import SandboxState, create_app
 from .config import SandboxConfig
 from .store import Credentials, Store
 
@@ -68,11 +70,11 @@ def base_url(host: str, port: int, tls: bool) -> str:
     return f"{'https' if tls else 'http'}://{shown}:{port}/v1"
 
 
-def uvicorn_config(app: Any, tls: TlsOptions | None) -> uvicorn.Config:
+def uvicorn_config(app: ASGIApp, tls: TlsOptions | None) -> uvicorn.Config:
     """uvicorn's own proxy-header handling is off, whatever $FORWARDED_ALLOW_IPS says: it would rewrite the
     client address from X-Forwarded-For before the gateway runs. Only the gateway reads that header, and only
     from --trust-proxy peers (CONTRACT.md)."""
-    options: dict[str, object] = {}
+    options: dict[str, Any] = {}
     if tls:
         options = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)}
         if tls.client_ca:
@@ -85,7 +87,7 @@ def uvicorn_config(app: Any, tls: TlsOptions | None) -> uvicorn.Config:
         timeout_graceful_shutdown=2,
         proxy_headers=False,
         forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
-        **options,  # type: ignore[arg-type]
+        **options,
     )
 
 
@@ -110,6 +112,29 @@ def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+class _PromptServer(uvicorn.Server):
+    """uvicorn's server, woken as soon as it is told to exit (its main loop otherwise polls every 0.1 s)."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake = asyncio.Event()
+
+    async def main_loop(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        while not await self.on_tick(counter):  # on_tick also refreshes the Date header once a second
+            counter = (counter + 1) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), 0.1)
+
+    def exit_now(self) -> None:
+        self.should_exit = True
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already finished
+                self._loop.call_soon_threadsafe(self._wake.set)
 
 
 class SandboxServer:
@@ -140,8 +165,7 @@ class SandboxServer:
             self.store.close()
             raise
         self.app = create_app(config, self.store)
-        self._server = uvicorn.Server(uvicorn_config(self.app, tls))
-        self._server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]
+        self._server = _PromptServer(uvicorn_config(self.app, tls))
         self._thread: threading.Thread | None = None
 
     @property
@@ -149,8 +173,9 @@ class SandboxServer:
         return base_url(self.host, self.port, self.tls is not None)
 
     @property
-    def state(self) -> Any:  # the SandboxState, for tests that look inside
-        return self.app.state  # type: ignore[attr-defined]
+    def state(self) -> SandboxState:  # for tests that look inside
+        state: SandboxState = self.app.state  # type: ignore[attr-defined]
+        return state
 
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)
@@ -163,10 +188,19 @@ class SandboxServer:
         return self
 
     def _run(self) -> None:
-        asyncio.run(self._server.serve(sockets=[self._socket]))
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        try:
+            await self._server.serve(sockets=[self._socket])
+        finally:
+            # An engine that holds connections (the upstream engine's client) releases them on this loop.
+            close = getattr(self.state.engine, "aclose", None)
+            if close is not None:
+                await close()
 
     def stop(self) -> None:
-        self._server.should_exit = True
+        self._server.exit_now()
         if self._thread:
             self._thread.join(timeout=10)
         self._socket.close()

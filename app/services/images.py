@@ -31,10 +31,10 @@ def image_tokens(width: int, height: int, detail: str = "high") -> int:
     if detail == "low":
         return 85
     scale = min(1.0, 2048 / max(width, height))
-    width, height = width * scale, height * scale
-    scale = min(1.0, 768 / min(width, height))
-    width, height = width * scale, height * scale
-    return 85 + 170 * math.ceil(width / 512) * math.ceil(height / 512)
+    scaled_width, scaled_height = width * scale, height * scale
+    scale = min(1.0, 768 / min(scaled_width, scaled_height))
+    scaled_width, scaled_height = scaled_width * scale, scaled_height * scale
+    return 85 + 170 * math.ceil(scaled_width / 512) * math.ceil(scaled_height / 512)
 
 
 def prepare_image(data: bytes, label: str, max_side: int = DEFAULT_MAX_SIDE) -> Attachment:
@@ -80,7 +80,8 @@ def encode(image: QImage, image_format: str) -> tuple[bytes, str]:
     array = QByteArray()
     buffer = QBuffer(array)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, image_format.upper(), 90)
+    # PySide6 6.11 takes the format as str (its stub says bytes, which it refuses at run time).
+    image.save(buffer, image_format.upper(), 90)  # type: ignore[call-overload]
     return bytes(array.data()), ACCEPTED[image_format]
 
 

@@ -60,7 +60,11 @@ class RotationPlan:
 
     def admits(self, source_ip: str | None) -> bool:
         """Whether the address the service saw lies inside the new entry."""
-        return bool(source_ip) and parse_address(source_ip) in parse_entry(self.new_cidr)
+        return (
+            source_ip is not None
+            and source_ip != ""
+            and parse_address(source_ip) in parse_entry(self.new_cidr)
+        )
 
 
 def _now() -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ class TaskRegistry:
         self.cancel(name)
         task = asyncio.ensure_future(coroutine)
         self._tasks[name] = task
-        task.add_done_callback(lambda done, name=name: self._finished(name, done))
+        task.add_done_callback(functools.partial(self._finished, name))
         return task
 
     def _finished(self, name: str, task: asyncio.Task[Any]) -> None:

@@ -56,7 +56,7 @@ def test_add_a_remote_profile_with_key_in_keychain(console, qtbot, memory_keyrin
     qtbot.keyClicks(fields["org_id"], console.session.profile.org_id)
     qtbot.keyClicks(fields["api_key"], "sk-proj_x-hosted-secret-value-123")
     qtbot.mouseClick(dialog.findChild(QPushButton, "save"), Qt.MouseButton.LeftButton)
-    assert "keychain" in dialog.result.text()
+    assert "keychain" in dialog.result_label.text()
     profile = next(p for p in console.session.profiles.all() if p.name == "Hosted")
     assert (
         memory_keyring.secrets[("service-console", f"{profile.id}:api_key")]
@@ -70,8 +70,8 @@ def test_test_connection_reports_a_refused_key(console, qtbot) -> None:
     dialog = console.open_settings()
     qtbot.keyClicks(dialog.fields["api_key"], "sk-wrong-key-value")
     qtbot.mouseClick(dialog.findChild(QPushButton, "test"), Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "✗" in dialog.result.text() or "✓" in dialog.result.text())
-    assert "refused" in dialog.result.text()
+    qtbot.waitUntil(lambda: "✗" in dialog.result_label.text() or "✓" in dialog.result_label.text())
+    assert "refused" in dialog.result_label.text()
 
 
 def test_bad_base_url_is_a_clear_message(console, qtbot) -> None:
@@ -79,5 +79,5 @@ def test_bad_base_url_is_a_clear_message(console, qtbot) -> None:
     qtbot.mouseClick(dialog.findChild(QPushButton, "add_profile"), Qt.MouseButton.LeftButton)
     dialog.fields["base_url"].setText("not a url")
     qtbot.mouseClick(dialog.findChild(QPushButton, "test"), Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "✗" in dialog.result.text())
-    assert "not a URL" in dialog.result.text()
+    qtbot.waitUntil(lambda: "✗" in dialog.result_label.text())
+    assert "not a URL" in dialog.result_label.text()

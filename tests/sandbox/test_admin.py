@@ -131,7 +131,8 @@ def test_enable_that_would_block_caller_needs_force(sandbox) -> None:
     assert enabled.status_code == 200 and enabled.json()["enabled"] is True
 
 
-def test_forced_enable_locks_out_and_dashboard_recovers(sandbox) -> None:
+def test_forced_enable_locks_out_and_dashboard_recovers(sandbox_factory) -> None:
+    sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     with sandbox.admin("198.51.100.7") as admin:
         assert (
             admin.patch(sandbox.org_list, params={"force": "true"}, json={"enabled": True}).status_code == 200

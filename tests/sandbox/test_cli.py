@@ -23,8 +23,10 @@ def test_serve_prints_keys_once_and_writes_credentials(tmp_path: Path) -> None:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=20)
         assert process.stdout is not None
-        outputs.append(process.stdout.read())  # what followed the first line: the keys, on first start only
-        process.stdout.close()
+        with process.stdout:  # read through the same buffer that read the first line, then close it
+            outputs.append(
+                process.stdout.read()
+            )  # what followed the first line: the keys, on first start only
         assert process.returncode == 0
     data = json.loads(creds.read_text())
     assert set(data) == {"base_url", "org_id", "project_id", "api_key", "admin_key"}
@@ -32,7 +34,8 @@ def test_serve_prints_keys_once_and_writes_credentials(tmp_path: Path) -> None:
     assert (creds.stat().st_mode & 0o777) == 0o600
 
 
-def test_dashboard_removes_and_shows(sandbox, capsys) -> None:
+def test_dashboard_removes_and_shows(sandbox_factory, capsys) -> None:
+    sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     with sandbox.admin() as admin:
         admin.post(f"{sandbox.org_list}/entries", json={"cidr": "203.0.113.0/24", "description": "office"})
         admin.patch(sandbox.org_list, params={"force": "true"}, json={"enabled": True})
@@ -44,7 +47,8 @@ def test_dashboard_removes_and_shows(sandbox, capsys) -> None:
     assert main(["allowlist", "remove", "198.51.100.1", "--data", data]) == 1
 
 
-def test_dashboard_creates_a_working_key(sandbox) -> None:
+def test_dashboard_creates_a_working_key(sandbox_factory) -> None:
+    sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     data = str(sandbox.server.config.data_dir)
     result = subprocess.run(
         [sys.executable, "-m", "app.sandbox", "keys", "project", "--data", data],

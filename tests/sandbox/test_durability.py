@@ -46,8 +46,8 @@ def test_acknowledged_entries_survive_kill_9(tmp_path: Path) -> None:
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    if process.stdout:
-        process.stdout.close()
+    assert process.stdout is not None
+    process.stdout.close()
     stop.set()
     for thread in threads:
         thread.join()

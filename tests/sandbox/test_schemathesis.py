@@ -7,6 +7,7 @@ allows is accepted and data it forbids is refused.
 from __future__ import annotations
 
 import ipaddress
+import os
 from pathlib import Path
 
 import pytest
@@ -74,10 +75,13 @@ CONFIG = SchemathesisConfig.from_dict(
         ]
     }
 )
+# Bounded for the default run (~5 s over the eleven operations); raise it for a deeper search:
+# SANDBOX_FUZZ_EXAMPLES=500 pytest tests/sandbox/test_schemathesis.py
+EXAMPLES = int(os.environ.get("SANDBOX_FUZZ_EXAMPLES", "20"))
 
 
 @schema.parametrize()
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_errors_and_responses_match_schema(case, sandbox_app) -> None:
     _, _, creds = sandbox_app
     admin = "/organizations/" in case.path

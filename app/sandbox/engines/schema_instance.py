@@ -7,6 +7,7 @@ result with `jsonschema` before it is sent, so a schema this cannot satisfy yiel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 _MAX_DEPTH = 12
@@ -37,7 +38,12 @@ def instance_for(schema: Any, prompt: str, root: Any = None, depth: int = 0) -> 
         kind = next((k for k in kind if k != "null"), "null")
     if kind is None:
         kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
-    return _BUILDERS.get(kind, lambda *_: None)(schema, prompt, root, depth)
+    builder: Callable[..., Any] = _BUILDERS.get(kind, _null)
+    return builder(schema, prompt, root, depth)
+
+
+def _null(*_: Any) -> None:
+    return None
 
 
 def _object(schema: dict[str, Any], prompt: str, root: Any, depth: int) -> dict[str, Any]:
@@ -62,8 +68,9 @@ def _string(schema: dict[str, Any], prompt: str, *_: Any) -> str:
         "ipv6": "2001:db8::7",
         "uuid": "00000000-0000-4000-8000-000000000000",
     }
-    text = formats.get(schema.get("format", ""), prompt or "simulated")
-    low, high = schema.get("minLength", 0), schema.get("maxLength", 10**6)
+    text: str = formats.get(schema.get("format", ""), prompt or "simulated")
+    low: int = schema.get("minLength", 0)
+    high: int = schema.get("maxLength", 10**6)
     text = text[:high]
     return text + "x" * max(0, low - len(text))
 
@@ -104,7 +111,7 @@ def _resolve(root: Any, ref: str) -> Any:
     return node
 
 
-_BUILDERS = {
+_BUILDERS: dict[str, Callable[..., Any]] = {
     "object": _object,
     "array": _array,
     "string": _string,

@@ -160,13 +160,13 @@ class PlaygroundTab(QWidget):
         self.conversation.addStretch(1)
         holder = QWidget()
         holder.setLayout(self.conversation)
-        self.scroll = QScrollArea(widgetResizable=True, objectName="conversation")
-        self.scroll.setWidget(holder)
-        self.scroll.verticalScrollBar().rangeChanged.connect(self._follow)
+        self.conversation_scroll = QScrollArea(widgetResizable=True, objectName="conversation")
+        self.conversation_scroll.setWidget(holder)
+        self.conversation_scroll.verticalScrollBar().rangeChanged.connect(self._follow)
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.conversation_scroll, 1)
         layout.addWidget(self.instructions)
         layout.addWidget(self.params_toggle)
         layout.addWidget(self.params)
@@ -256,8 +256,9 @@ class PlaygroundTab(QWidget):
     def _render_thumbs(self) -> None:
         while self.thumbs.count():
             item = self.thumbs.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            widget = item.widget() if item else None
+            if widget:
+                widget.deleteLater()
         for index, attachment in enumerate(self.attachments):
             button = QToolButton(text=f"✕ {attachment.label[:40]} (~{attachment.tokens} tok)")
             button.setObjectName(f"thumb{index}")
@@ -353,7 +354,7 @@ class PlaygroundTab(QWidget):
         self.stop_button.setEnabled(False)
 
     def _follow(self, _low: int, high: int) -> None:
-        bar = self.scroll.verticalScrollBar()
+        bar = self.conversation_scroll.verticalScrollBar()
         if self.service.streaming and bar.value() >= bar.maximum() - 200:
             bar.setValue(high)
 

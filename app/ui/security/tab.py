@@ -302,8 +302,9 @@ class SecurityTab(QWidget):
     def _clear_suggestions(self) -> None:
         while self.suggestions.count():
             item = self.suggestions.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            widget = item.widget() if item else None
+            if widget:
+                widget.deleteLater()
 
     def _validate(self) -> None:
         self._clear_suggestions()

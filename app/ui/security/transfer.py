@@ -86,7 +86,7 @@ class ImportDialog(QDialog):
                 else ""
             )
         )
-        self.result = QLabel(objectName="import_result", wordWrap=True)
+        self.result_label = QLabel(objectName="import_result", wordWrap=True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.import_button = QPushButton(f"Import {len(self.sent):,}", objectName="import_go")
         self.import_button.setEnabled(bool(self.sent))
@@ -97,7 +97,7 @@ class ImportDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.detail)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addWidget(buttons)
         service.line_imported.connect(self._line_done)
         service.changed_elsewhere.connect(self._stale)
@@ -113,10 +113,10 @@ class ImportDialog(QDialog):
                 "\n\nType ALLOW ALL to go ahead:",
             )
             if not (ok and text.strip() == "ALLOW ALL"):
-                self.result.setText("Nothing was sent.")
+                self.result_label.setText("Nothing was sent.")
                 return
         self.import_button.setEnabled(False)
-        self.result.setText(f"Sending {len(self.sent):,} entries…")
+        self.result_label.setText(f"Sending {len(self.sent):,} entries…")
         self.service.import_entries(self.sent)
 
     def _line_done(self, index: int, ok: bool, what: str) -> None:
@@ -132,13 +132,13 @@ class ImportDialog(QDialog):
         else:
             self._failed += 1
         if self._done + self._failed == len(self.sent):
-            self.result.setText(
+            self.result_label.setText(
                 f"{self._done:,} added"
                 + (f", {self._failed:,} failed: see the Result column." if self._failed else ".")
             )
 
     def _stale(self, text: str) -> None:
-        self.result.setText(text + " Nothing was sent: open the file again for a fresh preview.")
+        self.result_label.setText(text + " Nothing was sent: open the file again for a fresh preview.")
 
     def done_counts(self) -> tuple[int, int]:
         return self._done, self._failed

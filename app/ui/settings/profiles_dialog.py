@@ -84,8 +84,8 @@ class ProfilesDialog(QDialog):
             if name == "client_key_password":
                 form.addRow(label, edit)
                 continue
-            row = QWidget()
-            row_layout = QHBoxLayout(row)
+            secret_row = QWidget()
+            row_layout = QHBoxLayout(secret_row)
             row_layout.setContentsMargins(0, 0, 0, 0)
             row_layout.addWidget(edit, 1)
             copy = QToolButton(objectName=f"copy_{name}", text="Copy")
@@ -95,13 +95,13 @@ class ProfilesDialog(QDialog):
             copy.clicked.connect(lambda _checked=False, n=name: self.copy_secret(n))
             row_layout.addWidget(copy)
             self.copy_buttons[name] = copy
-            form.addRow(label, row)
+            form.addRow(label, secret_row)
         # Outside the form: a word-wrapped label in a form row is given one line's height and clipped.
         self.where = QLabel(objectName="where")
         self.where.setWordWrap(True)
         self.where.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-        self.result = QLabel(objectName="result")
-        self.result.setWordWrap(True)
+        self.result_label = QLabel(objectName="result")
+        self.result_label.setWordWrap(True)
         test = QPushButton("Test connection", objectName="test")
         test.clicked.connect(self.test_connection)
         save = QPushButton("Save", objectName="save")
@@ -113,7 +113,7 @@ class ProfilesDialog(QDialog):
         buttons.addWidget(test)
         buttons.addWidget(save)
         right.addLayout(buttons)
-        right.addWidget(self.result)
+        right.addWidget(self.result_label)
         right.addStretch(1)
 
         body = QHBoxLayout()
@@ -148,7 +148,7 @@ class ProfilesDialog(QDialog):
         value = self.session.secrets.get(profile.id, name, env)
         if value:
             QGuiApplication.clipboard().setText(value)
-            self.result.setText("Copied to the clipboard.")
+            self.result_label.setText("Copied to the clipboard.")
 
     def browse(self, name: str) -> None:
         """A file picker for a path field, starting where the current path points."""
@@ -214,7 +214,7 @@ class ProfilesDialog(QDialog):
             + "; ".join(sources)
             + ". Leave a secret field empty to keep what is stored."
         )
-        self.result.clear()
+        self.result_label.clear()
 
     def _form_profile(self) -> Profile | None:
         profile = self.profile
@@ -235,12 +235,12 @@ class ProfilesDialog(QDialog):
         if profile is None:
             return False
         if not profile.name:
-            self.result.setText("✗ A profile needs a name.")
+            self.result_label.setText("✗ A profile needs a name.")
             return False
         for path_field in ("ca_bundle", "client_cert", "client_key"):
             value = getattr(profile, path_field)
             if value and not Path(value).expanduser().is_file():
-                self.result.setText(f"✗ {value} is not a file.")
+                self.result_label.setText(f"✗ {value} is not a file.")
                 return False
         for name, label in SECRET_FIELDS:
             value = self.fields[name].text()
@@ -252,15 +252,15 @@ class ProfilesDialog(QDialog):
                 except KeychainUnavailable as error:
                     env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
                     instead = f" Set ${env} in the environment instead, or" if env else ""
-                    self.result.setText(
+                    self.result_label.setText(
                         f"✗ {label} not saved: {error}{instead} unlock or install a keychain and save again."
                     )
                     return False
                 self.fields[name].clear()
-                self.result.setText(f"✓ Saved; {label.lower()} kept in the {where}.")
+                self.result_label.setText(f"✓ Saved; {label.lower()} kept in the {where}.")
         self.session.profiles.save(profile)
-        if not self.result.text():
-            self.result.setText("✓ Saved.")
+        if not self.result_label.text():
+            self.result_label.setText("✓ Saved.")
         if profile.id == self.session.profiles.current_id():
             self.session.tasks.start("session.activate", self.session.activate(profile.id))
         return True
@@ -275,7 +275,9 @@ class ProfilesDialog(QDialog):
         if profile is None:
             return
         if profile.is_sandbox:
-            self.result.setText("The local sandbox profile stays; it is what the console falls back to.")
+            self.result_label.setText(
+                "The local sandbox profile stays; it is what the console falls back to."
+            )
             return
         answer = QMessageBox.question(
             self, "Remove profile", f"Remove “{profile.name}” and its keys from the keychain?"
@@ -295,9 +297,9 @@ class ProfilesDialog(QDialog):
         for name in ("api_key", "admin_key"):
             if self.fields[name].text():
                 setattr(settings, name, self.fields[name].text())
-        self.result.setText("Testing…")
+        self.result_label.setText("Testing…")
 
         async def run() -> None:
-            self.result.setText(await self.session.test_settings(settings, profile.org_id))
+            self.result_label.setText(await self.session.test_settings(settings, profile.org_id))
 
         self.session.tasks.start("settings.test", run())
