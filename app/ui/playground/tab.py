@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -33,6 +32,7 @@ from app.services.session import ConsoleSession
 from app.services.snippets import all_snippets
 
 from .dialogs import TextTabsDialog, inspector_text
+from .transcript import Transcript
 from .turn_view import TurnView
 
 EXAMPLE_SCHEMA = json.dumps(
@@ -155,13 +155,8 @@ class PlaygroundTab(QWidget):
         buttons.addWidget(self.stop_button)
         send_row.addLayout(buttons)
 
-        self.conversation = QVBoxLayout()
-        self.conversation.addStretch(1)
-        holder = QWidget()
-        holder.setLayout(self.conversation)
-        self.scroll = QScrollArea(widgetResizable=True, objectName="conversation")
-        self.scroll.setWidget(holder)
-        self.scroll.verticalScrollBar().rangeChanged.connect(self._follow)
+        self.scroll = Transcript()
+        self.scroll.setObjectName("conversation")
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -343,7 +338,7 @@ class PlaygroundTab(QWidget):
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
         self.views.append(view)
-        self.conversation.insertWidget(self.conversation.count() - 1, view)
+        self.scroll.add_turn(view)
         self.send_button.setEnabled(False)
         self.stop_button.setEnabled(True)
 
@@ -357,16 +352,10 @@ class PlaygroundTab(QWidget):
         self.stop_button.setEnabled(False)
 
     def _clear_views(self) -> None:
-        for view in self.views:
-            view.deleteLater()
+        self.scroll.clear()
         self.views = []
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
-
-    def _follow(self, _low: int, high: int) -> None:
-        bar = self.scroll.verticalScrollBar()
-        if self.service.streaming and bar.value() >= bar.maximum() - 200:
-            bar.setValue(high)
 
     def _show_totals(self) -> None:
         totals = self.service.totals()

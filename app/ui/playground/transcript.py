@@ -1,0 +1,83 @@
+"""The conversation as one scrolling page whose streaming turn grows without relaying the finished ones."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+
+# How close to the end (in pixels) still counts as "reading the newest text".
+FOLLOW_MARGIN = 48
+
+
+def _column(parent: QWidget | None = None) -> tuple[QWidget, QVBoxLayout]:
+    widget = QWidget(parent)
+    layout = QVBoxLayout(widget)
+    layout.setContentsMargins(0, 0, 0, 0)
+    return widget, layout
+
+
+class Transcript(QScrollArea):
+    """Finished turns sit in one column and the newest turn in its own slot below it.
+
+    A growing answer then invalidates only the slot's layout: the finished column keeps its cached size,
+    so a delta costs the same with 1,000 or 300,000 tokens above it (one layout held all turns before,
+    and every height step of the answer relaid all of them). The view follows the newest text while the
+    person is at the end, and leaves them where they are once they scroll up.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        holder, page = _column()
+        page.setContentsMargins(9, 9, 9, 9)
+        self.finished, self._finished_layout = _column(holder)
+        self.live, self._live_layout = _column(holder)
+        page.addWidget(self.finished)
+        page.addWidget(self.live)
+        page.addStretch(1)
+        self.setWidget(holder)
+        self._following = True
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._range_changed)
+        bar.valueChanged.connect(self._value_changed)
+
+    @property
+    def following(self) -> bool:
+        """Whether the view sticks to the end of the conversation as it grows."""
+        return self._following
+
+    def add_turn(self, view: QWidget) -> None:
+        """Show a new turn at the end; the one before it moves to the finished column."""
+        self._retire_live()
+        self._live_layout.addWidget(view)
+        self._following = True  # a new turn was just asked for: show it
+        self._scroll_to_end()
+
+    def clear(self) -> None:
+        for layout in (self._finished_layout, self._live_layout):
+            while layout.count():
+                item = layout.takeAt(0)
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    widget.hide()
+                    widget.deleteLater()
+        self._following = True
+
+    def _retire_live(self) -> None:
+        while self._live_layout.count():
+            item = self._live_layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                self._finished_layout.addWidget(widget)  # reparented: hidden until shown again
+                widget.show()
+
+    def _scroll_to_end(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _range_changed(self, _low: int, high: int) -> None:
+        if self._following:
+            self.verticalScrollBar().setValue(high)
+
+    def _value_changed(self, value: int) -> None:
+        # Only the person's scrolling changes this: while following, programmatic moves go to the end.
+        self._following = value >= self.verticalScrollBar().maximum() - FOLLOW_MARGIN
