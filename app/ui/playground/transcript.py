@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 # How close to the end (in pixels) still counts as "reading the newest text".
 FOLLOW_MARGIN = 48
@@ -34,6 +34,9 @@ class Transcript(QScrollArea):
         page.addWidget(self.finished)
         page.addWidget(self.live)
         page.addStretch(1)
+        # The page's height is its height for the current width. Its minimum (every label wrapped at the
+        # narrowest width) is far taller and left blank space below the newest turn.
+        holder.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         self.setWidget(holder)
         self._following = True
         bar = self.verticalScrollBar()
