@@ -19,7 +19,9 @@ def long_tab(console):
     tab = console.playground
     for number in range(EARLIER_TURNS):
         text = f"Answer {number}: " + " ".join(["word"] * 300)
-        tab.service.turns.append(Turn(f"Question {number}", [], "service-pro", True, text=text, status="completed"))
+        tab.service.turns.append(
+            Turn(f"Question {number}", [], "service-pro", True, text=text, status="completed")
+        )
         index = len(tab.service.turns) - 1
         tab._add_view(index)
         tab._finish_view(index)
