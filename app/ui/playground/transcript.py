@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 # How close to the end (in pixels) still counts as "reading the newest text".
 FOLLOW_MARGIN = 48
+PAGE_MARGIN = 9
 
 
 def _column(parent: QWidget | None = None) -> tuple[QWidget, QVBoxLayout]:
@@ -28,7 +30,7 @@ class Transcript(QScrollArea):
         super().__init__(parent)
         self.setWidgetResizable(True)
         holder, page = _column()
-        page.setContentsMargins(9, 9, 9, 9)
+        page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
         self.finished, self._finished_layout = _column(holder)
         self.live, self._live_layout = _column(holder)
         page.addWidget(self.finished)
@@ -72,6 +74,25 @@ class Transcript(QScrollArea):
             if widget is not None:
                 self._finished_layout.addWidget(widget)  # reparented: hidden until shown again
                 widget.show()
+        self._hold_finished_height()
+
+    def _hold_finished_height(self) -> None:
+        # Each step of the growing answer first lays the page out at its old height: the shortfall came out
+        # of the finished column, which was shrunk and grown back, relaying every finished turn. Its minimum
+        # is its height at this width, so the shortfall goes elsewhere.
+        width = self.viewport().width() - 2 * PAGE_MARGIN
+        layout = self._finished_layout
+        if layout.hasHeightForWidth():
+            self.finished.setMinimumHeight(max(0, layout.totalHeightForWidth(width)))
+        else:
+            self.finished.setMinimumHeight(layout.totalSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        if event.size().width() != event.oldSize().width():
+            self.finished.setMinimumHeight(0)  # the height at the new width is measured afresh
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._hold_finished_height()
 
     def _scroll_to_end(self) -> None:
         bar = self.verticalScrollBar()
