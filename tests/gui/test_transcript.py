@@ -67,3 +67,22 @@ def test_scrolling_up_mid_stream_is_not_undone(qtbot, long_tab, console) -> None
     assert newest().status == "completed"
     assert bar.value() < bar.maximum() // 2 + 10 and bar.value() != bar.maximum()
     assert not long_tab.scroll.following
+
+
+def test_an_old_turn_that_changes_height_leaves_no_gap(qtbot, long_tab) -> None:
+    old, below = long_tab.views[5], long_tab.views[6]
+    column = long_tab.scroll.finished
+
+    def snug() -> bool:  # the column is exactly as tall as its turns, the next turn right below this one
+        fits = column.height() == column.layout().totalHeightForWidth(column.width())
+        return fits and below.y() == old.y() + old.height() + column.layout().spacing()
+
+    old.reasoning_label.setText(" ".join(["thought"] * 400))
+    old.reasoning_toggle.show()
+    long_tab.scroll.ensureWidgetVisible(old.reasoning_toggle)
+    qtbot.waitUntil(snug)
+    before = column.height()
+    old.reasoning_toggle.click()
+    qtbot.waitUntil(lambda: snug() and column.height() > before + 50)
+    old.reasoning_toggle.click()
+    qtbot.waitUntil(lambda: snug() and column.height() == before)  # no blank space where it was

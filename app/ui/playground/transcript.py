@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
@@ -33,6 +34,7 @@ class Transcript(QScrollArea):
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
         self.finished, self._finished_layout = _column(holder)
         self.live, self._live_layout = _column(holder)
+        self.finished.installEventFilter(self)  # a finished turn that changes height (reasoning shown)
         page.addWidget(self.finished)
         page.addWidget(self.live)
         page.addStretch(1)
@@ -58,22 +60,29 @@ class Transcript(QScrollArea):
         self._scroll_to_end()
 
     def clear(self) -> None:
-        for layout in (self._finished_layout, self._live_layout):
-            while layout.count():
-                item = layout.takeAt(0)
-                widget = item.widget() if item is not None else None
-                if widget is not None:
-                    widget.hide()
-                    widget.deleteLater()
+        for widget in self._turns(self._finished_layout) + self._turns(self._live_layout):
+            widget.hide()
+            widget.deleteLater()
         self._following = True
 
-    def _retire_live(self) -> None:
-        while self._live_layout.count():
-            item = self._live_layout.takeAt(0)
+    @staticmethod
+    def _turns(layout: QVBoxLayout) -> list[QWidget]:
+        """Take the layout's widgets out of it. removeWidget deletes each layout item: a taken item left
+        alive keeps the widget's size cache, and its next layout never learns that it changed height."""
+        widgets: list[QWidget] = []
+        for index in range(layout.count()):
+            item = layout.itemAt(index)
             widget = item.widget() if item is not None else None
             if widget is not None:
-                self._finished_layout.addWidget(widget)  # reparented: hidden until shown again
-                widget.show()
+                widgets.append(widget)
+        for widget in widgets:
+            layout.removeWidget(widget)
+        return widgets
+
+    def _retire_live(self) -> None:
+        for widget in self._turns(self._live_layout):
+            self._finished_layout.addWidget(widget)  # reparented: hidden until shown again
+            widget.show()
         self._hold_finished_height()
 
     def _hold_finished_height(self) -> None:
@@ -86,6 +95,12 @@ class Transcript(QScrollArea):
             self.finished.setMinimumHeight(max(0, layout.totalHeightForWidth(width)))
         else:
             self.finished.setMinimumHeight(layout.totalSizeHint().height())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.finished and event.type() == QEvent.Type.LayoutRequest:
+            self.finished.setMinimumHeight(0)
+            self._hold_finished_height()
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         if event.size().width() != event.oldSize().width():
