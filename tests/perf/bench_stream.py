@@ -115,6 +115,13 @@ def console_run(creds: dict, home: Path) -> dict:
         timer = QTimer()
         timer.setInterval(10)
         timer.timeout.connect(tick)
+        first_shown: list[float] = []  # when the first text reached the view
+
+        def shown(_index: int, _chunk: str) -> None:
+            if not first_shown:
+                first_shown.append(time.perf_counter())
+
+        tab.service.text_flushed.connect(shown)
         timer.start()
         started = time.perf_counter()
         index = tab.service.send(prompt, [], tab.options())
@@ -125,7 +132,8 @@ def console_run(creds: dict, home: Path) -> dict:
         timer.stop()
         turn = tab.service.turns[index]
         assert turn.status == "completed", turn.error
-        first_token = started + (turn.figures.time_to_first_token or 0.0)
+        tab.service.text_flushed.disconnect(shown)
+        first_token = first_shown[0] if first_shown else started
         return Run(
             elapsed=elapsed,
             streaming=elapsed - (first_token - started),
