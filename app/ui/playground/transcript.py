@@ -34,7 +34,7 @@ class Transcript(QScrollArea):
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
         self.finished, self._finished_layout = _column(holder)
         self.live, self._live_layout = _column(holder)
-        self.finished.installEventFilter(self)  # a finished turn that changes height (reasoning shown)
+        self.finished.installEventFilter(self)
         page.addWidget(self.finished)
         page.addWidget(self.live)
         page.addStretch(1)
@@ -89,7 +89,9 @@ class Transcript(QScrollArea):
         # Each step of the growing answer first lays the page out at its old height: the shortfall came out
         # of the finished column, which was shrunk and grown back, relaying every finished turn. Its minimum
         # is its height at this width, so the shortfall goes elsewhere.
-        width = self.viewport().width() - 2 * PAGE_MARGIN
+        width = (
+            self.finished.width() if self.finished.width() > 0 else self.viewport().width() - 2 * PAGE_MARGIN
+        )
         layout = self._finished_layout
         if layout.hasHeightForWidth():
             self.finished.setMinimumHeight(max(0, layout.totalHeightForWidth(width)))
@@ -97,17 +99,11 @@ class Transcript(QScrollArea):
             self.finished.setMinimumHeight(layout.totalSizeHint().height())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.finished and event.type() == QEvent.Type.LayoutRequest:
-            self.finished.setMinimumHeight(0)
+        # A finished turn changed height (reasoning shown), or the width changed (window, scroll bar).
+        resized = isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width()
+        if watched is self.finished and (event.type() == QEvent.Type.LayoutRequest or resized):
             self._hold_finished_height()
         return super().eventFilter(watched, event)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        if event.size().width() != event.oldSize().width():
-            self.finished.setMinimumHeight(0)  # the height at the new width is measured afresh
-        super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
-            self._hold_finished_height()
 
     def _scroll_to_end(self) -> None:
         bar = self.verticalScrollBar()
