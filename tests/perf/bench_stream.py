@@ -3,7 +3,9 @@
 Figures, all in the same run:
 - a bare httpx-sse consumer of the same stream (no Qt) against the Playground tab showing the whole answer;
 - the longest UI stall during the tab's run (the largest gap of a 10 ms timer);
-- the cost of one delta with about 100,000 tokens already in the conversation against about 1,000.
+- the cost of one delta (from the first token to the shown answer) with about 10,000, 100,000 and 300,000 tokens already in the conversation against
+  about 1,000 (rounds interleaved, medians), the longest UI stall while streaming into each, and the
+  resident memory after it.
 Run: python -m tests.perf.bench_stream   (offscreen; not a timed test)
 """
 
@@ -11,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -24,6 +28,27 @@ from tests.sandbox_process import spawn_sandbox
 
 DELTAS = 20_000
 PROMPT = f"Write {DELTAS} words"
+HISTORY_TOKENS = (1_000, 10_000, 100_000, 300_000)
+ROUNDS = 3
+STREAM_WORDS = 5_000
+
+
+@dataclass(frozen=True)
+class Run:
+    """One answer streamed into the tab: seconds in all, from the first token, and the longest UI stalls."""
+
+    elapsed: float
+    streaming: float
+    stall: float  # from the first token to the end, the finished answer's rendering included
+    send_stall: float  # from Send to the first token: building and sending the request
+
+
+def resident_mb() -> float:
+    """The process's resident memory now (Linux), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 async def bare_consumer(creds: dict) -> tuple[float, int]:
@@ -77,19 +102,26 @@ def console_run(creds: dict, home: Path) -> dict:
             tab._finish_view(index)
         app.processEvents()
 
-    async def stream_once(prompt: str) -> tuple[float, float]:
-        gaps: list[float] = []
+    async def stream_once(prompt: str) -> Run:
+        gaps: list[tuple[float, float]] = []  # (when, how long since the last tick)
         last = time.perf_counter()
 
         def tick() -> None:
             nonlocal last
             now = time.perf_counter()
-            gaps.append(now - last)
+            gaps.append((now, now - last))
             last = now
 
         timer = QTimer()
         timer.setInterval(10)
         timer.timeout.connect(tick)
+        first_shown: list[float] = []  # when the first text reached the view
+
+        def shown(_index: int, _chunk: str) -> None:
+            if not first_shown:
+                first_shown.append(time.perf_counter())
+
+        tab.service.text_flushed.connect(shown)
         timer.start()
         started = time.perf_counter()
         index = tab.service.send(prompt, [], tab.options())
@@ -98,20 +130,36 @@ def console_run(creds: dict, home: Path) -> dict:
         app.processEvents()  # the final paint of the whole answer
         elapsed = time.perf_counter() - started
         timer.stop()
-        assert tab.service.turns[index].status == "completed", tab.service.turns[index].error
-        return elapsed, max(gaps) if gaps else 0.0
+        turn = tab.service.turns[index]
+        assert turn.status == "completed", turn.error
+        tab.service.text_flushed.disconnect(shown)
+        first_token = first_shown[0] if first_shown else started
+        return Run(
+            elapsed=elapsed,
+            streaming=elapsed - (first_token - started),
+            stall=max((gap for when, gap in gaps if when > first_token), default=0.0),
+            send_stall=max((gap for when, gap in gaps if when <= first_token), default=0.0),
+        )
 
     async def main() -> None:
         await session.activate("bench")
         tab.reload_models()
-        elapsed, stall = await stream_once(PROMPT)
-        results["tab_s"], results["stall_s"] = elapsed, stall
-        per_delta = {}
-        for tokens in (1_000, 100_000):
-            prefill(tokens)
-            elapsed, _ = await stream_once("Write 5000 words")
-            per_delta[tokens] = elapsed / 5_000
-        results["per_delta"] = per_delta
+        whole = await stream_once(PROMPT)
+        results["tab_s"], results["stall_s"] = whole.elapsed, max(whole.stall, whole.send_stall)
+        samples: dict[int, list[tuple[float, float, float, float]]] = {
+            tokens: [] for tokens in HISTORY_TOKENS
+        }
+        for _ in range(ROUNDS):
+            for tokens in HISTORY_TOKENS:  # interleaved: the machine's load drifts across a run
+                prefill(tokens)
+                run = await stream_once(f"Write {STREAM_WORDS} words")
+                samples[tokens].append(
+                    (run.streaming / STREAM_WORDS, run.stall, resident_mb(), run.send_stall)
+                )
+        results["history"] = {
+            tokens: tuple(statistics.median(column) for column in zip(*rows, strict=True))
+            for tokens, rows in samples.items()
+        }
         await session.shutdown()
 
     with loop:
@@ -129,15 +177,24 @@ def main() -> None:
             process.terminate()
             process.wait()
     ratio = results["tab_s"] / bare_s
-    per_delta = results["per_delta"]
+    history = results["history"]
+    base_delta, base_stall, base_rss, _ = history[1_000]
     print(f"deltas in the stream:            {count:,}")
     print(f"bare httpx-sse consumer:         {bare_s:.2f} s")
     print(f"Playground tab, whole answer:    {results['tab_s']:.2f} s  ({ratio:.2f}x, goal 1.5x)")
     print(f"longest UI stall (10 ms timer):  {results['stall_s'] * 1000:.0f} ms  (goal < 50 ms)")
-    print(f"one delta, ~1,000 tokens before:   {per_delta[1_000] * 1e6:.0f} µs")
+    print(f"with earlier turns (medians of {ROUNDS} interleaved rounds of {STREAM_WORDS:,} deltas):")
+    goals = {100_000: "  goal 1.25x", 300_000: "  goal 1.4x"}
+    for tokens, (delta, stall, rss, _) in history.items():
+        print(
+            f"  ~{tokens:>7,} tokens before: one delta {delta * 1e6:4.0f} µs ({delta / base_delta:.2f}x)"
+            f"{goals.get(tokens, ''):12}  longest stall {stall * 1000:3.0f} ms ({stall / base_stall:.2f}x)"
+            f"  RSS after {rss:4.0f} MB ({rss / base_rss:.2f}x)"
+        )
+    print(f"longest stall streaming into ~300,000 tokens: {history[300_000][1] * 1000:.0f} ms (goal < 50 ms)")
     print(
-        f"one delta, ~100,000 tokens before: {per_delta[100_000] * 1e6:.0f} µs  "
-        f"({per_delta[100_000] / per_delta[1_000]:.2f}x, goal 1.25x)"
+        "longest stall from Send to the first token (the request carries the history): "
+        + ", ".join(f"~{tokens:,}: {row[3] * 1000:.0f} ms" for tokens, row in history.items())
     )
 
 

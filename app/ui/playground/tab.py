@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -34,6 +33,7 @@ from app.services.snippets import all_snippets
 from app.services.turns import SchemaCheck, check_schema
 
 from .dialogs import TextTabsDialog, inspector_text
+from .transcript import Transcript
 from .turn_view import TurnView
 
 EXAMPLE_SCHEMA = json.dumps(
@@ -156,17 +156,12 @@ class PlaygroundTab(QWidget):
         buttons.addWidget(self.stop_button)
         send_row.addLayout(buttons)
 
-        self.conversation = QVBoxLayout()
-        self.conversation.addStretch(1)
-        holder = QWidget()
-        holder.setLayout(self.conversation)
-        self.conversation_scroll = QScrollArea(widgetResizable=True, objectName="conversation")
-        self.conversation_scroll.setWidget(holder)
-        self.conversation_scroll.verticalScrollBar().rangeChanged.connect(self._follow)
+        self.transcript = Transcript()
+        self.transcript.setObjectName("conversation")
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.conversation_scroll, 1)
+        layout.addWidget(self.transcript, 1)
         layout.addWidget(self.instructions)
         layout.addWidget(self.params_toggle)
         layout.addWidget(self.params)
@@ -333,7 +328,7 @@ class PlaygroundTab(QWidget):
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
         self.views.append(view)
-        self.conversation.insertWidget(self.conversation.count() - 1, view)
+        self.transcript.add_turn(view)
         self.send_button.setEnabled(False)
         self.stop_button.setEnabled(True)
 
@@ -347,16 +342,10 @@ class PlaygroundTab(QWidget):
         self.stop_button.setEnabled(False)
 
     def _clear_views(self) -> None:
-        for view in self.views:
-            view.deleteLater()
+        self.transcript.clear()
         self.views = []
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
-
-    def _follow(self, _low: int, high: int) -> None:
-        bar = self.conversation_scroll.verticalScrollBar()
-        if self.service.streaming and bar.value() >= bar.maximum() - 200:
-            bar.setValue(high)
 
     def _show_totals(self) -> None:
         totals = self.service.totals()

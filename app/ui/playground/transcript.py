@@ -1,0 +1,118 @@
+"""The conversation as one scrolling page whose streaming turn grows without relaying the finished ones."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+# How close to the end (in pixels) still counts as "reading the newest text".
+FOLLOW_MARGIN = 48
+PAGE_MARGIN = 9
+
+
+def _column(parent: QWidget | None = None) -> tuple[QWidget, QVBoxLayout]:
+    widget = QWidget(parent)
+    layout = QVBoxLayout(widget)
+    layout.setContentsMargins(0, 0, 0, 0)
+    return widget, layout
+
+
+class Transcript(QScrollArea):
+    """Finished turns sit in one column and the newest turn in its own slot below it.
+
+    A growing answer then invalidates only the slot's layout: the finished column keeps its cached size,
+    so a delta costs the same with 1,000 or 300,000 tokens above it (one layout held all turns before,
+    and every height step of the answer relaid all of them). The view follows the newest text while the
+    person is at the end, and leaves them where they are once they scroll up.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        holder, page = _column()
+        page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
+        self.finished, self._finished_layout = _column(holder)
+        self.live, self._live_layout = _column(holder)
+        self.finished.installEventFilter(self)
+        page.addWidget(self.finished)
+        page.addWidget(self.live)
+        page.addStretch(1)
+        # The page's height is its height for the current width. Its minimum (every label wrapped at the
+        # narrowest width) is far taller and left blank space below the newest turn.
+        holder.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
+        self.setWidget(holder)
+        self._following = True
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._range_changed)
+        bar.valueChanged.connect(self._value_changed)
+
+    @property
+    def following(self) -> bool:
+        """Whether the view sticks to the end of the conversation as it grows."""
+        return self._following
+
+    def add_turn(self, view: QWidget) -> None:
+        """Show a new turn at the end; the one before it moves to the finished column."""
+        self._retire_live()
+        self._live_layout.addWidget(view)
+        self._following = True  # a new turn was just asked for: show it
+        self._scroll_to_end()
+
+    def clear(self) -> None:
+        for widget in self._turns(self._finished_layout) + self._turns(self._live_layout):
+            widget.hide()
+            widget.deleteLater()
+        self._following = True
+
+    @staticmethod
+    def _turns(layout: QVBoxLayout) -> list[QWidget]:
+        """Take the layout's widgets out of it. removeWidget deletes each layout item: a taken item left
+        alive keeps the widget's size cache, and its next layout never learns that it changed height."""
+        widgets: list[QWidget] = []
+        for index in range(layout.count()):
+            item = layout.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widgets.append(widget)
+        for widget in widgets:
+            layout.removeWidget(widget)
+        return widgets
+
+    def _retire_live(self) -> None:
+        for widget in self._turns(self._live_layout):
+            self._finished_layout.addWidget(widget)  # reparented: hidden until shown again
+            widget.show()
+        self._hold_finished_height()
+
+    def _hold_finished_height(self) -> None:
+        # Each step of the growing answer first lays the page out at its old height: the shortfall came out
+        # of the finished column, which was shrunk and grown back, relaying every finished turn. Its minimum
+        # is its height at this width, so the shortfall goes elsewhere.
+        width = (
+            self.finished.width() if self.finished.width() > 0 else self.viewport().width() - 2 * PAGE_MARGIN
+        )
+        layout = self._finished_layout
+        if layout.hasHeightForWidth():
+            self.finished.setMinimumHeight(max(0, layout.totalHeightForWidth(width)))
+        else:
+            self.finished.setMinimumHeight(layout.totalSizeHint().height())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # A finished turn changed height (reasoning shown), or the width changed (window, scroll bar).
+        resized = isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width()
+        if watched is self.finished and (event.type() == QEvent.Type.LayoutRequest or resized):
+            self._hold_finished_height()
+        return super().eventFilter(watched, event)
+
+    def _scroll_to_end(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _range_changed(self, _low: int, high: int) -> None:
+        if self._following:
+            self.verticalScrollBar().setValue(high)
+
+    def _value_changed(self, value: int) -> None:
+        # Only the person's scrolling changes this: while following, programmatic moves go to the end.
+        self._following = value >= self.verticalScrollBar().maximum() - FOLLOW_MARGIN
