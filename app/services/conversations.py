@@ -19,8 +19,11 @@ from .conversation_store import (
     StoredTurn,
     as_json,
     as_markdown,
+    title_from,
 )
 from .messages import MessageBus
+from .playground import PlaygroundService
+from .turns import Turn, TurnStatus
 
 log = logging.getLogger(__name__)
 FILE_NAME = "conversations.sqlite3"
@@ -104,4 +107,104 @@ class ConversationsService(QObject):
             self.bus.error(f"Could not write {path}: {error.strerror or error}.")
             return False
         self.bus.info(f"Exported “{conversation.summary.title}” to {path}.")
+        return True
+
+
+def stored_turn(turn: Turn) -> StoredTurn:
+    """What is kept of a turn: the exchange, its chain id and its figures (never an image's bytes)."""
+    figures = turn.figures
+    return StoredTurn(
+        prompt=turn.prompt,
+        answer=turn.text,
+        model=turn.model,
+        status=str(turn.status),
+        response_id=turn.response_id,
+        error=turn.error,
+        details={
+            "attachments": [attachment.label for attachment in turn.attachments],
+            "chain_on_server": turn.chain_on_server,
+            "input_tokens": figures.input_tokens,
+            "output_tokens": figures.output_tokens,
+            "time_to_first_token": figures.time_to_first_token,
+            "duration": figures.duration,
+        },
+    )
+
+
+def restored_turn(stored: StoredTurn) -> Turn:
+    """A saved turn shown again; its response id lets the next turn chain on the server from it."""
+    from app.api.wire import Response
+
+    details = stored.details
+    try:
+        status = TurnStatus(stored.status)
+    except ValueError:
+        status = TurnStatus.FAILED
+    if status in (TurnStatus.PENDING, TurnStatus.STREAMING, TurnStatus.WAITING):
+        status = TurnStatus.STOPPED  # the console quit while it streamed
+    turn = Turn(
+        prompt=stored.prompt,
+        attachments=[],
+        model=stored.model,
+        chain_on_server=bool(details.get("chain_on_server", True)),
+        text=stored.answer,
+        status=status,
+        error=stored.error,
+        response=Response(id=stored.response_id, status=str(status), model=stored.model)
+        if stored.response_id
+        else None,
+    )
+    turn.figures.input_tokens = int(details.get("input_tokens") or 0)
+    turn.figures.output_tokens = int(details.get("output_tokens") or 0)
+    turn.figures.total_tokens = turn.figures.input_tokens + turn.figures.output_tokens
+    turn.figures.time_to_first_token = details.get("time_to_first_token")
+    turn.figures.duration = details.get("duration")
+    return turn
+
+
+class ConversationKeeper(QObject):
+    """Saves the Playground's turns as they finish, and opens saved conversations in it."""
+
+    opened = Signal(str)  # the conversation now shown ("" for a new one)
+
+    def __init__(
+        self,
+        playground: PlaygroundService,
+        conversations: ConversationsService,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.playground = playground
+        self.conversations = conversations
+        self.current_id: str | None = None
+        self._restoring = False
+        playground.turn_finished.connect(self._save)
+
+    def _save(self, index: int) -> None:
+        if self._restoring or index >= len(self.playground.turns):
+            return
+        turn = self.playground.turns[index]
+        if self.current_id is None:
+            self.current_id = self.conversations.start(title_from(turn.prompt), turn.model)
+            if self.current_id is None:
+                return
+            self.opened.emit(self.current_id)
+        self.conversations.save_turn(self.current_id, index, stored_turn(turn))
+
+    def new(self) -> None:
+        self.current_id = None
+        self.playground.new_conversation()
+        self.opened.emit("")
+
+    def open(self, conversation_id: str) -> bool:
+        conversation = self.conversations.load(conversation_id)
+        if conversation is None:
+            return False
+        self.current_id = conversation_id
+        self._restoring = True  # shown again, not saved again
+        try:
+            self.playground.restore([restored_turn(turn) for turn in conversation.turns])
+        finally:
+            self._restoring = False
+        self.opened.emit(conversation_id)
         return True

@@ -120,6 +120,16 @@ class PlaygroundService(QObject):
             self.turn_finished.emit(i)
         return self.send(prompt, attachments, options)
 
+    def restore(self, turns: list[Turn]) -> None:
+        """Show a saved conversation: its turns replace the current ones, finished as they were."""
+        self.stop()
+        self.turns[:] = turns
+        self.conversation_reset.emit()
+        for index in range(len(self.turns)):
+            self.turn_added.emit(index)
+            self.turn_finished.emit(index)
+        self.totals_changed.emit()
+
     def new_conversation(self) -> None:
         self.stop()
         self.turns.clear()

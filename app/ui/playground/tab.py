@@ -21,17 +21,20 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.services.conversations import ConversationKeeper, ConversationsService
 from app.services.images import ImageProblem, prepare_file, prepare_qimage, prepare_url
 from app.services.playground import Attachment, PlaygroundService, RequestOptions
 from app.services.session import ConsoleSession
 from app.services.snippets import all_snippets
 from app.services.turns import SchemaCheck, check_schema
 
+from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
 from .transcript import Transcript
 from .turn_view import TurnView
@@ -66,10 +69,17 @@ class PlaygroundTab(QWidget):
     allow_ip_requested = Signal(str)
     settings_requested = Signal()
 
-    def __init__(self, session: ConsoleSession, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        session: ConsoleSession,
+        parent: QWidget | None = None,
+        conversations: ConversationsService | None = None,
+    ) -> None:
         super().__init__(parent)
         self.session = session
         self.service = PlaygroundService(session, self)
+        self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
+        self.keeper = ConversationKeeper(self.service, self.conversations, self)
         self.attachments: list[Attachment] = []
         self.max_image_side = 2048
         self.views: list[TurnView] = []
@@ -96,7 +106,7 @@ class PlaygroundTab(QWidget):
             "On: send previous_response_id. Off: send the whole history as a message array."
         )
         new = QPushButton("New conversation", objectName="new_conversation")
-        new.clicked.connect(self.service.new_conversation)
+        new.clicked.connect(self.keeper.new)
         code = QPushButton("Get code", objectName="get_code")
         code.clicked.connect(self.show_code)
         self.totals = QLabel(objectName="totals")
@@ -159,7 +169,21 @@ class PlaygroundTab(QWidget):
         self.transcript = Transcript()
         self.transcript.setObjectName("conversation")
 
-        layout = QVBoxLayout(self)
+        # Saved conversations on the left, in a splitter a person can narrow or close at 800 px.
+        self.sidebar = ConversationSidebar(self.conversations)
+        self.sidebar.open_requested.connect(self.keeper.open)
+        self.sidebar.new_requested.connect(self.keeper.new)
+        self.keeper.opened.connect(lambda conversation_id: self.sidebar.mark_current(conversation_id or None))
+        main = QWidget()
+        splitter = QSplitter(objectName="playground_splitter")
+        splitter.addWidget(self.sidebar)
+        splitter.addWidget(main)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([200, 900])
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(splitter)
+        layout = QVBoxLayout(main)
         layout.addLayout(top)
         layout.addWidget(self.transcript, 1)
         layout.addWidget(self.instructions)

@@ -1,0 +1,80 @@
+"""Conversations last: saved as they happen, listed in the sidebar, reopened with their chain ids after a
+restart, and a new turn in a reopened conversation chains on the server from the saved answer."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from tests.gui.test_playground import send, wait_done
+
+
+def open_console(qtbot, home: Path):
+    from app.bootstrap import Paths, make_session
+    from app.ui.main_window import MainWindow
+
+    session = make_session(Paths.under(home), interactive=False)
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.show()
+    window.ensure_tabs()
+    session.tasks.start("startup", session.activate())
+    qtbot.waitUntil(lambda: session.state == "ok", timeout=10000)
+    return window
+
+
+def close_console(qtbot, window) -> None:
+    window.playground.conversations.close()
+    closing = asyncio.ensure_future(window.session.shutdown())
+    qtbot.waitUntil(closing.done, timeout=10000)
+
+
+def click_row(qtbot, sidebar, row: int) -> None:
+    rect = sidebar.list.visualRect(sidebar.model.index(row))
+    qtbot.mouseClick(sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_a_conversation_is_saved_and_reopened_after_a_restart(qloop, qtbot, tmp_path: Path) -> None:
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    send(qtbot, tab, "Tell me about tea")
+    wait_done(qtbot, tab)
+    send(qtbot, tab, "And coffee?")
+    wait_done(qtbot, tab, 2)
+    first_id = tab.service.turns[1].response_id
+    assert first_id
+    qtbot.waitUntil(lambda: [s.title for s in tab.sidebar.model.summaries] == ["Tell me about tea"])
+    close_console(qtbot, window)
+
+    again = open_console(qtbot, tmp_path)
+    tab = again.playground
+    assert [s.title for s in tab.sidebar.model.summaries] == ["Tell me about tea"]
+    assert tab.service.turns == []
+    click_row(qtbot, tab.sidebar, 0)
+    qtbot.waitUntil(lambda: len(tab.views) == 2)
+    assert [turn.prompt for turn in tab.service.turns] == ["Tell me about tea", "And coffee?"]
+    assert tab.service.turns[1].text and tab.service.turns[1].response_id == first_id
+    send(qtbot, tab, "Which has more caffeine?")  # chained on the server from the saved answer
+    wait_done(qtbot, tab, 3)
+    third = tab.service.turns[2]
+    assert third.status == "completed", third.error
+    assert third.request_body.get("previous_response_id") == first_id
+    qtbot.waitUntil(lambda: tab.sidebar.model.summaries[0].turn_count == 3)
+    close_console(qtbot, again)
+
+
+def test_new_conversation_starts_empty_and_search_finds_old_ones(qloop, qtbot, tmp_path: Path) -> None:
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    send(qtbot, tab, "Plan the office network")
+    wait_done(qtbot, tab)
+    qtbot.mouseClick(tab.sidebar.new_button, Qt.MouseButton.LeftButton)
+    assert tab.service.turns == [] and tab.sidebar.current_id is None
+    send(qtbot, tab, "Write a haiku")
+    wait_done(qtbot, tab)
+    qtbot.waitUntil(lambda: len(tab.sidebar.model.summaries) == 2)
+    qtbot.keyClicks(tab.sidebar.search, "office")
+    assert [s.title for s in tab.sidebar.model.summaries] == ["Plan the office network"]
+    close_console(qtbot, window)
