@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import httpx
 
 from .errors import InvalidResponse
 from .resources import Allowlists, Responses
 from .transport import ConnectionSettings, Transport
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    id: str
+    owned_by: str
 
 
 class ServiceClient:
@@ -18,11 +26,19 @@ class ServiceClient:
         self.allowlists = Allowlists(self.transport, org_id)
 
     async def models(self) -> list[str]:
+        return [model.id for model in await self.model_list()]
+
+    async def model_list(self) -> list[ModelInfo]:
+        """The models with who serves them (`owned_by`: the local sandbox names the weights file there)."""
         body, _ = await self.transport.request("GET", "/models")
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
             raise InvalidResponse("The server's model list is not a list ({'data': [...]} was expected).")
-        return [str(item["id"]) for item in data if isinstance(item, dict) and "id" in item]
+        return [
+            ModelInfo(str(item["id"]), str(item.get("owned_by") or ""))
+            for item in data
+            if isinstance(item, dict) and "id" in item
+        ]
 
     async def aclose(self) -> None:
         await self.transport.aclose()

@@ -24,6 +24,27 @@ class SandboxKeys:
     admin_key: str
 
 
+@dataclass(frozen=True)
+class EngineChoice:
+    """Which engine answers in the embedded sandbox: the simulated model, or GGUF weights run locally."""
+
+    engine: str = "simulated"  # "simulated" | "local"
+    model_file: str = ""  # local: a GGUF file; "" = the `local` extra's Gemma 3 270M
+
+
+@dataclass(frozen=True)
+class EngineStatus:
+    state: str  # "simulated", "waiting", "loading", "ready", "failed"
+    text: str  # for the status bar: the engine, the weights file and its size, what is happening
+
+    @property
+    def settled(self) -> bool:
+        return self.state in ("simulated", "ready", "failed")
+
+
+SIMULATED = EngineStatus("simulated", "Sandbox: the simulated model (offline, deterministic)")
+
+
 class EmbeddedSandbox:
     """The sandbox keeps one port across launches (so copied snippets keep working): the port chosen on
     first start is remembered through `remember_port`, and only a port taken by another program moves it."""
@@ -40,7 +61,31 @@ class EmbeddedSandbox:
         self.port = port
         self.remember_port = remember_port or (lambda _port: None)
         self.moved_from: int | None = None  # the remembered port, when another program held it
+        self.engine = EngineChoice()
         self.server: SandboxServer | None = None
+
+    def use_engine(self, choice: EngineChoice) -> None:
+        """A different engine restarts the sandbox (on the same port, with the same store) at its next use."""
+        if choice != self.engine:
+            self.engine = choice
+            self.stop()
+
+    def engine_status(self) -> EngineStatus:
+        """What answers, for the status bar: read from the running engine, never guessed."""
+        engine = self.server.state.engine if self.server is not None else None
+        status = getattr(engine, "status", None)
+        if engine is None or status is None:
+            return SIMULATED
+        first = self.server.config.models[0] if self.server is not None else ""
+        current = status(first)
+        state = current.state.value
+        size = f"{current.size_bytes / 1_000_000:,.0f} MB" if current.size_bytes else "size unknown"
+        described = f"{current.file_name} ({size})"
+        if state == "ready":
+            return EngineStatus(state, f"Sandbox: local model {described}")
+        if state == "failed":
+            return EngineStatus(state, f"Sandbox: the local model cannot run: {current.error}")
+        return EngineStatus(state, f"Sandbox: loading the local model {described}…")
 
     def start(self) -> SandboxServer:
         if self.server is None:
@@ -49,6 +94,8 @@ class EmbeddedSandbox:
             config = SandboxConfig(
                 data_dir=self.data_dir,
                 brand=self.brand,
+                engine=self.engine.engine,
+                model_file=Path(self.engine.model_file).expanduser() if self.engine.model_file else None,
                 # Trust loopback as a proxy, so the profile's simulated source IP (X-Forwarded-For) counts.
                 trusted_proxies=[ipaddress.ip_network("127.0.0.1/32"), ipaddress.ip_network("::1/128")],
             )

@@ -22,6 +22,8 @@ class Profile:
     brand: str = "service"
     models: list[str] = field(default_factory=list)
     simulated_ip: str = ""  # sandbox only: sent as X-Forwarded-For, which the embedded sandbox trusts
+    engine: str = "simulated"  # sandbox only: "simulated", or "local" (GGUF weights through llama-cpp-python)
+    model_file: str = ""  # sandbox only, local engine: a GGUF file ("" = the `local` extra's Gemma 3 270M)
     ca_bundle: str = ""
     client_cert: str = ""
     client_key: str = ""

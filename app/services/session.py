@@ -8,12 +8,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
 from app.secrets import KeychainUnavailable, SecretStore
 
-from .embedded import EmbeddedSandbox
+from .embedded import EmbeddedSandbox, EngineChoice
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ServiceClient
@@ -40,6 +40,8 @@ class ConnectionState(StrEnum):
 class ConsoleSession(QObject):
     client_changed = Signal()
     connection_changed = Signal(str, str)  # state, a sentence saying why
+    engine_changed = Signal(str)  # the sandbox's engine, as the status bar says it ("" for other profiles)
+    models_changed = Signal()  # `model_details` was read again from the server
 
     def __init__(
         self,
@@ -69,6 +71,8 @@ class ConsoleSession(QObject):
         self.profile: Profile | None = None
         self.state: ConnectionState = ConnectionState.CHECKING
         self.detail = ""
+        self.model_details: dict[str, str] = {}  # model name -> what serves it (the server's `owned_by`)
+        self._engine_poll: QTimer | None = None
 
     # -- profiles and clients ---------------------------------------------------------------------
 
@@ -88,6 +92,7 @@ class ConsoleSession(QObject):
     def _prepare_sandbox(self, profile: Profile) -> Profile:
         """The embedded sandbox's keys need no keychain and no question: the console owns its store and
         mints new keys whenever the ones it kept are gone (or were kept for a past session only)."""
+        self.sandbox.use_engine(EngineChoice(profile.engine or "simulated", profile.model_file))
         keys = self.sandbox.first_start_keys()
         kept = [self.secrets.get(profile.id, name) for name in ("api_key", "admin_key")]
         if keys is None and not all(key and self.sandbox.knows(key) for key in kept):
@@ -146,8 +151,47 @@ class ConsoleSession(QObject):
         except ApiError as error:
             self._set_state(ConnectionState.ERROR, str(error))
         self.client_changed.emit()
+        self._watch_engine(profile)
         if self.client is not None:
             await self.check_connection()
+
+    def _watch_engine(self, profile: Profile) -> None:
+        """Say which engine answers; while local weights load, say so until they are ready or failed."""
+        if self._engine_poll is not None:
+            self._engine_poll.stop()
+            self._engine_poll = None
+        if not profile.is_sandbox:
+            self.engine_changed.emit("")
+            return
+        status = self.sandbox.engine_status()
+        self.engine_changed.emit(status.text)
+        if status.settled:
+            return
+        poll = self._engine_poll = QTimer(self)
+        poll.setInterval(250)
+
+        def check() -> None:
+            current = self.sandbox.engine_status()
+            self.engine_changed.emit(current.text)
+            if current.settled:
+                poll.stop()
+                if current.state == "failed":
+                    self.bus.error(current.text)
+                self.tasks.start("session.models", self._read_models())
+
+        poll.timeout.connect(check)
+        poll.start()
+
+    async def _read_models(self) -> None:
+        client = self.client
+        if client is None:
+            return
+        try:
+            listed = await client.model_list()
+        except ApiError:
+            return  # the connection check says why
+        self.model_details = {model.id: model.owned_by for model in listed}
+        self.models_changed.emit()
 
     def set_simulated_ip(self, ip: str) -> None:
         """Sandbox profiles only: play another source address from the next request on."""
@@ -180,7 +224,9 @@ class ConsoleSession(QObject):
             return self.state
         try:
             if client.transport.settings.api_key:
-                await client.models()
+                listed = await client.model_list()
+                self.model_details = {model.id: model.owned_by for model in listed}
+                self.models_changed.emit()
             else:
                 await client.allowlists.get()
             self._set_state(ConnectionState.OK, f"Connected to {client.transport.base_url}.")
@@ -224,6 +270,8 @@ class ConsoleSession(QObject):
             await client.aclose()
 
     async def shutdown(self) -> None:
+        if self._engine_poll is not None:
+            self._engine_poll.stop()
         await self.tasks.cancel_all()
         if self.client is not None:
             await self.client.aclose()

@@ -86,6 +86,10 @@ class MainWindow(QMainWindow):
         session.profiles.changed.connect(self._fill_profiles)
         self._fill_profiles()
         self.statusBar().showMessage("Starting…")
+        # Which engine answers in the sandbox (and a local model's loading), beside the passing messages.
+        self.engine_label = QLabel(objectName="engine_label")
+        self.statusBar().addPermanentWidget(self.engine_label)
+        session.engine_changed.connect(self.engine_label.setText)
 
     def ensure_tabs(self) -> None:
         """Build the Playground and Security tabs (once). The app calls this right after the first frame."""

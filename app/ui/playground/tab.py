@@ -100,6 +100,8 @@ class PlaygroundTab(QWidget):
         top = QHBoxLayout()
         self.model = QComboBox(objectName="model")
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.model.currentTextChanged.connect(lambda _name: self._show_what_serves_each_model())
+        self.session.models_changed.connect(self._show_what_serves_each_model)
         self.web_search = QCheckBox("Web search", objectName="web_search")
         self.chain = QCheckBox("Chain on server", objectName="chain", checked=True)
         self.chain.setToolTip(
@@ -223,6 +225,17 @@ class PlaygroundTab(QWidget):
             self.model.addItems(profile.model_names)
             if current in profile.model_names:
                 self.model.setCurrentText(current)
+            self._show_what_serves_each_model()
+
+    def _show_what_serves_each_model(self) -> None:
+        """Each name's real model (the server's `owned_by`: the local sandbox names the weights file)."""
+        details = self.session.model_details
+        for row in range(self.model.count()):
+            name = self.model.itemText(row)
+            behind = details.get(name, "")
+            self.model.setItemData(row, f"{name}: {behind}" if behind else name, Qt.ItemDataRole.ToolTipRole)
+        current = self.model.currentText()
+        self.model.setToolTip(f"{current}: {details[current]}" if details.get(current) else "")
 
     # -- schema -----------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -46,7 +47,12 @@ FILE_FIELDS = {
     "ca_bundle": ("Choose a CA bundle", "Certificates (*.pem *.crt *.cer);;All files (*)"),
     "client_cert": ("Choose the client certificate", "Certificates (*.pem *.crt *.cer);;All files (*)"),
     "client_key": ("Choose the client key", "Keys (*.pem *.key);;All files (*)"),
+    "model_file": ("Choose GGUF weights", "GGUF weights (*.gguf);;All files (*)"),
 }
+ENGINES = (
+    ("Simulated model (offline, deterministic)", "simulated"),
+    ("Local model: GGUF weights run by llama.cpp", "local"),
+)
 
 
 class ProfilesDialog(QDialog):
@@ -76,6 +82,20 @@ class ProfilesDialog(QDialog):
                 form.addRow(label, self._with_browse(name))
             else:
                 form.addRow(label, self.fields[name])
+        # The embedded sandbox's engine (the Local sandbox profile only).
+        self.engine = QComboBox(objectName="engine")
+        for label, value in ENGINES:
+            self.engine.addItem(label, value)
+        self.fields["model_file"] = QLineEdit(
+            objectName="model_file", placeholderText="empty: Gemma 3 270M from the `local` extra"
+        )
+        self.engine_status = QLabel(objectName="engine_status")
+        self.engine_status.setWordWrap(True)
+        self.engine_rows = [self.engine, self._with_browse("model_file"), self.engine_status]
+        form.addRow("Sandbox engine", self.engine_rows[0])
+        form.addRow("Model file", self.engine_rows[1])
+        form.addRow("", self.engine_rows[2])
+        self.form = form
         self.copy_buttons: dict[str, QToolButton] = {}
         for name, label in SECRET_FIELDS:
             edit = QLineEdit(objectName=name)
@@ -189,6 +209,11 @@ class ProfilesDialog(QDialog):
             self.fields[name].setReadOnly(sandbox)
         if sandbox:
             self.fields["base_url"].setText("(the embedded local sandbox)")
+        for row in self.engine_rows:
+            self.form.setRowVisible(row, sandbox)
+        self.engine.setCurrentIndex(max(0, self.engine.findData(profile.engine or "simulated")))
+        self.fields["model_file"].setText(profile.model_file)
+        self.engine_status.setText(self.session.sandbox.engine_status().text if sandbox else "")
         sources = []
         for name, label in SECRET_FIELDS:
             env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
@@ -228,6 +253,9 @@ class ProfilesDialog(QDialog):
                 profile.models = [m.strip() for m in text.split(",") if m.strip()]
             else:
                 setattr(profile, name, text)
+        if profile.is_sandbox:
+            profile.engine = str(self.engine.currentData())
+            profile.model_file = self.fields["model_file"].text().strip()
         return profile
 
     def save(self) -> bool:
@@ -237,7 +265,7 @@ class ProfilesDialog(QDialog):
         if not profile.name:
             self.result_label.setText("✗ A profile needs a name.")
             return False
-        for path_field in ("ca_bundle", "client_cert", "client_key"):
+        for path_field in ("ca_bundle", "client_cert", "client_key", "model_file"):
             value = getattr(profile, path_field)
             if value and not Path(value).expanduser().is_file():
                 self.result_label.setText(f"✗ {value} is not a file.")
