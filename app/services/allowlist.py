@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -13,7 +16,28 @@ from app.netrules.transfer import PlannedLine
 from .history import ChangeHistory
 from .session import ConsoleSession
 
+if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
+    from app.api.admin import Allowlist, Entry, Project
+
 REFRESH_INTERVAL_MS = 60_000
+
+
+class GuardedChange(StrEnum):
+    """A change the service stopped because it would lock the caller out; it can be forced."""
+
+    ENABLE = "enable"
+    REMOVE = "remove"
+
+
+_GUARDED = {change.value for change in GuardedChange}
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether the Security tab can work with the current profile, and if not, what it needs."""
+
+    ok: bool
+    reason: str = ""
 
 
 class StaleList(Exception):
@@ -27,9 +51,7 @@ class PartialImport(Exception):
 class AllowlistService(QObject):
     loaded = Signal()
     failed = Signal(str)
-    guard = Signal(
-        str, str
-    )  # action ("enable", "remove"), the service's explanation: needs a typed confirmation
+    guard = Signal(str, str)  # a GuardedChange, the service's explanation: needs a typed confirmation
     changed_elsewhere = Signal(str)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 
@@ -40,31 +62,38 @@ class AllowlistService(QObject):
         self.session = session
         self.history = history or ChangeHistory(session.data_dir / "allowlist-history.jsonl", self)
         self.project_id: str | None = None
-        self.data: dict[str, Any] | None = None
-        self.org_data: dict[str, Any] | None = None
-        self.projects: list[dict[str, Any]] = []
-        self._indexes: list[tuple[list[dict[str, Any]], EntryIndex]] = []  # the last two lists indexed
+        self.data: Allowlist | None = None
+        self.org_data: Allowlist | None = None
+        self.projects: tuple[Project, ...] = ()
+        self._indexes: list[tuple[tuple[Entry, ...], EntryIndex]] = []  # the last two lists indexed
         # Refreshes every so often while someone looks at the list: the tab starts and stops it.
         self.periodic = QTimer(self)
         self.periodic.setInterval(REFRESH_INTERVAL_MS)
         self.periodic.timeout.connect(self.refresh)
 
     @property
-    def available(self) -> tuple[bool, str]:
+    def available(self) -> Availability:
         client, profile = self.session.client, self.session.profile
         if client is None or profile is None:
-            return False, "No connection."
-        if not client.transport.settings.admin_key:
-            return False, (
+            return Availability(False, "No connection.")
+        if not client.has_key("admin"):
+            return Availability(
+                False,
                 f"The Security tab needs an admin key. Add it in File > Profiles for “{profile.name}”, "
-                f"or set ${profile.admin_key_env}."
+                f"or set ${profile.admin_key_env}.",
             )
         if not profile.org_id:
-            return False, f"Set the organization id of “{profile.name}” in File > Profiles."
-        return True, ""
+            return Availability(False, f"Set the organization id of “{profile.name}” in File > Profiles.")
+        return Availability(True)
+
+    def reset(self) -> None:
+        """Forget the lists of the profile before (the session's client changed)."""
+        self.projects = ()
+        self.project_id = None
+        self.data = self.org_data = None
 
     def refresh(self) -> None:
-        if self.available[0]:
+        if self.available.ok:
             self.session.tasks.start("allowlist.refresh", self._load())
 
     async def _load(self) -> None:
@@ -79,13 +108,22 @@ class AllowlistService(QObject):
         except ApiError as error:
             self.failed.emit(str(error))
 
-    def entry_index(self, data: dict[str, Any] | None) -> EntryIndex:
+    @property
+    def source_ip(self) -> str | None:
+        """The address the service saw this console at, on the last read."""
+        return self.data.source_ip if self.data is not None else None
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return self.data.entries if self.data is not None else ()
+
+    def entry_index(self, data: Allowlist | None) -> EntryIndex:
         """The index of a list as loaded (`data` or `org_data`): built on first use, once per load."""
-        entries = (data or {}).get("entries", [])
+        entries: tuple[Entry, ...] = data.entries if data is not None else ()
         for held, index in self._indexes:
             if held is entries:
                 return index
-        index = EntryIndex.of_entries(entries)
+        index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
         self._indexes = [(entries, index), *self._indexes[:1]]
         return index
 
@@ -96,7 +134,7 @@ class AllowlistService(QObject):
     def label_for(self, project_id: str | None) -> str:
         if project_id is None:
             return "Organization"
-        name = next((p.get("name") for p in self.projects if p.get("id") == project_id), None)
+        name = next((p.label for p in self.projects if p.id == project_id), None)
         return f"Project: {name or project_id}"
 
     def record(self, action: str, what: str, result: str = "ok") -> None:
@@ -108,14 +146,17 @@ class AllowlistService(QObject):
         self.data = None
         self.refresh()
 
-    async def _fresh(self) -> dict[str, Any]:
+    async def _fresh(self) -> Allowlist:
         """Read the list again; raise StaleList if someone else changed it since it was shown."""
         client = self.session.client
         assert client is not None
         current = await client.allowlists.get(self.project_id)
-        shown = self.data or {}
-        ids = lambda data: {(e["id"], e["cidr"]) for e in data.get("entries", [])}  # noqa: E731
-        if ids(current) != ids(shown) or current.get("enabled") != shown.get("enabled"):
+        shown = self.data
+
+        def ids(data: Allowlist | None) -> set[tuple[str, str]]:
+            return {(e.id, e.cidr) for e in data.entries} if data is not None else set()
+
+        if shown is None or ids(current) != ids(shown) or current.enabled != shown.enabled:
             self.data = current
             if self.project_id is None:
                 self.org_data = current
@@ -126,7 +167,7 @@ class AllowlistService(QObject):
             )
         return current
 
-    def run(self, name: str, coroutine: Any, what: str) -> None:
+    def run(self, name: str, coroutine: Coroutine[Any, Any, None], what: str) -> None:
         """Run one change; its outcome goes to the history (`what` says what it was) and to the signals."""
 
         async def wrapped() -> None:
@@ -137,9 +178,9 @@ class AllowlistService(QObject):
                 self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
             except Conflict as conflict:
-                if conflict.code == "would_block_caller":
+                if conflict.code == "would_block_caller" and name in _GUARDED:
                     self.record(name, what, "stopped: it would have blocked your own IP")
-                    self.guard.emit(name, conflict.message)
+                    self.guard.emit(GuardedChange(name), conflict.message)
                 else:
                     self.record(name, what, conflict.message)
                     self.failed.emit(conflict.message)
@@ -189,8 +230,8 @@ class AllowlistService(QObject):
         )
 
     def _cidr_of(self, entry_id: str) -> str:
-        entries = (self.data or {}).get("entries", [])
-        return next((e["cidr"] for e in entries if e["id"] == entry_id), entry_id)
+        entry = self.data.entry(entry_id) if self.data is not None else None
+        return entry.cidr if entry is not None else entry_id
 
     # -- import -----------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import os
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -23,6 +23,10 @@ from app.netrules import EntryError, canonical, parse_address, parse_entry
 
 from .history import ChangeHistory
 from .session import ConsoleSession
+
+if TYPE_CHECKING:
+    from app.api.admin import Entry
+    from app.api.client import ServiceClient
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +143,7 @@ class RotationService(QObject):
     # -- steps ------------------------------------------------------------------------------------
 
     def start(
-        self, project_id: str | None, scope_label: str, old: dict[str, Any], new_text: str, description: str
+        self, project_id: str | None, scope_label: str, old: Entry, new_text: str, description: str
     ) -> RotationPlan:
         """Validate and save the plan, then add the new entry. Raises RotationError for a bad plan."""
         profile = self.session.profile
@@ -152,16 +156,16 @@ class RotationService(QObject):
             new_cidr = canonical(parse_entry(new_text))
         except EntryError as error:
             raise RotationError(error.message) from None
-        if new_cidr == old["cidr"]:
+        if new_cidr == old.cidr:
             raise RotationError("The new entry is the same as the old one.")
         plan = RotationPlan(
             profile.id,
             project_id,
             scope_label,
-            old["id"],
-            old["cidr"],
+            old.id,
+            old.cidr,
             new_cidr,
-            description or old.get("description", ""),
+            description or old.description,
             started_at=_now(),
         )
         self.store.save(plan)
@@ -197,7 +201,7 @@ class RotationService(QObject):
 
     # -- the work ---------------------------------------------------------------------------------
 
-    def _client(self) -> Any:
+    def _client(self) -> ServiceClient:
         client = self.session.client
         if client is None:
             raise RotationError("No connection.")
@@ -207,13 +211,13 @@ class RotationService(QObject):
         plan = self._require(Step.PLANNED)
         client = self._client()
         current = await client.allowlists.get(plan.project_id)
-        existing = next((e for e in current.get("entries", []) if e["cidr"] == plan.new_cidr), None)
+        existing = current.with_cidr(plan.new_cidr)
         if existing is None:
             existing = await client.allowlists.add(plan.new_cidr, plan.description, plan.project_id)
             what = f"added the new entry {plan.new_cidr}"
         else:
-            what = f"the new entry {plan.new_cidr} was already on the list ({existing['id']})"
-        plan.new_id, plan.step = existing["id"], Step.ADDED
+            what = f"the new entry {plan.new_cidr} was already on the list ({existing.id})"
+        plan.new_id, plan.step = existing.id, Step.ADDED
         plan.last_probe = ""
         self.store.save(plan)
         self._record(plan, what)
@@ -230,12 +234,11 @@ class RotationService(QObject):
                 "which the organization's list does not admit.",
             )
             return
-        entries = current.get("entries", [])
-        if not any(e["id"] == plan.new_id or e["cidr"] == plan.new_cidr for e in entries):
+        if not any(e.id == plan.new_id or e.cidr == plan.new_cidr for e in current.entries):
             plan.step, plan.new_id = Step.PLANNED, None
             self._probe_failed(plan, f"The new entry {plan.new_cidr} is no longer on the list: add it again.")
             return
-        seen = current.get("source_ip")
+        seen = current.source_ip
         if not plan.admits(seen):
             self._probe_failed(
                 plan,
@@ -245,7 +248,7 @@ class RotationService(QObject):
             )
             return
         profile = self.session.profile
-        through_api = bool(client.transport.settings.api_key) and (
+        through_api = client.has_key("api") and (
             plan.project_id is None or (profile is not None and plan.project_id == profile.project_id)
         )
         if through_api:
@@ -270,7 +273,7 @@ class RotationService(QObject):
         plan = self._require(Step.CONFIRMED)
         client = self._client()
         current = await client.allowlists.get(plan.project_id)
-        seen = current.get("source_ip")
+        seen = current.source_ip
         if not plan.admits(seen):
             plan.step = Step.ADDED
             self._probe_failed(
@@ -279,7 +282,7 @@ class RotationService(QObject):
                 "probe again from the new address before the old entry goes.",
             )
             return
-        if any(e["id"] == plan.old_id for e in current.get("entries", [])):
+        if current.entry(plan.old_id) is not None:
             await client.allowlists.remove(plan.old_id, plan.project_id)
             what = f"removed the old entry {plan.old_cidr}"
         else:

@@ -10,9 +10,9 @@ def add(qtbot, tab, cidr: str, description: str = "") -> None:
     tab.cidr.clear()
     qtbot.keyClicks(tab.cidr, cidr)
     qtbot.keyClicks(tab.description, description)
-    count = len(tab.service.data["entries"])
+    count = len(tab.service.entries)
     qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: len(tab.service.data["entries"]) == count + 1)
+    qtbot.waitUntil(lambda: len(tab.service.entries) == count + 1)
 
 
 def typed(monkeypatch, word: str | None) -> list[str]:
@@ -32,7 +32,7 @@ def test_shows_your_ip_and_adds_it(qtbot, tab) -> None:
     assert tab.cidr.text() == "198.51.100.7" and tab.add_button.isEnabled()
     qtbot.keyClicks(tab.description, "office")
     qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: len(tab.service.data["entries"]) == 1)
+    qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
     assert tab.model.rowCount() == 1
     assert tab.model.data(tab.model.index(0, 0)) == "198.51.100.7/32"
     assert tab.model.data(tab.model.index(0, 4)) == "✓ you"
@@ -63,11 +63,11 @@ def test_whole_space_needs_a_typed_confirmation(qtbot, tab, monkeypatch) -> None
     typed(monkeypatch, "no")
     qtbot.keyClicks(tab.cidr, "0.0.0.0/0")
     qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
-    assert tab.service.data["entries"] == []
+    assert tab.service.entries == ()
     assert tab.cidr.text() == "0.0.0.0/0"  # refused: nothing sent, nothing lost
     typed(monkeypatch, "ALLOW ALL")
     qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: len(tab.service.data["entries"]) == 1)
+    qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
 
 
 def click_switch(qtbot, tab) -> None:
@@ -81,21 +81,21 @@ def test_switching_on_without_cover_is_stopped_then_typed(qtbot, tab, monkeypatc
     assert asked and "locked out" in asked[0] and not tab.switch.isChecked()
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
     assert tab.switch.isChecked()
 
 
 def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, monkeypatch) -> None:
     add(qtbot, tab, "198.51.100.0/24", "mine")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
     tab.table.selectRow(0)
     monkeypatch.setattr(
         "PySide6.QtWidgets.QMessageBox.question", lambda *a, **k: QMessageBox.StandardButton.Yes
     )
     typed(monkeypatch, None)
     qtbot.mouseClick(tab.findChild(QPushButton, "remove"), Qt.MouseButton.LeftButton)
-    assert len(tab.service.data["entries"]) == 1
+    assert len(tab.service.entries) == 1
     typed(monkeypatch, "LOCK ME OUT")
     qtbot.mouseClick(tab.findChild(QPushButton, "remove"), Qt.MouseButton.LeftButton)
     store = tab.session.sandbox.server.store
@@ -107,7 +107,7 @@ def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, m
 def test_check_an_ip_names_the_entry_or_the_nearest(qtbot, tab) -> None:
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
     qtbot.keyClicks(tab.check_input, "198.51.100.9")
     assert "allowed by 198.51.100.0/24" in tab.check_result.text() and "ALLOWED" in tab.check_result.text()
     tab.check_input.clear()
@@ -120,10 +120,10 @@ def test_check_an_ip_names_the_entry_or_the_nearest(qtbot, tab) -> None:
 def test_project_scope_shows_the_effective_rule(qtbot, tab) -> None:
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
     tab.scope.setCurrentIndex(1)
     tab.scope.activated.emit(1)
-    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.get("scope") == "project")
+    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
     add(qtbot, tab, "203.0.113.0/24")
     assert "AND" in tab.rule.text() and "never admits: 203.0.113.0/24" in tab.rule.text()
 
@@ -155,7 +155,7 @@ def test_a_change_made_elsewhere_is_shown_not_overwritten(qtbot, tab, monkeypatc
     qtbot.keyClicks(tab.cidr, "203.0.113.0/24")
     qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(notices))
-    cidrs = [e["cidr"] for e in tab.service.data["entries"]]
+    cidrs = [e.cidr for e in tab.service.entries]
     assert "changed elsewhere" in notices[0] and "192.0.2.0/24" in cidrs and "203.0.113.0/24" not in cidrs
 
 

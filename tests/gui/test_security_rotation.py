@@ -22,11 +22,11 @@ def tab(console, qtbot):
     play(qtbot, console, "198.51.100.7")
     security = console.security
     qtbot.waitUntil(
-        lambda: security.service.data is not None and security.service.data.get("source_ip") == "198.51.100.7"
+        lambda: security.service.data is not None and security.service.data.source_ip == "198.51.100.7"
     )
     add(qtbot, security, OLD, "old office")
     click_switch(qtbot, security)
-    qtbot.waitUntil(lambda: security.service.data["enabled"] is True)
+    qtbot.waitUntil(lambda: security.service.data.enabled is True)
     return security
 
 
@@ -54,7 +54,7 @@ def start_rotation(qtbot, tab):
     tab.table.selectRow(0)
     qtbot.mouseClick(tab.findChild(QPushButton, "rotate"), Qt.MouseButton.LeftButton)
     dialog = tab.dialogs["rotation"]
-    assert dialog.old.currentData()["cidr"] == OLD
+    assert dialog.old.currentData().cidr == OLD
     qtbot.keyClicks(dialog.new, "203.0.113.5/24")
     assert "host bits" in dialog.new_verdict.text() and not dialog.start_button.isEnabled()
     dialog.new.clear()

@@ -14,6 +14,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QTableView
 
+from app.api.admin import Entry
 from app.models.entries import EntriesModel
 from app.netrules import covering, nearest, relate
 from app.netrules.index import EntryIndex
@@ -57,7 +58,8 @@ def main() -> None:
     view.verticalHeader().setVisible(False)  # as in the Security tab
     view.resize(1000, 700)
     view.show()
-    load = timed(lambda: model.set_entries(data, ipaddress.ip_address("198.51.100.7")))
+    typed = [Entry.model_validate(entry) for entry in data]
+    load = timed(lambda: model.set_entries(typed, ipaddress.ip_address("198.51.100.7")))
     sort = timed(lambda: view.sortByColumn(0, Qt.SortOrder.AscendingOrder))
     keystrokes = []
     for text in ("s", "si", "sit", "site", "site ", "site 4", "site 42"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,6 +22,9 @@ from PySide6.QtWidgets import (
 from app.netrules import EntryError, parse_entry
 from app.services.rotation import RotationError, RotationService, Step
 
+if TYPE_CHECKING:
+    from app.api.admin import Entry
+
 STEPS = (
     (Step.PLANNED, "Add the new entry"),
     (Step.ADDED, "Confirm that requests succeed from the new IP"),
@@ -38,9 +41,9 @@ class RotationDialog(QDialog):
     def __init__(
         self,
         service: RotationService,
-        entries: list[dict[str, Any]],
+        entries: list[Entry],
         scope: tuple[str | None, str],
-        selected: dict[str, Any] | None = None,
+        selected: Entry | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -55,11 +58,11 @@ class RotationDialog(QDialog):
         self.planning = QWidget(objectName="planning")
         self.old = QComboBox(objectName="old_entry")
         for entry in entries:
-            label = entry["cidr"] + (f" — {entry['description']}" if entry.get("description") else "")
+            label = entry.cidr + (f" — {entry.description}" if entry.description else "")
             self.old.addItem(label, entry)
         if selected is not None:
             self.old.setCurrentIndex(
-                max(0, next((i for i, e in enumerate(entries) if e["id"] == selected["id"]), 0))
+                max(0, next((i for i, e in enumerate(entries) if e.id == selected.id), 0))
             )
         self.new = QLineEdit(objectName="new_cidr", placeholderText="the new address or range")
         self.new.textChanged.connect(self._validate)

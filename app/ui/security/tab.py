@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QHideEvent, QShowEvent
@@ -46,6 +47,9 @@ from .echo import EchoSettingsDialog
 from .history import HistoryDialog
 from .rotation import STEPS, RotationDialog
 from .transfer import ImportDialog, export_text
+
+if TYPE_CHECKING:
+    from app.api.admin import Entry
 
 DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
 
@@ -220,11 +224,10 @@ class SecurityTab(QWidget):
         super().hideEvent(event)
 
     def _client_changed(self) -> None:
-        ok, why = self.service.available
-        self.need.setText(why)
-        self.need.setVisible(not ok)
-        self.service.projects = []
-        self.service.project_id = None
+        available = self.service.available
+        self.need.setText(available.reason)
+        self.need.setVisible(not available.ok)
+        self.service.reset()
         self.model.set_entries([], None)
         self._echo_due = True
         self.public_ip_label.clear()
@@ -232,21 +235,21 @@ class SecurityTab(QWidget):
         self.service.refresh()
 
     def _source_ip(self) -> str | None:
-        return (self.service.data or {}).get("source_ip")
+        return self.service.source_ip
 
     def _show(self) -> None:
-        data = self.service.data or {}
+        data = self.service.data
         self.scope.blockSignals(True)
         self.scope.clear()
         self.scope.addItem("Organization", None)
         for project in self.service.projects:
-            self.scope.addItem(f"Project: {project.get('name', project['id'])}", project["id"])
+            self.scope.addItem(f"Project: {project.label}", project.id)
         self.scope.setCurrentIndex(max(0, self.scope.findData(self.service.project_id)))
         self.scope.blockSignals(False)
-        self.switch.setChecked(bool(data.get("enabled")))
+        self.switch.setChecked(data is not None and data.enabled)
         source_ip = self._source_ip()
         address = parse_address(source_ip) if source_ip else None
-        self.model.set_entries(list(data.get("entries", [])), address, self.service.entry_index(data))
+        self.model.set_entries(self.service.entries, address, self.service.entry_index(data))
         self.my_ip.setText(
             f"Your IP as the service sees it: <b>{source_ip or 'unknown'}</b>. It can differ from your machine's "
             "own address behind a proxy, VPN or NAT, and IPv4 and IPv6 are separate."
@@ -260,13 +263,12 @@ class SecurityTab(QWidget):
         self._show_public_ip()
 
     def _show_rule(self) -> None:
-        org = self.service.org_data or {}
-        data = self.service.data or {}
+        org, data = self.service.org_data, self.service.data
+        org_on, project_on = org is not None and org.enabled, data is not None and data.enabled
         if self.service.project_id is None:
-            state = "on" if org.get("enabled") else "off"
+            state = "on" if org_on else "off"
             self.rule.setText(f"The organization's list is {state}: it applies to every project and key.")
             return
-        org_on, project_on = bool(org.get("enabled")), bool(data.get("enabled"))
         text = (
             f"Effective rule for this project: an address must pass the organization's list "
             f"({'on' if org_on else 'off'}) AND this project's list ({'on' if project_on else 'off'})."
@@ -351,7 +353,7 @@ class SecurityTab(QWidget):
 
     # -- remove and switch ------------------------------------------------------------------------
 
-    def selected_entries(self) -> list[dict]:
+    def selected_entries(self) -> list[Entry]:
         rows = {index.row() for index in self.table.selectionModel().selectedRows()}
         return [self.model.entry(row) for row in sorted(rows)]
 
@@ -359,7 +361,7 @@ class SecurityTab(QWidget):
         entries = self.selected_entries()
         if not entries:
             return
-        names = "\n".join(e["cidr"] for e in entries[:10]) + ("\n…" if len(entries) > 10 else "")
+        names = "\n".join(e.cidr for e in entries[:10]) + ("\n…" if len(entries) > 10 else "")
         answer = QMessageBox.question(
             self,
             "Remove entries",
@@ -367,27 +369,27 @@ class SecurityTab(QWidget):
         )
         if answer != QMessageBox.StandardButton.Yes:
             return
-        data = self.service.data or {}
+        data = self.service.data
         ip = self._source_ip()
-        if data.get("enabled") and ip:
-            index, removed = self.service.entry_index(data), {e["id"] for e in entries}
+        if data is not None and data.enabled and ip:
+            index, removed = self.service.entry_index(data), {e.id for e in entries}
             if all(index.labels[serial] in removed for serial in index.holding(parse_address(ip))):
                 self._guarded(
                     "remove",
                     f"Removing these entries would block your own address ({ip}) from the API.",
-                    [e["id"] for e in entries],
+                    [e.id for e in entries],
                 )
                 return
-        self.service.remove([e["id"] for e in entries])
+        self.service.remove([e.id for e in entries])
 
     def _switch_clicked(self, checked: bool) -> None:
         self.switch.setChecked(not checked)  # shows the real state until the service confirms
         if not checked:
             self.service.set_enabled(False)
             return
-        data = self.service.data or {}
+        data = self.service.data
         ip = self._source_ip()
-        entries = data.get("entries", [])
+        entries = self.service.entries
         if not entries or ip is None or not self.service.entry_index(data).holding(parse_address(ip)):
             why = (
                 "The list is empty: switching it on blocks every API request, yours included."
@@ -408,7 +410,7 @@ class SecurityTab(QWidget):
         if action == "enable":
             self.service.set_enabled(True, force=True)
         elif action == "remove":
-            ids = entry_ids or [e["id"] for e in self.selected_entries()]
+            ids = entry_ids or [e.id for e in self.selected_entries()]
             self.service.remove(ids, force=True)
 
     # -- check ------------------------------------------------------------------------------------
@@ -428,10 +430,9 @@ class SecurityTab(QWidget):
         if self.service.project_id:
             lists.append(("Project", self.service.data))
         for label, data in lists:
-            data = data or {}
             index = self.service.entry_index(data)
             admitting = index.holding(address)
-            if not data.get("enabled"):
+            if data is None or not data.enabled:
                 lines.append(f"{label}: list off, allowed.")
                 verdicts.append(True)
             elif admitting:
@@ -481,13 +482,14 @@ class SecurityTab(QWidget):
             )
 
     def open_rotation(self) -> None:
-        if not self.service.available[0]:
-            self.session.bus.error(self.service.available[1])
+        available = self.service.available
+        if not available.ok:
+            self.session.bus.error(available.reason)
             return
         selected = self.selected_entries()
         dialog = RotationDialog(
             self.rotation,
-            list((self.service.data or {}).get("entries", [])),
+            list(self.service.entries),
             (self.service.project_id, self.service.scope_label),
             selected[0] if selected else None,
             self,
@@ -539,7 +541,7 @@ class SecurityTab(QWidget):
         if not lines:
             self.session.bus.error(f"Import: {path.name} holds no entries.")
             return None
-        entries = (self.service.data or {}).get("entries", [])
+        entries = [entry.model_dump() for entry in self.service.entries]
         dialog = ImportDialog(self.service, plan_import(lines, entries, self.entry_limit()), path.name, self)
         self._show_dialog("import", dialog)
         return dialog
@@ -558,13 +560,13 @@ class SecurityTab(QWidget):
             self.export_to(Path(path))
 
     def export_to(self, path: Path) -> None:
-        data = self.service.data or {}
+        data = self.service.data
         scope = {
             "scope": "organization" if self.service.project_id is None else "project",
             "project_id": self.service.project_id,
-            "enabled": bool(data.get("enabled")),
+            "enabled": data is not None and data.enabled,
         }
-        entries = list(data.get("entries", []))
+        entries = [entry.model_dump() for entry in self.service.entries]
         try:
             path.write_text(export_text(path, entries, scope), encoding="utf-8")
         except OSError as error:
