@@ -176,6 +176,11 @@ class EntryIndex:
             serials += by_start.get(value >> (bits - prefix), ())
         return sorted(serials)
 
+    def holders(self, address: Address) -> list[str]:
+        """The labels (entry ids) of the entries that hold `address`, in list order."""
+        labels = self.labels
+        return [labels[serial] or "" for serial in self.holding(address)]
+
     def relate(self, new: Network) -> list[Finding]:
         """As `analysis.relate(new, every entry)`, in list order, without walking the list."""
         version, start, prefix = new.version, int(new.network_address), new.prefixlen

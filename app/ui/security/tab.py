@@ -35,6 +35,14 @@ from app.netrules import (
     parse_entry,
     warnings_for,
 )
+from app.netrules.policy import (
+    Verdict,
+    answer,
+    enabling_locks_out,
+    never_admitted,
+    removal_locks_out,
+    verdict,
+)
 from app.netrules.transfer import FileError, plan_import, read_entries
 from app.services.allowlist import AllowlistService
 from app.services.history import ChangeHistory
@@ -275,14 +283,7 @@ class SecurityTab(QWidget):
         )
         if org_on:
             org_index, project_index = self.service.entry_index(org), self.service.entry_index(data)
-            never = []
-            for serial, interval in enumerate(project_index.intervals):
-                if interval is None:
-                    continue
-                network = project_index.network(serial)
-                ends = (network.network_address, network.broadcast_address)
-                if not any(org_index.holding(address) for address in ends):
-                    never.append(str(network))
+            never = [str(network) for network in never_admitted(org_index, project_index)]
             if never:
                 text += f" ⚠ The organization's list never admits: {', '.join(never[:5])}" + (
                     " …" if len(never) > 5 else ""
@@ -372,8 +373,8 @@ class SecurityTab(QWidget):
         data = self.service.data
         ip = self._source_ip()
         if data is not None and data.enabled and ip:
-            index, removed = self.service.entry_index(data), {e.id for e in entries}
-            if all(index.labels[serial] in removed for serial in index.holding(parse_address(ip))):
+            removed = {e.id for e in entries}
+            if removal_locks_out(self.service.entry_index(data), removed, parse_address(ip)):
                 self._guarded(
                     "remove",
                     f"Removing these entries would block your own address ({ip}) from the API.",
@@ -390,7 +391,8 @@ class SecurityTab(QWidget):
         data = self.service.data
         ip = self._source_ip()
         entries = self.service.entries
-        if not entries or ip is None or not self.service.entry_index(data).holding(parse_address(ip)):
+        address = parse_address(ip) if ip else None
+        if enabling_locks_out(self.service.entry_index(data), address):
             why = (
                 "The list is empty: switching it on blocks every API request, yours included."
                 if not entries
@@ -425,27 +427,24 @@ class SecurityTab(QWidget):
         except EntryError as error:
             self.check_result.setText(f"✗ {error.message}")
             return self.check_result.text()
-        lines, verdicts = [], []
+        lines = []
         lists = [("Organization", self.service.org_data)]
         if self.service.project_id:
             lists.append(("Project", self.service.data))
+        answers = []
         for label, data in lists:
-            index = self.service.entry_index(data)
-            admitting = index.holding(address)
-            if data is None or not data.enabled:
+            said = answer(self.service.entry_index(data), data is not None and data.enabled, address)
+            answers.append(said)
+            if not said.enabled:
                 lines.append(f"{label}: list off, allowed.")
-                verdicts.append(True)
-            elif admitting:
-                lines.append(f"{label}: allowed by {index.network(admitting[0])}.")
-                verdicts.append(True)
+            elif said.admitted_by is not None:
+                lines.append(f"{label}: allowed by {said.admitted_by}.")
             else:
-                near = index.nearest(address)
                 lines.append(
-                    f"{label}: blocked"
-                    + (f" (nearest entry: {index.network(near)})." if near is not None else ".")
+                    f"{label}: blocked" + (f" (nearest entry: {said.nearest})." if said.nearest else ".")
                 )
-                verdicts.append(False)
-        lines.append("Together: " + ("ALLOWED" if all(verdicts) else "BLOCKED"))
+        together = verdict(answers[0], answers[1] if len(answers) > 1 else None)
+        lines.append("Together: " + ("ALLOWED" if together is Verdict.ADMITTED else "BLOCKED"))
         self.check_result.setText("\n".join(lines))
         return self.check_result.text()
 
