@@ -5,14 +5,25 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, Conflict, StatusError
 from app.netrules.index import EntryIndex
-from app.netrules.transfer import PlannedLine
+from app.netrules.policy import never_admitted
+from app.netrules.transfer import (
+    FileError,
+    ImportPlan,
+    PlannedLine,
+    export_csv,
+    export_json,
+    plan_import,
+    read_entries,
+)
 
+from . import allowlist_checks as checks
 from .history import ChangeHistory
 from .session import ConsoleSession
 
@@ -20,6 +31,7 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window s
     from app.api.admin import Allowlist, Entry, Project
 
 REFRESH_INTERVAL_MS = 60_000
+DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
 
 
 class GuardedChange(StrEnum):
@@ -42,6 +54,10 @@ class Availability:
 
 class StaleList(Exception):
     """The list changed elsewhere since it was shown; nothing was sent."""
+
+
+class TransferError(Exception):
+    """A file could not be read for an import or written for an export; the message says why."""
 
 
 class PartialImport(Exception):
@@ -126,6 +142,75 @@ class AllowlistService(QObject):
         index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
         self._indexes = [(entries, index), *self._indexes[:1]]
         return index
+
+    # -- what the tab shows (computed by allowlist_checks, from netrules' policy) --------------------
+
+    def candidate(self, text: str) -> checks.Candidate | None:
+        return checks.candidate(text, self.entry_index(self.data), self.data is not None)
+
+    def check_ip(self, text: str) -> checks.IpCheck | None:
+        lists = [("Organization", self.org_data)]
+        if self.project_id:
+            lists.append(("Project", self.data))
+        return checks.check_ip(
+            text,
+            [(label, data is not None and data.enabled, self.entry_index(data)) for label, data in lists],
+        )
+
+    def enable_lockout(self) -> str:
+        return checks.enable_lockout(self.entry_index(self.data), len(self.entries), self.source_ip)
+
+    def remove_lockout(self, entry_ids: list[str]) -> str:
+        if self.data is None or not self.data.enabled:
+            return ""
+        return checks.remove_lockout(self.entry_index(self.data), set(entry_ids), self.source_ip)
+
+    def rule(self) -> checks.Rule:
+        org_on = self.org_data is not None and self.org_data.enabled
+        if self.project_id is None:
+            return checks.Rule(False, org_on)
+        never: tuple[str, ...] = ()
+        if org_on:
+            found = never_admitted(self.entry_index(self.org_data), self.entry_index(self.data))
+            never = tuple(str(network) for network in found)
+        return checks.Rule(True, org_on, self.data is not None and self.data.enabled, never)
+
+    # -- files and settings -----------------------------------------------------------------------
+
+    def entry_limit(self) -> int:
+        value = self.session.profiles.settings.value("security/entry_limit", DEFAULT_ENTRY_LIMIT)
+        try:
+            return max(1, int(value))
+        except (TypeError, ValueError):
+            return DEFAULT_ENTRY_LIMIT
+
+    def plan_file_import(self, path: Path) -> ImportPlan:
+        """Read a file and plan its import into the shown list; TransferError says plainly what failed."""
+        try:
+            lines = read_entries(path.read_text(encoding="utf-8-sig"), path.name)
+        except UnicodeDecodeError:
+            raise TransferError(f"Import: {path.name} is not a UTF-8 text file (CSV or JSON).") from None
+        except (OSError, FileError) as error:
+            raise TransferError(f"Import: {path.name}: {error}") from None
+        if not lines:
+            raise TransferError(f"Import: {path.name} holds no entries.")
+        entries = [entry.model_dump() for entry in self.entries]
+        return plan_import(lines, entries, self.entry_limit())
+
+    def export_to(self, path: Path) -> int:
+        """Write the shown list to a file (.json: JSON, else CSV); returns how many entries were written."""
+        scope = {
+            "scope": "organization" if self.project_id is None else "project",
+            "project_id": self.project_id,
+            "enabled": self.data is not None and self.data.enabled,
+        }
+        entries = [entry.model_dump() for entry in self.entries]
+        text = export_json(entries, scope) if path.suffix.lower() == ".json" else export_csv(entries)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise TransferError(f"Export: {error.strerror or error} ({path}).") from None
+        return len(entries)
 
     @property
     def scope_label(self) -> str:

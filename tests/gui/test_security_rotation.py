@@ -51,7 +51,7 @@ def cidrs(tab) -> list[str]:
 
 
 def start_rotation(qtbot, tab):
-    tab.table.selectRow(0)
+    tab.entries.table.selectRow(0)
     qtbot.mouseClick(tab.findChild(QPushButton, "rotate"), Qt.MouseButton.LeftButton)
     dialog = tab.dialogs["rotation"]
     assert dialog.old.currentData().cidr == OLD
@@ -82,7 +82,7 @@ def test_rotation_adds_probes_then_removes(qtbot, console, tab) -> None:
     assert cidrs(tab) == [NEW]
     assert "done" in dialog.summary.text()
     dialog.close()
-    assert tab.rotation.plan is None and not tab.rotation_row.isVisibleTo(tab)
+    assert tab.rotation.plan is None and not tab.scope_bar.rotation_row.isVisibleTo(tab)
     actions = [r.what for r in tab.history.records() if r.action == "rotation"]
     assert any("added the new entry" in a for a in actions) and any(
         "removed the old entry" in a for a in actions
@@ -109,8 +109,11 @@ def test_rotation_resumes_after_the_console_is_closed(qtbot, console, tab, tmp_p
     try:
         security = window.security
         window.tabs.setCurrentWidget(security)
-        qtbot.waitUntil(lambda: security.rotation_row.isVisibleTo(security))
-        assert "step 2 of 3" in security.rotation_banner.text() and NEW in security.rotation_banner.text()
+        qtbot.waitUntil(lambda: security.scope_bar.rotation_row.isVisibleTo(security))
+        assert (
+            "step 2 of 3" in security.scope_bar.rotation_banner.text()
+            and NEW in security.scope_bar.rotation_banner.text()
+        )
         qtbot.mouseClick(security.findChild(QPushButton, "resume_rotation"), Qt.MouseButton.LeftButton)
         resumed = security.dialogs["rotation"]
         assert resumed.probe_button.isEnabled() and not resumed.remove_button.isEnabled()

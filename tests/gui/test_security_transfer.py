@@ -189,7 +189,7 @@ def test_history_lists_each_change_with_its_result(qtbot, tab, monkeypatch) -> N
     from .test_security import click_switch
 
     add(qtbot, tab, "203.0.113.0/24")
-    tab.table.selectRow(0)
+    tab.entries.table.selectRow(0)
     click_switch(qtbot, tab)
     qtbot.waitUntil(lambda: tab.service.data.enabled is True)
     qtbot.mouseClick(tab.findChild(QPushButton, "history"), Qt.MouseButton.LeftButton)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -69,7 +70,7 @@ class RotationDialog(QDialog):
         self.description = QLineEdit(
             objectName="new_description", placeholderText="(the old entry's description)"
         )
-        self.new_verdict = QLabel(objectName="new_verdict", wordWrap=True)
+        self.new_verdict = QLabel(objectName="new_verdict", wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.start_button = QPushButton("Start: add the new entry", objectName="start", enabled=False)
         self.start_button.clicked.connect(self._start)
         form = QFormLayout(self.planning)
@@ -84,6 +85,7 @@ class RotationDialog(QDialog):
         self.step_labels = [QLabel(objectName=f"step_{i + 1}") for i in range(len(STEPS))]
         self.probe_text = QLabel(objectName="probe_result", wordWrap=True)
         self.probe_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.probe_text.setTextFormat(Qt.TextFormat.PlainText)  # it quotes the address the server saw
         self.add_button = QPushButton("Add the new entry", objectName="add_new")
         self.probe_button = QPushButton("Probe from here", objectName="probe")
         self.remove_button = QPushButton("Remove the old entry", objectName="remove_old")
@@ -104,7 +106,7 @@ class RotationDialog(QDialog):
         buttons_row.addWidget(self.cancel_button)
         progress_layout.addLayout(buttons_row)
 
-        self.error = QLabel(objectName="rotation_error", wordWrap=True)
+        self.error = QLabel(objectName="rotation_error", wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.error.setStyleSheet("color: #cf222e;")
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.close)
@@ -175,7 +177,7 @@ class RotationDialog(QDialog):
             self._validate()
             return
         self.summary.setText(
-            f"<b>Rotating {plan.summary()}</b>" + (" — done." if plan.step == Step.DONE else "")
+            f"<b>Rotating {html.escape(plan.summary())}</b>" + (" — done." if plan.step == Step.DONE else "")
         )
         reached = Step.ORDER.index(plan.step)
         for index, (label, (_step, text)) in enumerate(zip(self.step_labels, STEPS, strict=True)):
