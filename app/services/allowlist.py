@@ -180,7 +180,7 @@ class AllowlistService(QObject):
     def entry_limit(self) -> int:
         value = self.session.profiles.settings.value("security/entry_limit", DEFAULT_ENTRY_LIMIT)
         try:
-            return max(1, int(value))
+            return max(1, int(str(value)))
         except (TypeError, ValueError):
             return DEFAULT_ENTRY_LIMIT
 

@@ -179,7 +179,7 @@ class RotationDialog(QDialog):
         self.summary.setText(
             f"<b>Rotating {html.escape(plan.summary())}</b>" + (" — done." if plan.step == Step.DONE else "")
         )
-        reached = Step.ORDER.index(plan.step)
+        reached = plan.step_number - 1
         for index, (label, (_step, text)) in enumerate(zip(self.step_labels, STEPS, strict=True)):
             mark = "✓" if index < reached else "→" if index == reached else "·"
             label.setText(f"{mark} {index + 1}. {text}")
