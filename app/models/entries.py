@@ -19,7 +19,7 @@ from app.netrules import Address
 from app.netrules.index import BITS, EntryIndex, Interval
 
 if TYPE_CHECKING:
-    from app.api.admin import Entry
+    from app.services.allowlist import Entry
 
 COLUMNS = ("Address or range", "Description", "Created", "Addresses", "Covers you")
 ModelIndex = QModelIndex | QPersistentModelIndex

@@ -30,6 +30,8 @@ from .session import ConsoleSession
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist, Entry, Project
 
+__all__ = ["Allowlist", "AllowlistService", "Availability", "Entry", "GuardedChange", "Project"]
+
 REFRESH_INTERVAL_MS = 60_000
 DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
 

@@ -112,7 +112,8 @@ class MainWindow(QMainWindow):
             placeholder = self.tabs.widget(index)
             self.tabs.removeTab(index)
             self.tabs.insertTab(index, tab, label)
-            placeholder.deleteLater()
+            if placeholder is not None:
+                placeholder.deleteLater()
         self.tabs.setCurrentIndex(current)
         self._playground.allow_ip_requested.connect(self.allow_ip)
         self._playground.settings_requested.connect(self.open_settings)

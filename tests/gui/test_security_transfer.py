@@ -114,7 +114,7 @@ def test_import_reports_partial_failures_line_by_line(qtbot, tab, monkeypatch, t
     results = column(dialog, "Result")
     assert results[0] == "✓ added" and results[1].startswith("✗") and "already" in results[1]
     assert results[2] == "✓ added"
-    assert "2 added, 1 failed" in dialog.result.text()
+    assert "2 added, 1 failed" in dialog.outcome.text()
     record = tab.history.records()[-1]
     assert record.action == "import" and record.result == "2 added, 1 failed"
 
@@ -138,7 +138,7 @@ def test_import_of_the_whole_space_needs_a_typed_confirmation(qtbot, tab, monkey
     dialog = tab.dialogs["import"]
     typed(monkeypatch, "no")
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
-    assert dialog.result.text() == "Nothing was sent." and stored(tab) == []
+    assert dialog.outcome.text() == "Nothing was sent." and stored(tab) == []
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from app.netrules import EntryError, parse_entry
 from app.services.rotation import RotationError, RotationService, Step
 
 if TYPE_CHECKING:
-    from app.api.admin import Entry
+    from app.services.allowlist import Entry
 
 STEPS = (
     (Step.PLANNED, "Add the new entry"),

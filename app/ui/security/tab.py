@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QVBoxLayout, QWidget
 
 from app.models.entries import EntriesModel
 from app.netrules import parse_address
@@ -23,28 +23,12 @@ from .add_form import AddForm
 from .check_panel import CheckIpPanel
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel
+from .guards import GUIDANCE, LOCKED_OUT_HELP, confirm_typed
 from .history import HistoryDialog
 from .rotation import STEPS, RotationDialog
 from .scope_bar import ScopeBar, plain_label
 from .transfer import ImportDialog
 from .your_ip import YourIpPanel
-
-LOCKED_OUT_HELP = (
-    "Locked out? The allowlist covers the Admin API too; only the web dashboard escapes it. Switch the list off "
-    "there (Settings > Security), or for the local sandbox run: python -m app.sandbox allowlist disable --data DIR"
-)
-GUIDANCE = (
-    LOCKED_OUT_HELP
-    + "\n\nCI runners draw changing addresses from large pools: list a fixed egress (a proxy or "
-    "self-hosted runners) instead. A restrictive organization list also blocks the hosted web Playground, whose "
-    "requests come from the service's own servers; a project-level list on another project avoids that."
-)
-
-
-def confirm_typed(parent: QWidget, title: str, explanation: str, word: str) -> bool:
-    """A typed confirmation for the changes that can lock people out or open the API to all."""
-    text, ok = QInputDialog.getText(parent, title, f"{explanation}\n\nType {word} to go ahead:")
-    return ok and text.strip() == word
 
 
 class SecurityTab(QWidget):

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QInputDialog,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -22,6 +21,7 @@ from app.services.allowlist import AllowlistService
 from app.services.allowlist_checks import WHOLE_SPACE
 from app.ui.widgets.tables import STRETCH, size_columns
 
+from .guards import confirm_typed
 from .scope_bar import plain_label
 
 COLUMNS = ("Line", "Input", "Canonical", "Status", "Notes", "Result")
@@ -83,7 +83,7 @@ class ImportDialog(QDialog):
                 else ""
             )
         )
-        self.result = plain_label("import_result")
+        self.outcome = plain_label("import_result")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.import_button = QPushButton(f"Import {len(self.sent):,}", objectName="import_go")
         self.import_button.setEnabled(bool(self.sent))
@@ -94,7 +94,7 @@ class ImportDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.detail)
-        layout.addWidget(self.result)
+        layout.addWidget(self.outcome)
         layout.addWidget(buttons)
         service.line_imported.connect(self._line_done)
         service.changed_elsewhere.connect(self._stale)
@@ -103,17 +103,16 @@ class ImportDialog(QDialog):
     def _import(self) -> None:
         whole = [line.canonical for line in self.sent if line.canonical in WHOLE_SPACE]
         if whole:
-            text, ok = QInputDialog.getText(
+            if not confirm_typed(
                 self,
                 "Admit every address?",
-                f"{', '.join(whole)} admits every address of its family: the list is switched off in effect."
-                "\n\nType ALLOW ALL to go ahead:",
-            )
-            if not (ok and text.strip() == "ALLOW ALL"):
-                self.result.setText("Nothing was sent.")
+                f"{', '.join(whole)} admits every address of its family: the list is switched off in effect.",
+                "ALLOW ALL",
+            ):
+                self.outcome.setText("Nothing was sent.")
                 return
         self.import_button.setEnabled(False)
-        self.result.setText(f"Sending {len(self.sent):,} entries…")
+        self.outcome.setText(f"Sending {len(self.sent):,} entries…")
         self.service.import_entries(self.sent)
 
     def _line_done(self, index: int, ok: bool, what: str) -> None:
@@ -129,13 +128,13 @@ class ImportDialog(QDialog):
         else:
             self._failed += 1
         if self._done + self._failed == len(self.sent):
-            self.result.setText(
+            self.outcome.setText(
                 f"{self._done:,} added"
                 + (f", {self._failed:,} failed: see the Result column." if self._failed else ".")
             )
 
     def _stale(self, text: str) -> None:
-        self.result.setText(text + " Nothing was sent: open the file again for a fresh preview.")
+        self.outcome.setText(text + " Nothing was sent: open the file again for a fresh preview.")
 
     def done_counts(self) -> tuple[int, int]:
         return self._done, self._failed
