@@ -112,7 +112,7 @@ class MainWindow(QMainWindow):
             placeholder = self.tabs.widget(index)
             self.tabs.removeTab(index)
             self.tabs.insertTab(index, tab, label)
-            if placeholder is not None:
+            if placeholder:
                 placeholder.deleteLater()
         self.tabs.setCurrentIndex(current)
         self._playground.allow_ip_requested.connect(self.allow_ip)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import keyring
 import pytest
 import qasync
 from keyring.backend import KeyringBackend
+from PySide6.QtCore import QEventLoop
 
 from app.asyncloop import install_asyncgen_hooks
 
@@ -48,8 +50,16 @@ def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
     asyncio.set_event_loop(loop)
     previous = install_asyncgen_hooks(loop)
     yield loop
-    for task in asyncio.all_tasks(loop):
+    # Cancelled tasks and closed transports finish on the loop's next turns (a transport closes its socket
+    # in a call_soon callback): drive the loop until they have, or their sockets leak (ResourceWarning).
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
         task.cancel()
+    deadline = time.monotonic() + 5
+    while not all(task.done() for task in pending) and time.monotonic() < deadline:
+        qapp.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
+    for _ in range(3):  # the callbacks those last turns scheduled (qasync runs call_soon as 0 ms Qt timers)
+        qapp.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
     executor = getattr(loop, "_QEventLoop__default_executor", None)  # getaddrinfo's threads
     if executor is not None:
         executor.shutdown(wait=True)
@@ -87,4 +97,7 @@ def console(qloop, qtbot, tmp_path: Path):
     session.tasks.start("startup", session.activate())
     qtbot.waitUntil(lambda: session.state == "ok", timeout=10000)
     yield window
-    session.sandbox.stop()
+    # As the app quits: cancel the session's tasks, close its HTTP client (no unclosed sockets), stop the sandbox.
+    shutdown = asyncio.ensure_future(session.shutdown())
+    qtbot.waitUntil(shutdown.done, timeout=10000)
+    shutdown.result()

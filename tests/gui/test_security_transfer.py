@@ -114,7 +114,7 @@ def test_import_reports_partial_failures_line_by_line(qtbot, tab, monkeypatch, t
     results = column(dialog, "Result")
     assert results[0] == "✓ added" and results[1].startswith("✗") and "already" in results[1]
     assert results[2] == "✓ added"
-    assert "2 added, 1 failed" in dialog.outcome.text()
+    assert "2 added, 1 failed" in dialog.result_label.text()
     record = tab.history.records()[-1]
     assert record.action == "import" and record.result == "2 added, 1 failed"
 
@@ -138,7 +138,7 @@ def test_import_of_the_whole_space_needs_a_typed_confirmation(qtbot, tab, monkey
     dialog = tab.dialogs["import"]
     typed(monkeypatch, "no")
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
-    assert dialog.outcome.text() == "Nothing was sent." and stored(tab) == []
+    assert dialog.result_label.text() == "Nothing was sent." and stored(tab) == []
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_export_csv_and_json_round_trip(qtbot, tab, monkeypatch, tmp_path) -> No
     csv_path = tmp_path / "out.csv"
     choose_file(monkeypatch, csv_path)
     qtbot.mouseClick(tab.findChild(QPushButton, "export"), Qt.MouseButton.LeftButton)
-    rows = list(csv.DictReader(csv_path.open()))
+    rows = list(csv.DictReader(csv_path.read_text(encoding="utf-8").splitlines()))
     assert [(r["cidr"], r["description"]) for r in rows] == [
         ("198.51.100.0/24", "office, main"),
         ("2001:db8::/48", "v6"),

@@ -83,7 +83,7 @@ class ImportDialog(QDialog):
                 else ""
             )
         )
-        self.outcome = plain_label("import_result")
+        self.result_label = plain_label("import_result")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.import_button = QPushButton(f"Import {len(self.sent):,}", objectName="import_go")
         self.import_button.setEnabled(bool(self.sent))
@@ -94,7 +94,7 @@ class ImportDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.detail)
-        layout.addWidget(self.outcome)
+        layout.addWidget(self.result_label)
         layout.addWidget(buttons)
         service.line_imported.connect(self._line_done)
         service.changed_elsewhere.connect(self._stale)
@@ -109,10 +109,10 @@ class ImportDialog(QDialog):
                 f"{', '.join(whole)} admits every address of its family: the list is switched off in effect.",
                 "ALLOW ALL",
             ):
-                self.outcome.setText("Nothing was sent.")
+                self.result_label.setText("Nothing was sent.")
                 return
         self.import_button.setEnabled(False)
-        self.outcome.setText(f"Sending {len(self.sent):,} entries…")
+        self.result_label.setText(f"Sending {len(self.sent):,} entries…")
         self.service.import_entries(self.sent)
 
     def _line_done(self, index: int, ok: bool, what: str) -> None:
@@ -128,13 +128,13 @@ class ImportDialog(QDialog):
         else:
             self._failed += 1
         if self._done + self._failed == len(self.sent):
-            self.outcome.setText(
+            self.result_label.setText(
                 f"{self._done:,} added"
                 + (f", {self._failed:,} failed: see the Result column." if self._failed else ".")
             )
 
     def _stale(self, text: str) -> None:
-        self.outcome.setText(text + " Nothing was sent: open the file again for a fresh preview.")
+        self.result_label.setText(text + " Nothing was sent: open the file again for a fresh preview.")
 
     def done_counts(self) -> tuple[int, int]:
         return self._done, self._failed
