@@ -30,20 +30,24 @@ from .session import ConsoleSession
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist, Entry, Project
 
-__all__ = ["Allowlist", "AllowlistService", "Availability", "Entry", "GuardedChange", "Project"]
+__all__ = ["Allowlist", "AllowlistService", "Availability", "Change", "Entry", "Project"]
 
 REFRESH_INTERVAL_MS = 60_000
 DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
 
 
-class GuardedChange(StrEnum):
-    """A change the service stopped because it would lock the caller out; it can be forced."""
+class Change(StrEnum):
+    """A change to a list, as the history names it."""
 
-    ENABLE = "enable"
+    ADD = "add"
     REMOVE = "remove"
+    ENABLE = "enable"
+    DISABLE = "disable"
+    IMPORT = "import"
 
 
-_GUARDED = {change.value for change in GuardedChange}
+# The changes the service may stop because they would lock the caller out; they can be forced.
+GUARDED = frozenset({Change.ENABLE, Change.REMOVE})
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,7 @@ class PartialImport(Exception):
 class AllowlistService(QObject):
     loaded = Signal()
     failed = Signal(str)
-    guard = Signal(str, str)  # a GuardedChange, the service's explanation: needs a typed confirmation
+    guard = Signal(str, str)  # a Change in GUARDED, the service's explanation: needs a typed confirmation
     changed_elsewhere = Signal(str)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 
@@ -254,7 +258,7 @@ class AllowlistService(QObject):
             )
         return current
 
-    def run(self, name: str, coroutine: Coroutine[Any, Any, None], what: str) -> None:
+    def run(self, name: Change, coroutine: Coroutine[Any, Any, None], what: str) -> None:
         """Run one change; its outcome goes to the history (`what` says what it was) and to the signals."""
 
         async def wrapped() -> None:
@@ -265,9 +269,9 @@ class AllowlistService(QObject):
                 self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
             except Conflict as conflict:
-                if conflict.code == "would_block_caller" and name in _GUARDED:
+                if conflict.code == "would_block_caller" and name in GUARDED:
                     self.record(name, what, "stopped: it would have blocked your own IP")
-                    self.guard.emit(GuardedChange(name), conflict.message)
+                    self.guard.emit(name, conflict.message)
                 else:
                     self.record(name, what, conflict.message)
                     self.failed.emit(conflict.message)
@@ -287,7 +291,7 @@ class AllowlistService(QObject):
             await self.session.client.allowlists.add(cidr, description, self.project_id)
             self.session.bus.info(f"Added {cidr}.")
 
-        self.run("add", go(), f"{cidr}" + (f" “{description}”" if description else ""))
+        self.run(Change.ADD, go(), f"{cidr}" + (f" “{description}”" if description else ""))
 
     def remove(self, entry_ids: list[str], force: bool = False) -> None:
         async def go() -> None:
@@ -299,7 +303,9 @@ class AllowlistService(QObject):
             self.session.bus.info(f"Removed {len(entry_ids)} entr{'y' if len(entry_ids) == 1 else 'ies'}.")
 
         self.run(
-            "remove", go(), ", ".join(self._cidr_of(i) for i in entry_ids) + (" (forced)" if force else "")
+            Change.REMOVE,
+            go(),
+            ", ".join(self._cidr_of(i) for i in entry_ids) + (" (forced)" if force else ""),
         )
 
     def set_enabled(self, enabled: bool, force: bool = False) -> None:
@@ -311,7 +317,7 @@ class AllowlistService(QObject):
             self.session.bus.info(f"The list is now {'on' if enabled else 'off'}.")
 
         self.run(
-            "enable" if enabled else "disable",
+            Change.ENABLE if enabled else Change.DISABLE,
             go(),
             f"switched the list {'on' if enabled else 'off'}" + (" (forced)" if force else ""),
         )
@@ -360,4 +366,4 @@ class AllowlistService(QObject):
             if failed:
                 raise PartialImport(summary)
 
-        self.run("import", go(), f"{len(lines):,} entries from a file")
+        self.run(Change.IMPORT, go(), f"{len(lines):,} entries from a file")

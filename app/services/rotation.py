@@ -15,14 +15,14 @@ from PySide6.QtCore import QObject, Signal
 from app.api.errors import ApiError, Conflict, IpNotAllowed
 
 from .history import ChangeHistory
-from .rotation_plan import RotationError, RotationPlan, RotationStore, Step
+from .rotation_plan import ListScope, RotationError, RotationPlan, RotationStore, Step
 from .session import ConsoleSession
 
 if TYPE_CHECKING:
     from app.api.admin import Entry
     from app.api.client import ServiceClient
 
-__all__ = ["RotationError", "RotationPlan", "RotationService", "Step"]
+__all__ = ["ListScope", "RotationError", "RotationPlan", "RotationService", "Step"]
 
 
 class RotationService(QObject):
@@ -45,9 +45,7 @@ class RotationService(QObject):
 
     # -- steps ------------------------------------------------------------------------------------
 
-    def start(
-        self, project_id: str | None, scope_label: str, old: Entry, new_text: str, description: str
-    ) -> RotationPlan:
+    def start(self, scope: ListScope, old: Entry, new_text: str, description: str) -> RotationPlan:
         """Validate and save the plan, then add the new entry. Raises RotationError for a bad plan."""
         profile = self.session.profile
         if profile is None:
@@ -56,7 +54,7 @@ class RotationService(QObject):
         if current is not None and current.step != Step.DONE:
             raise RotationError("A rotation is already in progress for this profile: finish or cancel it.")
         plan = RotationPlan.make(
-            profile.id, (project_id, scope_label), (old.id, old.cidr, old.description), new_text, description
+            profile.id, scope, (old.id, old.cidr, old.description), new_text, description
         )
         self.store.save(plan)
         self._record(plan, f"started: {plan.old_cidr} → {plan.new_cidr}")

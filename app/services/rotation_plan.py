@@ -31,6 +31,14 @@ class Step(StrEnum):
 ORDER = tuple(Step)
 
 
+@dataclass(frozen=True)
+class ListScope:
+    """Which list: the organization's (`project_id` None) or a project's, and how to name it."""
+
+    project_id: str | None
+    label: str
+
+
 class RotationError(Exception):
     """A plan that cannot be made, or a step that is not due."""
 
@@ -58,12 +66,12 @@ class RotationPlan:
     def make(
         cls,
         profile_id: str,
-        scope: tuple[str | None, str],
+        scope: ListScope,
         old: tuple[str, str, str],
         new_text: str,
         description: str,
     ) -> RotationPlan:
-        """A new plan: `scope` is (project id, label), `old` the old entry's (id, cidr, description)."""
+        """A new plan for the list `scope`; `old` is the old entry's (id, cidr, description)."""
         try:
             new_cidr = canonical(parse_entry(new_text))
         except EntryError as error:
@@ -72,7 +80,7 @@ class RotationPlan:
         if new_cidr == old_cidr:
             raise RotationError("The new entry is the same as the old one.")
         return cls(
-            profile_id, scope[0], scope[1], old_id, old_cidr, new_cidr, description or old_description,
+            profile_id, scope.project_id, scope.label, old_id, old_cidr, new_cidr, description or old_description,
             started_at=now(),
         )  # fmt: skip
 

@@ -134,6 +134,11 @@ def test_project_scope_shows_the_effective_rule(qtbot, tab) -> None:
     qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
     add(qtbot, tab, "203.0.113.0/24")
     assert "AND" in tab.scope_bar.rule.text() and "never admits: 203.0.113.0/24" in tab.scope_bar.rule.text()
+    # Check an IP names the list that refuses: the organization's, whatever the project's (off) says.
+    qtbot.keyClicks(tab.check.input, "203.0.113.9")
+    result = tab.check.result.text()
+    assert "Organization: blocked" in result and "Project: list off, allowed." in result
+    assert "BLOCKED by the organization's list" in result
 
 
 def test_filter_and_sort(qtbot, tab) -> None:

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from app.services.rotation_plan import RotationError, RotationPlan, RotationStore, Step
+from app.services.rotation_plan import ListScope, RotationError, RotationPlan, RotationStore, Step
 
 OLD = ("ipal_old", "198.51.100.0/24", "office")
+ORG = ListScope(None, "Organization")
 
 
 def planned() -> RotationPlan:
-    return RotationPlan.make("p1", (None, "Organization"), OLD, "203.0.113.0/24", "")
+    return RotationPlan.make("p1", ORG, OLD, "203.0.113.0/24", "")
 
 
 def test_a_plan_is_validated_and_keeps_the_old_description() -> None:
@@ -23,9 +24,9 @@ def test_a_plan_is_validated_and_keeps_the_old_description() -> None:
     )  # fmt: skip
     assert plan.summary() == "198.51.100.0/24 → 203.0.113.0/24 (Organization)"
     with pytest.raises(RotationError, match="host bits"):
-        RotationPlan.make("p1", (None, "Organization"), OLD, "203.0.113.5/24", "")
+        RotationPlan.make("p1", ORG, OLD, "203.0.113.5/24", "")
     with pytest.raises(RotationError, match="same as the old"):
-        RotationPlan.make("p1", (None, "Organization"), OLD, "198.51.100.0/24", "")
+        RotationPlan.make("p1", ORG, OLD, "198.51.100.0/24", "")
 
 
 def test_step_one_adds_the_new_entry_or_finds_it_listed() -> None:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.netrules import EntryError, parse_entry
-from app.services.rotation import RotationError, RotationService, Step
+from app.services.rotation import ListScope, RotationError, RotationService, Step
 
 if TYPE_CHECKING:
     from app.services.allowlist import Entry
@@ -43,7 +43,7 @@ class RotationDialog(QDialog):
         self,
         service: RotationService,
         entries: list[Entry],
-        scope: tuple[str | None, str],
+        scope: ListScope,
         selected: Entry | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -74,7 +74,7 @@ class RotationDialog(QDialog):
         self.start_button = QPushButton("Start: add the new entry", objectName="start", enabled=False)
         self.start_button.clicked.connect(self._start)
         form = QFormLayout(self.planning)
-        form.addRow(f"Old entry ({scope[1]})", self.old)
+        form.addRow(f"Old entry ({scope.label})", self.old)
         form.addRow("New entry", self.new)
         form.addRow("", self.new_verdict)
         form.addRow("Description", self.description)
@@ -137,9 +137,7 @@ class RotationDialog(QDialog):
     def _start(self) -> None:
         self.error.clear()
         try:
-            self.service.start(
-                self.scope[0], self.scope[1], self.old.currentData(), self.new.text(), self.description.text()
-            )
+            self.service.start(self.scope, self.old.currentData(), self.new.text(), self.description.text())
         except RotationError as error:
             self.error.setText(str(error))
 

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QVBoxLayout, QW
 
 from app.models.entries import EntriesModel
 from app.netrules import parse_address
-from app.services.allowlist import GuardedChange, TransferError
-from app.services.rotation import Step
+from app.services.allowlist import Change, TransferError
+from app.services.rotation import ListScope, Step
 from app.services.security import SecurityServices
 from app.services.session import ConsoleSession
 
@@ -180,7 +180,7 @@ class SecurityTab(QWidget):
         ids = [e.id for e in entries]
         why = self.service.remove_lockout(ids)
         if why:
-            self._guarded(GuardedChange.REMOVE, why, ids)
+            self._guarded(Change.REMOVE, why, ids)
             return
         self.service.remove(ids)
 
@@ -191,7 +191,7 @@ class SecurityTab(QWidget):
             return
         why = self.service.enable_lockout()
         if why:
-            self._guarded(GuardedChange.ENABLE, why)
+            self._guarded(Change.ENABLE, why)
             return
         self.service.set_enabled(True)
 
@@ -202,9 +202,9 @@ class SecurityTab(QWidget):
         ):
             self.session.bus.info("Nothing was changed.")
             return
-        if change == GuardedChange.ENABLE:
+        if change == Change.ENABLE:
             self.service.set_enabled(True, force=True)
-        elif change == GuardedChange.REMOVE:
+        elif change == Change.REMOVE:
             ids = entry_ids or [e.id for e in self.entries.selected_entries()]
             self.service.remove(ids, force=True)
 
@@ -232,7 +232,7 @@ class SecurityTab(QWidget):
         dialog = RotationDialog(
             self.rotation,
             list(self.service.entries),
-            (self.service.project_id, self.service.scope_label),
+            ListScope(self.service.project_id, self.service.scope_label),
             selected[0] if selected else None,
             self,
         )
