@@ -10,27 +10,21 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import ApiError, Conflict, StatusError
+from app.api.errors import ApiError, Conflict
 from app.netrules.index import EntryIndex
 from app.netrules.policy import never_admitted
-from app.netrules.transfer import (
-    FileError,
-    ImportPlan,
-    PlannedLine,
-    export_csv,
-    export_json,
-    plan_import,
-    read_entries,
-)
+from app.netrules.transfer import ImportPlan, PlannedLine
 
 from . import allowlist_checks as checks
+from . import allowlist_files as files
+from .allowlist_files import TransferError
 from .history import ChangeHistory
 from .session import ConsoleSession
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist, Entry, Project
 
-__all__ = ["Allowlist", "AllowlistService", "Availability", "Change", "Entry", "Project"]
+__all__ = ["Allowlist", "AllowlistService", "Availability", "Change", "Entry", "Project", "TransferError"]
 
 REFRESH_INTERVAL_MS = 60_000
 DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
@@ -60,10 +54,6 @@ class Availability:
 
 class StaleList(Exception):
     """The list changed elsewhere since it was shown; nothing was sent."""
-
-
-class TransferError(Exception):
-    """A file could not be read for an import or written for an export; the message says why."""
 
 
 class PartialImport(Exception):
@@ -192,31 +182,16 @@ class AllowlistService(QObject):
 
     def plan_file_import(self, path: Path) -> ImportPlan:
         """Read a file and plan its import into the shown list; TransferError says plainly what failed."""
-        try:
-            lines = read_entries(path.read_text(encoding="utf-8-sig"), path.name)
-        except UnicodeDecodeError:
-            raise TransferError(f"Import: {path.name} is not a UTF-8 text file (CSV or JSON).") from None
-        except (OSError, FileError) as error:
-            raise TransferError(f"Import: {path.name}: {error}") from None
-        if not lines:
-            raise TransferError(f"Import: {path.name} holds no entries.")
-        entries = [entry.model_dump() for entry in self.entries]
-        return plan_import(lines, entries, self.entry_limit())
+        return files.plan_file(path, self.entries, self.entry_limit())
 
     def export_to(self, path: Path) -> int:
-        """Write the shown list to a file (.json: JSON, else CSV); returns how many entries were written."""
+        """Write the shown list to a file; returns how many entries were written (TransferError if none)."""
         scope = {
             "scope": "organization" if self.project_id is None else "project",
             "project_id": self.project_id,
             "enabled": self.data is not None and self.data.enabled,
         }
-        entries = [entry.model_dump() for entry in self.entries]
-        text = export_json(entries, scope) if path.suffix.lower() == ".json" else export_csv(entries)
-        try:
-            path.write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise TransferError(f"Export: {error.strerror or error} ({path}).") from None
-        return len(entries)
+        return files.write_file(path, self.entries, scope)
 
     @property
     def scope_label(self) -> str:
@@ -335,32 +310,9 @@ class AllowlistService(QObject):
             await self._fresh()
             client = self.session.client
             assert client is not None
-            added = failed = 0
-            stop_reason = ""
-            for index, line in enumerate(lines):
-                if stop_reason:
-                    self.line_imported.emit(index, False, f"not sent: {stop_reason}")
-                    failed += 1
-                    continue
-                try:
-                    await client.allowlists.add(line.canonical, line.source.description, self.project_id)
-                except Conflict as conflict:
-                    self.line_imported.emit(index, False, conflict.message)
-                    failed += 1
-                    continue
-                except StatusError as error:
-                    self.line_imported.emit(index, False, error.message)
-                    failed += 1
-                    if error.code == "too_many_entries" or error.status in (401, 403):
-                        stop_reason = error.message  # every later line would meet the same answer
-                    continue
-                except ApiError as error:  # down, timed out: the rest is not sent
-                    self.line_imported.emit(index, False, str(error))
-                    failed += 1
-                    stop_reason = str(error)
-                    continue
-                self.line_imported.emit(index, True, "added")
-                added += 1
+            added, failed = await files.send_lines(
+                client.allowlists, lines, self.project_id, self.line_imported.emit
+            )
             summary = f"{added:,} added" + (f", {failed:,} failed" if failed else "")
             self.session.bus.info(f"Import: {summary}.")
             if failed:
