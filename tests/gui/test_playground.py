@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -36,7 +37,9 @@ def wait_done(qtbot, tab, count: int = 1, timeout: int = 15000) -> None:
         lambda: (
             len(tab.service.turns) >= count
             and not tab.service.streaming
-            and tab.service.turns[-1].status != "streaming"
+            # "pending" too: a turn stopped before its task ran is marked stopped by the task's done
+            # callback, one loop turn after the task is done (this raced under load).
+            and tab.service.turns[-1].status not in ("pending", "streaming")
         ),
         timeout=timeout,
     )
@@ -304,6 +307,8 @@ def test_429_counts_down_and_stop_gives_up(qtbot, tab, console) -> None:
 def test_connection_lost_mid_stream_keeps_partial_and_offers_retry(qtbot, tab, console) -> None:
     delta = json.dumps({"type": "response.output_text.delta", "delta": "The first half of"})
     with raw_server(sse_head() + sse("response.output_text.delta", delta)) as url:
+        closing = asyncio.ensure_future(console.session.client.aclose())  # the sandbox's: its sockets too
+        qtbot.waitUntil(closing.done)
         console.session.client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
         send(qtbot, tab, "hello")
         wait_done(qtbot, tab)
