@@ -93,7 +93,11 @@ class RotationPlan:
 
     def admits(self, source_ip: str | None) -> bool:
         """Whether the address the service saw lies inside the new entry."""
-        return bool(source_ip) and parse_address(source_ip) in parse_entry(self.new_cidr)  # type: ignore[arg-type]
+        return (
+            source_ip is not None
+            and source_ip != ""
+            and parse_address(source_ip) in parse_entry(self.new_cidr)
+        )
 
     def require(self, step: Step) -> None:
         if self.step != step:
