@@ -31,6 +31,7 @@ class CheckIpPanel(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addWidget(self.input)
         layout.addWidget(self.result)
+        layout.addStretch(1)  # beside the taller add form: the answer sits under the field
 
     def show_check(self, check: IpCheck | None) -> None:
         if check is None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
 
 from app.models.entries import EntriesModel
 from app.netrules import parse_address
@@ -63,8 +63,10 @@ class SecurityTab(QWidget):
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.your_ip)
         layout.addWidget(self.entries, 1)
-        layout.addWidget(self.add_form)
-        layout.addWidget(self.check)
+        forms = QHBoxLayout()  # side by side: the table keeps its rows in a small window
+        forms.addWidget(self.add_form, 3)
+        forms.addWidget(self.check, 2)
+        layout.addLayout(forms)
         layout.addWidget(guidance)
 
     def _connect(self) -> None:
