@@ -25,6 +25,9 @@ _EXPORTS = {
     "ReasoningItem": "wire",
     "WebSearchCall": "wire",
     "UrlCitation": "wire",
+    "Allowlist": "admin",
+    "Entry": "admin",
+    "Project": "admin",
 }
 _ERRORS = (
     "ApiError",

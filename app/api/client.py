@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import httpx
 
+from .admin import Allowlists
 from .errors import InvalidResponse
-from .resources import Allowlists, Responses
-from .transport import ConnectionSettings, Transport
+from .resources import Responses
+from .transport import ConnectionSettings, KeyKind, Transport
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,20 @@ class ServiceClient:
         self.transport = Transport(settings, http)
         self.responses = Responses(self.transport)
         self.allowlists = Allowlists(self.transport, org_id)
+
+    @property
+    def base_url(self) -> str:
+        return self.transport.base_url
+
+    def has_key(self, kind: KeyKind) -> bool:
+        """Whether this profile has the key (`api` or `admin`); the key itself stays in the transport."""
+        return bool(
+            {"api": self.transport.settings.api_key, "admin": self.transport.settings.admin_key}.get(kind)
+        )
+
+    def set_forwarded_for(self, ip: str | None) -> None:
+        """The sandbox profile's simulated source address, from the next request on."""
+        self.transport.settings.forwarded_for = ip
 
     async def models(self) -> list[str]:
         return [model.id for model in await self.model_list()]

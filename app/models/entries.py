@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import datetime as dt
 import operator
+from collections.abc import Sequence
 from itertools import compress, repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.netrules import Address
 from app.netrules.index import BITS, EntryIndex, Interval
+
+if TYPE_CHECKING:
+    from app.services.allowlist import Entry
 
 COLUMNS = ("Address or range", "Description", "Created", "Addresses", "Covers you")
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -33,7 +37,7 @@ def _size_key(interval: Interval | None) -> int:
 class EntriesModel(QAbstractTableModel):
     def __init__(self) -> None:
         super().__init__()
-        self.entries: list[dict[str, Any]] = []
+        self.entries: Sequence[Entry] = ()
         self.visible: list[int] = []  # indexes into entries, in display order
         self._index = EntryIndex()
         self._haystack: list[str] = []
@@ -46,13 +50,15 @@ class EntriesModel(QAbstractTableModel):
     # -- contents ---------------------------------------------------------------------------------
 
     def set_entries(
-        self, entries: list[dict[str, Any]], my_ip: Address | None, index: EntryIndex | None = None
+        self, entries: Sequence[Entry], my_ip: Address | None, index: EntryIndex | None = None
     ) -> None:
         """`index`: the entries' index when the caller has it already (the Security tab shares its own)."""
         self.beginResetModel()
         self.entries = entries
-        self._index = index if index is not None else EntryIndex.of_entries(entries)
-        self._haystack = [f"{entry['cidr']}\n{entry.get('description', '')}".lower() for entry in entries]
+        if index is None:
+            index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
+        self._index = index
+        self._haystack = [f"{entry.cidr}\n{entry.description}".lower() for entry in entries]
         self._covers = self._covering(my_ip)
         self._order = self._sorted_order()
         self._apply_filter()
@@ -96,8 +102,8 @@ class EntriesModel(QAbstractTableModel):
         entries, intervals, covers = self.entries, self._index.intervals, self._covers
         return (
             None,  # by address: the index's own order (see _sorted_order)
-            lambda i: entries[i].get("description", "").lower(),
-            lambda i: entries[i].get("created_at", 0),
+            lambda i: entries[i].description.lower(),
+            lambda i: entries[i].created_at or 0,
             lambda i: _size_key(intervals[i]),
             lambda i: covers[i],
         )[column]
@@ -154,11 +160,11 @@ class EntriesModel(QAbstractTableModel):
         column = index.column()
         if role == _DISPLAY:
             if column == 0:
-                return entry["cidr"]
+                return entry.cidr
             if column == 1:
-                return entry.get("description", "")
+                return entry.description
             if column == 2:
-                created = entry.get("created_at")
+                created = entry.created_at
                 return dt.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M") if created else ""
             if column == 3:
                 interval = self._index.intervals[position]
@@ -170,9 +176,9 @@ class EntriesModel(QAbstractTableModel):
                 )
             return "✓ you" if self._covers[position] else ""
         if column == 0:  # the tooltip
-            return entry["id"]
+            return entry.id
         return None
 
-    def entry(self, row: int) -> dict[str, Any]:
+    def entry(self, row: int) -> Entry:
         """The entry shown at a row of the table."""
         return self.entries[self.visible[row]]

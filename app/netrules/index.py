@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .analysis import Finding, Relation
@@ -67,12 +67,17 @@ class EntryIndex:
 
     @classmethod
     def of_entries(cls, entries: Iterable[dict[str, Any]]) -> EntryIndex:
-        """The index of the service's entries ({"id", "cidr", …}), labelled by id. Comprehensions, not a
+        """The index of the service's entries as decoded JSON ({"id", "cidr", …}), labelled by id."""
+        entries = list(entries)
+        return cls.of_cidrs([entry["cidr"] for entry in entries], [entry.get("id") for entry in entries])
+
+    @classmethod
+    def of_cidrs(cls, cidrs: Sequence[str], labels: Sequence[str | None]) -> EntryIndex:
+        """The index of canonical cidrs, each with its label (the entry's id). Comprehensions, not a
         loop of appends: this is built again whenever a list of 100,000 entries is loaded."""
         index = cls()
-        entries = list(entries)
-        intervals = index.intervals = [interval_of(entry["cidr"]) for entry in entries]
-        index.labels = [entry.get("id") for entry in entries]
+        intervals = index.intervals = [interval_of(cidr) for cidr in cidrs]
+        index.labels = list(labels)
         for version, bits in BITS.items():
             rows = [(iv[1], iv[2], serial) for serial, iv in enumerate(intervals) if iv and iv[0] == version]
             rows.sort()
@@ -170,6 +175,11 @@ class EntryIndex:
         for prefix, by_start in self._blocks[version].items():
             serials += by_start.get(value >> (bits - prefix), ())
         return sorted(serials)
+
+    def holders(self, address: Address) -> list[str]:
+        """The labels (entry ids) of the entries that hold `address`, in list order."""
+        labels = self.labels
+        return [labels[serial] or "" for serial in self.holding(address)]
 
     def relate(self, new: Network) -> list[Finding]:
         """As `analysis.relate(new, every entry)`, in list order, without walking the list."""

@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from app.netrules import Address, EntryError, parse_entry
+from app.netrules.policy import enabling_locks_out, removal_locks_out
 
 from .contract import EntryCreate, ForceQuery, ListPatch
 from .errors import ServiceError, quote
@@ -58,16 +59,6 @@ def list_json(allowlist: Allowlist, source_ip: Address | None) -> dict[str, Any]
     }
 
 
-def _would_block(allowlist: Allowlist, source_ip: Address | None) -> bool:
-    """Whether the list's entries, as they stand, leave `source_ip` out."""
-    return source_ip is None or not allowlist.contains(source_ip)
-
-
-def _only_holder(allowlist: Allowlist, entry_id: str, source_ip: Address | None) -> bool:
-    """Whether `entry_id` is the one entry that admits `source_ip` (removing it would block the caller)."""
-    return source_ip is not None and allowlist.holders(source_ip) == [entry_id]
-
-
 def _forced(request: Request) -> bool:
     """`?force=true|false` and nothing else (`1`, `null`, a repeat or an unknown name is a 400)."""
     try:
@@ -106,7 +97,7 @@ class AdminRoutes:
         # pass a check that each would fail after the other.
         def refuse_lockout(current: Allowlist) -> None:
             if enabled and not current.enabled and not forced:
-                if _would_block(current, context.source_ip):
+                if enabling_locks_out(current, context.source_ip):
                     what = "Switching on an empty list" if not len(current) else "Switching the list on"
                     raise _refuse_lockout(what, context.source_ip)
 
@@ -152,7 +143,7 @@ class AdminRoutes:
         def refuse(current: Allowlist) -> None:  # on the store's writer, as refuse_lockout above
             if current.get(entry_id) is None:
                 raise ServiceError(404, f"No entry '{quote(entry_id)}' on this list.", "entry_not_found")
-            if current.enabled and not forced and _only_holder(current, entry_id, context.source_ip):
+            if current.enabled and not forced and removal_locks_out(current, {entry_id}, context.source_ip):
                 raise _refuse_lockout("Removing this entry", context.source_ip)
 
         if not await self.store.remove_entry_async(scope, owner, entry_id, refuse):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-import jsonschema
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 from pydantic_core import PydanticCustomError
+
+from app.jsonschema_check import schema_problem
 
 MAX_DESCRIPTION = 200
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -209,11 +210,10 @@ class FormatJsonSchema(Strict):
     @field_validator("schema_")
     @classmethod
     def _schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
-        try:
-            jsonschema.validators.validator_for(schema).check_schema(schema)
-        except jsonschema.SchemaError as error:
-            message = f"'text.format.schema' is not a valid JSON Schema: {error.message[:200]}."
-            raise PydanticCustomError("invalid_json_schema", message) from None
+        problem = schema_problem(schema)
+        if problem is not None:
+            message = f"'text.format.schema' is not a valid JSON Schema: {problem[:200]}."
+            raise PydanticCustomError("invalid_json_schema", message)
         return schema
 
 

@@ -6,9 +6,10 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-import jsonschema
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from app.jsonschema_check import mismatches
 
 from .builder import Event, ResponseBuilder, count_tokens
 from .contract import ItemsQuery
@@ -165,7 +166,7 @@ class ResponsesRoutes:
             return "The model's answer is not valid JSON."
         if text_format["type"] == "json_schema":
             schema = text_format["schema"]
-            errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(value))
+            errors = mismatches(value, schema)
             if errors:
                 return f"The model could not satisfy the schema: {quote(errors[0].message, 200)}."
         return None

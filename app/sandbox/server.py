@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import socket
 import ssl
 import threading
@@ -16,6 +15,8 @@ from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
+
+from app.fileio import write_atomically
 
 from .app import SandboxState, create_app
 from .config import SandboxConfig
@@ -100,18 +101,7 @@ def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
         "api_key": credentials.api_key,
         "admin_key": credentials.admin_key,
     }
-    partial = path.with_name(f".{path.name}.partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(payload, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    write_atomically(path, json.dumps(payload), mode=0o600)  # keys: readable by the owner only
 
 
 class _PromptServer(uvicorn.Server):

@@ -2,18 +2,54 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import ApiError, Conflict, StatusError
+from app.api.errors import ApiError, Conflict
 from app.netrules.index import EntryIndex
-from app.netrules.transfer import PlannedLine
+from app.netrules.policy import never_admitted
+from app.netrules.transfer import ImportPlan, PlannedLine
 
+from . import allowlist_checks as checks
+from . import allowlist_files as files
+from .allowlist_files import TransferError
 from .history import ChangeHistory
 from .session import ConsoleSession
 
+if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
+    from app.api.admin import Allowlist, Entry, Project
+
+__all__ = ["Allowlist", "AllowlistService", "Availability", "Change", "Entry", "Project", "TransferError"]
+
 REFRESH_INTERVAL_MS = 60_000
+DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
+
+
+class Change(StrEnum):
+    """A change to a list, as the history names it."""
+
+    ADD = "add"
+    REMOVE = "remove"
+    ENABLE = "enable"
+    DISABLE = "disable"
+    IMPORT = "import"
+
+
+# The changes the service may stop because they would lock the caller out; they can be forced.
+GUARDED = frozenset({Change.ENABLE, Change.REMOVE})
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether the Security tab can work with the current profile, and if not, what it needs."""
+
+    ok: bool
+    reason: str = ""
 
 
 class StaleList(Exception):
@@ -27,9 +63,7 @@ class PartialImport(Exception):
 class AllowlistService(QObject):
     loaded = Signal()
     failed = Signal(str)
-    guard = Signal(
-        str, str
-    )  # action ("enable", "remove"), the service's explanation: needs a typed confirmation
+    guard = Signal(str, str)  # a Change in GUARDED, the service's explanation: needs a typed confirmation
     changed_elsewhere = Signal(str)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 
@@ -40,31 +74,38 @@ class AllowlistService(QObject):
         self.session = session
         self.history = history or ChangeHistory(session.data_dir / "allowlist-history.jsonl", self)
         self.project_id: str | None = None
-        self.data: dict[str, Any] | None = None
-        self.org_data: dict[str, Any] | None = None
-        self.projects: list[dict[str, Any]] = []
-        self._indexes: list[tuple[list[dict[str, Any]], EntryIndex]] = []  # the last two lists indexed
+        self.data: Allowlist | None = None
+        self.org_data: Allowlist | None = None
+        self.projects: tuple[Project, ...] = ()
+        self._indexes: list[tuple[tuple[Entry, ...], EntryIndex]] = []  # the last two lists indexed
         # Refreshes every so often while someone looks at the list: the tab starts and stops it.
         self.periodic = QTimer(self)
         self.periodic.setInterval(REFRESH_INTERVAL_MS)
         self.periodic.timeout.connect(self.refresh)
 
     @property
-    def available(self) -> tuple[bool, str]:
+    def available(self) -> Availability:
         client, profile = self.session.client, self.session.profile
         if client is None or profile is None:
-            return False, "No connection."
-        if not client.transport.settings.admin_key:
-            return False, (
+            return Availability(False, "No connection.")
+        if not client.has_key("admin"):
+            return Availability(
+                False,
                 f"The Security tab needs an admin key. Add it in File > Profiles for “{profile.name}”, "
-                f"or set ${profile.admin_key_env}."
+                f"or set ${profile.admin_key_env}.",
             )
         if not profile.org_id:
-            return False, f"Set the organization id of “{profile.name}” in File > Profiles."
-        return True, ""
+            return Availability(False, f"Set the organization id of “{profile.name}” in File > Profiles.")
+        return Availability(True)
+
+    def reset(self) -> None:
+        """Forget the lists of the profile before (the session's client changed)."""
+        self.projects = ()
+        self.project_id = None
+        self.data = self.org_data = None
 
     def refresh(self) -> None:
-        if self.available[0]:
+        if self.available.ok:
             self.session.tasks.start("allowlist.refresh", self._load())
 
     async def _load(self) -> None:
@@ -79,15 +120,78 @@ class AllowlistService(QObject):
         except ApiError as error:
             self.failed.emit(str(error))
 
-    def entry_index(self, data: dict[str, Any] | None) -> EntryIndex:
+    @property
+    def source_ip(self) -> str | None:
+        """The address the service saw this console at, on the last read."""
+        return self.data.source_ip if self.data is not None else None
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return self.data.entries if self.data is not None else ()
+
+    def entry_index(self, data: Allowlist | None) -> EntryIndex:
         """The index of a list as loaded (`data` or `org_data`): built on first use, once per load."""
-        entries = (data or {}).get("entries", [])
+        entries: tuple[Entry, ...] = data.entries if data is not None else ()
         for held, index in self._indexes:
             if held is entries:
                 return index
-        index = EntryIndex.of_entries(entries)
+        index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
         self._indexes = [(entries, index), *self._indexes[:1]]
         return index
+
+    # -- what the tab shows (computed by allowlist_checks, from netrules' policy) --------------------
+
+    def candidate(self, text: str) -> checks.Candidate | None:
+        return checks.candidate(text, self.entry_index(self.data), self.data is not None)
+
+    def check_ip(self, text: str) -> checks.IpCheck | None:
+        lists = [("Organization", self.org_data)]
+        if self.project_id:
+            lists.append(("Project", self.data))
+        return checks.check_ip(
+            text,
+            [(label, data is not None and data.enabled, self.entry_index(data)) for label, data in lists],
+        )
+
+    def enable_lockout(self) -> str:
+        return checks.enable_lockout(self.entry_index(self.data), len(self.entries), self.source_ip)
+
+    def remove_lockout(self, entry_ids: list[str]) -> str:
+        if self.data is None or not self.data.enabled:
+            return ""
+        return checks.remove_lockout(self.entry_index(self.data), set(entry_ids), self.source_ip)
+
+    def rule(self) -> checks.Rule:
+        org_on = self.org_data is not None and self.org_data.enabled
+        if self.project_id is None:
+            return checks.Rule(False, org_on)
+        never: tuple[str, ...] = ()
+        if org_on:
+            found = never_admitted(self.entry_index(self.org_data), self.entry_index(self.data))
+            never = tuple(str(network) for network in found)
+        return checks.Rule(True, org_on, self.data is not None and self.data.enabled, never)
+
+    # -- files and settings -----------------------------------------------------------------------
+
+    def entry_limit(self) -> int:
+        value = self.session.profiles.settings.value("security/entry_limit", DEFAULT_ENTRY_LIMIT)
+        try:
+            return max(1, int(str(value)))
+        except (TypeError, ValueError):
+            return DEFAULT_ENTRY_LIMIT
+
+    def plan_file_import(self, path: Path) -> ImportPlan:
+        """Read a file and plan its import into the shown list; TransferError says plainly what failed."""
+        return files.plan_file(path, self.entries, self.entry_limit())
+
+    def export_to(self, path: Path) -> int:
+        """Write the shown list to a file; returns how many entries were written (TransferError if none)."""
+        scope = {
+            "scope": "organization" if self.project_id is None else "project",
+            "project_id": self.project_id,
+            "enabled": self.data is not None and self.data.enabled,
+        }
+        return files.write_file(path, self.entries, scope)
 
     @property
     def scope_label(self) -> str:
@@ -96,7 +200,7 @@ class AllowlistService(QObject):
     def label_for(self, project_id: str | None) -> str:
         if project_id is None:
             return "Organization"
-        name = next((p.get("name") for p in self.projects if p.get("id") == project_id), None)
+        name = next((p.label for p in self.projects if p.id == project_id), None)
         return f"Project: {name or project_id}"
 
     def record(self, action: str, what: str, result: str = "ok") -> None:
@@ -108,14 +212,17 @@ class AllowlistService(QObject):
         self.data = None
         self.refresh()
 
-    async def _fresh(self) -> dict[str, Any]:
+    async def _fresh(self) -> Allowlist:
         """Read the list again; raise StaleList if someone else changed it since it was shown."""
         client = self.session.client
         assert client is not None
         current = await client.allowlists.get(self.project_id)
-        shown = self.data or {}
-        ids = lambda data: {(e["id"], e["cidr"]) for e in data.get("entries", [])}  # noqa: E731
-        if ids(current) != ids(shown) or current.get("enabled") != shown.get("enabled"):
+        shown = self.data
+
+        def ids(data: Allowlist | None) -> set[tuple[str, str]]:
+            return {(e.id, e.cidr) for e in data.entries} if data is not None else set()
+
+        if shown is None or ids(current) != ids(shown) or current.enabled != shown.enabled:
             self.data = current
             if self.project_id is None:
                 self.org_data = current
@@ -126,7 +233,7 @@ class AllowlistService(QObject):
             )
         return current
 
-    def run(self, name: str, coroutine: Any, what: str) -> None:
+    def run(self, name: Change, coroutine: Coroutine[Any, Any, None], what: str) -> None:
         """Run one change; its outcome goes to the history (`what` says what it was) and to the signals."""
 
         async def wrapped() -> None:
@@ -137,7 +244,7 @@ class AllowlistService(QObject):
                 self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
             except Conflict as conflict:
-                if conflict.code == "would_block_caller":
+                if conflict.code == "would_block_caller" and name in GUARDED:
                     self.record(name, what, "stopped: it would have blocked your own IP")
                     self.guard.emit(name, conflict.message)
                 else:
@@ -159,7 +266,7 @@ class AllowlistService(QObject):
             await self.session.client.allowlists.add(cidr, description, self.project_id)
             self.session.bus.info(f"Added {cidr}.")
 
-        self.run("add", go(), f"{cidr}" + (f" “{description}”" if description else ""))
+        self.run(Change.ADD, go(), f"{cidr}" + (f" “{description}”" if description else ""))
 
     def remove(self, entry_ids: list[str], force: bool = False) -> None:
         async def go() -> None:
@@ -171,7 +278,9 @@ class AllowlistService(QObject):
             self.session.bus.info(f"Removed {len(entry_ids)} entr{'y' if len(entry_ids) == 1 else 'ies'}.")
 
         self.run(
-            "remove", go(), ", ".join(self._cidr_of(i) for i in entry_ids) + (" (forced)" if force else "")
+            Change.REMOVE,
+            go(),
+            ", ".join(self._cidr_of(i) for i in entry_ids) + (" (forced)" if force else ""),
         )
 
     def set_enabled(self, enabled: bool, force: bool = False) -> None:
@@ -183,14 +292,14 @@ class AllowlistService(QObject):
             self.session.bus.info(f"The list is now {'on' if enabled else 'off'}.")
 
         self.run(
-            "enable" if enabled else "disable",
+            Change.ENABLE if enabled else Change.DISABLE,
             go(),
             f"switched the list {'on' if enabled else 'off'}" + (" (forced)" if force else ""),
         )
 
     def _cidr_of(self, entry_id: str) -> str:
-        entries = (self.data or {}).get("entries", [])
-        return next((e["cidr"] for e in entries if e["id"] == entry_id), entry_id)
+        entry = self.data.entry(entry_id) if self.data is not None else None
+        return entry.cidr if entry is not None else entry_id
 
     # -- import -----------------------------------------------------------------------------------
 
@@ -201,35 +310,12 @@ class AllowlistService(QObject):
             await self._fresh()
             client = self.session.client
             assert client is not None
-            added = failed = 0
-            stop_reason = ""
-            for index, line in enumerate(lines):
-                if stop_reason:
-                    self.line_imported.emit(index, False, f"not sent: {stop_reason}")
-                    failed += 1
-                    continue
-                try:
-                    await client.allowlists.add(line.canonical, line.source.description, self.project_id)
-                except Conflict as conflict:
-                    self.line_imported.emit(index, False, conflict.message)
-                    failed += 1
-                    continue
-                except StatusError as error:
-                    self.line_imported.emit(index, False, error.message)
-                    failed += 1
-                    if error.code == "too_many_entries" or error.status in (401, 403):
-                        stop_reason = error.message  # every later line would meet the same answer
-                    continue
-                except ApiError as error:  # down, timed out: the rest is not sent
-                    self.line_imported.emit(index, False, str(error))
-                    failed += 1
-                    stop_reason = str(error)
-                    continue
-                self.line_imported.emit(index, True, "added")
-                added += 1
+            added, failed = await files.send_lines(
+                client.allowlists, lines, self.project_id, self.line_imported.emit
+            )
             summary = f"{added:,} added" + (f", {failed:,} failed" if failed else "")
             self.session.bus.info(f"Import: {summary}.")
             if failed:
                 raise PartialImport(summary)
 
-        self.run("import", go(), f"{len(lines):,} entries from a file")
+        self.run(Change.IMPORT, go(), f"{len(lines):,} entries from a file")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
+
+from app.fileio import write_atomically
 
 MAX_RECORDS = 10_000
 log = logging.getLogger(__name__)
@@ -67,9 +68,7 @@ class ChangeHistory(QObject):
         return records
 
     def _rewrite(self, records: list[ChangeRecord]) -> None:
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text("".join(json.dumps(asdict(r)) + "\n" for r in records), encoding="utf-8")
-        os.replace(temporary, self.path)
+        write_atomically(self.path, "".join(json.dumps(asdict(r)) + "\n" for r in records))
 
     def record(self, profile: str, scope: str, action: str, what: str, result: str = "ok") -> ChangeRecord:
         entry = ChangeRecord(

@@ -8,6 +8,7 @@ service itself is unreachable (offline), and never when SERVICE_CONSOLE_ECHO=off
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 from dataclasses import dataclass
 
@@ -50,7 +51,7 @@ class EchoSettings:
 
 
 class PublicIpService(QObject):
-    looked_up = Signal(str)  # a sentence for the Security tab
+    looked_up = Signal(str)  # a sentence for the Security tab, in rich text (network parts escaped)
 
     def __init__(self, session: ConsoleSession, settings: QSettings, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +63,11 @@ class PublicIpService(QObject):
     @property
     def echo(self) -> EchoSettings:
         return EchoSettings.load(self.settings)
+
+    def save_echo(self, echo: EchoSettings) -> None:
+        """Keep the echo services the person chose, then look up with them when that is due."""
+        echo.save(self.settings)
+        self.maybe_lookup()
 
     def maybe_lookup(self) -> None:
         """The automatic lookup: hosted profiles only, when enabled and the service is reachable."""
@@ -96,10 +102,12 @@ class PublicIpService(QObject):
         self.answers = {}
         for family, result in zip((4, 6), results, strict=True):
             if isinstance(result, BaseException):
-                parts.append(f"IPv{family}: none — {result}" if (echo.ipv4, echo.ipv6)[family == 6] else "")
+                asked = (echo.ipv4, echo.ipv6)[family == 6]
+                parts.append(f"IPv{family}: none — {html.escape(str(result))}" if asked else "")
             else:
                 self.answers[family] = result.address
-                parts.append(f"IPv{family} <b>{result.address}</b> (by {result.service})")
+                address, service = html.escape(result.address), html.escape(result.service)
+                parts.append(f"IPv{family} <b>{address}</b> (by {service})")
         self._say("Public echo services see: " + " · ".join(p for p in parts if p) + ".")
 
     def _say(self, text: str) -> None:

@@ -1,125 +1,28 @@
 """A guided rotation from an old allowlist entry to a new one, as the interface document recommends:
 add the new entry; confirm requests succeed from the new IP; only then remove the old one.
 
-The plan is saved after every step (one JSON file in the data directory, no keys in it), so a person can
-close the console, move to the new network, open it again and go on. The old entry is never removed
-before a probe has confirmed that the service sees this machine inside the new entry.
+The plan and its steps live in rotation_plan (Qt-free, unit-tested); this service does the requests of each
+step, saves the plan after every one, and says what happened in signals and in the change history.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import os
-from dataclasses import asdict, dataclass, fields
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from app.api.errors import ApiError, Conflict, IpNotAllowed
-from app.netrules import EntryError, canonical, parse_address, parse_entry
 
 from .history import ChangeHistory
+from .rotation_plan import ListScope, RotationError, RotationPlan, RotationStore, Step
 from .session import ConsoleSession
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from app.api.admin import Entry
+    from app.api.client import ServiceClient
 
-
-class Step:
-    PLANNED = "planned"  # saved, the new entry not yet on the list
-    ADDED = "added"  # the new entry is on the list; waiting for a probe from the new IP
-    CONFIRMED = "confirmed"  # a probe came from inside the new entry and succeeded
-    DONE = "done"  # the old entry is gone
-
-    ORDER = (PLANNED, ADDED, CONFIRMED, DONE)
-
-
-@dataclass
-class RotationPlan:
-    profile_id: str
-    project_id: str | None  # None: the organization's list
-    scope_label: str
-    old_id: str
-    old_cidr: str
-    new_cidr: str
-    description: str = ""
-    new_id: str | None = None
-    step: str = Step.PLANNED
-    last_probe: str = ""
-    started_at: str = ""
-    updated_at: str = ""
-
-    @property
-    def step_number(self) -> int:
-        return Step.ORDER.index(self.step) + 1
-
-    def summary(self) -> str:
-        return f"{self.old_cidr} → {self.new_cidr} ({self.scope_label})"
-
-    def admits(self, source_ip: str | None) -> bool:
-        """Whether the address the service saw lies inside the new entry."""
-        return (
-            source_ip is not None
-            and source_ip != ""
-            and parse_address(source_ip) in parse_entry(self.new_cidr)
-        )
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class RotationStore:
-    """The plans in progress, one per profile, in a JSON file written atomically."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def _read(self) -> dict[str, dict[str, Any]]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            return data if isinstance(data, dict) else {}
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as error:
-            log.warning("rotation progress unreadable: %s", error)
-            return {}
-
-    def load(self, profile_id: str) -> RotationPlan | None:
-        raw = self._read().get(profile_id)
-        if not isinstance(raw, dict):
-            return None
-        names = {f.name for f in fields(RotationPlan)}
-        try:
-            return RotationPlan(**{k: v for k, v in raw.items() if k in names})
-        except TypeError:
-            return None
-
-    def save(self, plan: RotationPlan) -> None:
-        data = self._read()
-        plan.updated_at = _now()
-        data[plan.profile_id] = asdict(plan)
-        self._write(data)
-
-    def discard(self, profile_id: str) -> None:
-        data = self._read()
-        if data.pop(profile_id, None) is not None:
-            self._write(data)
-
-    def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        with temporary.open("w", encoding="utf-8") as file:
-            json.dump(data, file, indent=2)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, self.path)
-
-
-class RotationError(Exception):
-    pass
+__all__ = ["ListScope", "RotationError", "RotationPlan", "RotationService", "Step"]
 
 
 class RotationService(QObject):
@@ -142,9 +45,7 @@ class RotationService(QObject):
 
     # -- steps ------------------------------------------------------------------------------------
 
-    def start(
-        self, project_id: str | None, scope_label: str, old: dict[str, Any], new_text: str, description: str
-    ) -> RotationPlan:
+    def start(self, scope: ListScope, old: Entry, new_text: str, description: str) -> RotationPlan:
         """Validate and save the plan, then add the new entry. Raises RotationError for a bad plan."""
         profile = self.session.profile
         if profile is None:
@@ -152,21 +53,8 @@ class RotationService(QObject):
         current = self.plan
         if current is not None and current.step != Step.DONE:
             raise RotationError("A rotation is already in progress for this profile: finish or cancel it.")
-        try:
-            new_cidr = canonical(parse_entry(new_text))
-        except EntryError as error:
-            raise RotationError(error.message) from None
-        if new_cidr == old["cidr"]:
-            raise RotationError("The new entry is the same as the old one.")
-        plan = RotationPlan(
-            profile.id,
-            project_id,
-            scope_label,
-            old["id"],
-            old["cidr"],
-            new_cidr,
-            description or old.get("description", ""),
-            started_at=_now(),
+        plan = RotationPlan.make(
+            profile.id, scope, (old.id, old.cidr, old.description), new_text, description
         )
         self.store.save(plan)
         self._record(plan, f"started: {plan.old_cidr} → {plan.new_cidr}")
@@ -201,7 +89,7 @@ class RotationService(QObject):
 
     # -- the work ---------------------------------------------------------------------------------
 
-    def _client(self) -> Any:
+    def _client(self) -> ServiceClient:
         client = self.session.client
         if client is None:
             raise RotationError("No connection.")
@@ -210,15 +98,15 @@ class RotationService(QObject):
     async def _add_new(self) -> None:
         plan = self._require(Step.PLANNED)
         client = self._client()
-        current = await client.allowlists.get(plan.project_id)
-        existing = next((e for e in current.get("entries", []) if e["cidr"] == plan.new_cidr), None)
+        existing = (await client.allowlists.get(plan.project_id)).with_cidr(plan.new_cidr)
         if existing is None:
-            existing = await client.allowlists.add(plan.new_cidr, plan.description, plan.project_id)
-            what = f"added the new entry {plan.new_cidr}"
+            existing, already = (
+                await client.allowlists.add(plan.new_cidr, plan.description, plan.project_id),
+                False,
+            )
         else:
-            what = f"the new entry {plan.new_cidr} was already on the list ({existing['id']})"
-        plan.new_id, plan.step = existing["id"], Step.ADDED
-        plan.last_probe = ""
+            already = True
+        what = plan.new_entry_added(existing.id, already)
         self.store.save(plan)
         self._record(plan, what)
 
@@ -234,73 +122,63 @@ class RotationService(QObject):
                 "which the organization's list does not admit.",
             )
             return
-        entries = current.get("entries", [])
-        if not any(e["id"] == plan.new_id or e["cidr"] == plan.new_cidr for e in entries):
-            plan.step, plan.new_id = Step.PLANNED, None
-            self._probe_failed(plan, f"The new entry {plan.new_cidr} is no longer on the list: add it again.")
+        if not any(e.id == plan.new_id or e.cidr == plan.new_cidr for e in current.entries):
+            plan.new_entry_gone()
+            self._saved_probe(plan)
             return
-        seen = current.get("source_ip")
-        if not plan.admits(seen):
-            self._probe_failed(
-                plan,
-                f"The service sees you at {seen or 'an unknown IP'}, which is outside the new entry "
-                f"{plan.new_cidr}. Make requests from the new address (move this machine to the new network; "
-                "for the local sandbox, play an address of the new entry), then probe again.",
-            )
-            return
-        profile = self.session.profile
-        through_api = bool(client.transport.settings.api_key) and (
-            plan.project_id is None or (profile is not None and plan.project_id == profile.project_id)
-        )
-        if through_api:
+        seen = current.source_ip
+        if plan.admits(seen) and self._probes_through_api(plan):
             try:
                 await client.models()  # an API request through the whole gateway: organization AND project
             except IpNotAllowed as error:
                 self._probe_failed(plan, f"An API request from {error.source_ip or seen} was refused (403).")
                 return
-        plan.step = Step.CONFIRMED
-        plan.last_probe = f"Confirmed at {_now()}: the service saw you at {seen}, inside {plan.new_cidr}" + (
-            ", and an API request succeeded." if through_api else ", and an Admin API request succeeded."
-        )
+        confirmed = plan.probe_seen(seen, self._probes_through_api(plan))
         self.store.save(plan)
-        self._record(plan, f"probe from {seen}: confirmed")
+        self._record(
+            plan,
+            f"probe from {seen}: confirmed" if confirmed else "probe",
+            "ok" if confirmed else plan.last_probe,
+        )
+
+    def _probes_through_api(self, plan: RotationPlan) -> bool:
+        profile, client = self.session.profile, self.session.client
+        return (
+            client is not None
+            and client.has_key("api")
+            and (plan.project_id is None or (profile is not None and plan.project_id == profile.project_id))
+        )
 
     def _probe_failed(self, plan: RotationPlan, why: str) -> None:
-        plan.last_probe = why
+        plan.probe_failed(why)
+        self._saved_probe(plan)
+
+    def _saved_probe(self, plan: RotationPlan) -> None:
         self.store.save(plan)
-        self._record(plan, "probe", result=why)
+        self._record(plan, "probe", result=plan.last_probe)
 
     async def _remove_old(self) -> None:
         plan = self._require(Step.CONFIRMED)
         client = self._client()
         current = await client.allowlists.get(plan.project_id)
-        seen = current.get("source_ip")
-        if not plan.admits(seen):
-            plan.step = Step.ADDED
-            self._probe_failed(
-                plan,
-                f"The service now sees you at {seen or 'an unknown IP'}, outside {plan.new_cidr}: "
-                "probe again from the new address before the old entry goes.",
-            )
+        if not plan.ready_to_remove(current.source_ip):
+            self._saved_probe(plan)
             return
-        if any(e["id"] == plan.old_id for e in current.get("entries", [])):
+        listed = current.entry(plan.old_id) is not None
+        if listed:
             await client.allowlists.remove(plan.old_id, plan.project_id)
-            what = f"removed the old entry {plan.old_cidr}"
-        else:
-            what = f"the old entry {plan.old_cidr} had already been removed elsewhere"
-        plan.step = Step.DONE
+        what = plan.old_entry_removed(listed)
         self.store.save(plan)
         self._record(plan, what)
 
-    def _require(self, step: str) -> RotationPlan:
+    def _require(self, step: Step) -> RotationPlan:
         plan = self.plan
         if plan is None:
             raise RotationError("No rotation in progress.")
-        if plan.step != step:
-            raise RotationError(f"This step is not due: the rotation is at “{plan.step}”.")
+        plan.require(step)
         return plan
 
-    def _run(self, name: str, coroutine: Any) -> None:
+    def _run(self, name: str, coroutine: Coroutine[Any, Any, None]) -> None:
         async def wrapped() -> None:
             self.busy.emit(True)
             try:

@@ -201,7 +201,7 @@ class ConsoleSession(QObject):
             if stored is not None:
                 stored.simulated_ip = ip
                 self.profiles.save(stored)
-            self.client.transport.settings.forwarded_for = ip or "127.0.0.1"
+            self.client.set_forwarded_for(ip or "127.0.0.1")
 
     # -- connection state -------------------------------------------------------------------------
 
@@ -214,7 +214,7 @@ class ConsoleSession(QObject):
         if client is None:
             return self.state
         self._set_state(ConnectionState.CHECKING, "Checking the connection…")
-        if not client.transport.settings.api_key and not client.transport.settings.admin_key:
+        if not client.has_key("api") and not client.has_key("admin"):
             self._set_state(
                 ConnectionState.NO_KEY,
                 "The keychain is locked: unlock it (your desktop's keyring), then press Check."
@@ -223,13 +223,13 @@ class ConsoleSession(QObject):
             )
             return self.state
         try:
-            if client.transport.settings.api_key:
+            if client.has_key("api"):
                 listed = await client.model_list()
                 self.model_details = {model.id: model.owned_by for model in listed}
                 self.models_changed.emit()
             else:
                 await client.allowlists.get()
-            self._set_state(ConnectionState.OK, f"Connected to {client.transport.base_url}.")
+            self._set_state(ConnectionState.OK, f"Connected to {client.base_url}.")
         except IpNotAllowed as error:
             self._set_state(
                 ConnectionState.BLOCKED,

@@ -23,6 +23,7 @@ from app.api.errors import (
     TimedOut,
     Unauthorized,
 )
+from app.jsonschema_check import schema_problem
 
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
     from app.api.wire import OutputItem, Response
@@ -263,10 +264,7 @@ def check_schema(text: str) -> SchemaCheck:
         return SchemaCheck(None, f"✗ Not valid JSON: {error}")
     if not isinstance(schema, dict):
         return SchemaCheck(None, "✗ A schema must be a JSON object.")
-    import jsonschema  # loaded on first use: not needed for the first frame
-
-    try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.SchemaError as error:
-        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {error.message}")
+    problem = schema_problem(schema)
+    if problem is not None:
+        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {problem}")
     return SchemaCheck(schema, "✓ Valid JSON Schema")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
 
 # Nothing here touches the `Qt` namespace before the first frame: its first use costs ~50 ms (PySide6 builds
 # the enum types lazily), and the tabs, built just after the frame, pay it instead.
@@ -44,6 +47,7 @@ class NoticeBar(QWidget):
         self.setObjectName("notice")
         self.label = QLabel(objectName="notice_text")
         self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # notices quote servers: never markup
         close = QPushButton("✕", objectName="notice_close")
         close.setFlat(True)
         close.clicked.connect(self.hide)
@@ -98,12 +102,14 @@ class MainWindow(QMainWindow):
         for action, shortcut in self._pending_shortcuts:
             action.setShortcut(shortcut)
         self._pending_shortcuts.clear()
+        from app.services.security import SecurityServices
+
         from .playground.tab import PlaygroundTab
         from .security.tab import SecurityTab
 
         current = self.tabs.currentIndex()
         self._playground = PlaygroundTab(self.session)
-        self._security = SecurityTab(self.session)
+        self._security = SecurityTab(self.session, SecurityServices.create(self.session, self))
         for index, (tab, label) in enumerate(
             zip((self._playground, self._security), TAB_LABELS, strict=True)
         ):
@@ -117,7 +123,6 @@ class MainWindow(QMainWindow):
         self._playground.settings_requested.connect(self.open_settings)
         if self.session.client is not None:  # the profile was activated before the tabs existed
             self._playground.reload_models()
-            self._security._client_changed()
 
     @property
     def playground(self) -> PlaygroundTab:
@@ -250,7 +255,7 @@ class MainWindow(QMainWindow):
             ConnectionState.ERROR: "Error",
         }
         self.indicator.setText(f"● {names.get(state, state)}")
-        self.indicator.setToolTip(detail)
+        self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
         self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
         self.statusBar().showMessage(detail, 10000)
 

@@ -89,11 +89,12 @@ async def test_allowlist_calls(sandbox: Sandbox) -> None:
     client = client_for(sandbox, forwarded_for="198.51.100.7")
     entry = await client.allowlists.add("198.51.100.0/24", "office")
     listed = await client.allowlists.get()
-    assert listed["entries"] == [entry] and listed["source_ip"] == "198.51.100.7"
-    assert (await client.allowlists.set_enabled(True))["enabled"] is True
-    project = (await client.allowlists.projects())[0]["id"]
-    assert (await client.allowlists.get(project))["scope"] == "project"
-    assert (await client.allowlists.remove(entry["id"], force=True))["deleted"] is True
+    assert listed.entries == (entry,) and listed.source_ip == "198.51.100.7"
+    assert entry.cidr == "198.51.100.0/24" and entry.description == "office"
+    assert (await client.allowlists.set_enabled(True)).enabled is True
+    project = (await client.allowlists.projects())[0].id
+    assert (await client.allowlists.get(project)).scope == "project"
+    assert (await client.allowlists.remove(entry.id, force=True)).deleted is True
     await client.aclose()
 
 

@@ -87,7 +87,7 @@ def tab(console, qtbot):
     security = console.security
     security.service.refresh()
     qtbot.waitUntil(
-        lambda: security.service.data is not None and security.service.data.get("source_ip") == "198.51.100.7"
+        lambda: security.service.data is not None and security.service.data.source_ip == "198.51.100.7"
     )
     return security
 

@@ -279,7 +279,7 @@ def test_403_offers_to_allow_the_ip(qtbot, tab, console) -> None:
     assert "203.0.113.77" in view.status.text()
     qtbot.mouseClick(view.action_buttons["allow"], Qt.MouseButton.LeftButton)
     assert console.tabs.currentWidget() is console.security
-    assert console.security.cidr.text() == "203.0.113.77"
+    assert console.security.add_form.cidr.text() == "203.0.113.77"
 
 
 def test_401_points_to_the_profile(qtbot, tab, console) -> None:

@@ -7,12 +7,12 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
 
 
 def add(qtbot, tab, cidr: str, description: str = "") -> None:
-    tab.cidr.clear()
-    qtbot.keyClicks(tab.cidr, cidr)
-    qtbot.keyClicks(tab.description, description)
-    count = len(tab.service.data["entries"])
-    qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: len(tab.service.data["entries"]) == count + 1)
+    tab.add_form.cidr.clear()
+    qtbot.keyClicks(tab.add_form.cidr, cidr)
+    qtbot.keyClicks(tab.add_form.description, description)
+    count = len(tab.service.entries)
+    qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(tab.service.entries) == count + 1)
 
 
 def typed(monkeypatch, word: str | None) -> list[str]:
@@ -27,75 +27,77 @@ def typed(monkeypatch, word: str | None) -> list[str]:
 
 
 def test_shows_your_ip_and_adds_it(qtbot, tab) -> None:
-    assert "198.51.100.7" in tab.my_ip.text()
+    assert "198.51.100.7" in tab.your_ip.my_ip.text()
     qtbot.mouseClick(tab.findChild(QPushButton, "add_mine"), Qt.MouseButton.LeftButton)
-    assert tab.cidr.text() == "198.51.100.7" and tab.add_button.isEnabled()
-    qtbot.keyClicks(tab.description, "office")
-    qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: len(tab.service.data["entries"]) == 1)
+    assert tab.add_form.cidr.text() == "198.51.100.7" and tab.add_form.add_button.isEnabled()
+    qtbot.keyClicks(tab.add_form.description, "office")
+    qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
     assert tab.model.rowCount() == 1
     assert tab.model.data(tab.model.index(0, 0)) == "198.51.100.7/32"
     assert tab.model.data(tab.model.index(0, 4)) == "✓ you"
 
 
 def test_live_validation_names_the_fault_and_offers_fixes(qtbot, tab) -> None:
-    qtbot.keyClicks(tab.cidr, "192.168.1.5/24")
-    assert "host bits" in tab.verdict.text() and not tab.add_button.isEnabled()
+    qtbot.keyClicks(tab.add_form.cidr, "192.168.1.5/24")
+    assert "host bits" in tab.add_form.verdict.text() and not tab.add_form.add_button.isEnabled()
     qtbot.mouseClick(tab.findChild(QPushButton, "use_192.168.1.0/24"), Qt.MouseButton.LeftButton)
-    assert tab.cidr.text() == "192.168.1.0/24"
-    assert "private range" in tab.verdict.text() and tab.add_button.isEnabled()
-    tab.cidr.clear()
-    qtbot.keyClicks(tab.cidr, "010.0.0.1")
-    assert "leading zero" in tab.verdict.text()
+    assert tab.add_form.cidr.text() == "192.168.1.0/24"
+    assert "private range" in tab.add_form.verdict.text() and tab.add_form.add_button.isEnabled()
+    tab.add_form.cidr.clear()
+    qtbot.keyClicks(tab.add_form.cidr, "010.0.0.1")
+    assert "leading zero" in tab.add_form.verdict.text()
 
 
 def test_duplicates_and_overlaps_are_shown_before_sending(qtbot, tab) -> None:
     add(qtbot, tab, "198.51.100.0/24")
-    tab.cidr.clear()
-    qtbot.keyClicks(tab.cidr, "198.51.100.0/24")
-    assert "Duplicate" in tab.verdict.text() and not tab.add_button.isEnabled()
-    tab.cidr.clear()
-    qtbot.keyClicks(tab.cidr, "198.51.100.8/29")
-    assert "already covered" in tab.verdict.text()
+    tab.add_form.cidr.clear()
+    qtbot.keyClicks(tab.add_form.cidr, "198.51.100.0/24")
+    assert "Duplicate" in tab.add_form.verdict.text() and not tab.add_form.add_button.isEnabled()
+    tab.add_form.cidr.clear()
+    qtbot.keyClicks(tab.add_form.cidr, "198.51.100.8/29")
+    assert "already covered" in tab.add_form.verdict.text()
 
 
 def test_whole_space_needs_a_typed_confirmation(qtbot, tab, monkeypatch) -> None:
     typed(monkeypatch, "no")
-    qtbot.keyClicks(tab.cidr, "0.0.0.0/0")
-    qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
-    assert tab.service.data["entries"] == []
-    assert tab.cidr.text() == "0.0.0.0/0"  # refused: nothing sent, nothing lost
+    qtbot.keyClicks(tab.add_form.cidr, "0.0.0.0/0")
+    qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
+    assert tab.service.entries == ()
+    assert tab.add_form.cidr.text() == "0.0.0.0/0"  # refused: nothing sent, nothing lost
     typed(monkeypatch, "ALLOW ALL")
-    qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: len(tab.service.data["entries"]) == 1)
+    qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
 
 
 def click_switch(qtbot, tab) -> None:
-    qtbot.mouseClick(tab.switch, Qt.MouseButton.LeftButton, pos=QPoint(6, tab.switch.height() // 2))
+    qtbot.mouseClick(
+        tab.scope_bar.switch, Qt.MouseButton.LeftButton, pos=QPoint(6, tab.scope_bar.switch.height() // 2)
+    )
 
 
 def test_switching_on_without_cover_is_stopped_then_typed(qtbot, tab, monkeypatch) -> None:
     add(qtbot, tab, "203.0.113.0/24")
     asked = typed(monkeypatch, None)  # the person cancels
     click_switch(qtbot, tab)
-    assert asked and "locked out" in asked[0] and not tab.switch.isChecked()
+    assert asked and "locked out" in asked[0] and not tab.scope_bar.switch.isChecked()
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
-    assert tab.switch.isChecked()
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    assert tab.scope_bar.switch.isChecked()
 
 
 def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, monkeypatch) -> None:
     add(qtbot, tab, "198.51.100.0/24", "mine")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
-    tab.table.selectRow(0)
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    tab.entries.table.selectRow(0)
     monkeypatch.setattr(
         "PySide6.QtWidgets.QMessageBox.question", lambda *a, **k: QMessageBox.StandardButton.Yes
     )
     typed(monkeypatch, None)
     qtbot.mouseClick(tab.findChild(QPushButton, "remove"), Qt.MouseButton.LeftButton)
-    assert len(tab.service.data["entries"]) == 1
+    assert len(tab.service.entries) == 1
     typed(monkeypatch, "LOCK ME OUT")
     qtbot.mouseClick(tab.findChild(QPushButton, "remove"), Qt.MouseButton.LeftButton)
     store = tab.session.sandbox.server.store
@@ -113,25 +115,30 @@ def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, m
 def test_check_an_ip_names_the_entry_or_the_nearest(qtbot, tab) -> None:
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
-    qtbot.keyClicks(tab.check_input, "198.51.100.9")
-    assert "allowed by 198.51.100.0/24" in tab.check_result.text() and "ALLOWED" in tab.check_result.text()
-    tab.check_input.clear()
-    qtbot.keyClicks(tab.check_input, "198.51.101.1")
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    qtbot.keyClicks(tab.check.input, "198.51.100.9")
+    assert "allowed by 198.51.100.0/24" in tab.check.result.text() and "ALLOWED" in tab.check.result.text()
+    tab.check.input.clear()
+    qtbot.keyClicks(tab.check.input, "198.51.101.1")
     assert (
-        "nearest entry: 198.51.100.0/24" in tab.check_result.text() and "BLOCKED" in tab.check_result.text()
+        "nearest entry: 198.51.100.0/24" in tab.check.result.text() and "BLOCKED" in tab.check.result.text()
     )
 
 
 def test_project_scope_shows_the_effective_rule(qtbot, tab) -> None:
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
-    tab.scope.setCurrentIndex(1)
-    tab.scope.activated.emit(1)
-    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.get("scope") == "project")
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    tab.scope_bar.scope.setCurrentIndex(1)
+    tab.scope_bar.scope.activated.emit(1)
+    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
     add(qtbot, tab, "203.0.113.0/24")
-    assert "AND" in tab.rule.text() and "never admits: 203.0.113.0/24" in tab.rule.text()
+    assert "AND" in tab.scope_bar.rule.text() and "never admits: 203.0.113.0/24" in tab.scope_bar.rule.text()
+    # Check an IP names the list that refuses: the organization's, whatever the project's (off) says.
+    qtbot.keyClicks(tab.check.input, "203.0.113.9")
+    result = tab.check.result.text()
+    assert "Organization: blocked" in result and "Project: list off, allowed." in result
+    assert "BLOCKED by the organization's list" in result
 
 
 def test_filter_and_sort(qtbot, tab) -> None:
@@ -141,10 +148,10 @@ def test_filter_and_sort(qtbot, tab) -> None:
         ("2001:db8::/48", "v6"),
     ):
         add(qtbot, tab, cidr, description)
-    qtbot.keyClicks(tab.filter, "off")
+    qtbot.keyClicks(tab.entries.filter, "off")
     assert tab.model.rowCount() == 1
-    tab.filter.clear()
-    tab.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    tab.entries.filter.clear()
+    tab.entries.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     shown = [tab.model.data(tab.model.index(row, 0)) for row in range(tab.model.rowCount())]
     assert shown == ["198.51.100.0/24", "203.0.113.0/24", "2001:db8::/48"]
 
@@ -157,11 +164,11 @@ def test_a_change_made_elsewhere_is_shown_not_overwritten(qtbot, tab, monkeypatc
     )
     other = tab.session.sandbox.server.store  # a second admin, through the dashboard
     other.add_entry("organization", tab.session.profile.org_id, "192.0.2.0/24", "someone else")
-    tab.cidr.clear()
-    qtbot.keyClicks(tab.cidr, "203.0.113.0/24")
-    qtbot.mouseClick(tab.add_button, Qt.MouseButton.LeftButton)
+    tab.add_form.cidr.clear()
+    qtbot.keyClicks(tab.add_form.cidr, "203.0.113.0/24")
+    qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(notices))
-    cidrs = [e["cidr"] for e in tab.service.data["entries"]]
+    cidrs = [e.cidr for e in tab.service.entries]
     assert "changed elsewhere" in notices[0] and "192.0.2.0/24" in cidrs and "203.0.113.0/24" not in cidrs
 
 
@@ -181,3 +188,28 @@ def test_refreshes_every_so_often_only_while_shown(qtbot, console, tab) -> None:
     assert tab.service.periodic.isActive()
     console.close()
     assert not tab.service.periodic.isActive()
+
+
+def test_markup_from_the_network_is_shown_as_text(qtbot, tab, monkeypatch) -> None:
+    """Issue 12: descriptions, addresses and messages from the server never become markup in the tab."""
+    add(qtbot, tab, "198.51.100.0/24", "<b>x</b>")
+    add(qtbot, tab, "203.0.113.0/24", "<img src=x>")
+    shown = [tab.model.data(tab.model.index(row, 1)) for row in range(tab.model.rowCount())]
+    assert sorted(shown) == ["<b>x</b>", "<img src=x>"]  # the table shows the text as typed
+    tab.entries.table.selectRow(0)
+    qtbot.mouseClick(tab.findChild(QPushButton, "rotate"), Qt.MouseButton.LeftButton)
+    dialog = tab.dialogs["rotation"]
+    assert "<b>x</b>" in dialog.old.currentText() or "<img src=x>" in dialog.old.currentText()
+    dialog.close()
+    # Every label that can quote the server shows plain text, whatever it is given.
+    for name in ("verdict", "check_result", "rule", "need", "rotation_banner", "guidance"):
+        assert tab.findChild(QLabel, name).textFormat() == Qt.TextFormat.PlainText, name
+    notice = tab.window().findChild(QLabel, "notice_text")
+    assert notice.textFormat() == Qt.TextFormat.PlainText
+    # The one rich label, your IP, escapes what the server said it saw.
+    tab.your_ip.show_source_ip("<img src=x>")
+    assert "&lt;img src=x&gt;" in tab.your_ip.my_ip.text() and "<img" not in tab.your_ip.my_ip.text()
+    tab.your_ip.show_public_ip(
+        "Public echo services see: IPv4 <b>192.0.2.1</b>.", "<b>y</b>", {4: "192.0.2.1"}
+    )
+    assert "&lt;b&gt;y&lt;/b&gt;" in tab.your_ip.public_ip_label.text()

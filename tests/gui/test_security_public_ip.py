@@ -30,8 +30,8 @@ def test_look_up_shows_both_families_and_why_they_differ(qtbot, tab, monkeypatch
         set_services(qtbot, tab, v4, v6)
         assert tab.public_ip.echo.ipv4 == [v4] and tab.public_ip.echo.ipv6 == [v6]
         qtbot.mouseClick(tab.findChild(QPushButton, "look_up"), Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: "Public echo services see" in tab.public_ip_label.text())
-    text = tab.public_ip_label.text()
+        qtbot.waitUntil(lambda: "Public echo services see" in tab.your_ip.public_ip_label.text())
+    text = tab.your_ip.public_ip_label.text()
     assert "IPv4 <b>127.0.0.1</b>" in text and "IPv6 <b>::1</b>" in text
     assert "They differ from the 198.51.100.7 the service sees" in text and "proxy, VPN or NAT" in text
 
@@ -48,6 +48,9 @@ def test_an_echo_service_that_does_not_answer_is_said_plainly(qtbot, tab, monkey
     with echo_server("127.0.0.1", body="<html>sign in</html>") as portal:
         set_services(qtbot, tab, portal, "")
         qtbot.mouseClick(tab.findChild(QPushButton, "look_up"), Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: "Public echo services see" in tab.public_ip_label.text())
-    assert "IPv4: none — 127.0.0.1: answered something that is not an address" in tab.public_ip_label.text()
-    assert "IPv6" not in tab.public_ip_label.text()  # no IPv6 service set: not asked, not mentioned
+        qtbot.waitUntil(lambda: "Public echo services see" in tab.your_ip.public_ip_label.text())
+    assert (
+        "IPv4: none — 127.0.0.1: answered something that is not an address"
+        in tab.your_ip.public_ip_label.text()
+    )
+    assert "IPv6" not in tab.your_ip.public_ip_label.text()  # no IPv6 service set: not asked, not mentioned

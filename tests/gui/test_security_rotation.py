@@ -22,11 +22,11 @@ def tab(console, qtbot):
     play(qtbot, console, "198.51.100.7")
     security = console.security
     qtbot.waitUntil(
-        lambda: security.service.data is not None and security.service.data.get("source_ip") == "198.51.100.7"
+        lambda: security.service.data is not None and security.service.data.source_ip == "198.51.100.7"
     )
     add(qtbot, security, OLD, "old office")
     click_switch(qtbot, security)
-    qtbot.waitUntil(lambda: security.service.data["enabled"] is True)
+    qtbot.waitUntil(lambda: security.service.data.enabled is True)
     return security
 
 
@@ -51,10 +51,10 @@ def cidrs(tab) -> list[str]:
 
 
 def start_rotation(qtbot, tab):
-    tab.table.selectRow(0)
+    tab.entries.table.selectRow(0)
     qtbot.mouseClick(tab.findChild(QPushButton, "rotate"), Qt.MouseButton.LeftButton)
     dialog = tab.dialogs["rotation"]
-    assert dialog.old.currentData()["cidr"] == OLD
+    assert dialog.old.currentData().cidr == OLD
     qtbot.keyClicks(dialog.new, "203.0.113.5/24")
     assert "host bits" in dialog.new_verdict.text() and not dialog.start_button.isEnabled()
     dialog.new.clear()
@@ -82,7 +82,7 @@ def test_rotation_adds_probes_then_removes(qtbot, console, tab) -> None:
     assert cidrs(tab) == [NEW]
     assert "done" in dialog.summary.text()
     dialog.close()
-    assert tab.rotation.plan is None and not tab.rotation_row.isVisibleTo(tab)
+    assert tab.rotation.plan is None and not tab.scope_bar.rotation_row.isVisibleTo(tab)
     actions = [r.what for r in tab.history.records() if r.action == "rotation"]
     assert any("added the new entry" in a for a in actions) and any(
         "removed the old entry" in a for a in actions
@@ -109,8 +109,11 @@ def test_rotation_resumes_after_the_console_is_closed(qtbot, console, tab, tmp_p
     try:
         security = window.security
         window.tabs.setCurrentWidget(security)
-        qtbot.waitUntil(lambda: security.rotation_row.isVisibleTo(security))
-        assert "step 2 of 3" in security.rotation_banner.text() and NEW in security.rotation_banner.text()
+        qtbot.waitUntil(lambda: security.scope_bar.rotation_row.isVisibleTo(security))
+        assert (
+            "step 2 of 3" in security.scope_bar.rotation_banner.text()
+            and NEW in security.scope_bar.rotation_banner.text()
+        )
         qtbot.mouseClick(security.findChild(QPushButton, "resume_rotation"), Qt.MouseButton.LeftButton)
         resumed = security.dialogs["rotation"]
         assert resumed.probe_button.isEnabled() and not resumed.remove_button.isEnabled()

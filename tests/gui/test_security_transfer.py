@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
 
+from app.api.admin import Entry
 from app.ui.security.transfer import COLUMNS
 
 from .test_security import add, typed
@@ -85,7 +86,7 @@ def test_import_preview_then_send(qtbot, tab, monkeypatch, tmp_path) -> None:
     qtbot.waitUntil(lambda: dialog.done_counts() == (3, 0))
     assert stored(tab) == ["198.51.100.0/24", "203.0.113.7/32", "2001:db8::/48", "203.0.113.0/28"]
     assert column(dialog, "Result")[1] == "✓ added"
-    qtbot.waitUntil(lambda: len(tab.service.data["entries"]) == 4)
+    qtbot.waitUntil(lambda: len(tab.service.entries) == 4)
     assert tab.history.records()[-1].action == "import" and tab.history.records()[-1].ok
 
 
@@ -104,7 +105,10 @@ def test_import_reports_partial_failures_line_by_line(qtbot, tab, monkeypatch, t
     store = tab.session.sandbox.server.store
     org = tab.session.profile.org_id
     entry = store.add_entry("organization", org, "192.0.2.0/24", "")
-    tab.service.data["entries"].append({"id": entry.id, "cidr": entry.cidr})
+    shown = tab.service.data
+    tab.service.data = shown.model_copy(
+        update={"entries": (*shown.entries, Entry(id=entry.id, cidr=entry.cidr))}
+    )
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: sum(dialog.done_counts()) == 3)
     results = column(dialog, "Result")
@@ -185,9 +189,9 @@ def test_history_lists_each_change_with_its_result(qtbot, tab, monkeypatch) -> N
     from .test_security import click_switch
 
     add(qtbot, tab, "203.0.113.0/24")
-    tab.table.selectRow(0)
+    tab.entries.table.selectRow(0)
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data["enabled"] is True)
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
     qtbot.mouseClick(tab.findChild(QPushButton, "history"), Qt.MouseButton.LeftButton)
     dialog = tab.dialogs["history"]
     rows = [

@@ -7,17 +7,18 @@ import ipaddress
 import pytest
 from PySide6.QtCore import Qt
 
+from app.api.admin import Entry
 from app.models.entries import EntriesModel
 
 
-def make_entries(count: int) -> list[dict]:
+def make_entries(count: int) -> list[Entry]:
     return [
-        {
-            "id": f"ipal_{i:04x}",
-            "cidr": f"10.{i // 256}.{i % 256}.0/24" if i % 3 else f"2001:db8:{i:x}::/48",
-            "description": f"site {i % 97} {'office' if i % 2 else 'lab'}",
-            "created_at": 1_790_000_000 + i,
-        }
+        Entry(
+            id=f"ipal_{i:04x}",
+            cidr=f"10.{i // 256}.{i % 256}.0/24" if i % 3 else f"2001:db8:{i:x}::/48",
+            description=f"site {i % 97} {'office' if i % 2 else 'lab'}",
+            created_at=1_790_000_000 + i,
+        )
         for i in range(count)
     ]
 
@@ -33,8 +34,8 @@ def model(qapp) -> EntriesModel:
     return model
 
 
-def expected(entries: list[dict], needle: str) -> list[str]:
-    return [e["cidr"] for e in entries if needle in f"{e['cidr']}\n{e['description']}".lower()]
+def expected(entries: list[Entry], needle: str) -> list[str]:
+    return [e.cidr for e in entries if needle in f"{e.cidr}\n{e.description}".lower()]
 
 
 def test_typing_narrows_and_deleting_widens_like_a_plain_filter(model: EntriesModel) -> None:
@@ -58,7 +59,7 @@ def test_typing_narrows_and_deleting_widens_like_a_plain_filter(model: EntriesMo
 def test_filter_keeps_the_sort_and_sort_keeps_the_filter(model: EntriesModel) -> None:
     model.sort(1, Qt.SortOrder.DescendingOrder)
     model.set_filter("office")
-    descriptions = [model.entry(row)["description"] for row in range(model.rowCount())]
+    descriptions = [model.entry(row).description for row in range(model.rowCount())]
     assert descriptions == sorted(descriptions, key=str.lower, reverse=True)
     assert all("office" in d for d in descriptions)
     model.sort(0, Qt.SortOrder.AscendingOrder)
@@ -72,14 +73,14 @@ def test_cells_and_tooltip(model: EntriesModel) -> None:
     assert model.rowCount() == 1
     row = [model.data(model.index(0, column)) for column in range(5)]
     assert row[0] == "10.0.5.0/24" and row[3] == "256" and row[4] == "✓ you"
-    assert model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole) == model.entry(0)["id"]
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole) == model.entry(0).id
     assert model.data(model.index(0, 1), Qt.ItemDataRole.ToolTipRole) is None
     assert model.data(model.index(0, 0), Qt.ItemDataRole.DecorationRole) is None
 
 
 def test_address_counts_read_as_numbers(qapp) -> None:
     model = EntriesModel()
-    entries = [{"id": "a", "cidr": "2001:db8::/48"}, {"id": "b", "cidr": "10.0.0.0/8"}]
+    entries = [Entry(id="a", cidr="2001:db8::/48"), Entry(id="b", cidr="10.0.0.0/8")]
     model.set_entries(entries, None)
     assert [model.data(model.index(row, 3)) for row in range(2)] == ["2⁸⁰", "16,777,216"]
     alignment = model.data(model.index(0, 3), Qt.ItemDataRole.TextAlignmentRole)

@@ -399,7 +399,7 @@ class PlaygroundTab(QWidget):
         body = self.service.build_body(
             self.message.toPlainText().strip() or "Hello", self.attachments, self.options()
         )
-        base_url = self.session.client.transport.base_url if self.session.client else ""
+        base_url = self.session.client.base_url if self.session.client else ""
         return all_snippets(base_url, body, profile.api_key_env if profile else "SERVICE_API_KEY")
 
     def show_code(self) -> None:

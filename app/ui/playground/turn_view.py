@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.jsonschema_check import mismatches
 from app.services.playground import PlaygroundService, Turn
 from app.services.turns import TurnStatus
 
@@ -99,12 +100,10 @@ def schema_verdict(text: str, schema: dict[str, Any]) -> tuple[bool, str]:
         value = json.loads(text)
     except ValueError as error:
         return False, f"✗ Not valid JSON: {error}"
-    import jsonschema  # loaded on first use: not needed for the first frame
-
-    errors = sorted(jsonschema.validators.validator_for(schema)(schema).iter_errors(value), key=str)
+    errors = mismatches(value, schema)
     if errors:
-        where = "/".join(str(p) for p in errors[0].absolute_path) or "(root)"
-        return False, f"✗ Does not match the schema at {where}: {errors[0].message}"
+        first = min(errors, key=lambda mismatch: mismatch.detail)
+        return False, f"✗ Does not match the schema at {first.where}: {first.message}"
     return True, "✓ Valid against the schema"
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import html
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -20,7 +21,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.netrules import EntryError, parse_entry
-from app.services.rotation import RotationError, RotationService, Step
+from app.services.rotation import ListScope, RotationError, RotationService, Step
+
+if TYPE_CHECKING:
+    from app.services.allowlist import Entry
 
 STEPS = (
     (Step.PLANNED, "Add the new entry"),
@@ -38,9 +42,9 @@ class RotationDialog(QDialog):
     def __init__(
         self,
         service: RotationService,
-        entries: list[dict[str, Any]],
-        scope: tuple[str | None, str],
-        selected: dict[str, Any] | None = None,
+        entries: list[Entry],
+        scope: ListScope,
+        selected: Entry | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -55,22 +59,22 @@ class RotationDialog(QDialog):
         self.planning = QWidget(objectName="planning")
         self.old = QComboBox(objectName="old_entry")
         for entry in entries:
-            label = entry["cidr"] + (f" — {entry['description']}" if entry.get("description") else "")
+            label = entry.cidr + (f" — {entry.description}" if entry.description else "")
             self.old.addItem(label, entry)
         if selected is not None:
             self.old.setCurrentIndex(
-                max(0, next((i for i, e in enumerate(entries) if e["id"] == selected["id"]), 0))
+                max(0, next((i for i, e in enumerate(entries) if e.id == selected.id), 0))
             )
         self.new = QLineEdit(objectName="new_cidr", placeholderText="the new address or range")
         self.new.textChanged.connect(self._validate)
         self.description = QLineEdit(
             objectName="new_description", placeholderText="(the old entry's description)"
         )
-        self.new_verdict = QLabel(objectName="new_verdict", wordWrap=True)
+        self.new_verdict = QLabel(objectName="new_verdict", wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.start_button = QPushButton("Start: add the new entry", objectName="start", enabled=False)
         self.start_button.clicked.connect(self._start)
         form = QFormLayout(self.planning)
-        form.addRow(f"Old entry ({scope[1]})", self.old)
+        form.addRow(f"Old entry ({scope.label})", self.old)
         form.addRow("New entry", self.new)
         form.addRow("", self.new_verdict)
         form.addRow("Description", self.description)
@@ -81,6 +85,7 @@ class RotationDialog(QDialog):
         self.step_labels = [QLabel(objectName=f"step_{i + 1}") for i in range(len(STEPS))]
         self.probe_text = QLabel(objectName="probe_result", wordWrap=True)
         self.probe_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.probe_text.setTextFormat(Qt.TextFormat.PlainText)  # it quotes the address the server saw
         self.add_button = QPushButton("Add the new entry", objectName="add_new")
         self.probe_button = QPushButton("Probe from here", objectName="probe")
         self.remove_button = QPushButton("Remove the old entry", objectName="remove_old")
@@ -101,7 +106,7 @@ class RotationDialog(QDialog):
         buttons_row.addWidget(self.cancel_button)
         progress_layout.addLayout(buttons_row)
 
-        self.error = QLabel(objectName="rotation_error", wordWrap=True)
+        self.error = QLabel(objectName="rotation_error", wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.error.setStyleSheet("color: #cf222e;")
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.close)
@@ -132,9 +137,7 @@ class RotationDialog(QDialog):
     def _start(self) -> None:
         self.error.clear()
         try:
-            self.service.start(
-                self.scope[0], self.scope[1], self.old.currentData(), self.new.text(), self.description.text()
-            )
+            self.service.start(self.scope, self.old.currentData(), self.new.text(), self.description.text())
         except RotationError as error:
             self.error.setText(str(error))
 
@@ -172,9 +175,9 @@ class RotationDialog(QDialog):
             self._validate()
             return
         self.summary.setText(
-            f"<b>Rotating {plan.summary()}</b>" + (" — done." if plan.step == Step.DONE else "")
+            f"<b>Rotating {html.escape(plan.summary())}</b>" + (" — done." if plan.step == Step.DONE else "")
         )
-        reached = Step.ORDER.index(plan.step)
+        reached = plan.step_number - 1
         for index, (label, (_step, text)) in enumerate(zip(self.step_labels, STEPS, strict=True)):
             mark = "✓" if index < reached else "→" if index == reached else "·"
             label.setText(f"{mark} {index + 1}. {text}")

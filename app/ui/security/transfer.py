@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import html
 from typing import Any
 
 from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
@@ -10,17 +10,19 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QInputDialog,
-    QLabel,
     QPushButton,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from app.netrules.transfer import ImportPlan, PlannedLine, Status, export_csv, export_json
+from app.netrules.transfer import ImportPlan, PlannedLine, Status
 from app.services.allowlist import AllowlistService
+from app.services.allowlist_checks import WHOLE_SPACE
 from app.ui.widgets.tables import STRETCH, size_columns
+
+from .guards import confirm_typed
+from .scope_bar import plain_label
 
 COLUMNS = ("Line", "Input", "Canonical", "Status", "Notes", "Result")
 COLOURS = {
@@ -30,12 +32,6 @@ COLOURS = {
     Status.REJECTED: "#cf222e",
     Status.OVER_LIMIT: "#cf222e",
 }
-WHOLE_SPACE = {"0.0.0.0/0", "::/0"}
-
-
-def export_text(path: Path, entries: list[dict[str, Any]], scope: dict[str, Any]) -> str:
-    """The file's text for its suffix: .json gives JSON, anything else CSV."""
-    return export_json(entries, scope) if path.suffix.lower() == ".json" else export_csv(entries)
 
 
 class ImportDialog(QDialog):
@@ -51,7 +47,8 @@ class ImportDialog(QDialog):
         self.service = service
         self.plan = plan
         self.sent: list[PlannedLine] = plan.to_send
-        self.summary = QLabel(plan.summary(), objectName="import_summary", wordWrap=True)
+        self.summary = plain_label("import_summary")
+        self.summary.setText(plan.summary())
         self.model = QStandardItemModel(0, len(COLUMNS), self)
         self.model.setHorizontalHeaderLabels(COLUMNS)
         for line in plan.lines:
@@ -64,8 +61,8 @@ class ImportDialog(QDialog):
                 QStandardItem(""),
             ]
             items[3].setForeground(QColor(COLOURS[line.status]))
-            items[1].setToolTip(line.source.text)
-            items[4].setToolTip(items[4].text())
+            items[1].setToolTip(plain_tip(line.source.text))
+            items[4].setToolTip(plain_tip(items[4].text()))
             for item in items:
                 item.setEditable(False)
             self.model.appendRow(items)
@@ -78,7 +75,7 @@ class ImportDialog(QDialog):
         size_columns(
             self.table, ("99,999", address, address, "repeats an earlier line", STRETCH, "✓ ipal_0123456789")
         )
-        self.detail = QLabel(objectName="import_detail", wordWrap=True)  # the chosen line's notes, whole
+        self.detail = plain_label("import_detail")  # the chosen line's notes, whole
         self.table.selectionModel().currentRowChanged.connect(
             lambda current, _previous: self.detail.setText(
                 f"Line {item_text(self.model, current.row(), 0)}: {item_text(self.model, current.row(), 4)}"
@@ -86,7 +83,7 @@ class ImportDialog(QDialog):
                 else ""
             )
         )
-        self.result_label = QLabel(objectName="import_result", wordWrap=True)
+        self.result_label = plain_label("import_result")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.import_button = QPushButton(f"Import {len(self.sent):,}", objectName="import_go")
         self.import_button.setEnabled(bool(self.sent))
@@ -106,13 +103,12 @@ class ImportDialog(QDialog):
     def _import(self) -> None:
         whole = [line.canonical for line in self.sent if line.canonical in WHOLE_SPACE]
         if whole:
-            text, ok = QInputDialog.getText(
+            if not confirm_typed(
                 self,
                 "Admit every address?",
-                f"{', '.join(whole)} admits every address of its family: the list is switched off in effect."
-                "\n\nType ALLOW ALL to go ahead:",
-            )
-            if not (ok and text.strip() == "ALLOW ALL"):
+                f"{', '.join(whole)} admits every address of its family: the list is switched off in effect.",
+                "ALLOW ALL",
+            ):
                 self.result_label.setText("Nothing was sent.")
                 return
         self.import_button.setEnabled(False)
@@ -125,7 +121,7 @@ class ImportDialog(QDialog):
             return
         item = self.model.item(row, 5)
         item.setText(("✓ " if ok else "✗ ") + what)
-        item.setToolTip(what)
+        item.setToolTip(plain_tip(what))
         item.setForeground(QColor("#1a7f37" if ok else "#cf222e"))
         if ok:
             self._done += 1
@@ -147,6 +143,11 @@ class ImportDialog(QDialog):
         self.service.line_imported.disconnect(self._line_done)
         self.service.changed_elsewhere.disconnect(self._stale)
         super().closeEvent(event)
+
+
+def plain_tip(text: str) -> str:
+    """A tooltip that shows `text` as text: Qt guesses rich text in tooltips, so say it and escape."""
+    return f"<p>{html.escape(text)}</p>" if text else ""
 
 
 def item_text(model: QStandardItemModel, row: int, column: int) -> str:

@@ -1,0 +1,35 @@
+"""The one way the console and the sandbox replace a file: whole or not at all, and on disk when it returns."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def write_atomically(path: Path, text: str, mode: int = 0o600) -> None:
+    """Write `text` to a temporary file beside `path`, fsync it, rename it over `path`, then fsync the
+    directory, so a crash leaves the old file or the new one, never a mix, and a return means durable.
+    `mode`: the permissions of a new file (private by default: these files name people's addresses)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
+    _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable. Windows cannot open a directory: there the rename is already."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a directory; the data itself was synced
+    finally:
+        os.close(fd)

@@ -1,0 +1,67 @@
+"""Add an entry: the address or range, a description, the live verdict and the fixes it offers."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from app.services.allowlist_checks import Candidate, Tone
+
+from .scope_bar import plain_label
+
+COLOURS = {Tone.GOOD: "color: #1a7f37;", Tone.CAUTION: "color: #9a6700;", Tone.BAD: "color: #cf222e;"}
+
+
+class AddForm(QGroupBox):
+    typed = Signal(str)  # the entry field's text changed: the tab asks for a verdict
+    add_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Add an entry", parent)
+        self.cidr = QLineEdit(
+            objectName="cidr", placeholderText="203.0.113.7 or 203.0.113.0/24 or 2001:db8::/48"
+        )
+        self.cidr.textChanged.connect(self.typed)
+        self.description = QLineEdit(objectName="description", placeholderText="What it is for (optional)")
+        self.description.setMaxLength(200)
+        self.add_button = QPushButton("Add", objectName="add", enabled=False)
+        self.add_button.clicked.connect(self.add_clicked)
+        self.verdict = plain_label("verdict")
+        self.suggestions = QHBoxLayout()
+        row = QHBoxLayout()
+        row.addWidget(self.cidr, 2)
+        row.addWidget(self.description, 3)
+        row.addWidget(self.add_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.verdict)
+        layout.addLayout(self.suggestions)
+
+    def prefill(self, text: str) -> None:
+        self.cidr.setText(text)
+        self.cidr.setFocus()
+
+    def clear(self) -> None:
+        self.cidr.clear()
+        self.description.clear()
+
+    def show_candidate(self, candidate: Candidate | None) -> None:
+        self._clear_suggestions()
+        if candidate is None:
+            self.verdict.clear()
+            self.add_button.setEnabled(False)
+            return
+        self.verdict.setText(candidate.text)
+        self.verdict.setStyleSheet(COLOURS[candidate.tone])
+        self.add_button.setEnabled(candidate.addable)
+        for suggestion in candidate.suggestions:
+            button = QPushButton(f"Use {suggestion}", objectName=f"use_{suggestion}")
+            button.clicked.connect(lambda _=False, s=suggestion: self.cidr.setText(s))
+            self.suggestions.addWidget(button)
+
+    def _clear_suggestions(self) -> None:
+        while self.suggestions.count():
+            item = self.suggestions.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()

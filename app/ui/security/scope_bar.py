@@ -1,0 +1,105 @@
+"""The top of the Security tab: the scope, the list's switch, the actions, the effective rule, and the
+banner of a rotation in progress. It only draws; the tab decides what its signals mean."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from app.services.allowlist_checks import Rule
+
+ACTIONS = (
+    ("Rotate an IP…", "rotate"),
+    ("Import…", "import"),
+    ("Export…", "export"),
+    ("History…", "history"),
+)
+
+
+def plain_label(name: str) -> QLabel:
+    """A wrapping label that shows its text as text, whatever markup a server put in it."""
+    label = QLabel(objectName=name)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
+
+
+class ScopeBar(QWidget):
+    scope_chosen = Signal(object)  # a project id, or None for the organization
+    switch_clicked = Signal(bool)
+    refresh_clicked = Signal()
+    action = Signal(str)  # one of ACTIONS' names
+    resume_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scope = QComboBox(objectName="scope")
+        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.scope.activated.connect(lambda _i: self.scope_chosen.emit(self.scope.currentData()))
+        self.switch = QCheckBox("Allowlist on", objectName="switch")
+        self.switch.clicked.connect(self.switch_clicked)
+        refresh = QPushButton("Refresh", objectName="refresh")
+        refresh.clicked.connect(self.refresh_clicked)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        for widget in (QLabel("Scope"), self.scope, self.switch, refresh):
+            top.addWidget(widget)
+        top.addStretch(1)
+        for label, name in ACTIONS:
+            button = QPushButton(label, objectName=name)
+            button.clicked.connect(lambda _=False, n=name: self.action.emit(n))
+            top.addWidget(button)
+
+        self.rotation_banner = plain_label("rotation_banner")
+        self.rotation_banner.setStyleSheet("color: #9a6700;")
+        resume = QPushButton("Resume rotation…", objectName="resume_rotation")
+        resume.clicked.connect(self.resume_clicked)
+        self.rotation_row = QWidget()
+        banner = QHBoxLayout(self.rotation_row)
+        banner.setContentsMargins(0, 0, 0, 0)
+        banner.addWidget(self.rotation_banner, 1)
+        banner.addWidget(resume)
+        self.rotation_row.setVisible(False)
+
+        self.rule = plain_label("rule")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.rotation_row)
+        layout.addWidget(self.rule)
+
+    def show_scopes(self, projects: list[tuple[str, str]], chosen: str | None) -> None:
+        """`projects`: (id, label) of each project; the organization comes first."""
+        self.scope.blockSignals(True)
+        self.scope.clear()
+        self.scope.addItem("Organization", None)
+        for project_id, label in projects:
+            self.scope.addItem(f"Project: {label}", project_id)
+        self.scope.setCurrentIndex(max(0, self.scope.findData(chosen)))
+        self.scope.blockSignals(False)
+
+    def show_switch(self, on: bool) -> None:
+        self.switch.setChecked(on)
+
+    def show_rule(self, rule: Rule) -> None:
+        if not rule.project:
+            state = "on" if rule.organization_on else "off"
+            self.rule.setText(f"The organization's list is {state}: it applies to every project and key.")
+            return
+        text = (
+            "Effective rule for this project: an address must pass the organization's list "
+            f"({'on' if rule.organization_on else 'off'}) AND this project's list "
+            f"({'on' if rule.project_on else 'off'})."
+        )
+        never = rule.never_admitted
+        if never:
+            text += f" ⚠ The organization's list never admits: {', '.join(never[:5])}" + (
+                " …" if len(never) > 5 else ""
+            )
+        self.rule.setText(text)
+
+    def show_rotation(self, text: str | None) -> None:
+        """The banner of a rotation in progress; None hides it."""
+        self.rotation_row.setVisible(text is not None)
+        if text is not None:
+            self.rotation_banner.setText(text)
