@@ -193,6 +193,22 @@ class ConsoleSession(QObject):
         self.model_details = {model.id: model.owned_by for model in listed}
         self.models_changed.emit()
 
+    def recovery_command(self) -> str | None:
+        """The exact command that switches the embedded sandbox's organization list off, straight in its store
+        (its dashboard, which no allowlist covers); None for other profiles, whose dashboard is the web one."""
+        if self.profile is None or not self.profile.is_sandbox:
+            return None
+        import subprocess
+        import sys
+
+        program = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "app"]
+        words = [*program, "sandbox", "allowlist", "disable", "--data", str(self.sandbox.data_dir)]
+        if sys.platform == "win32":
+            return subprocess.list2cmdline(words)
+        import shlex
+
+        return shlex.join(words)
+
     def set_simulated_ip(self, ip: str) -> None:
         """Sandbox profiles only: play another source address from the next request on."""
         if self.profile is not None and self.profile.is_sandbox and self.client is not None:

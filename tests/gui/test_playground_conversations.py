@@ -78,3 +78,11 @@ def test_new_conversation_starts_empty_and_search_finds_old_ones(qloop, qtbot, t
     qtbot.keyClicks(tab.sidebar.search, "office")
     assert [s.title for s in tab.sidebar.model.summaries] == ["Plan the office network"]
     close_console(qtbot, window)
+
+
+def test_the_model_name_is_never_cut_in_a_small_window(console, qtbot) -> None:
+    console.resize(800, 600)
+    qtbot.waitUntil(lambda: console.playground.model.count() > 0)
+    combo = console.playground.model
+    longest = max((combo.itemText(i) for i in range(combo.count())), key=len)
+    assert combo.width() >= combo.fontMetrics().horizontalAdvance(longest)

@@ -225,6 +225,7 @@ class PlaygroundTab(QWidget):
             self.model.addItems(profile.model_names)
             if current in profile.model_names:
                 self.model.setCurrentText(current)
+            self.model.setMinimumWidth(self.model.sizeHint().width())  # never "service-p" in a small window
             self._show_what_serves_each_model()
 
     def _show_what_serves_each_model(self) -> None:

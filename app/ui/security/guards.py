@@ -2,21 +2,64 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QInputDialog, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-LOCKED_OUT_HELP = (
-    "Locked out? The allowlist covers the Admin API too; only the web dashboard escapes it. Switch the list off "
-    "there (Settings > Security), or for the local sandbox run: python -m app.sandbox allowlist disable --data DIR"
-)
-GUIDANCE = (
-    LOCKED_OUT_HELP
-    + "\n\nCI runners draw changing addresses from large pools: list a fixed egress (a proxy or "
+ADVICE = (
+    "CI runners draw changing addresses from large pools: list a fixed egress (a proxy or "
     "self-hosted runners) instead. A restrictive organization list also blocks the hosted web Playground, whose "
     "requests come from the service's own servers; a project-level list on another project avoids that."
 )
+
+
+def locked_out_help(command: str | None) -> str:
+    """How a locked-out admin recovers: the service's web dashboard, or the sandbox's own command, exactly."""
+    if command:
+        return (
+            "Locked out? The allowlist covers the Admin API too. The local sandbox's dashboard is its command "
+            f"line, which works on the store directly: {command}"
+        )
+    return (
+        "Locked out? The allowlist covers the Admin API too; only the service's web dashboard escapes it: "
+        "switch the list off there."
+    )
 
 
 def confirm_typed(parent: QWidget, title: str, explanation: str, word: str) -> bool:
     """A typed confirmation for the changes that can lock people out or open the API to all."""
     text, ok = QInputDialog.getText(parent, title, f"{explanation}\n\nType {word} to go ahead:")
     return ok and text.strip() == word
+
+
+class RecoveryPanel(QWidget):
+    """How to recover from a lockout, with the sandbox's exact command (its real data folder) to copy."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.help = QLabel(objectName="recovery_help")
+        self.help.setWordWrap(True)
+        self.help.setTextFormat(Qt.TextFormat.PlainText)
+        self.command = QLineEdit(objectName="recovery_command", readOnly=True)
+        self.copy = QPushButton("Copy", objectName="copy_recovery_command")
+        self.copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.command.text()))
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.command, 1)
+        row.addWidget(self.copy)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.help)
+        layout.addLayout(row)
+        self.show_command(None)
+
+    def show_command(self, command: str | None) -> None:
+        self.help.setText(
+            locked_out_help(None)
+            if command is None
+            else "Locked out? The allowlist covers the Admin API too. The local sandbox's dashboard is its "
+            "command line, which works on the store directly; this switches the organization's list off:"
+        )
+        self.command.setText(command or "")
+        for widget in (self.command, self.copy):
+            widget.setVisible(command is not None)

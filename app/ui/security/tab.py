@@ -23,7 +23,7 @@ from .add_form import AddForm
 from .check_panel import CheckIpPanel
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel
-from .guards import GUIDANCE, LOCKED_OUT_HELP, confirm_typed
+from .guards import ADVICE, RecoveryPanel, confirm_typed, locked_out_help
 from .history import HistoryDialog
 from .rotation import STEPS, RotationDialog
 from .scope_bar import ScopeBar, plain_label
@@ -56,8 +56,9 @@ class SecurityTab(QWidget):
         self.entries = EntriesPanel(self.model)
         self.add_form = AddForm()
         self.check = CheckIpPanel()
+        self.recovery = RecoveryPanel()
         guidance = plain_label("guidance")
-        guidance.setText(GUIDANCE)
+        guidance.setText(ADVICE)
         layout = QVBoxLayout(self)
         layout.addWidget(self.need)
         layout.addWidget(self.scope_bar)
@@ -67,6 +68,7 @@ class SecurityTab(QWidget):
         forms.addWidget(self.add_form, 3)
         forms.addWidget(self.check, 2)
         layout.addLayout(forms)
+        layout.addWidget(self.recovery)
         layout.addWidget(guidance)
 
     def _connect(self) -> None:
@@ -106,6 +108,7 @@ class SecurityTab(QWidget):
         super().hideEvent(event)
 
     def _client_changed(self) -> None:
+        self.recovery.show_command(self.session.recovery_command())
         available = self.service.available
         self.need.setText(available.reason)
         self.need.setVisible(not available.ok)
@@ -200,7 +203,10 @@ class SecurityTab(QWidget):
     def _guarded(self, change: str, explanation: str, entry_ids: list[str] | None = None) -> None:
         """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
         if not confirm_typed(
-            self, "You would lock yourself out", f"{explanation}\n\n{LOCKED_OUT_HELP}", "LOCK ME OUT"
+            self,
+            "You would lock yourself out",
+            f"{explanation}\n\n{locked_out_help(self.session.recovery_command())}",
+            "LOCK ME OUT",
         ):
             self.session.bus.info("Nothing was changed.")
             return

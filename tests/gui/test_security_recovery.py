@@ -1,0 +1,34 @@
+"""The lockout hint is the exact command, with the embedded sandbox's real data folder, and it works."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+
+def test_the_recovery_command_is_exact_copyable_and_works(tab, qtbot) -> None:
+    recovery = tab.recovery
+    command = recovery.command.text()
+    data_dir = tab.session.sandbox.data_dir
+    assert recovery.command.isVisible() and "DIR" not in command
+    assert shlex.split(command)[-2:] == ["--data", str(data_dir)]
+    qtbot.mouseClick(recovery.copy, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == command
+
+    store = tab.session.sandbox.start().store
+    org_id = tab.session.profile.org_id
+    store.set_enabled("organization", org_id, True)  # locked out: the list on, with no entry for anyone
+    result = subprocess.run(
+        shlex.split(command),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert result.returncode == 0, result.stderr
+    assert "disabled" in result.stdout
+    assert not store.allowlist("organization", org_id).enabled
