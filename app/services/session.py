@@ -42,6 +42,7 @@ class ConsoleSession(QObject):
     connection_changed = Signal(str, str)  # state, a sentence saying why
     engine_changed = Signal(str)  # the sandbox's engine, as the status bar says it ("" for other profiles)
     models_changed = Signal()  # `model_details` was read again from the server
+    simulated_ip_changed = Signal(str)  # the sandbox profile now plays this source address
 
     def __init__(
         self,
@@ -218,6 +219,7 @@ class ConsoleSession(QObject):
                 stored.simulated_ip = ip
                 self.profiles.save(stored)
             self.client.set_forwarded_for(ip or "127.0.0.1")
+            self.simulated_ip_changed.emit(ip)
 
     # -- connection state -------------------------------------------------------------------------
 

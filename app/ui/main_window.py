@@ -154,9 +154,7 @@ class MainWindow(QMainWindow):
             "(sent as X-Forwarded-For, which the embedded sandbox trusts)."
         )
         self.simulated_ip.setMaximumWidth(220)
-        self.simulated_ip.editingFinished.connect(
-            lambda: self.session.set_simulated_ip(self.simulated_ip.text().strip())
-        )
+        self.simulated_ip.editingFinished.connect(self._play_ip)
         self.simulated_label = QLabel(" Play IP: ")
         for widget in (
             QLabel(" Profile: "),
@@ -201,11 +199,35 @@ class MainWindow(QMainWindow):
         about.triggered.connect(self._about)
         help_menu.addActions([logs, about])
 
+    def _play_ip(self) -> None:
+        """Only an address plays: `999.1.1.1` would reach the service as "unknown" (and be offered as such)."""
+        import ipaddress
+
+        text = self.simulated_ip.text().strip()
+        try:
+            address = str(ipaddress.ip_address(text)) if text else ""
+        except ValueError:
+            self.simulated_ip.setStyleSheet("color: #cf222e;")
+            self.session.bus.warning(
+                f"“{text[:60]}” is not an IPv4 or IPv6 address: the simulated IP is unchanged."
+            )
+            return
+        self.simulated_ip.setStyleSheet("")
+        self.session.set_simulated_ip(address)
+        self.session.tasks.start("session.check", self.session.check_connection())
+
     def _about(self) -> None:
+        from PySide6.QtCore import qVersion
         from PySide6.QtWidgets import QMessageBox
 
+        from app import __version__
+
         QMessageBox.about(
-            self, "Service Console", "A console for the service's Playground and IP allowlists."
+            self,
+            "About Service Console",
+            f"Service Console {__version__}\n\n"
+            "A console for the service's Playground and IP allowlists, with a local sandbox.\n\n"
+            f"Qt {qVersion()}",
         )
 
     def _open_logs(self) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from app.services.allowlist_checks import Candidate, Tone
 
 from .scope_bar import plain_label
 
 COLOURS = {Tone.GOOD: "color: #1a7f37;", Tone.CAUTION: "color: #9a6700;", Tone.BAD: "color: #cf222e;"}
+
+
+DESCRIPTION_LIMIT = 200  # the service's limit (CONTRACT.md)
 
 
 class AddForm(QGroupBox):
@@ -23,7 +26,10 @@ class AddForm(QGroupBox):
         )
         self.cidr.textChanged.connect(self.typed)
         self.description = QLineEdit(objectName="description", placeholderText="What it is for (optional)")
-        self.description.setMaxLength(200)
+        self.description.setMaxLength(DESCRIPTION_LIMIT)
+        # The limit is said as you type: a 300-character paste is cut to 200 with the count in view.
+        self.description_count = QLabel(f"0/{DESCRIPTION_LIMIT}", objectName="description_count")
+        self.description.textChanged.connect(self._count)
         self.add_button = QPushButton("Add", objectName="add", enabled=False)
         self.add_button.clicked.connect(self.add_clicked)
         self.verdict = plain_label("verdict")
@@ -31,11 +37,17 @@ class AddForm(QGroupBox):
         row = QHBoxLayout()
         row.addWidget(self.cidr, 2)
         row.addWidget(self.description, 3)
+        row.addWidget(self.description_count)
         row.addWidget(self.add_button)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.verdict)
         layout.addLayout(self.suggestions)
+
+    def _count(self, text: str) -> None:
+        full = len(text) >= DESCRIPTION_LIMIT
+        self.description_count.setText(f"{len(text)}/{DESCRIPTION_LIMIT}" + (" (the most)" if full else ""))
+        self.description_count.setStyleSheet("color: #9a6700;" if full else "")
 
     def prefill(self, text: str) -> None:
         self.cidr.setText(text)

@@ -1,0 +1,52 @@
+"""Small traps of a new admin's first hour: a Play IP that is no address, a stale "Your IP", a description cut
+to 200 characters with nothing said, an About box with no version."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from app import __version__
+
+
+def type_play_ip(console, qtbot, text: str) -> None:
+    box = console.simulated_ip
+    box.clear()
+    qtbot.keyClicks(box, text)
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+
+
+def test_a_play_ip_that_is_no_address_is_refused_and_changes_nothing(console, qtbot) -> None:
+    type_play_ip(console, qtbot, "999.1.1.1")
+    assert console.session.profile.simulated_ip == ""
+    assert "not an IPv4 or IPv6 address" in console.statusBar().currentMessage()
+
+
+def test_your_ip_follows_a_new_play_ip_without_refresh(tab, qtbot) -> None:
+    console = tab.window()
+    type_play_ip(console, qtbot, "203.0.113.9")
+    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.source_ip == "203.0.113.9")
+    qtbot.waitUntil(lambda: "203.0.113.9" in tab.your_ip.my_ip.text())
+
+
+def test_the_description_limit_is_counted_as_you_type(tab, qtbot) -> None:
+    form = tab.add_form
+    qtbot.keyClicks(form.description, "x" * 210)
+    assert len(form.description.text()) == 200
+    assert form.description_count.text().startswith("200/200")
+    form.description.clear()
+    assert form.description_count.text() == "0/200"
+
+
+def test_about_names_the_version(console, qtbot) -> None:
+    from PySide6.QtCore import QTimer
+
+    def read_and_close() -> None:
+        box = next(w for w in console.findChildren(QMessageBox) if w.isVisible())
+        texts.append(box.text())
+        box.accept()
+
+    texts: list[str] = []
+    QTimer.singleShot(0, read_and_close)
+    console._about()
+    assert f"Service Console {__version__}" in texts[0]
