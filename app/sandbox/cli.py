@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--stream-delay-ms", type=float, default=0.0)
     serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
     serve.add_argument("--max-entries", type=int, default=1000)
+    serve.add_argument(
+        "--context-window", type=int, default=128_000, help="tokens a request may hold (default 128,000)"
+    )
     serve.add_argument("--max-body-mb", type=float, default=25.0)
     serve.add_argument("--tls-cert", type=Path)
     serve.add_argument("--tls-key", type=Path)
@@ -139,6 +142,7 @@ def serve(args: argparse.Namespace) -> int:
         delta_event=args.delta_event,
         rate_limit_per_minute=args.rate_limit,
         max_entries=args.max_entries,
+        context_window=args.context_window,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         stream_delay_ms=args.stream_delay_ms,
     )

@@ -26,6 +26,7 @@ class SandboxConfig:
     )  # model name -> upstream name, or GGUF path (local)
     delta_event: str = "output_text"  # output_text -> response.output_text.delta; text -> response.text.delta
     rate_limit_per_minute: int = 600
+    context_window: int = 128_000  # tokens the simulated models take (`truncation` works against it)
     max_entries: int = 1000
     max_body_bytes: int = 25 * 1024 * 1024
     max_image_bytes: int = 20 * 1024 * 1024

@@ -40,22 +40,20 @@ def messages_from_history(items: list[dict[str, Any]]) -> list[Message]:
     return [Message(item["role"], item["content"]) for item in items]
 
 
-CONTEXT_WINDOW = 128_000  # tokens, as the simulated models claim; the estimate of count_tokens
-
-
-def fit_context(conversation: Conversation) -> Conversation:
-    """`truncation: auto` drops the oldest turns until the input fits; otherwise too long is a 400."""
-    if input_tokens(conversation) <= CONTEXT_WINDOW:
+def fit_context(conversation: Conversation, window: int) -> Conversation:
+    """`truncation: auto` drops the oldest turns until the input fits `window` tokens (the estimate of
+    count_tokens); otherwise too long is a 400."""
+    if input_tokens(conversation) <= window:
         return conversation
     if conversation.request.body.truncation != "auto":
         raise bad(
-            f"The input is longer than the model's context window of {CONTEXT_WINDOW:,} tokens; "
+            f"The input is longer than the model's context window of {window:,} tokens; "
             "shorten it, or send truncation: 'auto' to drop the oldest turns.",
             "input",
             "context_length_exceeded",
         )
     history = list(conversation.history)
-    while history and input_tokens(Conversation(conversation.request, history)) > CONTEXT_WINDOW:
+    while history and input_tokens(Conversation(conversation.request, history)) > window:
         history.pop(0)
     return Conversation(conversation.request, history)
 
@@ -101,7 +99,7 @@ class ResponsesRoutes:
                     "previous_response_not_found",
                 )
             history = messages_from_history(_stored(stored[1])[0])
-        conversation = fit_context(Conversation(parsed, history))
+        conversation = fit_context(Conversation(parsed, history), config.context_window)
         builder = ResponseBuilder(parsed, config.delta_event_type)
         if parsed.stream:
             return StreamingResponse(

@@ -169,7 +169,9 @@ def console_run(creds: dict, home: Path) -> dict:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
-        process, creds = spawn_sandbox(Path(folder), "--rate-limit", "100000")
+        process, creds = spawn_sandbox(
+            Path(folder), "--rate-limit", "100000", "--context-window", "10000000"
+        )  # a 300k-token conversation: more than the default 128k window
         try:
             bare_s, count = asyncio.run(bare_consumer(creds))
             results = console_run(creds, Path(folder) / "home")
