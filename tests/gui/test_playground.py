@@ -156,7 +156,7 @@ def test_broken_image_is_refused_and_spoils_nothing(qtbot, tab, tmp_path) -> Non
 
 
 def test_oversized_image_is_scaled_down(qtbot, tab, tmp_path) -> None:
-    tab.max_image_side = 256
+    tab.attachment_bar.max_image_side = 256
     tab.attach_file(png(tmp_path / "big.png", (1200, 600)))
     assert "scaled to 256×128" in tab.attachments[0].label
     send(qtbot, tab, "big one")

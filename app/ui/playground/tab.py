@@ -2,52 +2,35 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
-    QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QInputDialog,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.services.conversations import ConversationKeeper, ConversationsService
-from app.services.images import ImageProblem, prepare_file, prepare_qimage, prepare_url
 from app.services.playground import Attachment, PlaygroundService, RequestOptions
 from app.services.session import ConsoleSession
 from app.services.snippets import all_snippets
-from app.services.turns import SchemaCheck, check_schema
+from app.services.turns import SchemaCheck
 
+from .attachments import AttachmentBar
 from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
+from .options_panel import OptionsPanel
 from .transcript import Transcript
 from .turn_view import TurnView
-
-EXAMPLE_SCHEMA = json.dumps(
-    {
-        "type": "object",
-        "properties": {"answer": {"type": "string"}, "confidence": {"type": "number"}},
-        "required": ["answer", "confidence"],
-        "additionalProperties": False,
-    },
-    indent=2,
-)
 
 
 class MessageEdit(QPlainTextEdit):
@@ -80,8 +63,6 @@ class PlaygroundTab(QWidget):
         self.service = PlaygroundService(session, self)
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
-        self.attachments: list[Attachment] = []
-        self.max_image_side = 2048
         self.views: list[TurnView] = []
         self.setAcceptDrops(True)
         self._build()
@@ -117,46 +98,21 @@ class PlaygroundTab(QWidget):
         top.addStretch(1)
         top.addWidget(self.totals)
 
-        self.instructions = QLineEdit(objectName="instructions", placeholderText="Instructions (optional)")
-        self.params_toggle = QToolButton(text="Parameters ▸", checkable=True, objectName="params_toggle")
-        self.params = QWidget(objectName="params")
-        form = QFormLayout(self.params)
-        self.temperature = self._spin(QDoubleSpinBox(objectName="temperature"), -0.1, 2.0, 0.1)
-        self.top_p = self._spin(QDoubleSpinBox(objectName="top_p"), -0.05, 1.0, 0.05)
-        self.max_tokens = QSpinBox(objectName="max_tokens", minimum=15, maximum=1_000_000, value=15)
-        self.max_tokens.setSpecialValueText("default")
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Top p", self.top_p)
-        form.addRow("Max output tokens", self.max_tokens)
-        self.params.hide()
-        self.params_toggle.toggled.connect(self._toggle_params)
+        self.options_panel = OptionsPanel()
+        panel = self.options_panel
+        self.structured, self.schema_edit, self.schema_status = (
+            panel.structured,
+            panel.schema_edit,
+            panel.schema_status,
+        )
+        self.params_toggle, self.instructions = panel.params_toggle, panel.instructions
 
-        self.structured = QCheckBox("Structured output (JSON schema)", objectName="structured")
-        self.schema_edit = QPlainTextEdit(EXAMPLE_SCHEMA, objectName="schema")
-        self.schema_edit.setMaximumHeight(140)
-        self.schema_status = QLabel(objectName="schema_status")
-        self.schema_edit.hide()
-        self.schema_status.hide()
-        self.structured.toggled.connect(self._toggle_schema)
-        self.schema_edit.textChanged.connect(self._check_schema)
-
-        self.thumbs = QHBoxLayout()
-        attach = QPushButton("Attach image…", objectName="attach")
-        attach.clicked.connect(self._attach_dialog)
-        attach_url = QPushButton("Image URL…", objectName="attach_url")
-        attach_url.clicked.connect(self._attach_url_dialog)
-        self.image_notice = QLabel(objectName="image_notice")
-        self.image_notice.setStyleSheet("color: #cf222e;")
-        attach_row = QHBoxLayout()
-        attach_row.addWidget(attach)
-        attach_row.addWidget(attach_url)
-        attach_row.addLayout(self.thumbs)
-        attach_row.addWidget(self.image_notice, 1)
+        self.attachment_bar = AttachmentBar()
 
         self.message = MessageEdit(objectName="message_edit")
         self.message.setPlaceholderText("Message (Ctrl+Enter to send, Esc to stop; paste or drop images)")
         self.message.setMaximumHeight(110)
-        self.message.image_pasted.connect(self._attach_qimage)
+        self.message.image_pasted.connect(self.attachment_bar.attach_qimage)
         self.send_button = QPushButton("Send", objectName="send")
         self.send_button.clicked.connect(self.send)
         self.stop_button = QPushButton("Stop", objectName="stop", enabled=False)
@@ -188,34 +144,12 @@ class PlaygroundTab(QWidget):
         layout = QVBoxLayout(main)
         layout.addLayout(top)
         layout.addWidget(self.transcript, 1)
-        layout.addWidget(self.instructions)
-        layout.addWidget(self.params_toggle)
-        layout.addWidget(self.params)
-        layout.addWidget(self.structured)
-        layout.addWidget(self.schema_edit)
-        layout.addWidget(self.schema_status)
-        layout.addLayout(attach_row)
+        layout.addWidget(self.options_panel)
+        layout.addWidget(self.attachment_bar)
         layout.addLayout(send_row)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
-
-    @staticmethod
-    def _spin(spin: QDoubleSpinBox, low: float, high: float, step: float) -> QDoubleSpinBox:
-        spin.setRange(low, high)
-        spin.setSingleStep(step)
-        spin.setValue(low)
-        spin.setSpecialValueText("default")  # the value below the range means "let the service decide"
-        return spin
-
-    def _toggle_params(self, shown: bool) -> None:
-        self.params.setVisible(shown)
-        self.params_toggle.setText("Parameters ▾" if shown else "Parameters ▸")
-
-    def _toggle_schema(self, shown: bool) -> None:
-        self.schema_edit.setVisible(shown)
-        self.schema_status.setVisible(shown)
-        self._check_schema()
 
     def reload_models(self) -> None:
         profile = self.session.profile
@@ -241,63 +175,23 @@ class PlaygroundTab(QWidget):
     # -- schema -----------------------------------------------------------------------------------
 
     def schema(self) -> SchemaCheck:
-        """The schema typed in the editor, or the reason it cannot be used."""
-        return check_schema(self.schema_edit.toPlainText())
+        return self.options_panel.schema()
 
-    def _check_schema(self) -> None:
-        check = self.schema()
-        self.schema_status.setText(check.message)
-        self.schema_status.setStyleSheet("color: #1a7f37;" if check.ok else "color: #cf222e;")
+    # -- images (the attachment bar holds them) ---------------------------------------------------------
 
-    # -- images -----------------------------------------------------------------------------------
+    @property
+    def attachments(self) -> list[Attachment]:
+        return self.attachment_bar.attachments
 
-    def _add_attachment(self, make: Any) -> None:
-        try:
-            attachment = make()
-        except ImageProblem as problem:
-            self.image_notice.setText(str(problem))  # refused: never sent, nothing else is spoiled
-            return
-        self.image_notice.clear()
-        self.attachments.append(attachment)
-        self._render_thumbs()
+    @property
+    def image_notice(self) -> QLabel:
+        return self.attachment_bar.notice
 
     def attach_file(self, path: Path) -> None:
-        self._add_attachment(lambda: prepare_file(path, self.max_image_side))
-
-    def _attach_qimage(self, image: QImage) -> None:
-        self._add_attachment(lambda: prepare_qimage(image, max_side=self.max_image_side))
+        self.attachment_bar.attach_file(path)
 
     def attach_url(self, url: str) -> None:
-        self._add_attachment(lambda: prepare_url(url))
-
-    def _attach_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(
-            self, "Attach images", "", "Images (*.png *.jpg *.jpeg *.webp *.gif)"
-        )
-        for path in paths:
-            self.attach_file(Path(path))
-
-    def _attach_url_dialog(self) -> None:
-        url, ok = QInputDialog.getText(self, "Image URL", "https:// address of the image")
-        if ok and url:
-            self.attach_url(url)
-
-    def remove_attachment(self, index: int) -> None:
-        del self.attachments[index]
-        self._render_thumbs()
-
-    def _render_thumbs(self) -> None:
-        while self.thumbs.count():
-            item = self.thumbs.takeAt(0)
-            widget = item.widget() if item else None
-            if widget:
-                widget.deleteLater()
-        for index, attachment in enumerate(self.attachments):
-            button = QToolButton(text=f"✕ {attachment.label[:40]} (~{attachment.tokens} tok)")
-            button.setObjectName(f"thumb{index}")
-            button.setToolTip(f"{attachment.label}\nClick to remove")
-            button.clicked.connect(lambda _=False, i=index: self.remove_attachment(i))
-            self.thumbs.addWidget(button)
+        self.attachment_bar.attach_url(url)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls() or event.mimeData().hasImage():
@@ -306,7 +200,7 @@ class PlaygroundTab(QWidget):
     def dropEvent(self, event: QDropEvent) -> None:
         data = event.mimeData()
         if data.hasImage():
-            self._attach_qimage(QImage(data.imageData()))
+            self.attachment_bar.attach_qimage(QImage(data.imageData()))
         for url in data.urls():
             if url.isLocalFile():
                 self.attach_file(Path(url.toLocalFile()))
@@ -321,9 +215,9 @@ class PlaygroundTab(QWidget):
         return RequestOptions(
             model=self.model.currentText(),
             instructions=self.instructions.text(),
-            temperature=None if self.temperature.value() < 0 else round(self.temperature.value(), 2),
-            top_p=None if self.top_p.value() < 0 else round(self.top_p.value(), 2),
-            max_output_tokens=None if self.max_tokens.value() < 16 else self.max_tokens.value(),
+            temperature=self.options_panel.temperature_value(),
+            top_p=self.options_panel.top_p_value(),
+            max_output_tokens=self.options_panel.max_tokens_value(),
             web_search=self.web_search.isChecked(),
             schema=schema,
             chain_on_server=self.chain.isChecked(),
@@ -338,10 +232,8 @@ class PlaygroundTab(QWidget):
             if not check.ok:
                 self.schema_status.setText(check.message + " Fix the schema or turn structured output off.")
                 return
-        self.service.send(text, self.attachments, self.options())
+        self.service.send(text, self.attachment_bar.take(), self.options())
         self.message.clear()
-        self.attachments = []
-        self._render_thumbs()
 
     def stop(self) -> None:
         self.service.stop()

@@ -1,0 +1,95 @@
+"""The images attached to the next message: buttons to add them, their chips (click to remove), and why one
+was refused. Images are checked and scaled by the images service; refused ones are never sent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QToolButton,
+    QWidget,
+)
+
+from app.services.images import ImageProblem, prepare_file, prepare_qimage, prepare_url
+from app.services.playground import Attachment
+
+
+class AttachmentBar(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.attachments: list[Attachment] = []
+        self.max_image_side = 2048
+        self.thumbs = QHBoxLayout()
+        attach = QPushButton("Attach image…", objectName="attach")
+        attach.clicked.connect(self._attach_dialog)
+        attach_url = QPushButton("Image URL…", objectName="attach_url")
+        attach_url.clicked.connect(self._attach_url_dialog)
+        self.notice = QLabel(objectName="image_notice")
+        self.notice.setStyleSheet("color: #cf222e;")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(attach)
+        row.addWidget(attach_url)
+        row.addLayout(self.thumbs)
+        row.addWidget(self.notice, 1)
+
+    def _add(self, make: Callable[[], Attachment]) -> None:
+        try:
+            attachment = make()
+        except ImageProblem as problem:
+            self.notice.setText(str(problem))  # refused: never sent, nothing else is spoiled
+            return
+        self.notice.clear()
+        self.attachments.append(attachment)
+        self._render()
+
+    def attach_file(self, path: Path) -> None:
+        self._add(lambda: prepare_file(path, self.max_image_side))
+
+    def attach_qimage(self, image: QImage) -> None:
+        self._add(lambda: prepare_qimage(image, max_side=self.max_image_side))
+
+    def attach_url(self, url: str) -> None:
+        self._add(lambda: prepare_url(url))
+
+    def _attach_dialog(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(
+            self, "Attach images", "", "Images (*.png *.jpg *.jpeg *.webp *.gif)"
+        )
+        for path in paths:
+            self.attach_file(Path(path))
+
+    def _attach_url_dialog(self) -> None:
+        url, ok = QInputDialog.getText(self, "Image URL", "https:// address of the image")
+        if ok and url:
+            self.attach_url(url)
+
+    def remove(self, index: int) -> None:
+        del self.attachments[index]
+        self._render()
+
+    def take(self) -> list[Attachment]:
+        """The attachments for the message being sent; the bar is empty afterwards."""
+        taken, self.attachments = self.attachments, []
+        self._render()
+        return taken
+
+    def _render(self) -> None:
+        while self.thumbs.count():
+            item = self.thumbs.takeAt(0)
+            widget = item.widget() if item else None
+            if widget:
+                widget.deleteLater()
+        for index, attachment in enumerate(self.attachments):
+            button = QToolButton(text=f"✕ {attachment.label[:40]} (~{attachment.tokens} tok)")
+            button.setObjectName(f"thumb{index}")
+            button.setToolTip(f"{attachment.label}\nClick to remove")
+            button.clicked.connect(lambda _=False, i=index: self.remove(i))
+            self.thumbs.addWidget(button)

@@ -1,0 +1,104 @@
+"""The request's options under the conversation: instructions, sampling parameters, structured output."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.turns import SchemaCheck, check_schema
+
+EXAMPLE_SCHEMA = json.dumps(
+    {
+        "type": "object",
+        "properties": {"answer": {"type": "string"}, "confidence": {"type": "number"}},
+        "required": ["answer", "confidence"],
+        "additionalProperties": False,
+    },
+    indent=2,
+)
+
+
+def _spin(spin: QDoubleSpinBox, low: float, high: float, step: float) -> QDoubleSpinBox:
+    spin.setRange(low, high)
+    spin.setSingleStep(step)
+    spin.setValue(low)
+    spin.setSpecialValueText("default")  # the value below the range means "let the service decide"
+    return spin
+
+
+class OptionsPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.instructions = QLineEdit(objectName="instructions", placeholderText="Instructions (optional)")
+        self.params_toggle = QToolButton(text="Parameters ▸", checkable=True, objectName="params_toggle")
+        self.params = QWidget(objectName="params")
+        form = QFormLayout(self.params)
+        self.temperature = _spin(QDoubleSpinBox(objectName="temperature"), -0.1, 2.0, 0.1)
+        self.top_p = _spin(QDoubleSpinBox(objectName="top_p"), -0.05, 1.0, 0.05)
+        self.max_tokens = QSpinBox(objectName="max_tokens", minimum=15, maximum=1_000_000, value=15)
+        self.max_tokens.setSpecialValueText("default")
+        form.addRow("Temperature", self.temperature)
+        form.addRow("Top p", self.top_p)
+        form.addRow("Max output tokens", self.max_tokens)
+        self.params.hide()
+        self.params_toggle.toggled.connect(self._toggle_params)
+
+        self.structured = QCheckBox("Structured output (JSON schema)", objectName="structured")
+        self.schema_edit = QPlainTextEdit(EXAMPLE_SCHEMA, objectName="schema")
+        self.schema_edit.setMaximumHeight(140)
+        self.schema_status = QLabel(objectName="schema_status")
+        self.schema_edit.hide()
+        self.schema_status.hide()
+        self.structured.toggled.connect(self._toggle_schema)
+        self.schema_edit.textChanged.connect(self._check_schema)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (
+            self.instructions,
+            self.params_toggle,
+            self.params,
+            self.structured,
+            self.schema_edit,
+            self.schema_status,
+        ):
+            layout.addWidget(widget)
+
+    def _toggle_params(self, shown: bool) -> None:
+        self.params.setVisible(shown)
+        self.params_toggle.setText("Parameters ▾" if shown else "Parameters ▸")
+
+    def _toggle_schema(self, shown: bool) -> None:
+        self.schema_edit.setVisible(shown)
+        self.schema_status.setVisible(shown)
+        self._check_schema()
+
+    def schema(self) -> SchemaCheck:
+        """The schema typed in the editor, or the reason it cannot be used."""
+        return check_schema(self.schema_edit.toPlainText())
+
+    def _check_schema(self) -> None:
+        check = self.schema()
+        self.schema_status.setText(check.message)
+        self.schema_status.setStyleSheet("color: #1a7f37;" if check.ok else "color: #cf222e;")
+
+    def temperature_value(self) -> float | None:
+        return None if self.temperature.value() < 0 else round(self.temperature.value(), 2)
+
+    def top_p_value(self) -> float | None:
+        return None if self.top_p.value() < 0 else round(self.top_p.value(), 2)
+
+    def max_tokens_value(self) -> int | None:
+        return None if self.max_tokens.value() < 16 else self.max_tokens.value()
