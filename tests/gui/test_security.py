@@ -103,13 +103,15 @@ def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, m
     store = tab.session.sandbox.server.store
     qtbot.waitUntil(lambda: store.allowlist("organization", tab.session.profile.org_id).entries == ())
     # Now locked out, as the person chose: the next read is refused, the window says so and names the
-    # address the service saw, and the tab's guidance (on screen) says how to recover.
+    # address the service saw, and the tab (on screen) gives the exact command that recovers, with the
+    # sandbox's real data folder.
     tab.service.refresh()
     notice = tab.window().notice
     qtbot.waitUntil(lambda: notice.isVisible() and "not allowed by the IP allowlist" in notice.label.text())
     assert "198.51.100.7" in notice.label.text()
-    guidance = tab.findChild(QLabel, "guidance")
-    assert guidance.isVisible() and "python -m app.sandbox allowlist disable" in guidance.text()
+    command = tab.recovery.command
+    assert command.isVisible() and "allowlist disable --data" in command.text()
+    assert str(tab.session.sandbox.data_dir) in command.text()
 
 
 def test_check_an_ip_names_the_entry_or_the_nearest(qtbot, tab) -> None:
