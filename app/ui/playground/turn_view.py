@@ -328,9 +328,13 @@ class TurnView(QFrame):
         seen: dict[str, str] = {}
         for citation in citations:
             seen.setdefault(citation.url, citation.title or citation.url)
-        # Titles and URLs come from the network: escaped, so only the console's own markup is rich text.
+        # Titles and URLs come from the network: escaped, so only the console's own markup is rich text; and
+        # only http(s) is a link (a `file:` or `javascript:` URL from a server is shown, never opened).
         links = "".join(
-            f'<li><a href="{html.escape(url)}">{html.escape(title)}</a></li>' for url, title in seen.items()
+            f'<li><a href="{html.escape(url)}">{html.escape(title)}</a></li>'
+            if url.lower().startswith(("https://", "http://"))
+            else f"<li>{html.escape(title)} ({html.escape(url)})</li>"
+            for url, title in seen.items()
         )
         self.sources.setText(f"<b>Sources</b><ol>{links}</ol>")
         self.sources.show()
