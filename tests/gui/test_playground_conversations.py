@@ -86,3 +86,13 @@ def test_the_model_name_is_never_cut_in_a_small_window(console, qtbot) -> None:
     combo = console.playground.model
     longest = max((combo.itemText(i) for i in range(combo.count())), key=len)
     assert combo.width() >= combo.fontMetrics().horizontalAdvance(longest)
+
+
+def test_the_first_turn_is_not_said_to_send_a_history(console, qtbot) -> None:
+    tab = console.playground
+    send(qtbot, tab, "Hello")
+    wait_done(qtbot, tab)
+    send(qtbot, tab, "Again")
+    wait_done(qtbot, tab, 2)
+    assert "new conversation" in tab.views[0].prompt_label.text()
+    assert "chained on the server" in tab.views[1].prompt_label.text()

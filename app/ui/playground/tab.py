@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -93,6 +94,8 @@ class PlaygroundTab(QWidget):
         code = QPushButton("Get code", objectName="get_code")
         code.clicked.connect(self.show_code)
         self.totals = QLabel(objectName="totals")
+        # The totals give way in a small window (the whole line stays in the tooltip): the row must fit 800 px.
+        self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         for widget in (QLabel("Model"), self.model, self.web_search, self.chain, new, code):
             top.addWidget(widget)
         top.addStretch(1)
@@ -137,7 +140,7 @@ class PlaygroundTab(QWidget):
         splitter.addWidget(self.sidebar)
         splitter.addWidget(main)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([200, 900])
+        splitter.setSizes([170, 900])
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(splitter)
@@ -283,6 +286,7 @@ class PlaygroundTab(QWidget):
             f"Session: in {totals.input_tokens:,} · out {totals.output_tokens:,} · "
             f"total {totals.total_tokens:,} tokens"
         )
+        self.totals.setToolTip(self.totals.text())
 
     def inspect(self, index: int) -> None:
         TextTabsDialog("Inspector", inspector_text(self.service.turns[index]), self).show()

@@ -125,7 +125,10 @@ class TurnView(QFrame):
         layout = QVBoxLayout(self)
 
         header = QHBoxLayout()
-        mode = "chained on the server" if turn.chain_on_server else "whole history sent"
+        if turn.chain_on_server:
+            mode = "chained on the server"
+        else:  # the first turn has no history to chain or to send
+            mode = "new conversation" if index == 0 else "whole history sent"
         self.prompt_label = QLabel(f"<b>You</b> · {turn.model} · <i>{mode}</i>")
         header.addWidget(self.prompt_label, 1)
         self.edit_button = QToolButton(text="Edit")
