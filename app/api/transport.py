@@ -197,6 +197,14 @@ class Transport:
         return path if path.startswith("http") else f"{self.base_url}{path}"
 
     @staticmethod
+    def _status_retry_delay(attempt: int, retries: int, status: int, failure: ApiError) -> float | None:
+        """The wait before trying a failed status again, or None when the failure is final."""
+        delay = Transport._retry_delay(attempt, failure)
+        if attempt < retries and status in defaults.RETRYABLE_STATUSES and delay is not None:
+            return delay
+        return None
+
+    @staticmethod
     def _retry_delay(attempt: int, error: ApiError) -> float | None:
         """Seconds to wait before the next attempt, or None when this error is not to be waited out here:
         a long Retry-After goes back to the caller, who shows it to the person."""
@@ -287,16 +295,11 @@ class Transport:
             if response.status_code < 400:
                 return _decode(response, content), response.headers
             status_failure = _error_for(response, content)
-            delay = self._retry_delay(attempt, status_failure)
-            if (
-                attempt < retries
-                and response.status_code in defaults.RETRYABLE_STATUSES
-                and delay is not None
-            ):
-                attempt += 1
-                await asyncio.sleep(delay)
-                continue
-            raise status_failure
+            delay = self._status_retry_delay(attempt, retries, response.status_code, status_failure)
+            if delay is None:
+                raise status_failure
+            attempt += 1
+            await asyncio.sleep(delay)
 
     @asynccontextmanager
     async def open_stream(
@@ -352,13 +355,8 @@ class Transport:
             finally:
                 await response.aclose()
             status_failure = _error_for(response, content)
-            delay = self._retry_delay(attempt, status_failure)
-            if (
-                attempt < retries
-                and response.status_code in defaults.RETRYABLE_STATUSES
-                and delay is not None
-            ):
-                attempt += 1
-                await asyncio.sleep(delay)
-                continue
-            raise status_failure
+            delay = self._status_retry_delay(attempt, retries, response.status_code, status_failure)
+            if delay is None:
+                raise status_failure
+            attempt += 1
+            await asyncio.sleep(delay)
