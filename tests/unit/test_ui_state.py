@@ -1,0 +1,41 @@
+"""The window's state survives a restart, and a damaged value falls back to the default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from app.services.ui_state import UiState
+
+
+def settings(path: Path) -> QSettings:
+    return QSettings(str(path), QSettings.Format.IniFormat)
+
+
+def test_values_survive_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "console.ini"
+    state = UiState(settings(path))
+    assert state.window_geometry is None and state.tab == 0 and state.playground == {}
+    state.window_geometry = QByteArray(b"\x01\x02geometry")
+    state.tab = 1
+    state.playground = {"model": "service-think", "temperature": 0.3, "effort": "high"}
+    state.conversation = "conv_1"
+    state.security_scope = "proj_abc"
+    del state
+
+    again = UiState(settings(path))
+    assert again.window_geometry == QByteArray(b"\x01\x02geometry")
+    assert again.tab == 1
+    assert again.playground == {"model": "service-think", "temperature": 0.3, "effort": "high"}
+    assert again.conversation == "conv_1" and again.security_scope == "proj_abc"
+
+
+def test_damaged_values_fall_back(tmp_path: Path) -> None:
+    raw = settings(tmp_path / "console.ini")
+    raw.setValue("ui/tab", "second")
+    raw.setValue("ui/playground", "{not json")
+    state = UiState(raw)
+    assert state.tab == 0 and state.playground == {}
+    raw.setValue("ui/playground", "[1, 2]")
+    assert state.playground == {}
