@@ -69,6 +69,12 @@ class MainWindow(QMainWindow):
         self.session = session
         self.setWindowTitle("Service Console")
         self.resize(1100, 800)
+        from app.services.ui_state import UiState
+
+        self.ui_state = UiState(session.profiles.settings)  # the window as it was when the console quit
+        geometry = self.ui_state.window_geometry
+        if geometry is not None:
+            self.restoreGeometry(geometry)
         self._build_toolbar()
         self.notice = NoticeBar()
         self.tabs = QTabWidget(objectName="tabs")
@@ -107,8 +113,9 @@ class MainWindow(QMainWindow):
         from .playground.tab import PlaygroundTab
         from .security.tab import SecurityTab
 
-        current = self.tabs.currentIndex()
+        current = self.ui_state.tab if 0 <= self.ui_state.tab < len(TAB_LABELS) else 0
         self._playground = PlaygroundTab(self.session)
+        self._playground.restore_options(self.ui_state.playground)
         self._security = SecurityTab(self.session, SecurityServices.create(self.session, self))
         for index, (tab, label) in enumerate(
             zip((self._playground, self._security), TAB_LABELS, strict=True)
@@ -298,6 +305,9 @@ class MainWindow(QMainWindow):
         self.security.prefill_add(ip)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.ui_state.window_geometry = self.saveGeometry()
+        self.ui_state.tab = self.tabs.currentIndex()
         if self._playground is not None:
+            self.ui_state.playground = self._playground.saved_options()
             self._playground.stop()
         super().closeEvent(event)

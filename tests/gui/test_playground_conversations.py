@@ -96,3 +96,22 @@ def test_the_first_turn_is_not_said_to_send_a_history(console, qtbot) -> None:
     wait_done(qtbot, tab, 2)
     assert "new conversation" in tab.views[0].prompt_label.text()
     assert "chained on the server" in tab.views[1].prompt_label.text()
+
+
+def test_the_window_comes_back_as_it_was_left(qloop, qtbot, tmp_path: Path) -> None:
+    window = open_console(qtbot, tmp_path)
+    window.resize(780, 560)  # inside the offscreen screen (800x600): Qt fits a restored window to its screen
+    window.tabs.setCurrentWidget(window.security)
+    tab = window.playground
+    tab.model.setCurrentText("service-think")
+    tab.web_search.click()
+    left_at = window.size()
+    window.close()  # as a person quits: the window saves what it looked like
+    close_console(qtbot, window)
+
+    again = open_console(qtbot, tmp_path)
+    qtbot.waitUntil(lambda: again.playground.model.currentText() == "service-think")
+    assert again.tabs.currentWidget() is again.security
+    assert again.playground.web_search.isChecked()
+    assert again.size() == left_at
+    close_console(qtbot, again)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut
@@ -61,6 +62,7 @@ class PlaygroundTab(QWidget):
     ) -> None:
         super().__init__(parent)
         self.session = session
+        self.preferred_model = ""  # the model chosen at the last launch, until the list offers it
         self.service = PlaygroundService(session, self)
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
@@ -154,9 +156,22 @@ class PlaygroundTab(QWidget):
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
 
+    def saved_options(self) -> dict[str, Any]:
+        """What the next launch restores: the model and the switches."""
+        return {
+            "model": self.model.currentText(),
+            "web_search": self.web_search.isChecked(),
+            "chain": self.chain.isChecked(),
+        }
+
+    def restore_options(self, saved: dict[str, Any]) -> None:
+        self.preferred_model = str(saved.get("model") or "")
+        self.web_search.setChecked(bool(saved.get("web_search", False)))
+        self.chain.setChecked(bool(saved.get("chain", True)))
+
     def reload_models(self) -> None:
         profile = self.session.profile
-        current = self.model.currentText()
+        current = self.model.currentText() or self.preferred_model
         self.model.clear()
         if profile is not None:
             self.model.addItems(profile.model_names)
