@@ -1,4 +1,4 @@
-"""The Playground's sidebar: saved conversations with search; open, rename in place, export, delete, compare."""
+"""The Playground's sidebar: saved conversations with search; open, rename in place, export, delete."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ from app.services.conversations import ConversationsService
 class ConversationSidebar(QWidget):
     open_requested = Signal(str)  # a conversation id
     new_requested = Signal()
-    compare_requested = Signal(str)  # re-run this conversation on another model
 
     def __init__(self, service: ConversationsService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,7 +101,6 @@ class ConversationSidebar(QWidget):
         menu = QMenu(self)
         menu.addAction("Open", lambda: self._open(index))
         menu.addAction("Rename", lambda: self.list.edit(index))
-        menu.addAction("Compare on another model…", lambda: self.compare_requested.emit(conversation_id))
         menu.addSeparator()
         menu.addAction("Export as Markdown…", lambda: self.export(conversation_id, "md"))
         menu.addAction("Export as JSON…", lambda: self.export(conversation_id, "json"))
