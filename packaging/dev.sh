@@ -77,7 +77,8 @@ case "$mode" in
     apt_install "${QT_PACKAGES[@]}"
     CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} pip install -e ".[test,local]"
     export QT_QPA_PLATFORM=offscreen
-    exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/gui/test_local_playground.py "$@"
+    exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/gui/test_local_playground.py \
+      tests/gui/test_local_engine_choice.py "$@"
     ;;
   *)
     echo "usage: bash packaging/dev.sh run|test|check|test-peers|test-local [args]" >&2
