@@ -153,3 +153,16 @@ def test_cancel_keeps_both_entries(qtbot, console, tab, monkeypatch) -> None:
     assert tab.rotation.plan is None and dialog.planning.isVisible()
     assert cidrs(tab) == [OLD, NEW]
     assert any("cancelled" in r.what for r in tab.history.records())
+
+
+def test_a_long_description_keeps_the_dialog_inside_the_screen(qtbot, console, tab) -> None:
+    add(qtbot, tab, "192.0.2.0/24", "a very long description " * 8)
+    qtbot.waitUntil(lambda: len(tab.service.data.entries) == 2)
+    qtbot.mouseClick(tab.findChild(QPushButton, "rotate"), Qt.MouseButton.LeftButton)
+    dialog = tab.dialogs["rotation"]
+    qtbot.waitExposed(dialog)
+    assert dialog.width() <= 900  # it was 1,624 px wide on a 1,400 px screen
+    row = next(i for i in range(dialog.old.count()) if dialog.old.itemData(i).cidr == "192.0.2.0/24")
+    assert dialog.old.itemText(row).endswith("…")
+    assert "a very long description " * 8 in dialog.old.itemData(row, Qt.ItemDataRole.ToolTipRole) + " "
+    dialog.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textwrap import fill
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
@@ -28,7 +30,11 @@ def locked_out_help(command: str | None) -> str:
 
 def confirm_typed(parent: QWidget, title: str, explanation: str, word: str) -> bool:
     """A typed confirmation for the changes that can lock people out or open the API to all."""
-    text, ok = QInputDialog.getText(parent, title, f"{explanation}\n\nType {word} to go ahead:")
+    # Wrapped by hand: QInputDialog's label does not wrap, and a long sentence made it 1,300 px wide.
+    wrapped = "\n\n".join(
+        fill(part, 90, break_long_words=False, break_on_hyphens=False) for part in explanation.split("\n\n")
+    )
+    text, ok = QInputDialog.getText(parent, title, f"{wrapped}\n\nType {word} to go ahead:")
     return ok and text.strip() == word
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from textwrap import shorten
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -58,9 +59,14 @@ class RotationDialog(QDialog):
 
         self.planning = QWidget(objectName="planning")
         self.old = QComboBox(objectName="old_entry")
-        for entry in entries:
+        # A 200-character description must not make the dialog wider than the screen: the shown label is
+        # cut at a word, the whole one is the item's tooltip.
+        self.old.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.old.setMinimumContentsLength(40)
+        for row, entry in enumerate(entries):
             label = entry.cidr + (f" — {entry.description}" if entry.description else "")
-            self.old.addItem(label, entry)
+            self.old.addItem(shorten(label, 70, placeholder="…"), entry)
+            self.old.setItemData(row, label, Qt.ItemDataRole.ToolTipRole)
         if selected is not None:
             self.old.setCurrentIndex(
                 max(0, next((i for i, e in enumerate(entries) if e.id == selected.id), 0))
