@@ -40,6 +40,15 @@ def _address_from(body: str) -> str:
     return text
 
 
+def _plain(error: httpx.HTTPError) -> str:
+    """What a person reads instead of an exception's class name ("ConnectError")."""
+    if isinstance(error, httpx.TimeoutException):
+        return f"no answer within {TIMEOUT_S:g} s"
+    if isinstance(error, httpx.ConnectError):
+        return "could not connect (no route over this address family, or the service is down)"
+    return f"the connection failed ({type(error).__name__})"
+
+
 async def lookup(urls: list[str] | tuple[str, ...], family: int, proxy: str | None = None) -> EchoAnswer:
     """Ask each service in turn; the first good answer wins. Raises EchoFailed naming what each said."""
     if not urls:
@@ -54,7 +63,7 @@ async def lookup(urls: list[str] | tuple[str, ...], family: int, proxy: str | No
             try:
                 response = await client.get(url, headers={"Accept": "text/plain, application/json"})
             except httpx.HTTPError as error:
-                problems.append(f"{host}: {type(error).__name__}")
+                problems.append(f"{host}: {_plain(error)}")
                 continue
             if response.status_code != 200:
                 problems.append(f"{host}: HTTP {response.status_code}")

@@ -50,3 +50,13 @@ def test_about_names_the_version(console, qtbot) -> None:
     QTimer.singleShot(0, read_and_close)
     console._about()
     assert f"Service Console {__version__}" in texts[0]
+
+
+def test_the_list_loads_in_ascending_address_order(tab, qtbot) -> None:
+    from tests.gui.test_security import add
+
+    for cidr in ("203.0.113.0/24", "192.0.2.0/24", "198.51.100.0/24"):
+        add(qtbot, tab, cidr, "")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 3)
+    shown = [tab.model.index(row, 0).data() for row in range(tab.model.rowCount())]
+    assert shown == ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"]

@@ -25,6 +25,8 @@ class EntriesPanel(QWidget):
         self.table = QTableView(objectName="entries")
         self.table.setModel(model)
         self.table.setSortingEnabled(True)
+        # Addresses ascending on load (Qt's default indicator would sort the list descending at first).
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         size_columns(
             self.table,
