@@ -163,6 +163,16 @@ def _error_for(response: httpx.Response, content: bytes) -> StatusError:
     return status_error(response.status_code, body, dict(response.headers), what)
 
 
+async def _read_closing(response: httpx.Response, url: str) -> bytes:
+    """The whole body of an answer, the response closed after; a failure while reading is a typed error."""
+    try:
+        return await response.aread()
+    except httpx.HTTPError as error:
+        raise _connection_error(error, url) from None
+    finally:
+        await response.aclose()
+
+
 class Transport:
     def __init__(self, settings: ConnectionSettings, client: httpx.AsyncClient | None = None) -> None:
         self.settings = settings
@@ -286,12 +296,7 @@ class Transport:
                     await asyncio.sleep(delay)
                     continue
                 raise failure from None
-            try:
-                content = await response.aread()
-            except httpx.HTTPError as error:
-                raise _connection_error(error, url) from None
-            finally:
-                await response.aclose()
+            content = await _read_closing(response, url)
             if response.status_code < 400:
                 return _decode(response, content), response.headers
             status_failure = _error_for(response, content)
@@ -348,12 +353,7 @@ class Transport:
                 raise failure from None
             if response.status_code < 400:
                 return response
-            try:
-                content = await response.aread()
-            except httpx.HTTPError as error:
-                raise _connection_error(error, url) from None
-            finally:
-                await response.aclose()
+            content = await _read_closing(response, url)
             status_failure = _error_for(response, content)
             delay = self._status_retry_delay(attempt, retries, response.status_code, status_failure)
             if delay is None:

@@ -16,7 +16,7 @@ from app.secrets import KeychainUnavailable, SecretStore
 from .embedded import EmbeddedSandbox, EngineChoice
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
-    from app.api.client import ServiceClient
+    from app.api.client import ModelInfo, ServiceClient
     from app.api.transport import ConnectionSettings
 from .messages import MessageBus
 from .profiles import Profile, ProfileStore
@@ -183,6 +183,10 @@ class ConsoleSession(QObject):
         poll.timeout.connect(check)
         poll.start()
 
+    def _keep_models(self, listed: list[ModelInfo]) -> None:
+        self.model_details = {model.id: model.owned_by for model in listed}
+        self.models_changed.emit()
+
     async def _read_models(self) -> None:
         client = self.client
         if client is None:
@@ -191,8 +195,7 @@ class ConsoleSession(QObject):
             listed = await client.model_list()
         except ApiError:
             return  # the connection check says why
-        self.model_details = {model.id: model.owned_by for model in listed}
-        self.models_changed.emit()
+        self._keep_models(listed)
 
     def recovery_command(self) -> str | None:
         """The exact command that switches the embedded sandbox's organization list off, straight in its store
@@ -242,9 +245,7 @@ class ConsoleSession(QObject):
             return self.state
         try:
             if client.has_key("api"):
-                listed = await client.model_list()
-                self.model_details = {model.id: model.owned_by for model in listed}
-                self.models_changed.emit()
+                self._keep_models(await client.model_list())
             else:
                 await client.allowlists.get()
             self._set_state(ConnectionState.OK, f"Connected to {client.base_url}.")
