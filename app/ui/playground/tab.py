@@ -33,6 +33,7 @@ from .dialogs import TextTabsDialog, inspector_text
 from .options_panel import OptionsPanel
 from .transcript import Transcript
 from .turn_view import TurnView
+from .turn_views import TurnViews
 
 
 class MessageEdit(QPlainTextEdit):
@@ -66,12 +67,12 @@ class PlaygroundTab(QWidget):
         self.service = PlaygroundService(session, self)
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
-        self.views: list[TurnView] = []
         self.setAcceptDrops(True)
         self._build()
+        self.views = TurnViews(lambda: self.service.turns, self._build_view, self.transcript)
         self.service.turn_added.connect(self._add_view)
         self.service.text_flushed.connect(lambda index, chunk: self.views[index].append_text(chunk))
-        self.service.turn_updated.connect(lambda index: self.views[index].refresh_details())
+        self.service.turn_updated.connect(self._refresh_view)
         self.service.turn_finished.connect(self._finish_view)
         self.service.totals_changed.connect(self._show_totals)
         self.service.conversation_reset.connect(self._clear_views)
@@ -268,6 +269,11 @@ class PlaygroundTab(QWidget):
     # -- views ------------------------------------------------------------------------------------
 
     def _add_view(self, index: int) -> None:
+        self.views.add(index)
+        self.send_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+
+    def _build_view(self, index: int) -> TurnView:
         view = TurnView(self.service, index)
         view.edit_requested.connect(self.edit)
         view.regenerate_requested.connect(self.retry)
@@ -275,23 +281,27 @@ class PlaygroundTab(QWidget):
         view.inspect_requested.connect(self.inspect)
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
-        self.views.append(view)
-        self.transcript.add_turn(view)
-        self.send_button.setEnabled(False)
-        self.stop_button.setEnabled(True)
+        return view
+
+    def _refresh_view(self, index: int) -> None:
+        view = self.views.get(index)
+        if view is not None:
+            view.refresh_details()
 
     def _finish_view(self, index: int) -> None:
-        if index < len(self.views):
-            schema = self.views[index].turn.schema
-            for earlier in self.views[:index]:
-                earlier.action_buttons["regenerate"].hide()
-            self.views[index].finish(index == len(self.service.turns) - 1, schema)
+        view = self.views.get(index)  # a reopened conversation's earlier turns are built later, finished
+        if view is not None:
+            for earlier in self.views.built():
+                if earlier is not view:
+                    earlier.action_buttons["regenerate"].hide()
+            view.finish(index == len(self.service.turns) - 1, view.turn.schema)
+        if index == len(self.service.turns) - 1:
+            self.views.settle()
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
 
     def _clear_views(self) -> None:
-        self.transcript.clear()
-        self.views = []
+        self.views.clear()
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 # How close to the end (in pixels) still counts as "reading the newest text".
 FOLLOW_MARGIN = 48
@@ -25,13 +27,23 @@ class Transcript(QScrollArea):
     so a delta costs the same with 1,000 or 300,000 tokens above it (one layout held all turns before,
     and every height step of the answer relaid all of them). The view follows the newest text while the
     person is at the end, and leaves them where they are once they scroll up.
+
+    Above the finished column, a bar stands for earlier turns whose views are not built (see turn_views.py);
+    scrolling to the top or pressing it asks for them, and they are inserted without moving the page.
     """
+
+    earlier_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWidgetResizable(True)
         holder, page = _column()
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
+        self.earlier = QPushButton(holder, objectName="earlier_turns", flat=True)
+        self.earlier.setToolTip("Earlier turns of this conversation: scroll to the top or press to show them")
+        self.earlier.clicked.connect(self.earlier_requested.emit)
+        self.earlier.hide()
+        page.addWidget(self.earlier)
         self.finished, self._finished_layout = _column(holder)
         self.live, self._live_layout = _column(holder)
         self.finished.installEventFilter(self)
@@ -43,6 +55,7 @@ class Transcript(QScrollArea):
         holder.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         self.setWidget(holder)
         self._following = True
+        self._distance_from_end: int | None = None  # set while earlier turns are inserted above the page
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
         bar.valueChanged.connect(self._value_changed)
@@ -64,13 +77,36 @@ class Transcript(QScrollArea):
             widget.hide()
             widget.deleteLater()
         self._following = True
+        self._distance_from_end = None
+
+    def set_earlier(self, count: int) -> None:
+        """How many earlier turns wait above the ones shown (0 hides the bar)."""
+        self.earlier.setText(f"↑ Show {count:,} earlier turn{'s' if count != 1 else ''}")
+        self.earlier.setVisible(count > 0)
+
+    def insert_earlier(self, views: Sequence[QWidget]) -> None:
+        """Put views above the finished ones; what the person was looking at stays in place."""
+        bar = self.verticalScrollBar()
+        self._distance_from_end = bar.maximum() - bar.value()
+        for position, view in enumerate(views):
+            self._finished_layout.insertWidget(position, view)
+            view.show()
+        self._hold_finished_height()
+
+    def drop_earliest(self, count: int) -> None:
+        """Let the `count` earliest finished views go (their turns stay in the conversation)."""
+        for view in self._turns(self._finished_layout, count):
+            view.hide()
+            view.deleteLater()
+        self._hold_finished_height()
 
     @staticmethod
-    def _turns(layout: QVBoxLayout) -> list[QWidget]:
-        """Take the layout's widgets out of it. removeWidget deletes each layout item: a taken item left
-        alive keeps the widget's size cache, and its next layout never learns that it changed height."""
+    def _turns(layout: QVBoxLayout, count: int | None = None) -> list[QWidget]:
+        """Take the layout's first `count` widgets (all by default) out of it. removeWidget deletes each
+        layout item: a taken item left alive keeps the widget's size cache, and its next layout never learns
+        that it changed height."""
         widgets: list[QWidget] = []
-        for index in range(layout.count()):
+        for index in range(layout.count() if count is None else min(count, layout.count())):
             item = layout.itemAt(index)
             widget = item.widget() if item is not None else None
             if widget is not None:
@@ -110,9 +146,15 @@ class Transcript(QScrollArea):
         bar.setValue(bar.maximum())
 
     def _range_changed(self, _low: int, high: int) -> None:
-        if self._following:
+        if self._distance_from_end is not None:  # earlier turns went in above: keep the same text in view
+            self.verticalScrollBar().setValue(high - self._distance_from_end)
+            self._distance_from_end = None
+        elif self._following:
             self.verticalScrollBar().setValue(high)
 
     def _value_changed(self, value: int) -> None:
         # Only the person's scrolling changes this: while following, programmatic moves go to the end.
-        self._following = value >= self.verticalScrollBar().maximum() - FOLLOW_MARGIN
+        bar = self.verticalScrollBar()
+        self._following = value >= bar.maximum() - FOLLOW_MARGIN
+        if value == bar.minimum() < bar.maximum() and self.earlier.isVisible():
+            QTimer.singleShot(0, self, self.earlier_requested.emit)  # at the top: the earlier turns come in
