@@ -30,6 +30,8 @@ def reopened(console, qtbot):
         )
         for n in range(TURNS)
     ]
+    turns[5].text += "a **zebra** crossing"  # one word no other turn has, in rendered markdown
+    turns[7].prompt += " about Zebras"
     tab.service.restore(turns)
     bar = tab.transcript.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
@@ -87,3 +89,31 @@ def test_sending_lets_the_oldest_views_go(qtbot, reopened) -> None:
     qtbot.waitUntil(lambda: len(built_views(tab)) <= KEEP_TURNS + 1)
     assert tab.views.first_built > 0 and tab.transcript.earlier.isVisible()
     assert tab.views[-1].answer.toPlainText() and tab.transcript.following
+
+
+def test_find_reaches_turns_that_have_no_view_yet(qtbot, reopened) -> None:
+    tab = reopened
+    assert tab.views.get(5) is None
+    tab.message.setFocus()
+    qtbot.keyClick(tab.message, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert tab.find_bar.isVisible() and tab.find_bar.field.hasFocus()
+    qtbot.keyClicks(tab.find_bar.field, "zebra")
+    assert tab.find_bar.count.text() == "1 of 2"
+    answer = tab.views[5].answer
+    assert answer.textCursor().selectedText() == "zebra"
+    qtbot.waitUntil(lambda: shown(tab, answer))
+    qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return)  # the next match: a message, not an answer
+    assert tab.find_bar.count.text() == "2 of 2"
+    message = tab.views[7].findChild(QLabel, "message")
+    assert message.selectedText() == "Zebra"
+    qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert tab.find_bar.count.text() == "1 of 2"
+    qtbot.keyClicks(tab.find_bar.field, "s-none")
+    assert tab.find_bar.count.text() == "No matches"
+    qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Escape)
+    assert not tab.find_bar.isVisible()
+
+
+def shown(tab, widget) -> bool:
+    top = viewport_y(tab, widget)
+    return top < tab.transcript.viewport().height() and top + widget.height() > 0

@@ -30,6 +30,7 @@ from app.services.turns import SchemaCheck
 from .attachments import AttachmentBar
 from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
+from .find_bar import FindBar, Match, show_match
 from .options_panel import OptionsPanel
 from .transcript import Transcript
 from .turn_view import TurnView
@@ -132,6 +133,8 @@ class PlaygroundTab(QWidget):
 
         self.transcript = Transcript()
         self.transcript.setObjectName("conversation")
+        self.find_bar = FindBar(lambda: self.service.turns)
+        self.find_bar.go_to.connect(self._show_match)
 
         # Saved conversations on the left, in a splitter a person can narrow or close at 800 px.
         self.sidebar = ConversationSidebar(self.conversations)
@@ -150,12 +153,14 @@ class PlaygroundTab(QWidget):
         layout = QVBoxLayout(main)
         layout.addLayout(top)
         layout.addWidget(self.transcript, 1)
+        layout.addWidget(self.find_bar)
         layout.addWidget(self.options_panel)
         layout.addWidget(self.attachment_bar)
         layout.addLayout(send_row)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_bar.open_bar)
 
     def saved_options(self) -> dict[str, Any]:
         """What the next launch restores: the model and the switches."""
@@ -299,6 +304,10 @@ class PlaygroundTab(QWidget):
             self.views.settle()
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
+
+    def _show_match(self, match: Match) -> None:
+        """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
+        show_match(self.views[match.turn], self.transcript, match, self.find_bar.field.text())
 
     def _clear_views(self) -> None:
         self.views.clear()

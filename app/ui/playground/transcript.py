@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
@@ -36,6 +36,10 @@ class Transcript(QScrollArea):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # After earlier turns went in above: the turn that was at the top, and where in the viewport it was.
+        # It is held there through every relayout that follows (answers find their height a step later),
+        # until the person scrolls or the page changes otherwise.
+        self._anchor: tuple[QWidget, int] | None = None
         self.setWidgetResizable(True)
         holder, page = _column()
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
@@ -55,10 +59,10 @@ class Transcript(QScrollArea):
         holder.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         self.setWidget(holder)
         self._following = True
-        self._distance_from_end: int | None = None  # set while earlier turns are inserted above the page
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
         bar.valueChanged.connect(self._value_changed)
+        bar.actionTriggered.connect(lambda _action: self._release_anchor())  # the person scrolls
 
     @property
     def following(self) -> bool:
@@ -67,6 +71,7 @@ class Transcript(QScrollArea):
 
     def add_turn(self, view: QWidget) -> None:
         """Show a new turn at the end; the one before it moves to the finished column."""
+        self._release_anchor()
         self._retire_live()
         self._live_layout.addWidget(view)
         self._following = True  # a new turn was just asked for: show it
@@ -77,7 +82,7 @@ class Transcript(QScrollArea):
             widget.hide()
             widget.deleteLater()
         self._following = True
-        self._distance_from_end = None
+        self._release_anchor()
 
     def set_earlier(self, count: int) -> None:
         """How many earlier turns wait above the ones shown (0 hides the bar)."""
@@ -86,8 +91,12 @@ class Transcript(QScrollArea):
 
     def insert_earlier(self, views: Sequence[QWidget]) -> None:
         """Put views above the finished ones; what the person was looking at stays in place."""
-        bar = self.verticalScrollBar()
-        self._distance_from_end = bar.maximum() - bar.value()
+        self._release_anchor()
+        item = self._finished_layout.itemAt(0)
+        top = item.widget() if item is not None else None
+        if top is not None:
+            self._anchor = (top, self._page_y(top) - self.verticalScrollBar().value())
+            top.installEventFilter(self)  # its moves, as the views above it find their heights
         for position, view in enumerate(views):
             self._finished_layout.insertWidget(position, view)
             view.show()
@@ -95,6 +104,7 @@ class Transcript(QScrollArea):
 
     def drop_earliest(self, count: int) -> None:
         """Let the `count` earliest finished views go (their turns stay in the conversation)."""
+        self._release_anchor()
         for view in self._turns(self._finished_layout, count):
             view.hide()
             view.deleteLater()
@@ -134,7 +144,23 @@ class Transcript(QScrollArea):
         else:
             self.finished.setMinimumHeight(layout.totalSizeHint().height())
 
+    def _page_y(self, widget: QWidget) -> int:
+        page = self.widget()
+        return widget.mapTo(page, QPoint(0, 0)).y() if page is not None else 0
+
+    def _hold_anchor(self) -> None:
+        if self._anchor is not None:
+            widget, seen_at = self._anchor
+            self.verticalScrollBar().setValue(self._page_y(widget) - seen_at)
+
+    def _release_anchor(self) -> None:
+        if self._anchor is not None:
+            self._anchor[0].removeEventFilter(self)
+            self._anchor = None
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if self._anchor is not None and watched is self._anchor[0] and event.type() == QEvent.Type.Move:
+            self._hold_anchor()
         # A finished turn changed height (reasoning shown), or the width changed (window, scroll bar).
         resized = isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width()
         if watched is self.finished and (event.type() == QEvent.Type.LayoutRequest or resized):
@@ -146,9 +172,8 @@ class Transcript(QScrollArea):
         bar.setValue(bar.maximum())
 
     def _range_changed(self, _low: int, high: int) -> None:
-        if self._distance_from_end is not None:  # earlier turns went in above: keep the same text in view
-            self.verticalScrollBar().setValue(high - self._distance_from_end)
-            self._distance_from_end = None
+        if self._anchor is not None:  # earlier turns went in above: keep the same text in view
+            self._hold_anchor()
         elif self._following:
             self.verticalScrollBar().setValue(high)
 
