@@ -116,6 +116,8 @@ class MainWindow(QMainWindow):
         current = self.ui_state.tab if 0 <= self.ui_state.tab < len(TAB_LABELS) else 0
         self._playground = PlaygroundTab(self.session)
         self._playground.restore_options(self.ui_state.playground)
+        if self.ui_state.conversation:  # the conversation open at the last quit, if it is still saved
+            self._playground.keeper.open(self.ui_state.conversation)
         self._security = SecurityTab(self.session, SecurityServices.create(self.session, self))
         for index, (tab, label) in enumerate(
             zip((self._playground, self._security), TAB_LABELS, strict=True)
@@ -309,5 +311,6 @@ class MainWindow(QMainWindow):
         self.ui_state.tab = self.tabs.currentIndex()
         if self._playground is not None:
             self.ui_state.playground = self._playground.saved_options()
+            self.ui_state.conversation = self._playground.keeper.current_id or ""
             self._playground.stop()
         super().closeEvent(event)
