@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import ApiError, Conflict
+from app.api.errors import ApiError, Conflict, IpNotAllowed
 from app.netrules.index import EntryIndex
 from app.netrules.policy import never_admitted
 from app.netrules.transfer import ImportPlan, PlannedLine
@@ -63,6 +63,7 @@ class PartialImport(Exception):
 class AllowlistService(QObject):
     loaded = Signal()
     failed = Signal(str)
+    blocked_changed = Signal()  # the allowlist began or stopped refusing the admin key's reads (`blocked_at`)
     guard = Signal(str, str)  # a Change in GUARDED, the service's explanation: needs a typed confirmation
     changed_elsewhere = Signal(str)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
@@ -77,6 +78,8 @@ class AllowlistService(QObject):
         self.data: Allowlist | None = None
         self.org_data: Allowlist | None = None
         self.projects: tuple[Project, ...] = ()
+        # While the allowlist refuses the admin key's reads: the address the service saw ("" if it did not say).
+        self.blocked_at: str | None = None
         self._indexes: list[tuple[tuple[Entry, ...], EntryIndex]] = []  # the last two lists indexed
         # Refreshes every so often while someone looks at the list: the tab starts and stops it.
         self.periodic = QTimer(self)
@@ -103,6 +106,9 @@ class AllowlistService(QObject):
         self.projects = ()
         self.project_id = None
         self.data = self.org_data = None
+        if self.blocked_at is not None:  # of the profile before: the new client's first read will tell
+            self.blocked_at = None
+            self.blocked_changed.emit()
 
     def refresh(self) -> None:
         if self.available.ok:
@@ -116,9 +122,34 @@ class AllowlistService(QObject):
                 self.projects = await client.allowlists.projects()
             self.org_data = await client.allowlists.get()
             self.data = await client.allowlists.get(self.project_id) if self.project_id else self.org_data
-            self.loaded.emit()
+        except IpNotAllowed as error:  # the tab shows it as long as it lasts: no passing notice
+            self._set_blocked(error.source_ip or "")
+            return
         except ApiError as error:
             self.failed.emit(str(error))
+            return
+        self._set_blocked(None)
+        self.loaded.emit()
+
+    def _set_blocked(self, source_ip: str | None) -> None:
+        """Whether the admin key's reads are refused by the allowlist; the session's state follows."""
+        was, self.blocked_at = self.blocked_at, source_ip
+        if source_ip is not None:
+            self.session.report_blocked(source_ip or None)
+        elif was is not None:
+            self.session.report_unblocked()
+        if was != source_ip:
+            self.blocked_changed.emit()
+
+    def _answered(self, scope: str | None, data: Allowlist) -> None:
+        """Show the list of `scope` as the service's answer to a change describes it, before it is read again
+        (which the change may have made impossible: a forced lockout)."""
+        if scope != self.project_id:  # another scope was chosen meanwhile
+            return
+        self.data = data
+        if self.project_id is None:
+            self.org_data = data
+        self.loaded.emit()
 
     @property
     def source_ip(self) -> str | None:
@@ -252,6 +283,9 @@ class AllowlistService(QObject):
                     self.failed.emit(conflict.message)
             except PartialImport as partial:
                 self.record(name, what, str(partial))
+            except IpNotAllowed as error:  # the read below shows the block in the tab
+                self.record(name, what, str(error))
+                self.session.bus.warning(f"Security: nothing was changed: {error.message}")
             except ApiError as error:
                 self.record(name, what, str(error))
                 self.failed.emit(str(error))
@@ -272,9 +306,17 @@ class AllowlistService(QObject):
         async def go() -> None:
             if not force:
                 await self._fresh()
-            assert self.session.client is not None
-            for entry_id in entry_ids:
-                await self.session.client.allowlists.remove(entry_id, self.project_id, force=force)
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            removed: list[str] = []
+            try:
+                for entry_id in entry_ids:
+                    await client.allowlists.remove(entry_id, scope, force=force)
+                    removed.append(entry_id)
+            finally:
+                if removed and self.data is not None:
+                    kept = tuple(entry for entry in self.data.entries if entry.id not in removed)
+                    self._answered(scope, self.data.model_copy(update={"entries": kept}))
             self.session.bus.info(f"Removed {len(entry_ids)} entr{'y' if len(entry_ids) == 1 else 'ies'}.")
 
         self.run(
@@ -287,8 +329,9 @@ class AllowlistService(QObject):
         async def go() -> None:
             if not force:
                 await self._fresh()
-            assert self.session.client is not None
-            await self.session.client.allowlists.set_enabled(enabled, self.project_id, force=force)
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            self._answered(scope, await client.allowlists.set_enabled(enabled, scope, force=force))
             self.session.bus.info(f"The list is now {'on' if enabled else 'off'}.")
 
         self.run(

@@ -6,7 +6,16 @@ from textwrap import fill
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 ADVICE = (
     "CI runners draw changing addresses from large pools: list a fixed egress (a proxy or "
@@ -69,3 +78,32 @@ class RecoveryPanel(QWidget):
         self.command.setText(command or "")
         for widget in (self.command, self.copy):
             widget.setVisible(command is not None)
+
+
+class BlockedBanner(QFrame):
+    """Shown while the IP allowlist refuses the admin key: the address the service saw, and (the tab puts it
+    here meanwhile) the recovery panel. It goes away by itself at the first read that is answered."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("blocked_banner")
+        self.label = QLabel(objectName="blocked_text")
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # the address comes from the server
+        self.box = QVBoxLayout(self)
+        self.box.setContentsMargins(8, 6, 8, 6)
+        self.box.addWidget(self.label)
+        self.setStyleSheet(
+            "#blocked_banner { background: #ffebe9; border: 1px solid #cf222e; border-radius: 4px; }"
+            " #blocked_text { color: #82071e; }"
+        )
+        self.hide()
+
+    def show_blocked(self, source_ip: str) -> None:
+        seen = source_ip or "an address it did not name"
+        self.label.setText(
+            f"403: this console's admin key is blocked by the IP allowlist. The service sees you at {seen}, which the "
+            "organization's list does not admit, so the lists can be neither read nor changed from here. "
+            "What is shown is the service's last answer. Recover as below, then press Refresh."
+        )
+        self.show()
