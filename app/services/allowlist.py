@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, Conflict, IpNotAllowed
+from app.netrules import EntryError, parse_address
 from app.netrules.index import EntryIndex
-from app.netrules.policy import never_admitted
+from app.netrules.policy import answer, never_admitted
 from app.netrules.transfer import ImportPlan, PlannedLine
 
 from . import allowlist_checks as checks
@@ -78,6 +79,7 @@ class AllowlistService(QObject):
         self.data: Allowlist | None = None
         self.org_data: Allowlist | None = None
         self.projects: tuple[Project, ...] = ()
+        self.restore_scope: str | None = None  # the project chosen at the last launch, once the projects load
         # While the allowlist refuses the admin key's reads: the address the service saw ("" if it did not say).
         self.blocked_at: str | None = None
         self._indexes: list[tuple[tuple[Entry, ...], EntryIndex]] = []  # the last two lists indexed
@@ -120,6 +122,7 @@ class AllowlistService(QObject):
         try:
             if not self.projects:
                 self.projects = await client.allowlists.projects()
+                self._restore_scope()
             self.org_data = await client.allowlists.get()
             self.data = await client.allowlists.get(self.project_id) if self.project_id else self.org_data
         except IpNotAllowed as error:  # the tab shows it as long as it lasts: no passing notice
@@ -130,6 +133,13 @@ class AllowlistService(QObject):
             return
         self._set_blocked(None)
         self.loaded.emit()
+
+    def _restore_scope(self) -> None:
+        """The scope of the last launch, now that the projects are known; a project gone since falls back to
+        the organization's list."""
+        wanted, self.restore_scope = self.restore_scope, None
+        if wanted and self.project_id is None:
+            self.project_id = wanted if any(project.id == wanted for project in self.projects) else None
 
     def _set_blocked(self, source_ip: str | None) -> None:
         """Whether the admin key's reads are refused by the allowlist; the session's state follows."""
@@ -183,6 +193,16 @@ class AllowlistService(QObject):
             text,
             [(label, data is not None and data.enabled, self.entry_index(data)) for label, data in lists],
         )
+
+    def admits(self, address: str) -> bool:
+        """Whether the shown list, as last read, admits `address` (a list that is off admits everyone)."""
+        if self.data is None or not address:
+            return False
+        try:
+            parsed = parse_address(address)
+        except EntryError:
+            return False
+        return answer(self.entry_index(self.data), self.data.enabled, parsed).admits
 
     def enable_lockout(self) -> str:
         return checks.enable_lockout(self.entry_index(self.data), len(self.entries), self.source_ip)
@@ -239,6 +259,7 @@ class AllowlistService(QObject):
         self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
 
     def set_scope(self, project_id: str | None) -> None:
+        self.restore_scope = None  # a scope chosen now wins over the one of the last launch
         self.project_id = project_id
         self.data = None
         self.refresh()

@@ -66,6 +66,10 @@ class SecurityTab(QWidget):
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.your_ip)
         layout.addWidget(self.entries, 1)
+        self.waiting = plain_label("allow_waiting")  # an address to allow after a 403 in the Playground
+        self.waiting.setStyleSheet("color: #0969da;")
+        self.waiting.hide()
+        layout.addWidget(self.waiting)
         forms = QHBoxLayout()  # side by side: the table keeps its rows in a small window
         forms.addWidget(self.add_form, 3)
         forms.addWidget(self.check, 2)
@@ -172,6 +176,11 @@ class SecurityTab(QWidget):
         )
 
     # -- add, remove, switch ----------------------------------------------------------------------
+
+    def show_waiting(self, text: str) -> None:
+        """What the Playground waits for in this tab ("" when nothing)."""
+        self.waiting.setText(text)
+        self.waiting.setVisible(bool(text))
 
     def prefill_add(self, ip: str) -> None:
         self.add_form.prefill(ip)
