@@ -153,6 +153,7 @@ class PlaygroundService(QObject):
         self._timer.start()
         try:
             await self._stream_waiting_once(index, started)
+            self.session.report_unblocked()  # it went through: a blocked connection is checked again
         except asyncio.CancelledError:
             self._flush()
             turn.status = TurnStatus.STOPPED
@@ -171,6 +172,7 @@ class PlaygroundService(QObject):
             self.turn_finished.emit(index)
             self.totals_changed.emit()
             if turn.error_kind == ErrorKind.BLOCKED:
+                self.session.report_blocked(turn.source_ip)  # the toolbar follows, without Check
                 self.session.tasks.start(f"playground.refusal.{index}", self._find_refusal(index, turn))
 
     async def _find_refusal(self, index: int, turn: Turn) -> None:

@@ -39,6 +39,7 @@ def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(qt
     status = view.status.text()
     assert "the project's IP allowlist refused" in status and "203.0.113.77" in status
     assert "organization's list admits it" in status
+    assert console.indicator.text() == "● Blocked (403)"  # the toolbar follows the refused request
     allow = view.action_buttons["allow"]
     assert allow.isVisibleTo(view) and allow.text() == "Allow this IP in the project's list…"
 
@@ -58,6 +59,7 @@ def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(qt
     assert [e.cidr for e in store.allowlist("project", profile.project_id).entries][-1] == "203.0.113.77/32"
     assert [e.cidr for e in store.allowlist("organization", profile.org_id).entries] == []
     assert not security.waiting.isVisible()
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Connected")  # and the request that went through
 
 
 def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_resends_after_recovery(

@@ -121,3 +121,13 @@ def test_removing_an_entry_that_leaves_you_covered_asks_once_without_typing(qtbo
     click(qtbot, tab.findChild(QPushButton, "remove"))
     qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
     assert len(questions) == 1 and "203.0.113.0/24" in questions[0] and asked == []
+
+
+def test_a_list_switched_on_elsewhere_shows_on_at_the_first_refused_read(qtbot, console, tab) -> None:
+    """The 403 itself tells that the organization's list is on (the Admin API answers to it alone)."""
+    assert not tab.scope_bar.switch.isChecked()
+    tab.session.sandbox.server.store.set_enabled("organization", tab.session.profile.org_id, True)
+    click(qtbot, tab.findChild(QPushButton, "refresh"))
+    qtbot.waitUntil(tab.blocked_banner.isVisible)
+    assert tab.scope_bar.switch.isChecked() and "list is on" in tab.scope_bar.rule.text()
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")

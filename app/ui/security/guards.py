@@ -102,8 +102,9 @@ class BlockedBanner(QFrame):
     def show_blocked(self, source_ip: str) -> None:
         seen = source_ip or "an address it did not name"
         self.label.setText(
-            f"403: this console's admin key is blocked by the IP allowlist. The service sees you at {seen}, which the "
-            "organization's list does not admit, so the lists can be neither read nor changed from here. "
-            "What is shown is the service's last answer. Recover as below, then press Refresh."
+            "403: this console's admin key is blocked by the IP allowlist: the organization's list is on and "
+            f"does not admit {seen}, the address the service sees you at. The lists can be neither read nor "
+            "changed from here. Switch the list off from the dashboard, which the allowlist does not cover, "
+            "then press Refresh."
         )
         self.show()

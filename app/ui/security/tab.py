@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QHBoxLayout, QMessageBox, QV
 from app.models.entries import EntriesModel
 from app.netrules import parse_address
 from app.services.allowlist import Change, TransferError
+from app.services.allowlist_checks import Rule
 from app.services.rotation import ListScope, Step
 from app.services.security import SecurityServices
 from app.services.session import ConsoleSession
@@ -141,10 +142,20 @@ class SecurityTab(QWidget):
             else:
                 home.addWidget(recovery)
             recovery.show()
+        recovery.help.setVisible(blocked_at is None)  # in the banner, the banner's words say it
         if blocked_at is None:
             banner.hide()
-        else:
-            banner.show_blocked(blocked_at)
+            return
+        banner.show_blocked(blocked_at)
+        # What the 403 itself tells: the Admin API answers to the organization's list alone, so it is on.
+        service = self.service
+        if service.project_id is None:
+            self.scope_bar.show_switch(True)
+            self.scope_bar.show_rule(Rule(False, True))
+        if service.data is None:  # refused from the first read
+            self.scope_bar.show_scopes([(p.id, p.label) for p in service.projects], service.project_id)
+            self.your_ip.show_source_ip(blocked_at or None)
+            self._show_public_ip()
 
     def _show(self) -> None:
         service = self.service
