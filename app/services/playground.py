@@ -153,6 +153,7 @@ class PlaygroundService(QObject):
         self._timer.start()
         try:
             await self._stream_waiting_once(index, started)
+            self.session.report_unblocked()  # it went through: a blocked connection is checked again
         except asyncio.CancelledError:
             self._flush()
             turn.status = TurnStatus.STOPPED
@@ -170,6 +171,23 @@ class PlaygroundService(QObject):
                 turn.figures.total_tokens = usage.total_tokens
             self.turn_finished.emit(index)
             self.totals_changed.emit()
+            if turn.error_kind == ErrorKind.BLOCKED:
+                self.session.report_blocked(turn.source_ip)  # the toolbar follows, without Check
+                self.session.tasks.start(f"playground.refusal.{index}", self._find_refusal(index, turn))
+
+    async def _find_refusal(self, index: int, turn: Turn) -> None:
+        """Which list refused the turn, read through the Admin API; the view shows it when it is known."""
+        from .refusal import find_refusal
+
+        client, profile = self.session.client, self.session.profile
+        if client is None:
+            return
+        project_id = profile.project_id if profile is not None else None
+        turn.refusal = await find_refusal(client, project_id, turn.source_ip)
+        if (
+            index < len(self.turns) and self.turns[index] is turn
+        ):  # not dropped by an edit or a new conversation
+            self.turn_updated.emit(index)
 
     async def _stream_waiting_once(self, index: int, started: float) -> None:
         """Stream the turn; a 429 before any text is waited out once, in view (a countdown; Stop cancels)."""

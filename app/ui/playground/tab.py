@@ -53,7 +53,7 @@ class MessageEdit(QPlainTextEdit):
 
 
 class PlaygroundTab(QWidget):
-    allow_ip_requested = Signal(str)
+    allow_ip_requested = Signal(int)  # the turn the allowlist refused
     settings_requested = Signal()
 
     def __init__(
