@@ -89,6 +89,7 @@ class TurnView(QFrame):
 
         self.answer = AnswerView()
         self.answer.setObjectName("answer")
+        self.answer.hide()  # until text comes: a failed turn shows no empty strip
         layout.addWidget(self.answer)
         self.sources = QLabel()
         self.sources.setObjectName("sources")
@@ -151,6 +152,7 @@ class TurnView(QFrame):
     def append_text(self, chunk: str) -> None:
         if self.status.text().startswith("Waiting"):
             self.status.setText("Streaming…")
+        self.answer.show()
         self.answer.append_plain(chunk)
 
     def refresh_details(self) -> None:
@@ -175,6 +177,7 @@ class TurnView(QFrame):
         turn = self.turn
         self.refresh_details()
         self.answer.done_streaming()
+        self.answer.setVisible(bool(turn.text))
         if turn.text and len(turn.text) <= MARKDOWN_LIMIT:
             self.answer.setMarkdown(turn.text)  # rendered once, when complete: Qt's own markdown
         elif turn.text:
