@@ -22,7 +22,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--selftest",
         action="store_true",
-        help="start on the embedded sandbox, stream one answer, read the allowlist, print timings",
+        help="start on the embedded sandbox (in a temporary home unless --home is given), stream one answer,"
+        " read the allowlist, print timings",
     )
     parser.add_argument("--home", type=Path, help="keep settings, data and logs under this folder")
     parser.add_argument(
