@@ -265,9 +265,13 @@ class SecurityTab(QWidget):
             self.session.bus.error("Security: the list is not loaded yet; nothing to import into.")
             return
         path, _ = QFileDialog.getOpenFileName(
-            self, "Import allowlist entries", "", "Allowlist files (*.csv *.json *.txt);;All files (*)"
+            self,
+            "Import allowlist entries",
+            str(self.service.file_folder()),
+            "Allowlist files (*.csv *.json *.txt);;All files (*)",
         )
         if path:
+            self.service.remember_folder(Path(path).parent)
             self.open_import(Path(path))
 
     def open_import(self, path: Path) -> ImportDialog | None:
@@ -287,9 +291,13 @@ class SecurityTab(QWidget):
             return
         default = "allowlist-" + (self.service.project_id or "organization")
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export allowlist entries", default + ".csv", "CSV (*.csv);;JSON (*.json)"
+            self,
+            "Export allowlist entries",
+            str(self.service.file_folder() / (default + ".csv")),
+            "CSV (*.csv);;JSON (*.json)",
         )
         if path:
+            self.service.remember_folder(Path(path).parent)
             self.export_to(Path(path))
 
     def export_to(self, path: Path) -> None:
