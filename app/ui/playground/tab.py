@@ -31,6 +31,7 @@ from .attachments import AttachmentBar
 from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
 from .options_panel import OptionsPanel
+from .options_split import OptionsSplit
 from .transcript import Transcript
 from .turn_view import TurnView
 
@@ -131,6 +132,8 @@ class PlaygroundTab(QWidget):
 
         self.transcript = Transcript()
         self.transcript.setObjectName("conversation")
+        self.conversation_splitter = OptionsSplit(self.transcript, self.options_panel)
+        self.options_scroll = self.conversation_splitter.options_scroll
 
         # Saved conversations on the left, in a splitter a person can narrow or close at 800 px.
         self.sidebar = ConversationSidebar(self.conversations)
@@ -148,8 +151,7 @@ class PlaygroundTab(QWidget):
         outer.addWidget(splitter)
         layout = QVBoxLayout(main)
         layout.addLayout(top)
-        layout.addWidget(self.transcript, 1)
-        layout.addWidget(self.options_panel)
+        layout.addWidget(self.conversation_splitter, 1)
         layout.addWidget(self.attachment_bar)
         layout.addLayout(send_row)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)

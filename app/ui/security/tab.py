@@ -63,11 +63,13 @@ class SecurityTab(QWidget):
         layout.addWidget(self.need)
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.your_ip)
-        layout.addWidget(self.entries, 1)
+        # The forms above the table: their messages grow downward, into the table's room, so the field being
+        # typed in never moves (below the table they grew upward, carrying the field from under the cursor).
         forms = QHBoxLayout()  # side by side: the table keeps its rows in a small window
         forms.addWidget(self.add_form, 3)
         forms.addWidget(self.check, 2)
         layout.addLayout(forms)
+        layout.addWidget(self.entries, 1)
         layout.addWidget(self.recovery)
         layout.addWidget(guidance)
 
