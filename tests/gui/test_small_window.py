@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
-from tests.gui.test_playground import click_box
+from tests.gui.test_playground import click_box, send, wait_done
 
 
 def test_structured_output_leaves_the_conversation_a_usable_height(console, qtbot) -> None:
@@ -28,6 +28,15 @@ def test_structured_output_leaves_the_conversation_a_usable_height(console, qtbo
     qtbot.mouseClick(tab.params_toggle, Qt.MouseButton.LeftButton)
     # Closed again, the room goes back to the conversation.
     assert tab.options_scroll.height() <= tab.options_panel.sizeHint().height() < tab.transcript.height() // 2
+
+
+def test_a_long_conversation_title_does_not_scroll_the_sidebar_sideways(console, qtbot) -> None:
+    console.resize(800, 600)
+    tab = console.playground
+    send(qtbot, tab, "Write 300 words about the sea, the sky and the long way home")
+    wait_done(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.sidebar.list.model().rowCount() == 1)
+    assert not tab.sidebar.list.horizontalScrollBar().isVisible()
 
 
 def place(widget) -> tuple[int, int, int, int]:
