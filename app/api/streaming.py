@@ -7,7 +7,7 @@ Every way a stream can go wrong ends in a typed ApiError with a sentence that na
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 
@@ -66,11 +66,19 @@ class ResponseStream:
         self._response_cm = response_cm
         self.state = StreamState()
         self.response: httpx.Response | None = None  # open while streaming; closed after, even on cancel
+        self._iterator: AsyncGenerator[StreamEvent, None] | None = None
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
-        return self._events()
+        self._iterator = self._events()
+        return self._iterator
 
-    async def _events(self) -> AsyncIterator[StreamEvent]:
+    async def aclose(self) -> None:
+        """Close the response now. A loop left by `break` or by an error in its body otherwise leaves the
+        connection open, the server still writing, until the collector finalizes the iterator."""
+        if self._iterator is not None:
+            await self._iterator.aclose()
+
+    async def _events(self) -> AsyncGenerator[StreamEvent, None]:
         async with self._response_cm as response:
             self.response = response
             self.state.headers = dict(response.headers)

@@ -1,8 +1,8 @@
 """Import and export of allowlist entries (CSV and JSON), and the preview of an import before anything is sent.
 
 The preview says, for each line of the file: its canonical form, whether it is new, a duplicate of an entry
-on the list or of an earlier line, rejected (and why), or beyond the room left under the entry limit; with the
-overlaps and warnings of `analysis` beside it.
+on the list or of an earlier line, rejected (and why), beyond the room left under the entry limit, or left out
+by the person; with the overlaps and warnings of `analysis` beside it. Exports date entries in ISO 8601 (UTC).
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
@@ -42,6 +43,13 @@ class Status(Enum):
     DUPLICATE_IN_FILE = "repeats an earlier line"
     REJECTED = "rejected"
     OVER_LIMIT = "no room under the limit"
+    LEFT_OUT = "left out"
+
+    @property
+    def choosable(self) -> bool:
+        """Whether the person may tick the line in or out: a rejected line or one already on the list never
+        goes, whatever the tick says."""
+        return self not in (Status.REJECTED, Status.DUPLICATE_OF_ENTRY)
 
 
 @dataclass
@@ -56,12 +64,25 @@ class PlannedLine:
     def sendable(self) -> bool:
         return self.status is Status.ADD
 
+    @property
+    def admits_all(self) -> bool:
+        """The entry covers the whole space of its family (0.0.0.0/0, ::/0): the list is off in effect."""
+        return self.network is not None and self.network.prefixlen == 0
+
 
 @dataclass
 class ImportPlan:
     lines: list[PlannedLine]
     existing_count: int
     limit: int
+    sources: Sequence[SourceLine] = ()
+    existing: Sequence[dict[str, Any]] = ()
+    left_out: frozenset[int] = frozenset()  # positions in `sources` the person left out
+
+    def leaving_out(self, positions: Collection[int]) -> ImportPlan:
+        """The same file planned again with those lines left out: a repeat of a left-out line becomes new,
+        and a line that had no room under the limit may find some."""
+        return plan_import(self.sources, self.existing, self.limit, positions)
 
     def count(self, status: Status) -> int:
         return sum(1 for line in self.lines if line.status is status)
@@ -88,9 +109,24 @@ class ImportPlan:
         ):
             if n := self.count(status):
                 parts.append(f"{n:,} {status.value}")
+        if n := self.count(Status.LEFT_OUT):
+            parts.append(f"{n:,} left out by you")
         return (
             ", ".join(parts)
             + f". Room under the limit of {self.limit:,}: {self.room_before:,} now, {self.room_after:,} after."
+        )
+
+    def allow_all_warning(self) -> str:
+        """Words for the lines to be sent that admit every address; empty when there are none."""
+        lines = [line for line in self.lines if line.sendable and line.admits_all]
+        if not lines:
+            return ""
+        named = ", ".join(f"{line.canonical} (line {line.source.number})" for line in lines)
+        one = len(lines) == 1
+        return (
+            f"⚠ Allows every address: {named} {'admits' if one else 'each admit'} every address of "
+            f"{'its' if one else 'their'} family. Imported, {'it switches' if one else 'they switch'} the "
+            f"list off in effect. Untick {'it' if one else 'them'} to leave {'it' if one else 'them'} out."
         )
 
 
@@ -157,20 +193,35 @@ def _read_csv(text: str) -> list[SourceLine]:
 # -- planning ----------------------------------------------------------------------------------------
 
 
-def plan_import(lines: Sequence[SourceLine], existing: Iterable[dict[str, Any]], limit: int) -> ImportPlan:
-    """What importing `lines` into a list holding `existing` entries would do, before anything is sent."""
+def plan_import(
+    lines: Sequence[SourceLine],
+    existing: Iterable[dict[str, Any]],
+    limit: int,
+    left_out: Collection[int] = frozenset(),
+) -> ImportPlan:
+    """What importing `lines` into a list holding `existing` entries would do, before anything is sent;
+    the lines at positions in `left_out` are shown but take no part (no room, no duplicates)."""
     existing = list(existing)
+    left_out = frozenset(left_out)
     index = EntryIndex.of_entries(existing)  # the list and the lines accepted so far, related without a scan
     seen_in_file: dict[str, int] = {}
     room = max(0, limit - len(existing))
     planned: list[PlannedLine] = []
-    for source in lines:
+    for position, source in enumerate(lines):
+        if position in left_out:
+            line = _plan_line(source, index, len(existing), {})  # read and shown, but not counted as seen
+            if line.status.choosable:
+                line.status, line.notes = Status.LEFT_OUT, ["Left out: ticked off in the preview."]
+            planned.append(line)
+            continue
         line = _plan_line(source, index, len(existing), seen_in_file)
         if line.status is Status.ADD:
             assert line.network is not None
             findings = [f for f in index.relate(line.network) if f.relation is not Relation.DUPLICATE]
-            line.notes += describe_findings(findings, line.canonical)
-            line.notes += warnings_for(line.network)
+            related = describe_findings(findings, line.canonical)
+            warned = warnings_for(line.network)
+            # "Admits every address" first: what it covers on the list matters far less.
+            line.notes += warned + related if line.admits_all else related + warned
             if room <= 0:
                 line.status = Status.OVER_LIMIT
                 line.notes.insert(0, f"The list would hold more than {limit:,} entries.")
@@ -178,7 +229,7 @@ def plan_import(lines: Sequence[SourceLine], existing: Iterable[dict[str, Any]],
                 room -= 1
                 index.add(line.network, f"line {source.number}")
         planned.append(line)
-    return ImportPlan(planned, len(existing), limit)
+    return ImportPlan(planned, len(existing), limit, list(lines), existing, left_out)
 
 
 def _plan_line(source: SourceLine, index: EntryIndex, existing: int, seen: dict[str, int]) -> PlannedLine:
@@ -218,12 +269,30 @@ def _plan_line(source: SourceLine, index: EntryIndex, existing: int, seen: dict[
 # -- writing -----------------------------------------------------------------------------------------
 
 
+def iso_utc(created_at: Any) -> str | None:
+    """A Unix timestamp as ISO 8601 in UTC (2026-11-23T11:35:00Z), which a person and a spreadsheet read;
+    text (a date already) is kept, and no date stays none."""
+    if created_at is None or created_at == "":
+        return None
+    if isinstance(created_at, int | float) and not isinstance(created_at, bool):
+        return datetime.fromtimestamp(created_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return str(created_at)
+
+
+def _exported(entry: dict[str, Any]) -> dict[str, Any]:
+    return {
+        column: iso_utc(entry.get(column)) if column == "created_at" else entry.get(column)
+        for column in EXPORT_COLUMNS
+    }
+
+
 def export_csv(entries: Iterable[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(EXPORT_COLUMNS)
     for entry in entries:
-        writer.writerow([entry.get(column, "") for column in EXPORT_COLUMNS])
+        row = _exported(entry)
+        writer.writerow(["" if row[column] is None else row[column] for column in EXPORT_COLUMNS])
     return buffer.getvalue()
 
 
@@ -232,6 +301,6 @@ def export_json(entries: Iterable[dict[str, Any]], scope: dict[str, Any]) -> str
     document = {
         "object": "ip_allowlist.export",
         **scope,
-        "entries": [{column: entry.get(column) for column in EXPORT_COLUMNS} for entry in entries],
+        "entries": [_exported(entry) for entry in entries],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

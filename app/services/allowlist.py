@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 
 from app.api.errors import ApiError, Conflict, IpNotAllowed
 from app.netrules import EntryError, parse_address
@@ -29,6 +29,7 @@ __all__ = ["Allowlist", "AllowlistService", "Availability", "Change", "Entry", "
 
 REFRESH_INTERVAL_MS = 60_000
 DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
+FOLDER_SETTING = "security/transfer_folder"  # the folder the import or export dialog used last
 
 
 class Change(StrEnum):
@@ -230,6 +231,16 @@ class AllowlistService(QObject):
             return max(1, int(str(value)))
         except (TypeError, ValueError):
             return DEFAULT_ENTRY_LIMIT
+
+    def file_folder(self) -> Path:
+        """Where the import and export dialogs open: the folder used last, else Documents, else home. Never
+        the working directory, which for an app started from a menu is nothing the person chose."""
+        remembered = str(self.session.profiles.settings.value(FOLDER_SETTING, "") or "")
+        documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return files.default_folder(remembered, documents)
+
+    def remember_folder(self, folder: Path) -> None:
+        self.session.profiles.settings.setValue(FOLDER_SETTING, str(folder))
 
     def plan_file_import(self, path: Path) -> ImportPlan:
         """Read a file and plan its import into the shown list; TransferError says plainly what failed."""

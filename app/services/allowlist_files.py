@@ -31,6 +31,14 @@ class TransferError(Exception):
     """A file could not be read for an import or written for an export; the message says why."""
 
 
+def default_folder(remembered: str, documents: str) -> Path:
+    """The first of the folder used last and the Documents folder that exists, else home."""
+    for folder in (remembered, documents):
+        if folder and Path(folder).is_absolute() and Path(folder).is_dir():
+            return Path(folder)
+    return Path.home()
+
+
 def plan_file(path: Path, entries: Sequence[Entry], limit: int) -> ImportPlan:
     """Read a file and plan its import into a list holding `entries`."""
     try:

@@ -232,6 +232,7 @@ class PlaygroundService(QObject):
                     self.turn_updated.emit(index)
         finally:
             turn.headers = stream.state.headers
+            await stream.aclose()  # whatever ended the loop (Stop, a fault in it), the server hears it now
         self._flush()
         final = stream.state.response
         assert final is not None  # the stream raises when it ends without a final response

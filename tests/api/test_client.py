@@ -208,6 +208,18 @@ async def test_cancel_mid_stream_releases_the_connection(sandbox_factory) -> Non
     await client.aclose()
 
 
+async def test_aclose_after_leaving_the_loop_closes_the_response_at_once(sandbox: Sandbox) -> None:
+    client = client_for(sandbox)
+    stream = client.responses.stream({"model": "service-pro", "input": "Write 50000 words"})
+    async for event in stream:
+        if event.is_text_delta:
+            break  # a loop left early: without aclose the connection stays open until the collector runs
+    await stream.aclose()
+    assert stream.response is not None and stream.response.is_closed
+    assert await client.models()
+    await client.aclose()
+
+
 async def test_tls_unknown_ca_and_mutual_tls(tmp_path) -> None:
     trustme = pytest.importorskip("trustme")
     from app.sandbox import SandboxConfig, SandboxServer

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QLabel, QPushButton, QStyle, QStyleOptionViewItem
 
 from app.api.admin import Entry
 from app.ui.security.transfer import COLUMNS
@@ -24,6 +25,24 @@ def choose_file(monkeypatch, path) -> None:
 def column(dialog, name: str) -> list[str]:
     index = COLUMNS.index(name)
     return [dialog.model.item(row, index).text() for row in range(dialog.model.rowCount())]
+
+
+def tick(qtbot, dialog, row: int) -> None:
+    """Click a line's checkbox in the preview, on its indicator, as a person does."""
+    index = dialog.model.index(row, 0)
+    option = QStyleOptionViewItem()
+    dialog.table.itemDelegate().initStyleOption(option, index)
+    option.rect = dialog.table.visualRect(index)
+    indicator = dialog.table.style().subElementRect(
+        QStyle.SubElement.SE_ItemViewItemCheckIndicator, option, dialog.table
+    )
+    qtbot.mouseClick(dialog.table.viewport(), Qt.MouseButton.LeftButton, pos=indicator.center())
+
+
+def open_preview(qtbot, tab, monkeypatch, path):
+    choose_file(monkeypatch, path)
+    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    return tab.dialogs["import"]
 
 
 def stored(tab) -> list[str]:
@@ -141,6 +160,73 @@ def test_import_of_the_whole_space_needs_a_typed_confirmation(qtbot, tab, monkey
     assert dialog.result_label.text() == "Nothing was sent." and stored(tab) == []
 
 
+def test_the_preview_flags_a_line_that_admits_every_address(qtbot, tab, monkeypatch, tmp_path) -> None:
+    path = tmp_path / "open.csv"
+    path.write_text("203.0.113.7,home\n0.0.0.0/0,everyone\n::/0,everyone too\n")
+    dialog = open_preview(qtbot, tab, monkeypatch, path)
+    # Before Import is pressed: the rows say it in words, and the warning above the table names them.
+    statuses = column(dialog, "Status")
+    assert statuses[0] == "add"
+    assert all("ALLOWS EVERY ADDRESS" in status for status in statuses[1:])
+    assert (
+        dialog.model.item(1, 1).background().color().name()
+        != dialog.model.item(0, 1).background().color().name()
+    )
+    warning = dialog.findChild(QLabel, "import_warning")
+    assert warning.isVisibleTo(dialog)
+    assert "0.0.0.0/0 (line 2)" in warning.text() and "::/0 (line 3)" in warning.text()
+    assert "every address" in warning.text() and dialog.import_button.text() == "Import 3"
+
+
+def test_an_unticked_line_is_left_out_of_the_import(qtbot, tab, monkeypatch, tmp_path) -> None:
+    path = tmp_path / "open.csv"
+    path.write_text("203.0.113.7,home\n0.0.0.0/0,everyone\n198.51.100.0/24,office\n203.0.113.7,again\n")
+    dialog = open_preview(qtbot, tab, monkeypatch, path)
+    assert column(dialog, "Status")[3] == "repeats an earlier line"
+    tick(qtbot, dialog, 1)  # the allow-all line
+    tick(qtbot, dialog, 0)  # the first 203.0.113.7: its repeat on line 4 goes instead
+    assert column(dialog, "Status") == ["left out", "left out", "add", "add"]
+    assert not dialog.findChild(QLabel, "import_warning").isVisibleTo(dialog)
+    assert dialog.import_button.text() == "Import 2" and "2 left out by you" in dialog.summary.text()
+    asked = typed(monkeypatch, None)
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.done_counts() == (2, 0))
+    assert asked == []  # nothing that admits everyone was sent, so nothing to confirm
+    assert stored(tab) == ["198.51.100.0/24", "203.0.113.7/32"]
+    assert column(dialog, "Result") == ["", "", "✓ added", "✓ added"]
+    assert path.read_text().count("\n") == 4  # the file is as it was
+
+
+def test_the_file_dialogs_open_in_documents_then_where_the_last_file_was(
+    qtbot, tab, monkeypatch, tmp_path
+) -> None:
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOCUMENTS_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    opened: list[str] = []
+    chosen = tmp_path / "elsewhere" / "entries.csv"
+    chosen.parent.mkdir()
+    chosen.write_text("203.0.113.7\n")
+
+    def pick(_parent, _title, folder, *_args, **_kwargs):
+        opened.append(folder)
+        return str(chosen), ""
+
+    monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getOpenFileName", pick)
+    monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getSaveFileName", pick)
+    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(tab.findChild(QPushButton, "export"), Qt.MouseButton.LeftButton)
+    assert opened == [str(home / "Documents"), str(chosen.parent / "allowlist-organization.csv")]
+    # With no Documents folder and a remembered folder that is gone: home, never the working directory.
+    (home / "Documents").rmdir()
+    chosen.unlink()
+    chosen.parent.rmdir()
+    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    assert opened[-1] == str(home)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -176,6 +262,9 @@ def test_export_csv_and_json_round_trip(qtbot, tab, monkeypatch, tmp_path) -> No
     qtbot.mouseClick(tab.findChild(QPushButton, "export"), Qt.MouseButton.LeftButton)
     document = json.loads(json_path.read_text())
     assert document["scope"] == "organization" and len(document["entries"]) == 2
+    iso = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # ISO 8601 in UTC, not a Unix timestamp
+    assert all(iso.fullmatch(row["created_at"]) for row in rows)
+    assert all(iso.fullmatch(entry["created_at"]) for entry in document["entries"])
     # Importing the export back changes nothing: every line is already on the list.
     choose_file(monkeypatch, json_path)
     qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)

@@ -100,3 +100,55 @@ def test_export_reads_back_as_the_same_entries() -> None:
         json.loads(export_json(entries, {"scope": "project", "project_id": "proj_1"}))["project_id"]
         == "proj_1"
     )
+
+
+def test_export_dates_are_iso_8601_in_utc() -> None:
+    entries = [
+        {"id": "ipal_1", "cidr": "198.51.100.0/24", "description": "", "created_at": 1795433700.25},
+        {"id": "ipal_2", "cidr": "2001:db8::/48", "description": "", "created_at": None},
+    ]
+    rows = export_csv(entries).splitlines()
+    assert rows[1] == "198.51.100.0/24,,2026-11-23T11:35:00Z,ipal_1" and rows[2] == "2001:db8::/48,,,ipal_2"
+    exported = json.loads(export_json(entries, {"scope": "organization"}))["entries"]
+    assert [entry["created_at"] for entry in exported] == ["2026-11-23T11:35:00Z", None]
+
+
+@pytest.mark.parametrize("created_at", ["1795433700", "1795433700.25", "2026-11-23T11:35:00Z"])
+def test_import_reads_files_dated_either_way(created_at: str) -> None:
+    text = f"cidr,description,created_at,id\n198.51.100.0/24,office,{created_at},ipal_1\n"
+    document = json.dumps({"entries": [{"cidr": "198.51.100.0/24", "created_at": created_at}]})
+    for read in (read_entries(text), read_entries(document)):
+        assert plan_import(read, [], 10).to_send[0].canonical == "198.51.100.0/24"
+
+
+def test_the_whole_space_is_flagged_in_the_plan() -> None:
+    plan = plan_import(lines("203.0.113.7", "0.0.0.0/0", "::/0", "::ffff:0.0.0.0/96", "0.0.0.0/1"), [], 10)
+    assert [line.admits_all for line in plan.lines] == [False, True, True, True, False]
+    warning = plan.allow_all_warning()
+    assert "0.0.0.0/0 (line 2)" in warning and "::/0 (line 3)" in warning and "every address" in warning
+    assert "line 4" not in warning  # the same 0.0.0.0/0 again: a repeat, not sent twice
+    assert "line 4" in plan.leaving_out({1}).allow_all_warning()  # the repeat now goes in its place
+    assert plan.leaving_out({1, 2, 3}).allow_all_warning() == ""
+
+
+def test_a_line_left_out_frees_its_room_and_its_repeats() -> None:
+    plan = plan_import(lines("203.0.113.1", "203.0.113.2", "203.0.113.1", "nonsense", "203.0.113.3"), [], 2)
+    assert [line.status for line in plan.lines] == [
+        Status.ADD,
+        Status.ADD,
+        Status.DUPLICATE_IN_FILE,
+        Status.REJECTED,
+        Status.OVER_LIMIT,
+    ]
+    again = plan.leaving_out({0, 1})
+    assert [line.status for line in again.lines] == [
+        Status.LEFT_OUT,
+        Status.LEFT_OUT,
+        Status.ADD,
+        Status.REJECTED,
+        Status.ADD,
+    ]
+    assert [line.canonical for line in again.to_send] == ["203.0.113.1/32", "203.0.113.3/32"]
+    assert "2 left out by you" in again.summary() and again.room_after == 0
+    # A rejected line stays rejected whatever its tick says.
+    assert again.leaving_out({3}).lines[3].status is Status.REJECTED

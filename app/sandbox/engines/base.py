@@ -12,7 +12,7 @@ with `.model`, `.instructions`, `.max_output_tokens`, `.temperature`, `.top_p`, 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -91,4 +91,5 @@ class Conversation:
 class Engine(Protocol):
     name: str
 
-    def run(self, conversation: Conversation) -> AsyncIterator[Step]: ...
+    # A generator, not any iterator: the route closes it (aclose) the moment the client leaves.
+    def run(self, conversation: Conversation) -> AsyncGenerator[Step, None]: ...

@@ -12,7 +12,7 @@ import asyncio
 import json
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,7 +108,7 @@ class LocalEngine:
         except ModelUnavailable as error:
             raise _unavailable(error) from None
 
-    async def run(self, conversation: Conversation) -> AsyncIterator[Step]:
+    async def run(self, conversation: Conversation) -> AsyncGenerator[Step, None]:
         request = conversation.request
         model = self.model_for(request.model)
         results: list[SearchResult] = []

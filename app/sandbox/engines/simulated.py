@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from . import search as web
 from .base import Citation, Citations, Conversation, Reasoning, Search, SearchResult, Step, TextDelta
@@ -65,7 +65,7 @@ class SimulatedEngine:
     def __init__(self, delay_ms: float = 0.0) -> None:
         self.delay = delay_ms / 1000
 
-    async def run(self, conversation: Conversation) -> AsyncIterator[Step]:
+    async def run(self, conversation: Conversation) -> AsyncGenerator[Step, None]:
         request = conversation.request
         prompt = conversation.last_user_text()
         if request.model.endswith(("-think", "-think-mini")) and request.reasoning_effort != "none":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from enum import Enum
 
 import httpx
@@ -83,7 +83,7 @@ class UpstreamEngine:
                 self._api = UpstreamApi.CHAT if missing else UpstreamApi.RESPONSES
             return self._api
 
-    async def run(self, conversation: Conversation) -> AsyncIterator[Step]:
+    async def run(self, conversation: Conversation) -> AsyncGenerator[Step, None]:
         api = await self.api()
         model = self.model_map.get(conversation.request.model, conversation.request.model)
         if api is UpstreamApi.RESPONSES:

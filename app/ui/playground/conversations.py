@@ -45,6 +45,8 @@ class ConversationSidebar(QWidget):
             QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
         )
         self.list.setUniformItemSizes(True)  # one row height: no per-row size queries in long lists
+        # A long title is cut with "…" (F2 shows it whole) rather than scrolling the narrow list sideways.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.setToolTip("Click to open; F2 renames; right-click for more")
 

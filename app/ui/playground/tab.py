@@ -32,6 +32,7 @@ from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
 from .find_bar import FindBar, Match, show_match
 from .options_panel import OptionsPanel
+from .options_split import OptionsSplit
 from .transcript import Transcript
 from .turn_view import TurnView
 from .turn_views import TurnViews
@@ -135,6 +136,8 @@ class PlaygroundTab(QWidget):
         self.transcript.setObjectName("conversation")
         self.find_bar = FindBar(lambda: self.service.turns)
         self.find_bar.go_to.connect(self._show_match)
+        self.conversation_splitter = OptionsSplit(self.transcript, self.options_panel)
+        self.options_scroll = self.conversation_splitter.options_scroll
 
         # Saved conversations on the left, in a splitter a person can narrow or close at 800 px.
         self.sidebar = ConversationSidebar(self.conversations)
@@ -152,9 +155,8 @@ class PlaygroundTab(QWidget):
         outer.addWidget(splitter)
         layout = QVBoxLayout(main)
         layout.addLayout(top)
-        layout.addWidget(self.transcript, 1)
-        layout.addWidget(self.find_bar)
-        layout.addWidget(self.options_panel)
+        layout.addWidget(self.find_bar)  # above the conversation, as a browser's
+        layout.addWidget(self.conversation_splitter, 1)
         layout.addWidget(self.attachment_bar)
         layout.addLayout(send_row)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)

@@ -29,6 +29,12 @@ class AddForm(QGroupBox):
         self.description.setMaxLength(DESCRIPTION_LIMIT)
         # The limit is said as you type: a 300-character paste is cut to 200 with the count in view.
         self.description_count = QLabel(f"0/{DESCRIPTION_LIMIT}", objectName="description_count")
+        # As wide as its longest text: a count growing digit by digit must not narrow the field typed in.
+        widest = f"{DESCRIPTION_LIMIT}/{DESCRIPTION_LIMIT} max"
+        self.description_count.setFixedWidth(
+            self.description_count.fontMetrics().horizontalAdvance(widest) + 4
+        )
+        self.description_count.setToolTip(f"At most {DESCRIPTION_LIMIT} characters: the service's limit.")
         self.description.textChanged.connect(self._count)
         self.add_button = QPushButton("Add", objectName="add", enabled=False)
         self.add_button.clicked.connect(self.add_clicked)
@@ -46,7 +52,7 @@ class AddForm(QGroupBox):
 
     def _count(self, text: str) -> None:
         full = len(text) >= DESCRIPTION_LIMIT
-        self.description_count.setText(f"{len(text)}/{DESCRIPTION_LIMIT}" + (" (the most)" if full else ""))
+        self.description_count.setText(f"{len(text)}/{DESCRIPTION_LIMIT}" + (" max" if full else ""))
         self.description_count.setStyleSheet("color: #9a6700;" if full else "")
 
     def prefill(self, text: str) -> None:
@@ -70,6 +76,8 @@ class AddForm(QGroupBox):
             button = QPushButton(f"Use {suggestion}", objectName=f"use_{suggestion}")
             button.clicked.connect(lambda _=False, s=suggestion: self.cidr.setText(s))
             self.suggestions.addWidget(button)
+        if candidate.suggestions:  # the fixes start at the left, each as wide as its words
+            self.suggestions.addStretch(1)
 
     def _clear_suggestions(self) -> None:
         while self.suggestions.count():

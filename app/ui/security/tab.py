@@ -66,15 +66,17 @@ class SecurityTab(QWidget):
         layout.addWidget(self.blocked_banner)
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.your_ip)
-        layout.addWidget(self.entries, 1)
         self.waiting = plain_label("allow_waiting")  # an address to allow after a 403 in the Playground
         self.waiting.setStyleSheet("color: #0969da;")
         self.waiting.hide()
         layout.addWidget(self.waiting)
+        # The forms above the table: their messages grow downward, into the table's room, so the field being
+        # typed in never moves (below the table they grew upward, carrying the field from under the cursor).
         forms = QHBoxLayout()  # side by side: the table keeps its rows in a small window
         forms.addWidget(self.add_form, 3)
         forms.addWidget(self.check, 2)
         layout.addLayout(forms)
+        layout.addWidget(self.entries, 1)
         layout.addWidget(self.recovery)
         layout.addWidget(guidance)
 
@@ -303,9 +305,13 @@ class SecurityTab(QWidget):
             self.session.bus.error("Security: the list is not loaded yet; nothing to import into.")
             return
         path, _ = QFileDialog.getOpenFileName(
-            self, "Import allowlist entries", "", "Allowlist files (*.csv *.json *.txt);;All files (*)"
+            self,
+            "Import allowlist entries",
+            str(self.service.file_folder()),
+            "Allowlist files (*.csv *.json *.txt);;All files (*)",
         )
         if path:
+            self.service.remember_folder(Path(path).parent)
             self.open_import(Path(path))
 
     def open_import(self, path: Path) -> ImportDialog | None:
@@ -325,9 +331,13 @@ class SecurityTab(QWidget):
             return
         default = "allowlist-" + (self.service.project_id or "organization")
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export allowlist entries", default + ".csv", "CSV (*.csv);;JSON (*.json)"
+            self,
+            "Export allowlist entries",
+            str(self.service.file_folder() / (default + ".csv")),
+            "CSV (*.csv);;JSON (*.json)",
         )
         if path:
+            self.service.remember_folder(Path(path).parent)
             self.export_to(Path(path))
 
     def export_to(self, path: Path) -> None:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -18,24 +22,29 @@ from PySide6.QtWidgets import (
 
 from app.netrules.transfer import ImportPlan, PlannedLine, Status
 from app.services.allowlist import AllowlistService
-from app.services.allowlist_checks import WHOLE_SPACE
 from app.ui.widgets.tables import STRETCH, size_columns
 
 from .guards import confirm_typed
 from .scope_bar import plain_label
 
 COLUMNS = ("Line", "Input", "Canonical", "Status", "Notes", "Result")
+BAD, AMBER, INK = "#cf222e", "#fff1b8", "#1f2328"
 COLOURS = {
     Status.ADD: "#1a7f37",
     Status.DUPLICATE_OF_ENTRY: "#9a6700",
     Status.DUPLICATE_IN_FILE: "#9a6700",
-    Status.REJECTED: "#cf222e",
-    Status.OVER_LIMIT: "#cf222e",
+    Status.REJECTED: BAD,
+    Status.OVER_LIMIT: BAD,
+    Status.LEFT_OUT: "#59636e",
 }
+ALLOWS_ALL = "⚠ ALLOWS EVERY ADDRESS"
+TICK_TIP = "Untick to leave this line out of the import; the file is not changed."
+NEVER_SENT_TIP = "Never sent: rejected, or already on the list."
 
 
 class ImportDialog(QDialog):
-    """The preview: every line with its canonical form and fate; Import sends only the new ones."""
+    """The preview: every line with its canonical form and fate, and a tick to leave it out; Import sends
+    only the new lines still ticked, and says how many."""
 
     def __init__(
         self, service: AllowlistService, plan: ImportPlan, filename: str, parent: QWidget | None = None
@@ -46,34 +55,33 @@ class ImportDialog(QDialog):
         self.resize(1100, 560)
         self.service = service
         self.plan = plan
-        self.sent: list[PlannedLine] = plan.to_send
+        self.sent: list[PlannedLine] = []
+        self._row_of_sent: dict[int, int] = {}
         self.summary = plain_label("import_summary")
-        self.summary.setText(plan.summary())
+        # Above the table, in words and in red: a line that would switch the list off in effect.
+        self.warning = plain_label("import_warning")
+        self.warning.setStyleSheet(f"color: {BAD}; font-weight: bold;")
         self.model = QStandardItemModel(0, len(COLUMNS), self)
         self.model.setHorizontalHeaderLabels(COLUMNS)
         for line in plan.lines:
-            items = [
-                QStandardItem(str(line.source.number)),
-                QStandardItem(line.source.text),
-                QStandardItem(line.canonical),
-                QStandardItem(line.status.value),
-                QStandardItem(" ".join(line.notes)),
-                QStandardItem(""),
-            ]
-            items[3].setForeground(QColor(COLOURS[line.status]))
+            items = [QStandardItem(str(line.source.number)), QStandardItem(line.source.text)]
+            items += [QStandardItem() for _ in COLUMNS[2:]]
             items[1].setToolTip(plain_tip(line.source.text))
-            items[4].setToolTip(plain_tip(items[4].text()))
             for item in items:
                 item.setEditable(False)
+            tick = items[0]
+            tick.setCheckState(Qt.CheckState.Checked if line.status.choosable else Qt.CheckState.Unchecked)
+            tick.setCheckable(line.status.choosable)
+            tick.setToolTip(TICK_TIP if line.status.choosable else NEVER_SENT_TIP)
             self.model.appendRow(items)
-        index_in_plan = {id(line): row for row, line in enumerate(plan.lines)}
-        self._row_of_sent = {i: index_in_plan[id(line)] for i, line in enumerate(self.sent)}
         self.table = QTableView(objectName="import_preview")
         self.table.setModel(self.model)
+        self.table.setItemDelegateForColumn(0, TickDelegate(self.table))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         address = "ffff:ffff:ffff:ffff::/64"
         size_columns(
-            self.table, ("99,999", address, address, "repeats an earlier line", STRETCH, "✓ ipal_0123456789")
+            self.table,
+            ("☐ 99,999", address, address, "add: ⚠ ALLOWS EVERY ADDRESS", STRETCH, "✓ ipal_0123456789"),
         )
         self.detail = plain_label("import_detail")  # the chosen line's notes, whole
         self.table.selectionModel().currentRowChanged.connect(
@@ -85,23 +93,67 @@ class ImportDialog(QDialog):
         )
         self.result_label = plain_label("import_result")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        self.import_button = QPushButton(f"Import {len(self.sent):,}", objectName="import_go")
-        self.import_button.setEnabled(bool(self.sent))
+        self.import_button = QPushButton(objectName="import_go")
         buttons.addButton(self.import_button, QDialogButtonBox.ButtonRole.ActionRole)
         self.import_button.clicked.connect(self._import)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.warning)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.detail)
         layout.addWidget(self.result_label)
         layout.addWidget(buttons)
+        self._show_plan()
+        self.model.itemChanged.connect(self._ticked)
         service.line_imported.connect(self._line_done)
         service.changed_elsewhere.connect(self._stale)
         self._done = self._failed = 0
 
+    def _ticked(self, item: QStandardItem) -> None:
+        if item.column() != 0 or self.sent:
+            return
+        left_out = {
+            row
+            for row in range(self.model.rowCount())
+            if self.model.item(row, 0).isCheckable()
+            and self.model.item(row, 0).checkState() != Qt.CheckState.Checked
+        }
+        if left_out != self.plan.left_out:
+            self.plan = self.plan.leaving_out(left_out)
+            self._show_plan()
+
+    def _show_plan(self) -> None:
+        """Each line's canonical form, fate and notes as planned now; the counts and the warning above."""
+        self.model.blockSignals(True)  # only cells change here, never a tick
+        for row, line in enumerate(self.plan.lines):
+            flagged = line.sendable and line.admits_all
+            status = self.model.item(row, 3)
+            status.setText(f"{line.status.value}: {ALLOWS_ALL}" if flagged else line.status.value)
+            status.setForeground(QColor(BAD if flagged else COLOURS[line.status]))
+            self.model.item(row, 2).setText(line.canonical)
+            notes = self.model.item(row, 4)
+            notes.setText(" ".join(line.notes))
+            notes.setToolTip(plain_tip(notes.text()))
+            for column in range(len(COLUMNS)):
+                cell = self.model.item(row, column)
+                # Cleared, not set to an empty brush: that would override the palette (a greyed tick's text).
+                cell.setData(QColor(AMBER) if flagged else None, Qt.ItemDataRole.BackgroundRole)
+                if column != 3:
+                    cell.setData(QColor(INK) if flagged else None, Qt.ItemDataRole.ForegroundRole)
+        self.model.blockSignals(False)
+        self.table.viewport().update()
+        self.summary.setText(self.plan.summary())
+        warning = self.plan.allow_all_warning()
+        self.warning.setText(warning)
+        self.warning.setVisible(bool(warning))
+        count = len(self.plan.to_send)
+        self.import_button.setText(f"Import {count:,}")
+        self.import_button.setEnabled(bool(count))
+
     def _import(self) -> None:
-        whole = [line.canonical for line in self.sent if line.canonical in WHOLE_SPACE]
+        lines = self.plan.to_send
+        whole = [line.canonical for line in lines if line.admits_all]
         if whole:
             if not confirm_typed(
                 self,
@@ -111,9 +163,14 @@ class ImportDialog(QDialog):
             ):
                 self.result_label.setText("Nothing was sent.")
                 return
+        self.sent = lines
+        index_in_plan = {id(line): row for row, line in enumerate(self.plan.lines)}
+        self._row_of_sent = {i: index_in_plan[id(line)] for i, line in enumerate(lines)}
+        for row in range(self.model.rowCount()):  # what is sent is settled: the ticks no longer change it
+            self.model.item(row, 0).setCheckable(False)
         self.import_button.setEnabled(False)
-        self.result_label.setText(f"Sending {len(self.sent):,} entries…")
-        self.service.import_entries(self.sent)
+        self.result_label.setText(f"Sending {len(lines):,} entries…")
+        self.service.import_entries(lines)
 
     def _line_done(self, index: int, ok: bool, what: str) -> None:
         row = self._row_of_sent.get(index)
@@ -143,6 +200,17 @@ class ImportDialog(QDialog):
         self.service.line_imported.disconnect(self._line_done)
         self.service.changed_elsewhere.disconnect(self._stale)
         super().closeEvent(event)
+
+
+class TickDelegate(QStyledItemDelegate):
+    """Draws the tick of a line that can never be sent greyed out; the line stays selectable for its notes."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        if not index.flags() & Qt.ItemFlag.ItemIsUserCheckable:
+            option.state &= ~QStyle.StateFlag.State_Enabled
 
 
 def plain_tip(text: str) -> str:

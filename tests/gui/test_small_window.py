@@ -1,0 +1,73 @@
+"""The console at 800x600: what a person needs stays usable and in place as panels open and messages come."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
+from tests.gui.test_playground import click_box, send, wait_done
+
+
+def test_structured_output_leaves_the_conversation_a_usable_height(console, qtbot) -> None:
+    console.resize(800, 600)
+    console.tabs.setCurrentWidget(console.playground)
+    tab = console.playground
+    qtbot.mouseClick(tab.params_toggle, Qt.MouseButton.LeftButton)
+    click_box(qtbot, tab.structured)
+    # The schema editor opens in view (its pane scrolls to it), not below the fold.
+    qtbot.waitUntil(lambda: tab.schema_edit.visibleRegion().boundingRect().height() >= 60)
+    # Before, the schema and the parameters pushed the conversation down to ~60 px; now it keeps ten lines
+    # (the options scroll in their pane), and the splitter gives more to whichever a person drags.
+    assert tab.transcript.height() >= 10 * tab.transcript.fontMetrics().lineSpacing()
+    # A larger window shows the options whole again, the conversation taking the rest.
+    console.resize(1400, 900)
+    qtbot.waitUntil(lambda: tab.options_scroll.height() >= tab.options_panel.sizeHint().height())
+    console.resize(800, 600)
+    qtbot.waitUntil(lambda: tab.transcript.height() >= 10 * tab.transcript.fontMetrics().lineSpacing())
+    click_box(qtbot, tab.structured)
+    qtbot.mouseClick(tab.params_toggle, Qt.MouseButton.LeftButton)
+    # Closed again, the room goes back to the conversation.
+    assert tab.options_scroll.height() <= tab.options_panel.sizeHint().height() < tab.transcript.height() // 2
+
+
+def test_a_long_conversation_title_does_not_scroll_the_sidebar_sideways(console, qtbot) -> None:
+    console.resize(800, 600)
+    tab = console.playground
+    send(qtbot, tab, "Write 300 words about the sea, the sky and the long way home")
+    wait_done(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.sidebar.list.model().rowCount() == 1)
+    assert not tab.sidebar.list.horizontalScrollBar().isVisible()
+
+
+def place(widget) -> tuple[int, int, int, int]:
+    corner = widget.mapTo(widget.window(), widget.rect().topLeft())
+    return corner.x(), corner.y(), widget.width(), widget.height()
+
+
+def test_the_security_forms_stay_in_place_as_messages_come_and_go(console, qtbot, tab) -> None:
+    console.resize(800, 600)
+    form = tab.add_form
+    qtbot.waitUntil(lambda: form.cidr.isVisible())
+    remove = tab.findChild(QPushButton, "remove")
+    fixed = [form.cidr, form.description, form.add_button, tab.check.input, remove]
+    before = [place(widget) for widget in fixed]
+    # Host bits set: a two-line verdict and two "Use …" buttons; a leading zero: one; cautions; nothing.
+    seen: list[list[tuple[int, int, int, int]]] = []
+    firsts: list[int] = []
+    for text in ("192.168.1.5/24", "010.0.0.1", "10.0.0.0/8", "0.0.0.0/0", ""):
+        form.cidr.selectAll()
+        qtbot.keyClick(form.cidr, Qt.Key.Key_Delete)
+        qtbot.keyClicks(form.cidr, text)
+        qtbot.wait(10)  # the layout settles on the next turn of the loop
+        seen.append([place(widget) for widget in fixed])
+        suggestions = [form.suggestions.itemAt(i).widget() for i in range(form.suggestions.count())]
+        buttons = [widget for widget in suggestions if isinstance(widget, QPushButton)]
+        if buttons:
+            firsts.append(place(buttons[0])[0])
+    qtbot.keyClicks(tab.check.input, "203.0.113.7")
+    seen.append([place(widget) for widget in fixed])
+    qtbot.keyClicks(form.description, "x" * 200)  # the count says "max": the Add button stays put
+    seen.append([place(widget) for widget in fixed])
+    assert all(now == before for now in seen)
+    # The "Use …" buttons start at the same place whatever they say, not spread over the row.
+    assert len(firsts) >= 2 and len(set(firsts)) == 1
