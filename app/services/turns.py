@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -113,6 +114,17 @@ class Turn:
         return self.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) or bool(self.text)
 
 
+# The efforts every reasoning model of the Responses API takes; the service decides when none is sent.
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
+_THINKING = re.compile(r"(?:^|[-_.])think(?:[-_.]|$)")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """Whether a model reasons, and so takes `reasoning.effort`. The interface names <service>-think and
+    <service>-think-mini as the reasoning models; the model list marks none, so the name decides."""
+    return bool(_THINKING.search(model.lower()))
+
+
 @dataclass
 class RequestOptions:
     model: str
@@ -124,6 +136,7 @@ class RequestOptions:
     schema: dict[str, Any] | None = None  # a JSON schema for structured outputs
     schema_name: str = "answer"
     chain_on_server: bool = True
+    reasoning_effort: str | None = None  # sent to reasoning models only
 
 
 @dataclass(frozen=True)
@@ -186,6 +199,8 @@ def build_request(
         value = getattr(options, name)
         if value is not None:
             body[name] = value
+    if options.reasoning_effort and is_reasoning_model(options.model):
+        body["reasoning"] = {"effort": options.reasoning_effort}
     if options.web_search:
         body["tools"] = [{"type": "web_search_preview"}]
     if options.schema is not None:

@@ -25,6 +25,7 @@ from app.services.turns import (
     check_schema,
     failure_of,
     final_status,
+    is_reasoning_model,
     redacted_body,
 )
 
@@ -134,3 +135,27 @@ def test_check_schema() -> None:
     assert "Not valid JSON" in check_schema("{oops").message
     assert "must be a JSON object" in check_schema("[]").message
     assert "Not a valid JSON Schema" in check_schema('{"type": "objekt"}').message
+
+
+@pytest.mark.parametrize(
+    ("model", "reasons"),
+    [
+        ("service-think", True),
+        ("service-think-mini", True),
+        ("acme-think", True),
+        ("Service-Think-2", True),
+        ("service-pro", False),
+        ("service-ultra", False),
+        ("rethinker", False),
+    ],
+)
+def test_which_models_reason(model: str, reasons: bool) -> None:
+    assert is_reasoning_model(model) is reasons
+
+
+def test_reasoning_effort_is_sent_to_reasoning_models_only() -> None:
+    think = build_request([], "Why?", [], RequestOptions("service-think", reasoning_effort="low")).body
+    assert think["reasoning"] == {"effort": "low"}
+    assert "reasoning" not in build_request([], "Why?", [], RequestOptions("service-think")).body
+    pro = build_request([], "Why?", [], RequestOptions("service-pro", reasoning_effort="low")).body
+    assert "reasoning" not in pro

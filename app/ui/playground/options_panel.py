@@ -1,4 +1,5 @@
-"""The request's options under the conversation: instructions, sampling parameters, structured output."""
+"""The request's options under the conversation: instructions, sampling parameters, reasoning effort (for
+reasoning models only), structured output."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import json
 
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -17,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.turns import SchemaCheck, check_schema
+from app.services.turns import REASONING_EFFORTS, SchemaCheck, check_schema, is_reasoning_model
 
 EXAMPLE_SCHEMA = json.dumps(
     {
@@ -55,6 +58,27 @@ class OptionsPanel(QWidget):
         self.params.hide()
         self.params_toggle.toggled.connect(self._toggle_params)
 
+        # Beside the toggle, not folded under it: for a think model the effort is the parameter that matters.
+        self.reasoning_model = False
+        self.reasoning_label = QLabel("Reasoning effort")
+        self.reasoning_effort = QComboBox(objectName="reasoning_effort")
+        self.reasoning_effort.addItem("default", None)
+        for effort in REASONING_EFFORTS:
+            self.reasoning_effort.addItem(effort, effort)
+        self.reasoning_effort.setToolTip(
+            "How long the model reasons before it answers (sent as reasoning.effort). "
+            "default: not sent, the service decides."
+        )
+        self.reasoning_label.setBuddy(self.reasoning_effort)
+        toggles = QHBoxLayout()
+        toggles.setContentsMargins(0, 0, 0, 0)
+        toggles.addWidget(self.params_toggle)
+        toggles.addSpacing(12)
+        toggles.addWidget(self.reasoning_label)
+        toggles.addWidget(self.reasoning_effort)
+        toggles.addStretch(1)
+        self.set_model("")
+
         self.structured = QCheckBox("Structured output (JSON schema)", objectName="structured")
         self.schema_edit = QPlainTextEdit(EXAMPLE_SCHEMA, objectName="schema")
         self.schema_edit.setMaximumHeight(140)
@@ -66,15 +90,21 @@ class OptionsPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.instructions)
+        layout.addLayout(toggles)
         for widget in (
-            self.instructions,
-            self.params_toggle,
             self.params,
             self.structured,
             self.schema_edit,
             self.schema_status,
         ):
             layout.addWidget(widget)
+
+    def set_model(self, model: str) -> None:
+        """The effort is offered for reasoning models only; the choice is kept for the next one."""
+        self.reasoning_model = is_reasoning_model(model)
+        self.reasoning_label.setVisible(self.reasoning_model)
+        self.reasoning_effort.setVisible(self.reasoning_model)
 
     def _toggle_params(self, shown: bool) -> None:
         self.params.setVisible(shown)
@@ -102,3 +132,7 @@ class OptionsPanel(QWidget):
 
     def max_tokens_value(self) -> int | None:
         return None if self.max_tokens.value() < 16 else self.max_tokens.value()
+
+    def reasoning_effort_value(self) -> str | None:
+        """The effort to send: None for the default, and always for a model that does not reason."""
+        return self.reasoning_effort.currentData() if self.reasoning_model else None

@@ -105,6 +105,7 @@ class PlaygroundTab(QWidget):
 
         self.options_panel = OptionsPanel()
         panel = self.options_panel
+        self.model.currentTextChanged.connect(panel.set_model)
         self.structured, self.schema_edit, self.schema_status = (
             panel.structured,
             panel.schema_edit,
@@ -239,6 +240,7 @@ class PlaygroundTab(QWidget):
             web_search=self.web_search.isChecked(),
             schema=schema,
             chain_on_server=self.chain.isChecked(),
+            reasoning_effort=self.options_panel.reasoning_effort_value(),
         )
 
     def send(self) -> None:
