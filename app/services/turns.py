@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -25,6 +24,8 @@ from app.api.errors import (
     Unauthorized,
 )
 from app.jsonschema_check import schema_problem
+
+from .reasoning import is_reasoning_model
 
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
     from app.api.wire import OutputItem, Response
@@ -112,17 +113,6 @@ class Turn:
     def in_history(self) -> bool:
         """Whether the turn is part of the conversation the next turn continues."""
         return self.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) or bool(self.text)
-
-
-# The efforts every reasoning model of the Responses API takes; the service decides when none is sent.
-REASONING_EFFORTS = ("minimal", "low", "medium", "high")
-_THINKING = re.compile(r"(?:^|[-_.])think(?:[-_.]|$)")
-
-
-def is_reasoning_model(model: str) -> bool:
-    """Whether a model reasons, and so takes `reasoning.effort`. The interface names <service>-think and
-    <service>-think-mini as the reasoning models; the model list marks none, so the name decides."""
-    return bool(_THINKING.search(model.lower()))
 
 
 @dataclass

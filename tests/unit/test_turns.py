@@ -15,6 +15,7 @@ from app.api.errors import (
     Unauthorized,
 )
 from app.api.wire import parse_response
+from app.services.reasoning import is_reasoning_model
 from app.services.turns import (
     Attachment,
     ErrorKind,
@@ -25,7 +26,6 @@ from app.services.turns import (
     check_schema,
     failure_of,
     final_status,
-    is_reasoning_model,
     redacted_body,
 )
 

@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.turns import REASONING_EFFORTS, SchemaCheck, check_schema, is_reasoning_model
+from app.services.reasoning import REASONING_EFFORTS, is_reasoning_model
+from app.services.turns import SchemaCheck, check_schema
+from app.services.ui_state import PlaygroundState
 
 EXAMPLE_SCHEMA = json.dumps(
     {
@@ -136,3 +138,32 @@ class OptionsPanel(QWidget):
     def reasoning_effort_value(self) -> str | None:
         """The effort to send: None for the default, and always for a model that does not reason."""
         return self.reasoning_effort.currentData() if self.reasoning_model else None
+
+    # -- kept between launches ------------------------------------------------------------------------
+
+    def save_into(self, state: PlaygroundState) -> None:
+        """The options as the next launch restores them (the effort chosen even while a model that does
+        not reason hides it)."""
+        state.instructions = self.instructions.text()
+        state.temperature = self.temperature_value()
+        state.top_p = self.top_p_value()
+        state.max_output_tokens = self.max_tokens_value()
+        state.reasoning_effort = self.reasoning_effort.currentData()
+        state.structured = self.structured.isChecked()
+        schema = self.schema_edit.toPlainText()
+        state.schema = "" if schema == EXAMPLE_SCHEMA else schema
+
+    def restore(self, state: PlaygroundState) -> None:
+        self.instructions.setText(state.instructions)
+        # Each control's minimum reads "default".
+        for spin, value in ((self.temperature, state.temperature), (self.top_p, state.top_p)):
+            spin.setValue(spin.minimum() if value is None else value)
+        tokens = state.max_output_tokens
+        self.max_tokens.setValue(self.max_tokens.minimum() if tokens is None else tokens)
+        effort = self.reasoning_effort.findData(state.reasoning_effort) if state.reasoning_effort else 0
+        self.reasoning_effort.setCurrentIndex(max(0, effort))
+        self.schema_edit.setPlainText(state.schema or EXAMPLE_SCHEMA)
+        self.structured.setChecked(state.structured)
+        # A parameter that is set is shown: folded away, it would change answers unseen.
+        if any(value is not None for value in (state.temperature, state.top_p, state.max_output_tokens)):
+            self.params_toggle.setChecked(True)

@@ -26,6 +26,7 @@ from app.services.playground import Attachment, PlaygroundService, RequestOption
 from app.services.session import ConsoleSession
 from app.services.snippets import all_snippets
 from app.services.turns import SchemaCheck
+from app.services.ui_state import PlaygroundState
 
 from .attachments import AttachmentBar
 from .conversations import ConversationSidebar
@@ -158,17 +159,17 @@ class PlaygroundTab(QWidget):
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
 
     def saved_options(self) -> dict[str, Any]:
-        """What the next launch restores: the model and the switches."""
-        return {
-            "model": self.model.currentText(),
-            "web_search": self.web_search.isChecked(),
-            "chain": self.chain.isChecked(),
-        }
+        """What the next launch restores: the model, the switches and the options panel."""
+        state = PlaygroundState(self.model.currentText(), self.web_search.isChecked(), self.chain.isChecked())
+        self.options_panel.save_into(state)
+        return state.to_saved()
 
     def restore_options(self, saved: dict[str, Any]) -> None:
-        self.preferred_model = str(saved.get("model") or "")
-        self.web_search.setChecked(bool(saved.get("web_search", False)))
-        self.chain.setChecked(bool(saved.get("chain", True)))
+        state = PlaygroundState.from_saved(saved)  # a damaged value is the control's default
+        self.preferred_model = state.model
+        self.web_search.setChecked(state.web_search)
+        self.chain.setChecked(state.chain)
+        self.options_panel.restore(state)
 
     def reload_models(self) -> None:
         profile = self.session.profile
