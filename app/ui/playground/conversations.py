@@ -1,4 +1,5 @@
-"""The Playground's sidebar: saved conversations with search; open, rename in place, export, delete."""
+"""The Playground's sidebar: saved conversations with search; open, rename in place, compare on another
+model, export, delete."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from app.services.conversations import ConversationsService
 class ConversationSidebar(QWidget):
     open_requested = Signal(str)  # a conversation id
     new_requested = Signal()
+    compare_requested = Signal(str)  # re-run this conversation on another model
 
     def __init__(self, service: ConversationsService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,19 +96,25 @@ class ConversationSidebar(QWidget):
             self.open_requested.emit(conversation_id)
 
     def _menu(self, position: QPoint) -> None:
-        index = self.list.indexAt(position)
+        menu = self.menu_for(self.list.indexAt(position))
+        if menu is not None:
+            menu.popup(self.list.viewport().mapToGlobal(position))
+
+    def menu_for(self, index: QModelIndex) -> QMenu | None:
+        """The right-click menu of a row."""
         conversation_id = self._id_at(index)
         if conversation_id is None:
-            return
+            return None
         menu = QMenu(self)
         menu.addAction("Open", lambda: self._open(index))
         menu.addAction("Rename", lambda: self.list.edit(index))
+        menu.addAction("Compare on another model…", lambda: self.compare_requested.emit(conversation_id))
         menu.addSeparator()
         menu.addAction("Export as Markdown…", lambda: self.export(conversation_id, "md"))
         menu.addAction("Export as JSON…", lambda: self.export(conversation_id, "json"))
         menu.addSeparator()
         menu.addAction("Delete…", lambda: self.confirm_delete(conversation_id))
-        menu.popup(self.list.viewport().mapToGlobal(position))
+        return menu
 
     def export(self, conversation_id: str, kind: str) -> None:
         conversation = self.service.load(conversation_id)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.services.compare_service import CompareService
 from app.services.conversations import ConversationKeeper, ConversationsService
 from app.services.playground import Attachment, PlaygroundService, RequestOptions
 from app.services.session import ConsoleSession
@@ -29,6 +30,7 @@ from app.services.turns import SchemaCheck
 from app.services.ui_state import PlaygroundState
 
 from .attachments import AttachmentBar
+from .compare import CompareDialog, show_compare
 from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
 from .options_panel import OptionsPanel
@@ -67,6 +69,7 @@ class PlaygroundTab(QWidget):
         self.service = PlaygroundService(session, self)
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
+        self.compare = CompareService(session, self.keeper, self)
         self.views: list[TurnView] = []
         self.setAcceptDrops(True)
         self._build()
@@ -96,10 +99,13 @@ class PlaygroundTab(QWidget):
         new.clicked.connect(self.keeper.new)
         code = QPushButton("Get code", objectName="get_code")
         code.clicked.connect(self.show_code)
+        compare = QPushButton("Compare…", objectName="compare")
+        compare.setToolTip("Re-run this conversation on another model, answers side by side (Ctrl+Shift+M)")
+        compare.clicked.connect(lambda: self.open_compare())
         self.totals = QLabel(objectName="totals")
         # The totals give way in a small window (the whole line stays in the tooltip): the row must fit 800 px.
         self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        for widget in (QLabel("Model"), self.model, self.web_search, self.chain, new, code):
+        for widget in (QLabel("Model"), self.model, self.web_search, self.chain, new, code, compare):
             top.addWidget(widget)
         top.addStretch(1)
         top.addWidget(self.totals)
@@ -138,6 +144,7 @@ class PlaygroundTab(QWidget):
         self.sidebar = ConversationSidebar(self.conversations)
         self.sidebar.open_requested.connect(self.keeper.open)
         self.sidebar.new_requested.connect(self.keeper.new)
+        self.sidebar.compare_requested.connect(self.open_compare)
         self.keeper.opened.connect(lambda conversation_id: self.sidebar.mark_current(conversation_id or None))
         main = QWidget()
         splitter = QSplitter(objectName="playground_splitter")
@@ -157,6 +164,7 @@ class PlaygroundTab(QWidget):
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
+        QShortcut(QKeySequence("Ctrl+Shift+M"), self, lambda: self.open_compare())
 
     def saved_options(self) -> dict[str, Any]:
         """What the next launch restores: the model, the switches and the options panel."""
@@ -319,3 +327,8 @@ class PlaygroundTab(QWidget):
 
     def show_code(self) -> None:
         TextTabsDialog("Get code", self.code_snippets(), self).show()
+
+    def open_compare(self, conversation_id: str = "") -> CompareDialog | None:
+        """Compare a saved conversation (the open one by default) on another model."""
+        models = [self.model.itemText(row) for row in range(self.model.count())]
+        return show_compare(self, self.compare, conversation_id or None, models, self.keeper.open)
