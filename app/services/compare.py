@@ -100,7 +100,9 @@ class CompareRow:
 
 
 def compare_title(title: str, model: str) -> str:
-    return f"{title} · on {model}"
+    """The re-run's title, as "Tea · on service-think". A re-run compared again is named after the first
+    conversation, not "Tea · on service-think · on service-ultra"."""
+    return f"{title.split(' · on ')[0]} · on {model}"
 
 
 def default_model(models: Sequence[str], original: str) -> str:

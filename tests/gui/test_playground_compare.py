@@ -45,7 +45,7 @@ def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot, console) -> None:
     tab = console.playground
     send_all(qtbot, tab, "My name is Ada", "What is my name?")
     originals = [turn.text for turn in tab.service.turns]
-    qtbot.mouseClick(tab.findChild(type(tab.send_button), "compare"), CLICK)
+    qtbot.mouseClick(tab.sidebar.compare_button, CLICK)
     dialog = compare_window(qtbot, tab)
     assert dialog.model.currentText() != "service-pro"  # another model is offered first
     assert right(dialog, 0).status.text() == "Not run yet."
@@ -116,7 +116,7 @@ def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot, console
 
     session.tasks.start("lock", lock())
     qtbot.waitUntil(lambda: not session.tasks.running("lock"))
-    qtbot.mouseClick(tab.findChild(type(tab.send_button), "compare"), CLICK)
+    qtbot.mouseClick(tab.sidebar.compare_button, CLICK)
     dialog = compare_window(qtbot, tab)
     run_on(qtbot, dialog, "service-ultra")
     assert right(dialog, 0).status.text().startswith("403: the IP allowlist refused this request")

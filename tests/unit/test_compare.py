@@ -107,6 +107,7 @@ def test_rows_say_which_images_were_not_kept() -> None:
 
 def test_names() -> None:
     assert compare_title("Tea", "service-think") == "Tea · on service-think"
+    assert compare_title("Tea · on service-think", "service-ultra") == "Tea · on service-ultra"
     assert default_model(["service-pro", "service-ultra"], "service-pro") == "service-ultra"
     assert default_model(["service-pro"], "service-pro") == "service-pro"
 

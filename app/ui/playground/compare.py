@@ -1,9 +1,8 @@
-"""Compare on another model: each turn of a conversation as a row, its prompt, then the original answer on
-the left and the re-run streaming on the right, each side with its figures or what went wrong."""
+"""Compare on another model: the window that picks the other model, runs the comparison and shows each turn
+as a row (compare_row.py), the re-run streaming beside the original."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -11,8 +10,6 @@ from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -21,117 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.compare import CompareRow, CompareSource, compare_title, default_model, plan_rows
+from app.services.compare import CompareSource, compare_title, default_model, plan_rows
 from app.services.compare_service import CompareJob, CompareService
-from app.services.turns import ErrorKind, Turn, TurnStatus
+from app.services.turns import TurnStatus
 
-from .answer_view import MARKDOWN_LIMIT, AnswerView, figures_text
-
-RED, AMBER, MUTED = "#cf222e", "#9a6700", "palette(mid)"
-
-
-def side_status(turn: Turn) -> tuple[str, str]:
-    """One side's line under its answer: the figures, or what happened to it; and its colour."""
-    figures = figures_text(turn)
-    status = turn.status
-    if status == TurnStatus.PENDING:
-        return "Waiting for the first token…", MUTED
-    if status == TurnStatus.STREAMING:
-        return ("Streaming…" if turn.text else "Waiting for the first token…"), MUTED
-    if status == TurnStatus.WAITING:
-        wait = max(0, round((turn.retry_at or time.monotonic()) - time.monotonic()))
-        return f"429: rate limited. Trying again in {wait} s, as the server asks.", AMBER
-    if status == TurnStatus.COMPLETED and turn.text:
-        return figures, MUTED
-    if status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) and turn.error_kind != ErrorKind.CONNECTION:
-        reason = turn.response.stop_reason if turn.response is not None else str(status)
-        empty = "The answer was empty" if not turn.text else "Incomplete"
-        return f"{empty} (stop reason: {reason}). {figures}".strip(), AMBER
-    if status == TurnStatus.STOPPED:
-        return f"Stopped. {figures}".strip(), AMBER
-    if turn.error_kind == ErrorKind.BLOCKED:
-        seen = turn.source_ip or "an unknown address"
-        return f"403: the IP allowlist refused this request. The service saw you at {seen}.", RED
-    if turn.error_kind == ErrorKind.UNAUTHORIZED:
-        return "401: the API key was refused. Check the key of this profile.", RED
-    if turn.error_kind == ErrorKind.RATE_LIMITED:
-        after = f" The server asks to wait {turn.retry_after:g} s." if turn.retry_after else ""
-        return f"429: rate limited.{after}", RED
-    if turn.error_kind == ErrorKind.CONNECTION:
-        kept = " The partial answer is kept." if turn.text else ""
-        return f"Connection lost: {turn.error}{kept}", RED
-    return f"Failed: {turn.error or status}", RED
-
-
-class SideView(QWidget):
-    """One answer of a row: a heading, the text, and its status line."""
-
-    def __init__(self, heading: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.heading = QLabel(heading, objectName="heading")
-        self.heading.setTextFormat(Qt.TextFormat.PlainText)
-        self.answer = AnswerView()
-        self.answer.setObjectName("answer")
-        self.status = QLabel(objectName="status")
-        self.status.setTextFormat(Qt.TextFormat.PlainText)  # servers' error messages: never markup
-        self.status.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.answer)
-        layout.addWidget(self.status)
-        layout.addStretch(1)
-
-    def say(self, text: str, colour: str) -> None:
-        self.status.setText(text)
-        self.status.setStyleSheet(f"color: {colour};")
-
-    def clear(self, text: str) -> None:
-        self.answer.streaming = True
-        self.answer.clear()
-        self.say(text, MUTED)
-
-    def show_turn(self, turn: Turn) -> None:
-        """A finished turn: its text rendered once, as the Playground does, and its status line."""
-        self.answer.done_streaming()
-        if turn.text and len(turn.text) <= MARKDOWN_LIMIT:
-            self.answer.setMarkdown(turn.text)
-        else:
-            self.answer.setPlainText(turn.text)
-        self.say(*side_status(turn))
-
-
-class CompareRowView(QFrame):
-    def __init__(self, number: int, row: CompareRow, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setObjectName(f"row{number - 1}")
-        self.prompt = QLabel(f"{number}. {row.original.prompt or '(images only)'}", objectName="prompt")
-        self.prompt.setTextFormat(Qt.TextFormat.PlainText)
-        self.prompt.setWordWrap(True)
-        self.prompt.setStyleSheet("font-weight: bold;")
-        self.notes = QLabel(objectName="notes")
-        self.notes.setTextFormat(Qt.TextFormat.PlainText)
-        self.notes.setWordWrap(True)
-        self.notes.setStyleSheet(f"color: {AMBER};")
-        self.original = SideView(f"{row.original.model} · original")
-        self.rerun = SideView("")
-        self.original.show_turn(row.original)
-        grid = QGridLayout(self)
-        grid.addWidget(self.prompt, 0, 0, 1, 2)
-        grid.addWidget(self.notes, 1, 0, 1, 2)
-        grid.addWidget(self.original, 2, 0, Qt.AlignmentFlag.AlignTop)
-        grid.addWidget(self.rerun, 2, 1, Qt.AlignmentFlag.AlignTop)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
-        self.plan(row, "")
-
-    def plan(self, row: CompareRow, model: str) -> None:
-        """Before the run: what will be sent, on which model."""
-        self.notes.setText(" ".join(row.notes))
-        self.notes.setVisible(bool(row.notes))
-        self.rerun.heading.setText(f"{model} · re-run" if model else "re-run")
-        self.rerun.clear("Not run yet.")
+from .compare_row import MUTED, CompareRowView, side_status
 
 
 class CompareDialog(QDialog):
@@ -239,6 +130,7 @@ class CompareDialog(QDialog):
     def _started(self, index: int) -> None:
         assert self.job is not None
         self.progress.setText(f"Turn {index + 1} of {len(self.rows)} on {self.job.model}…")
+        self.views[index].rerun.start()
         self._say(index)
 
     def _text(self, index: int, chunk: str) -> None:

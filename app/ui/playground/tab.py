@@ -99,13 +99,10 @@ class PlaygroundTab(QWidget):
         new.clicked.connect(self.keeper.new)
         code = QPushButton("Get code", objectName="get_code")
         code.clicked.connect(self.show_code)
-        compare = QPushButton("Compare…", objectName="compare")
-        compare.setToolTip("Re-run this conversation on another model, answers side by side (Ctrl+Shift+M)")
-        compare.clicked.connect(lambda: self.open_compare())
         self.totals = QLabel(objectName="totals")
         # The totals give way in a small window (the whole line stays in the tooltip): the row must fit 800 px.
         self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        for widget in (QLabel("Model"), self.model, self.web_search, self.chain, new, code, compare):
+        for widget in (QLabel("Model"), self.model, self.web_search, self.chain, new, code):
             top.addWidget(widget)
         top.addStretch(1)
         top.addWidget(self.totals)
