@@ -22,7 +22,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--selftest",
         action="store_true",
-        help="start on the embedded sandbox, stream one answer, read the allowlist, print timings",
+        help="start on the embedded sandbox (in a temporary home unless --home is given), stream one answer,"
+        " read the allowlist, print timings",
     )
     parser.add_argument("--home", type=Path, help="keep settings, data and logs under this folder")
     parser.add_argument(
@@ -100,7 +101,7 @@ def run_window(args: argparse.Namespace) -> int:
     app = make_application(sys.argv[:1])
     route_qt_messages_to_the_log()
     temporary = None
-    if args.selftest:
+    if args.selftest and not args.home:  # a given home is measured as it is (the start-up benchmark's)
         import tempfile
 
         temporary = tempfile.TemporaryDirectory(prefix="service-console-selftest-")
@@ -120,6 +121,8 @@ def run_window(args: argparse.Namespace) -> int:
     loop = make_loop(app)
     install_excepthook(session.bus)
     window.ensure_tabs()
+    app.processEvents()  # the tabs painted: the Playground with its saved conversations, usable
+    tabs_ready_epoch = time.time()
     outcome = {"code": 0}
 
     async def start() -> None:
@@ -130,6 +133,7 @@ def run_window(args: argparse.Namespace) -> int:
                 figures = {
                     "start_to_window_s": round(shown - STARTED, 4),
                     "window_shown_epoch": shown_epoch,
+                    "tabs_ready_epoch": tabs_ready_epoch,
                     **figures,
                     "rss_mb": resident_mb(),
                     "ok": True,

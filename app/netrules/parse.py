@@ -16,6 +16,7 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _DIGITS = re.compile(r"[0-9]+")
 _DOTTED_PART = re.compile(r"[0-9]{1,3}")
+_DOTTED = re.compile(r"[0-9]+(\.[0-9]*)*")  # digits and dots: an IPv4 address, maybe a faulty one
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,12 @@ def _check_ipv4_text(text: str) -> None:
         raise _fail(
             "integer_address",
             f"'{text}' is an address written as one integer; write it as four decimal numbers, a.b.c.d.",
+        )
+    if not _DOTTED.fullmatch(text):
+        raise _fail(
+            "not_an_address",
+            f"'{text}' is not an IP address: write four numbers 0-255 separated by dots (e.g. 198.51.100.7),"
+            " or an IPv6 address.",
         )
     parts = text.split(".")
     if len(parts) != 4:
@@ -70,6 +77,11 @@ def parse_address(text: str) -> Address:
     text = text.strip()
     if not text:
         raise _fail("empty", "The address is empty.")
+    if "/" in text:
+        raise _fail(
+            "range_not_address",
+            f"'{text}' is a range; one address is asked for here (e.g. {text.split('/')[0]}).",
+        )
     if "%" in text:
         raise _fail(
             "zone_id",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.netrules import Address, EntryIndex, Network, parse_entry
+from app.netrules.policy import ListAnswer, answer
 
 _REBUILD_AFTER = 1024  # removed serials kept before the index is built again (amortized: once per that many)
 
@@ -68,6 +69,11 @@ class Allowlist:
     def contains(self, address: Address) -> bool:
         with self._lock:
             return self._index.contains(address)
+
+    def answer(self, address: Address) -> ListAnswer:
+        """What this list says of `address` (netrules' policy), the switch and the entries read together."""
+        with self._lock:
+            return answer(self._index, self.enabled, address)
 
     def holders(self, address: Address) -> list[str]:
         """The ids of the entries that hold `address`, in list order."""

@@ -1,8 +1,9 @@
 """The gateway in front of every /v1 request, in CONTRACT.md's order.
 
 1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
-owner part, without validating the key, 3. organization AND project allowlists, a 403 that says
-nothing about the key, 4. key validation, rate limiting, the body size limit, then the handler.
+owner part, without validating the key, 3. organization AND project allowlists, decided by
+netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor which list
+refused, 4. key validation, rate limiting, the body size limit, then the handler.
 Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.netrules import Address, Network, parse_client_ip
+from app.netrules.policy import ListAnswer, Verdict, verdict
 
 from .config import SandboxConfig
 from .errors import error_bytes
@@ -106,18 +108,25 @@ class Gateway:
 
         source_ip = resolve_source_ip(scope, self.config.trusted_proxies)
         token = bearer_token(scope)
-        allowlists = self._applicable_allowlists(scope["path"], token)
+        organization, project = self._applicable_allowlists(scope["path"], token)
+        org_answer, project_answer = _answer(organization, source_ip), _answer(project, source_ip)
+        active = [
+            allowlist
+            for allowlist, said in ((organization, org_answer), (project, project_answer))
+            if allowlist is not None and said is not None and said.enabled
+        ]
         extra: list[tuple[bytes, bytes]] = []
-        if allowlists:
+        if active:
             extra.append((b"x-request-source-ip", str(source_ip or "unknown").encode()))
-            if source_ip is None or not all(allowlist.contains(source_ip) for allowlist in allowlists):
-                seen = str(source_ip) if source_ip is not None else "an unknown address"
-                message = (
-                    f"Requests from {seen} are not allowed by the IP allowlist. "
-                    "An organization admin can add this address in Settings > Security."
-                )
-                await _respond(send, 403, error_bytes(403, message, "ip_not_allowed"), extra)
-                return
+        if org_answer is not None and verdict(org_answer, project_answer) != Verdict.ADMITTED:
+            # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
+            seen = str(source_ip) if source_ip is not None else "an unknown address"
+            message = (
+                f"Requests from {seen} are not allowed by the IP allowlist. "
+                "An organization admin can add this address in Settings > Security."
+            )
+            await _respond(send, 403, error_bytes(403, message, "ip_not_allowed"), extra)
+            return
 
         key = self.store.lookup_key(token) if token else None
         if key is None:
@@ -149,11 +158,14 @@ class Gateway:
         body_receive = await self._bounded_body(scope, receive, send, [*extra, *limit_headers])
         if body_receive is None:
             return
-        scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, tuple(allowlists))
+        scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, tuple(active))
         await self.app(scope, body_receive, _with_headers(send, extra, limit_headers))
 
-    def _applicable_allowlists(self, path: str, token: str | None) -> list[Allowlist]:
-        """The enabled lists for this request, chosen without validating the key.
+    def _applicable_allowlists(
+        self, path: str, token: str | None
+    ) -> tuple[Allowlist | None, Allowlist | None]:
+        """The organization's and the project's list for this request (None where it names none), chosen
+        without validating the key; a list that is off admits everyone.
 
         A key or path naming no known organization or project selects no list (CONTRACT.md), so from a
         blocked address it gets 401 where a known one gets 403. Why not 403 there too: holding such requests
@@ -164,10 +176,10 @@ class Gateway:
         byte-identical 403s.
         """
         org_id, project_id = self._owners(path, token)
-        lists = [self.store.allowlist("organization", org_id)] if org_id else []
-        if project_id:
-            lists.append(self.store.allowlist("project", project_id))
-        return [allowlist for allowlist in lists if allowlist.enabled]
+        if not org_id:
+            return None, None
+        project = self.store.allowlist("project", project_id) if project_id else None
+        return self.store.allowlist("organization", org_id), project
 
     def _owners(self, path: str, token: str | None) -> tuple[str | None, str | None]:
         """(organization, project) that the path or the key's clear owner part names."""
@@ -217,6 +229,13 @@ class Gateway:
             return await receive()
 
         return replay
+
+
+def _answer(allowlist: Allowlist | None, source_ip: Address | None) -> ListAnswer | None:
+    """What one list says of the request's address; an unknown address is refused wherever a list is on."""
+    if allowlist is None:
+        return None
+    return allowlist.answer(source_ip) if source_ip is not None else ListAnswer(allowlist.enabled)
 
 
 async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

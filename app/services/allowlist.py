@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import ApiError, Conflict
+from app.api.errors import ApiError, Conflict, IpNotAllowed
+from app.netrules import EntryError, parse_address
 from app.netrules.index import EntryIndex
-from app.netrules.policy import never_admitted
+from app.netrules.policy import answer, never_admitted
 from app.netrules.transfer import ImportPlan, PlannedLine
 
 from . import allowlist_checks as checks
@@ -63,6 +64,7 @@ class PartialImport(Exception):
 class AllowlistService(QObject):
     loaded = Signal()
     failed = Signal(str)
+    blocked_changed = Signal()  # the allowlist began or stopped refusing the admin key's reads (`blocked_at`)
     guard = Signal(str, str)  # a Change in GUARDED, the service's explanation: needs a typed confirmation
     changed_elsewhere = Signal(str)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
@@ -77,6 +79,9 @@ class AllowlistService(QObject):
         self.data: Allowlist | None = None
         self.org_data: Allowlist | None = None
         self.projects: tuple[Project, ...] = ()
+        self.restore_scope: str | None = None  # the project chosen at the last launch, once the projects load
+        # While the allowlist refuses the admin key's reads: the address the service saw ("" if it did not say).
+        self.blocked_at: str | None = None
         self._indexes: list[tuple[tuple[Entry, ...], EntryIndex]] = []  # the last two lists indexed
         # Refreshes every so often while someone looks at the list: the tab starts and stops it.
         self.periodic = QTimer(self)
@@ -103,6 +108,9 @@ class AllowlistService(QObject):
         self.projects = ()
         self.project_id = None
         self.data = self.org_data = None
+        if self.blocked_at is not None:  # of the profile before: the new client's first read will tell
+            self.blocked_at = None
+            self.blocked_changed.emit()
 
     def refresh(self) -> None:
         if self.available.ok:
@@ -114,11 +122,44 @@ class AllowlistService(QObject):
         try:
             if not self.projects:
                 self.projects = await client.allowlists.projects()
+                self._restore_scope()
             self.org_data = await client.allowlists.get()
             self.data = await client.allowlists.get(self.project_id) if self.project_id else self.org_data
-            self.loaded.emit()
+        except IpNotAllowed as error:  # the tab shows it as long as it lasts: no passing notice
+            self._set_blocked(error.source_ip or "")
+            return
         except ApiError as error:
             self.failed.emit(str(error))
+            return
+        self._set_blocked(None)
+        self.loaded.emit()
+
+    def _restore_scope(self) -> None:
+        """The scope of the last launch, now that the projects are known; a project gone since falls back to
+        the organization's list."""
+        wanted, self.restore_scope = self.restore_scope, None
+        if wanted and self.project_id is None:
+            self.project_id = wanted if any(project.id == wanted for project in self.projects) else None
+
+    def _set_blocked(self, source_ip: str | None) -> None:
+        """Whether the admin key's reads are refused by the allowlist; the session's state follows."""
+        was, self.blocked_at = self.blocked_at, source_ip
+        if source_ip is not None:
+            self.session.report_blocked(source_ip or None)
+        elif was is not None:
+            self.session.report_unblocked()
+        if was != source_ip:
+            self.blocked_changed.emit()
+
+    def _answered(self, scope: str | None, data: Allowlist) -> None:
+        """Show the list of `scope` as the service's answer to a change describes it, before it is read again
+        (which the change may have made impossible: a forced lockout)."""
+        if scope != self.project_id:  # another scope was chosen meanwhile
+            return
+        self.data = data
+        if self.project_id is None:
+            self.org_data = data
+        self.loaded.emit()
 
     @property
     def source_ip(self) -> str | None:
@@ -152,6 +193,16 @@ class AllowlistService(QObject):
             text,
             [(label, data is not None and data.enabled, self.entry_index(data)) for label, data in lists],
         )
+
+    def admits(self, address: str) -> bool:
+        """Whether the shown list, as last read, admits `address` (a list that is off admits everyone)."""
+        if self.data is None or not address:
+            return False
+        try:
+            parsed = parse_address(address)
+        except EntryError:
+            return False
+        return answer(self.entry_index(self.data), self.data.enabled, parsed).admits
 
     def enable_lockout(self) -> str:
         return checks.enable_lockout(self.entry_index(self.data), len(self.entries), self.source_ip)
@@ -208,6 +259,7 @@ class AllowlistService(QObject):
         self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
 
     def set_scope(self, project_id: str | None) -> None:
+        self.restore_scope = None  # a scope chosen now wins over the one of the last launch
         self.project_id = project_id
         self.data = None
         self.refresh()
@@ -252,6 +304,9 @@ class AllowlistService(QObject):
                     self.failed.emit(conflict.message)
             except PartialImport as partial:
                 self.record(name, what, str(partial))
+            except IpNotAllowed as error:  # the read below shows the block in the tab
+                self.record(name, what, str(error))
+                self.session.bus.warning(f"Security: nothing was changed: {error.message}")
             except ApiError as error:
                 self.record(name, what, str(error))
                 self.failed.emit(str(error))
@@ -272,9 +327,17 @@ class AllowlistService(QObject):
         async def go() -> None:
             if not force:
                 await self._fresh()
-            assert self.session.client is not None
-            for entry_id in entry_ids:
-                await self.session.client.allowlists.remove(entry_id, self.project_id, force=force)
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            removed: list[str] = []
+            try:
+                for entry_id in entry_ids:
+                    await client.allowlists.remove(entry_id, scope, force=force)
+                    removed.append(entry_id)
+            finally:
+                if removed and self.data is not None:
+                    kept = tuple(entry for entry in self.data.entries if entry.id not in removed)
+                    self._answered(scope, self.data.model_copy(update={"entries": kept}))
             self.session.bus.info(f"Removed {len(entry_ids)} entr{'y' if len(entry_ids) == 1 else 'ies'}.")
 
         self.run(
@@ -287,8 +350,9 @@ class AllowlistService(QObject):
         async def go() -> None:
             if not force:
                 await self._fresh()
-            assert self.session.client is not None
-            await self.session.client.allowlists.set_enabled(enabled, self.project_id, force=force)
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            self._answered(scope, await client.allowlists.set_enabled(enabled, scope, force=force))
             self.session.bus.info(f"The list is now {'on' if enabled else 'off'}.")
 
         self.run(

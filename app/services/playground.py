@@ -15,6 +15,7 @@ from .session import ConsoleSession
 from .turn_runner import TurnRun
 from .turns import (
     Attachment,
+    ErrorKind,
     Figures,
     RequestOptions,
     Turn,
@@ -134,8 +135,9 @@ class PlaygroundService(QObject):
     # -- the stream -------------------------------------------------------------------------------
 
     async def _run(self, index: int) -> None:
+        turn = self.turns[index]
         run = TurnRun(
-            self.turns[index],
+            turn,
             lambda chunk: self.text_flushed.emit(index, chunk),
             lambda: self.turn_updated.emit(index),
         )
@@ -143,12 +145,31 @@ class PlaygroundService(QObject):
         self._timer.start()
         try:
             await run.run(self.session.client)
+            if run.error is None:
+                self.session.report_unblocked()  # it went through: a blocked connection is checked again
         finally:
             if self._current is run:  # a turn sent meanwhile has its own run and timer
                 self._current = None
                 self._timer.stop()
             self.turn_finished.emit(index)
             self.totals_changed.emit()
+            if turn.error_kind == ErrorKind.BLOCKED:
+                self.session.report_blocked(turn.source_ip)  # the toolbar follows, without Check
+                self.session.tasks.start(f"playground.refusal.{index}", self._find_refusal(index, turn))
+
+    async def _find_refusal(self, index: int, turn: Turn) -> None:
+        """Which list refused the turn, read through the Admin API; the view shows it when it is known."""
+        from .refusal import find_refusal
+
+        client, profile = self.session.client, self.session.profile
+        if client is None:
+            return
+        project_id = profile.project_id if profile is not None else None
+        turn.refusal = await find_refusal(client, project_id, turn.source_ip)
+        if (
+            index < len(self.turns) and self.turns[index] is turn
+        ):  # not dropped by an edit or a new conversation
+            self.turn_updated.emit(index)
 
     def _flush(self) -> None:
         if self._current is not None:

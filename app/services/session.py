@@ -230,6 +230,19 @@ class ConsoleSession(QObject):
         self.state, self.detail = state, detail
         self.connection_changed.emit(state, detail)
 
+    def report_blocked(self, source_ip: str | None) -> None:
+        """A request of this session was refused by the IP allowlist: the connection is blocked, said at once
+        (not at the next Check)."""
+        self._set_state(
+            ConnectionState.BLOCKED,
+            f"Blocked by the IP allowlist: the service sees you at {source_ip or 'an unknown IP'}.",
+        )
+
+    def report_unblocked(self) -> None:
+        """A request went through again after a block: check the connection again to say how it stands."""
+        if self.state == ConnectionState.BLOCKED:
+            self.tasks.start("session.check", self.check_connection())
+
     async def check_connection(self) -> ConnectionState:
         client = self.client
         if client is None:
@@ -250,10 +263,7 @@ class ConsoleSession(QObject):
                 await client.allowlists.get()
             self._set_state(ConnectionState.OK, f"Connected to {client.base_url}.")
         except IpNotAllowed as error:
-            self._set_state(
-                ConnectionState.BLOCKED,
-                f"Blocked by the IP allowlist: the service sees you at {error.source_ip or 'an unknown IP'}.",
-            )
+            self.report_blocked(error.source_ip)
         except Unauthorized:
             self._set_state(
                 ConnectionState.BAD_KEY, "The API key was refused: check it in File > Profiles… (Ctrl+,)."

@@ -42,6 +42,7 @@ class TurnRun:
             on_update  # a search or reasoning finished, or a wait for Retry-After began or ended
         )
         self._pending: list[str] = []
+        self.error: ApiError | None = None  # what ended the turn, when a request or stream failed
 
     def flush(self) -> None:
         if not self._pending:
@@ -64,6 +65,7 @@ class TurnRun:
             raise
         except ApiError as error:
             self.flush()
+            self.error = error
             record_error(turn, error)
         finally:
             turn.figures.duration = time.perf_counter() - started

@@ -30,6 +30,8 @@ from .reasoning import is_reasoning_model
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
     from app.api.wire import OutputItem, Response
 
+    from .refusal import Refusal
+
 
 class TurnStatus(StrEnum):
     PENDING = "pending"
@@ -97,6 +99,9 @@ class Turn:
     error: str = ""
     error_kind: ErrorKind = ErrorKind.NONE
     source_ip: str | None = None
+    refusal: Refusal | None = (
+        None  # after a 403 from the allowlist: which list refused, once the lists are read
+    )
     retry_after: float | None = None
     retry_at: float | None = None  # time.monotonic() when a WAITING turn tries again
     chain_note: str = ""  # why a turn meant to chain on the server sent the whole history instead
@@ -225,6 +230,9 @@ class Failure:
     kind: ErrorKind
     message: str
     source_ip: str | None = None
+    refusal: Refusal | None = (
+        None  # after a 403 from the allowlist: which list refused, once the lists are read
+    )
     retry_after: float | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
 

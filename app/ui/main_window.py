@@ -28,6 +28,9 @@ from app.services.session import ConnectionState, ConsoleSession
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent
 
+    from app.services.allow_flow import AllowAfterRefusal
+    from app.services.turns import Turn
+
 if TYPE_CHECKING:  # built after the window's first frame (ensure_tabs): their imports cost ~100 ms
     from .playground.tab import PlaygroundTab
     from .security.tab import SecurityTab
@@ -81,6 +84,7 @@ class MainWindow(QMainWindow):
         self._pending_shortcuts: list[tuple[QAction, QKeySequence | QKeySequence.StandardKey]] = []
         self._playground: PlaygroundTab | None = None
         self._security: SecurityTab | None = None
+        self.allow_flow: AllowAfterRefusal | None = None
         for label in TAB_LABELS:  # placeholders for the first frame; ensure_tabs() puts the real ones in
             self.tabs.addTab(QWidget(), label)
         central = QWidget()
@@ -116,7 +120,11 @@ class MainWindow(QMainWindow):
         current = self.ui_state.tab if 0 <= self.ui_state.tab < len(TAB_LABELS) else 0
         self._playground = PlaygroundTab(self.session)
         self._playground.restore_options(self.ui_state.playground)
+        if self.ui_state.conversation:  # the conversation open at the last quit, if it is still saved
+            self._playground.keeper.open(self.ui_state.conversation)
         self._security = SecurityTab(self.session, SecurityServices.create(self.session, self))
+        # The scope of the last launch, chosen once the projects load (its first read is still to come).
+        self._security.service.restore_scope = self.ui_state.security_scope or None
         for index, (tab, label) in enumerate(
             zip((self._playground, self._security), TAB_LABELS, strict=True)
         ):
@@ -127,9 +135,21 @@ class MainWindow(QMainWindow):
                 placeholder.deleteLater()
         self.tabs.setCurrentIndex(current)
         self._playground.allow_ip_requested.connect(self.allow_ip)
+        self._connect_allow_flow()
         self._playground.settings_requested.connect(self.open_settings)
         if self.session.client is not None:  # the profile was activated before the tabs existed
             self._playground.reload_models()
+
+    def _connect_allow_flow(self) -> None:
+        """After a 403 in the Playground: the Security tab on the list that refused, then the request again."""
+        from app.services.allow_flow import AllowAfterRefusal
+
+        security = self.security
+        flow = self.allow_flow = AllowAfterRefusal(security.service, self)
+        flow.open_list.connect(self._open_list)
+        flow.admitted.connect(self._send_again)
+        flow.ended.connect(lambda: security.show_waiting(""))
+        self.session.client_changed.connect(flow.cancel)
 
     @property
     def playground(self) -> PlaygroundTab:
@@ -300,14 +320,42 @@ class MainWindow(QMainWindow):
         dialog.show()
         return dialog
 
-    def allow_ip(self, ip: str) -> None:
-        self.tabs.setCurrentWidget(self.security)
-        self.security.prefill_add(ip)
+    def allow_ip(self, index: int) -> None:
+        """Allow the address a turn was refused at, in the list that refused it (see AllowAfterRefusal)."""
+        self.ensure_tabs()
+        assert self.allow_flow is not None
+        self.allow_flow.start(self.playground.service.turns[index])
+
+    def _open_list(self, project_id: str | None, address: str) -> None:
+        security = self.security
+        self.tabs.setCurrentWidget(security)
+        security.service.set_scope(project_id)  # read again: the flow moves on when it admits the address
+        security.prefill_add(address)
+        label = security.service.label_for(project_id)
+        security.show_waiting(
+            f"Waiting for {address} to be admitted by this list ({label}): the Playground then sends the "
+            "refused request again."
+        )
+
+    def _send_again(self, turn: Turn) -> None:
+        """Every list that refused the turn admits its address now: the Playground runs it again, as Retry."""
+        from app.services.turns import ErrorKind
+
+        turns = self.playground.service.turns
+        index = next((i for i, kept in enumerate(turns) if kept is turn), None)
+        if index is None or turn.error_kind != ErrorKind.BLOCKED:  # edited, or a new conversation since
+            return
+        self.tabs.setCurrentWidget(self.playground)
+        self.playground.retry(index)
+        self.session.bus.info(f"{turn.source_ip} is allowed now: the refused request was sent again.")
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.ui_state.window_geometry = self.saveGeometry()
         self.ui_state.tab = self.tabs.currentIndex()
+        if self._security is not None:
+            self.ui_state.security_scope = self._security.service.project_id or ""
         if self._playground is not None:
             self.ui_state.playground = self._playground.saved_options()
+            self.ui_state.conversation = self._playground.keeper.current_id or ""
             self._playground.stop()
         super().closeEvent(event)

@@ -288,6 +288,7 @@ def test_401_points_to_the_profile(qtbot, tab, console) -> None:
     wait_done(qtbot, tab)
     view = tab.views[0]
     assert "401" in view.status.text() and view.action_buttons["settings"].isVisibleTo(tab)
+    assert not view.answer.isVisibleTo(tab)  # no empty answer strip above the error
 
 
 def test_429_counts_down_and_stop_gives_up(qtbot, tab, console) -> None:

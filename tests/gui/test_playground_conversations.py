@@ -115,3 +115,19 @@ def test_the_window_comes_back_as_it_was_left(qloop, qtbot, tmp_path: Path) -> N
     assert again.playground.web_search.isChecked()
     assert again.size() == left_at
     close_console(qtbot, again)
+
+
+def test_the_open_conversation_is_shown_again_after_a_restart(qloop, qtbot, tmp_path: Path) -> None:
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    send(qtbot, tab, "Remember the fjord")
+    wait_done(qtbot, tab)
+    window.close()
+    close_console(qtbot, window)
+
+    again = open_console(qtbot, tmp_path)
+    shown = again.playground
+    assert [turn.prompt for turn in shown.service.turns] == ["Remember the fjord"]
+    assert "fjord" in shown.views[-1].answer.toPlainText()
+    assert shown.sidebar.list.currentIndex().isValid()  # the sidebar marks it as the one open
+    close_console(qtbot, again)

@@ -102,12 +102,12 @@ def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, m
     qtbot.mouseClick(tab.findChild(QPushButton, "remove"), Qt.MouseButton.LeftButton)
     store = tab.session.sandbox.server.store
     qtbot.waitUntil(lambda: store.allowlist("organization", tab.session.profile.org_id).entries == ())
-    # Now locked out, as the person chose: the next read is refused, the window says so and names the
-    # address the service saw, and the tab's guidance (on screen) says how to recover.
+    # Now locked out, as the person chose: the next read is refused, the tab says so in its banner and names
+    # the address the service saw, and the recovery panel (on screen) says how to recover.
     tab.service.refresh()
-    notice = tab.window().notice
-    qtbot.waitUntil(lambda: notice.isVisible() and "not allowed by the IP allowlist" in notice.label.text())
-    assert "198.51.100.7" in notice.label.text()
+    banner = tab.blocked_banner
+    qtbot.waitUntil(lambda: banner.isVisible() and "blocked by the IP allowlist" in banner.label.text())
+    assert "198.51.100.7" in banner.label.text()
     command = tab.recovery.command
     assert command.isVisible() and "sandbox allowlist disable --data" in command.text()
     assert str(tab.session.sandbox.data_dir) in command.text()

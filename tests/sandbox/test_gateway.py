@@ -230,3 +230,56 @@ def test_two_deletes_at_once_cannot_lock_the_caller_out(sandbox) -> None:
                 admin.post(f"{sandbox.org_list}/entries", json={"cidr": cidr}).json()["id"],
             ]
             assert gone not in ids
+
+
+def enable_project_list(sandbox, *cidrs: str, ip: str = "198.51.100.1") -> None:
+    with sandbox.admin(ip) as admin:
+        for cidr in cidrs:
+            assert admin.post(f"{sandbox.project_list}/entries", json={"cidr": cidr}).status_code == 201
+        patch = admin.patch(sandbox.project_list, params={"force": "true"}, json={"enabled": True})
+        assert patch.status_code == 200
+
+
+def test_the_gateway_decides_with_the_policy_rule_the_console_asks(sandbox, monkeypatch) -> None:
+    """One rule: the gateway's 403 is netrules' `verdict` over each list's answer, as the console computes it."""
+    from app.netrules.policy import Verdict, verdict
+    from app.sandbox import gateway
+
+    asked: list[tuple[bool, bool | None, Verdict]] = []
+
+    def recorded(organization, project=None):
+        decision = verdict(organization, project)
+        asked.append((organization.admits, None if project is None else project.admits, decision))
+        return decision
+
+    monkeypatch.setattr(gateway, "verdict", recorded)
+    enable_org_list(sandbox, "198.51.100.0/24", "192.0.2.0/24")
+    enable_project_list(sandbox, "192.0.2.0/25")
+    asked.clear()
+    with sandbox.api("192.0.2.200") as client:
+        assert ask(client).status_code == 403
+    assert asked == [(True, False, Verdict.PROJECT)]
+
+
+def test_the_403_does_not_say_which_list_refused(sandbox_factory) -> None:
+    """Refused by the organization's list, the project's, or both: the same bytes (the console reads the
+    lists through the Admin API to tell which; the answer to a request names no list)."""
+    answers = {}
+    for case, org_cidrs, project_cidrs in (
+        ("organization", ["192.0.2.0/24"], ["203.0.113.0/24"]),
+        ("project", ["203.0.113.0/24"], ["192.0.2.0/24"]),
+        ("both", ["192.0.2.0/24"], ["192.0.2.0/24"]),
+    ):
+        sandbox = sandbox_factory()  # each case on a server of its own
+        enable_project_list(sandbox, *project_cidrs)
+        enable_org_list(sandbox, *org_cidrs)
+        for key in (sandbox.creds.api_key, sandbox.creds.api_key[:-6] + "AAAAAA"):
+            with sandbox.client(key, "203.0.113.9") as client:
+                response = ask(client)
+            answers[(case, key == sandbox.creds.api_key)] = (
+                response.status_code,
+                response.json()["error"],
+                response.headers["x-request-source-ip"],
+            )
+    assert {answer[0] for answer in answers.values()} == {403}
+    assert len({repr(answer) for answer in answers.values()}) == 1

@@ -49,7 +49,7 @@ def matcher_of(networks: list) -> EntryIndex:
         ("1.2.3.4/24/2", "invalid_cidr"),
         ("", "empty"),
         ("2001:db8:::1", "invalid_address"),
-        ("hello", "shorthand_address"),
+        ("hello", "not_an_address"),
     ],
 )
 def test_rejects_each_fault_with_its_own_reason(text: str, code: str) -> None:
@@ -224,3 +224,18 @@ def test_matcher_agrees_with_linear_scan_on_large_lists() -> None:
     probes += [ipaddress.IPv6Address(rng.getrandbits(128)) for _ in range(100)]
     for probe in probes:
         assert matcher.contains(probe) == any(probe in net for net in nets if net.version == probe.version)
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "says"),
+    [
+        ("not an ip", "not_an_address", "is not an IP address"),
+        ("1.2.3.4 5", "not_an_address", "is not an IP address"),
+        ("10.0.0.0/8", "range_not_address", "is a range; one address is asked for here (e.g. 10.0.0.0)"),
+        ("1.2.3", "shorthand_address", "is not a full IPv4 address"),
+    ],
+)
+def test_one_address_names_what_was_typed_instead(text: str, code: str, says: str) -> None:
+    with pytest.raises(EntryError) as raised:
+        parse_address(text)
+    assert raised.value.code == code and says in raised.value.message

@@ -33,9 +33,11 @@ from .attachments import AttachmentBar
 from .compare import CompareDialog, show_compare
 from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
+from .find_bar import FindBar, Match, show_match
 from .options_panel import OptionsPanel
 from .transcript import Transcript
 from .turn_view import TurnView
+from .turn_views import TurnViews
 
 
 class MessageEdit(QPlainTextEdit):
@@ -54,7 +56,7 @@ class MessageEdit(QPlainTextEdit):
 
 
 class PlaygroundTab(QWidget):
-    allow_ip_requested = Signal(str)
+    allow_ip_requested = Signal(int)  # the turn the allowlist refused
     settings_requested = Signal()
 
     def __init__(
@@ -70,12 +72,12 @@ class PlaygroundTab(QWidget):
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
         self.compare = CompareService(session, self.keeper, self)
-        self.views: list[TurnView] = []
         self.setAcceptDrops(True)
         self._build()
+        self.views = TurnViews(lambda: self.service.turns, self._build_view, self.transcript)
         self.service.turn_added.connect(self._add_view)
         self.service.text_flushed.connect(lambda index, chunk: self.views[index].append_text(chunk))
-        self.service.turn_updated.connect(lambda index: self.views[index].refresh_details())
+        self.service.turn_updated.connect(self._refresh_view)
         self.service.turn_finished.connect(self._finish_view)
         self.service.totals_changed.connect(self._show_totals)
         self.service.conversation_reset.connect(self._clear_views)
@@ -136,6 +138,8 @@ class PlaygroundTab(QWidget):
 
         self.transcript = Transcript()
         self.transcript.setObjectName("conversation")
+        self.find_bar = FindBar(lambda: self.service.turns)
+        self.find_bar.go_to.connect(self._show_match)
 
         # Saved conversations on the left, in a splitter a person can narrow or close at 800 px.
         self.sidebar = ConversationSidebar(self.conversations)
@@ -155,12 +159,14 @@ class PlaygroundTab(QWidget):
         layout = QVBoxLayout(main)
         layout.addLayout(top)
         layout.addWidget(self.transcript, 1)
+        layout.addWidget(self.find_bar)
         layout.addWidget(self.options_panel)
         layout.addWidget(self.attachment_bar)
         layout.addLayout(send_row)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_bar.open_bar)
         QShortcut(QKeySequence("Ctrl+Shift+M"), self, lambda: self.open_compare())
 
     def saved_options(self) -> dict[str, Any]:
@@ -276,6 +282,11 @@ class PlaygroundTab(QWidget):
     # -- views ------------------------------------------------------------------------------------
 
     def _add_view(self, index: int) -> None:
+        self.views.add(index)
+        self.send_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+
+    def _build_view(self, index: int) -> TurnView:
         view = TurnView(self.service, index)
         view.edit_requested.connect(self.edit)
         view.regenerate_requested.connect(self.retry)
@@ -283,23 +294,31 @@ class PlaygroundTab(QWidget):
         view.inspect_requested.connect(self.inspect)
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
-        self.views.append(view)
-        self.transcript.add_turn(view)
-        self.send_button.setEnabled(False)
-        self.stop_button.setEnabled(True)
+        return view
+
+    def _refresh_view(self, index: int) -> None:
+        view = self.views.get(index)
+        if view is not None:
+            view.refresh_details()
 
     def _finish_view(self, index: int) -> None:
-        if index < len(self.views):
-            schema = self.views[index].turn.schema
-            for earlier in self.views[:index]:
-                earlier.action_buttons["regenerate"].hide()
-            self.views[index].finish(index == len(self.service.turns) - 1, schema)
+        view = self.views.get(index)  # a reopened conversation's earlier turns are built later, finished
+        if view is not None:
+            for earlier in self.views.built():
+                if earlier is not view:
+                    earlier.action_buttons["regenerate"].hide()
+            view.finish(index == len(self.service.turns) - 1, view.turn.schema)
+        if index == len(self.service.turns) - 1:
+            self.views.settle()
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
 
+    def _show_match(self, match: Match) -> None:
+        """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
+        show_match(self.views[match.turn], self.transcript, match, self.find_bar.field.text())
+
     def _clear_views(self) -> None:
-        self.transcript.clear()
-        self.views = []
+        self.views.clear()
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
 

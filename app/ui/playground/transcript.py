@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 # How close to the end (in pixels) still counts as "reading the newest text".
 FOLLOW_MARGIN = 48
@@ -25,13 +27,27 @@ class Transcript(QScrollArea):
     so a delta costs the same with 1,000 or 300,000 tokens above it (one layout held all turns before,
     and every height step of the answer relaid all of them). The view follows the newest text while the
     person is at the end, and leaves them where they are once they scroll up.
+
+    Above the finished column, a bar stands for earlier turns whose views are not built (see turn_views.py);
+    scrolling to the top or pressing it asks for them, and they are inserted without moving the page.
     """
+
+    earlier_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # After earlier turns went in above: the turn that was at the top, and where in the viewport it was.
+        # It is held there through every relayout that follows (answers find their height a step later),
+        # until the person scrolls or the page changes otherwise.
+        self._anchor: tuple[QWidget, int] | None = None
         self.setWidgetResizable(True)
         holder, page = _column()
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
+        self.earlier = QPushButton(holder, objectName="earlier_turns", flat=True)
+        self.earlier.setToolTip("Earlier turns of this conversation: scroll to the top or press to show them")
+        self.earlier.clicked.connect(self.earlier_requested.emit)
+        self.earlier.hide()
+        page.addWidget(self.earlier)
         self.finished, self._finished_layout = _column(holder)
         self.live, self._live_layout = _column(holder)
         self.finished.installEventFilter(self)
@@ -46,6 +62,7 @@ class Transcript(QScrollArea):
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
         bar.valueChanged.connect(self._value_changed)
+        bar.actionTriggered.connect(lambda _action: self._release_anchor())  # the person scrolls
 
     @property
     def following(self) -> bool:
@@ -54,6 +71,7 @@ class Transcript(QScrollArea):
 
     def add_turn(self, view: QWidget) -> None:
         """Show a new turn at the end; the one before it moves to the finished column."""
+        self._release_anchor()
         self._retire_live()
         self._live_layout.addWidget(view)
         self._following = True  # a new turn was just asked for: show it
@@ -64,13 +82,41 @@ class Transcript(QScrollArea):
             widget.hide()
             widget.deleteLater()
         self._following = True
+        self._release_anchor()
+
+    def set_earlier(self, count: int) -> None:
+        """How many earlier turns wait above the ones shown (0 hides the bar)."""
+        self.earlier.setText(f"↑ Show {count:,} earlier turn{'s' if count != 1 else ''}")
+        self.earlier.setVisible(count > 0)
+
+    def insert_earlier(self, views: Sequence[QWidget]) -> None:
+        """Put views above the finished ones; what the person was looking at stays in place."""
+        self._release_anchor()
+        item = self._finished_layout.itemAt(0)
+        top = item.widget() if item is not None else None
+        if top is not None:
+            self._anchor = (top, self._page_y(top) - self.verticalScrollBar().value())
+            top.installEventFilter(self)  # its moves, as the views above it find their heights
+        for position, view in enumerate(views):
+            self._finished_layout.insertWidget(position, view)
+            view.show()
+        self._hold_finished_height()
+
+    def drop_earliest(self, count: int) -> None:
+        """Let the `count` earliest finished views go (their turns stay in the conversation)."""
+        self._release_anchor()
+        for view in self._turns(self._finished_layout, count):
+            view.hide()
+            view.deleteLater()
+        self._hold_finished_height()
 
     @staticmethod
-    def _turns(layout: QVBoxLayout) -> list[QWidget]:
-        """Take the layout's widgets out of it. removeWidget deletes each layout item: a taken item left
-        alive keeps the widget's size cache, and its next layout never learns that it changed height."""
+    def _turns(layout: QVBoxLayout, count: int | None = None) -> list[QWidget]:
+        """Take the layout's first `count` widgets (all by default) out of it. removeWidget deletes each
+        layout item: a taken item left alive keeps the widget's size cache, and its next layout never learns
+        that it changed height."""
         widgets: list[QWidget] = []
-        for index in range(layout.count()):
+        for index in range(layout.count() if count is None else min(count, layout.count())):
             item = layout.itemAt(index)
             widget = item.widget() if item is not None else None
             if widget is not None:
@@ -98,7 +144,23 @@ class Transcript(QScrollArea):
         else:
             self.finished.setMinimumHeight(layout.totalSizeHint().height())
 
+    def _page_y(self, widget: QWidget) -> int:
+        page = self.widget()
+        return widget.mapTo(page, QPoint(0, 0)).y() if page is not None else 0
+
+    def _hold_anchor(self) -> None:
+        if self._anchor is not None:
+            widget, seen_at = self._anchor
+            self.verticalScrollBar().setValue(self._page_y(widget) - seen_at)
+
+    def _release_anchor(self) -> None:
+        if self._anchor is not None:
+            self._anchor[0].removeEventFilter(self)
+            self._anchor = None
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if self._anchor is not None and watched is self._anchor[0] and event.type() == QEvent.Type.Move:
+            self._hold_anchor()
         # A finished turn changed height (reasoning shown), or the width changed (window, scroll bar).
         resized = isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width()
         if watched is self.finished and (event.type() == QEvent.Type.LayoutRequest or resized):
@@ -110,9 +172,14 @@ class Transcript(QScrollArea):
         bar.setValue(bar.maximum())
 
     def _range_changed(self, _low: int, high: int) -> None:
-        if self._following:
+        if self._anchor is not None:  # earlier turns went in above: keep the same text in view
+            self._hold_anchor()
+        elif self._following:
             self.verticalScrollBar().setValue(high)
 
     def _value_changed(self, value: int) -> None:
         # Only the person's scrolling changes this: while following, programmatic moves go to the end.
-        self._following = value >= self.verticalScrollBar().maximum() - FOLLOW_MARGIN
+        bar = self.verticalScrollBar()
+        self._following = value >= bar.maximum() - FOLLOW_MARGIN
+        if value == bar.minimum() < bar.maximum() and self.earlier.isVisible():
+            QTimer.singleShot(0, self, self.earlier_requested.emit)  # at the top: the earlier turns come in

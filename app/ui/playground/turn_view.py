@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.playground import PlaygroundService, Turn
-from app.services.turns import TurnStatus
+from app.services.refusal import reading_text
+from app.services.turns import ErrorKind, TurnStatus
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 
@@ -34,7 +35,7 @@ class TurnView(QFrame):
     regenerate_requested = Signal(int)
     retry_requested = Signal(int)
     inspect_requested = Signal(int)
-    allow_ip_requested = Signal(str)
+    allow_ip_requested = Signal(int)  # the turn refused by the allowlist
     settings_requested = Signal()
 
     def __init__(self, service: PlaygroundService, index: int, parent: QWidget | None = None) -> None:
@@ -88,6 +89,7 @@ class TurnView(QFrame):
 
         self.answer = AnswerView()
         self.answer.setObjectName("answer")
+        self.answer.hide()  # until text comes: a failed turn shows no empty strip
         layout.addWidget(self.answer)
         self.sources = QLabel()
         self.sources.setObjectName("sources")
@@ -103,6 +105,7 @@ class TurnView(QFrame):
         self.status = QLabel("Waiting for the first token…")
         self.status.setObjectName("status")
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # it quotes the server (errors, the address seen)
         layout.addWidget(self.status)
         actions = QHBoxLayout()
         self.action_buttons: dict[str, QPushButton] = {}
@@ -124,9 +127,7 @@ class TurnView(QFrame):
         self.code_buttons = QHBoxLayout()
         layout.addLayout(self.code_buttons)
         layout.addLayout(actions)
-        self.action_buttons["allow"].clicked.connect(
-            lambda: self.allow_ip_requested.emit(self.turn.source_ip or "")
-        )
+        self.action_buttons["allow"].clicked.connect(lambda: self.allow_ip_requested.emit(self.index))
         self.action_buttons["settings"].clicked.connect(self.settings_requested.emit)
         self.action_buttons["render"].clicked.connect(lambda: self.answer.setMarkdown(self.turn.text))
         self.action_buttons["retry"].clicked.connect(lambda: self.retry_requested.emit(self.index))
@@ -151,6 +152,7 @@ class TurnView(QFrame):
     def append_text(self, chunk: str) -> None:
         if self.status.text().startswith("Waiting"):
             self.status.setText("Streaming…")
+        self.answer.show()
         self.answer.append_plain(chunk)
 
     def refresh_details(self) -> None:
@@ -168,11 +170,14 @@ class TurnView(QFrame):
         elif self.turn.status == TurnStatus.STREAMING and self._countdown.isActive():
             self._countdown.stop()
             self.status.setText("Waiting for the first token…")
+        elif self.turn.error_kind == ErrorKind.BLOCKED and self.turn.status == TurnStatus.FAILED:
+            self._show_blocked(self.turn)  # the lists were read: which one refused
 
     def finish(self, is_last: bool, schema: dict[str, Any] | None) -> None:
         turn = self.turn
         self.refresh_details()
         self.answer.done_streaming()
+        self.answer.setVisible(bool(turn.text))
         if turn.text and len(turn.text) <= MARKDOWN_LIMIT:
             self.answer.setMarkdown(turn.text)  # rendered once, when complete: Qt's own markdown
         elif turn.text:
@@ -207,11 +212,7 @@ class TurnView(QFrame):
         if turn.status == "stopped":
             self.status.setText("Stopped." + (f" {figures}" if figures else ""))
         elif turn.error_kind == "blocked":
-            self.status.setText(
-                f"403: the IP allowlist refused this request. The service saw you at "
-                f"{turn.source_ip or 'an unknown address'}."
-            )
-            self.action_buttons["allow"].show()
+            self._show_blocked(turn)
         elif turn.error_kind == "unauthorized":
             self.status.setText("401: the API key was refused. Check the key of this profile.")
             self.action_buttons["settings"].show()
@@ -228,6 +229,16 @@ class TurnView(QFrame):
         else:
             self.status.setText(f"Failed: {turn.error}")
             self.action_buttons["retry"].show()
+
+    def _show_blocked(self, turn: Turn) -> None:
+        """A 403 from the allowlist: which list refused (once the lists are read), and the action that fixes
+        it, or Retry when the lists admit the address by now."""
+        refusal = turn.refusal
+        self.status.setText(refusal.text if refusal is not None else reading_text(turn.source_ip))
+        action = refusal.action if refusal is not None else "Allow this IP in Security…"
+        self.action_buttons["allow"].setText(action)
+        self.action_buttons["allow"].setVisible(bool(action))
+        self.action_buttons["retry"].setVisible(not action)
 
     def _tick(self) -> None:
         if self.turn.status == TurnStatus.WAITING:

@@ -6,7 +6,16 @@ from textwrap import fill
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 ADVICE = (
     "CI runners draw changing addresses from large pools: list a fixed egress (a proxy or "
@@ -69,3 +78,33 @@ class RecoveryPanel(QWidget):
         self.command.setText(command or "")
         for widget in (self.command, self.copy):
             widget.setVisible(command is not None)
+
+
+class BlockedBanner(QFrame):
+    """Shown while the IP allowlist refuses the admin key: the address the service saw, and (the tab puts it
+    here meanwhile) the recovery panel. It goes away by itself at the first read that is answered."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("blocked_banner")
+        self.label = QLabel(objectName="blocked_text")
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # the address comes from the server
+        self.box = QVBoxLayout(self)
+        self.box.setContentsMargins(8, 6, 8, 6)
+        self.box.addWidget(self.label)
+        self.setStyleSheet(
+            "#blocked_banner { background: #ffebe9; border: 1px solid #cf222e; border-radius: 4px; }"
+            " #blocked_text { color: #82071e; }"
+        )
+        self.hide()
+
+    def show_blocked(self, source_ip: str) -> None:
+        seen = source_ip or "an address it did not name"
+        self.label.setText(
+            "403: this console's admin key is blocked by the IP allowlist: the organization's list is on and "
+            f"does not admit {seen}, the address the service sees you at. The lists can be neither read nor "
+            "changed from here. Switch the list off from the dashboard, which the allowlist does not cover, "
+            "then press Refresh."
+        )
+        self.show()

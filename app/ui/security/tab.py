@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QHBoxLayout, QMessageBox, QV
 from app.models.entries import EntriesModel
 from app.netrules import parse_address
 from app.services.allowlist import Change, TransferError
+from app.services.allowlist_checks import Rule
 from app.services.rotation import ListScope, Step
 from app.services.security import SecurityServices
 from app.services.session import ConsoleSession
@@ -23,7 +24,7 @@ from .add_form import AddForm
 from .check_panel import CheckIpPanel
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel
-from .guards import ADVICE, RecoveryPanel, confirm_typed, locked_out_help
+from .guards import ADVICE, BlockedBanner, RecoveryPanel, confirm_typed, locked_out_help
 from .history import HistoryDialog
 from .rotation import STEPS, RotationDialog
 from .scope_bar import ScopeBar, plain_label
@@ -57,13 +58,19 @@ class SecurityTab(QWidget):
         self.add_form = AddForm()
         self.check = CheckIpPanel()
         self.recovery = RecoveryPanel()
+        self.blocked_banner = BlockedBanner()
         guidance = plain_label("guidance")
         guidance.setText(ADVICE)
-        layout = QVBoxLayout(self)
+        self._layout = layout = QVBoxLayout(self)
         layout.addWidget(self.need)
+        layout.addWidget(self.blocked_banner)
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.your_ip)
         layout.addWidget(self.entries, 1)
+        self.waiting = plain_label("allow_waiting")  # an address to allow after a 403 in the Playground
+        self.waiting.setStyleSheet("color: #0969da;")
+        self.waiting.hide()
+        layout.addWidget(self.waiting)
         forms = QHBoxLayout()  # side by side: the table keeps its rows in a small window
         forms.addWidget(self.add_form, 3)
         forms.addWidget(self.check, 2)
@@ -91,6 +98,7 @@ class SecurityTab(QWidget):
         service.loaded.connect(self._show)
         service.failed.connect(lambda text: self.session.bus.error(f"Security: {text}"))
         service.guard.connect(self._guarded)
+        service.blocked_changed.connect(self._show_blocked)
         service.changed_elsewhere.connect(
             lambda text: QMessageBox.information(self, "Changed elsewhere", text)
         )
@@ -115,11 +123,39 @@ class SecurityTab(QWidget):
         self.need.setText(available.reason)
         self.need.setVisible(not available.ok)
         self.service.reset()
+        self._show_blocked()
         self.model.set_entries([], None)
         self._echo_due = True
         self.your_ip.clear_public_ip()
         self._show_rotation()
         self.service.refresh()
+
+    def _show_blocked(self) -> None:
+        """While the admin key is refused, the banner says so with the recovery panel in it; then it goes."""
+        blocked_at = self.service.blocked_at
+        banner, recovery = self.blocked_banner, self.recovery
+        home = self._layout if blocked_at is None else banner.box
+        if recovery.parentWidget() is not (self if blocked_at is None else banner):
+            (banner.box if blocked_at is None else self._layout).removeWidget(recovery)
+            if blocked_at is None:
+                home.insertWidget(self._layout.count() - 1, recovery)  # back above the guidance
+            else:
+                home.addWidget(recovery)
+            recovery.show()
+        recovery.help.setVisible(blocked_at is None)  # in the banner, the banner's words say it
+        if blocked_at is None:
+            banner.hide()
+            return
+        banner.show_blocked(blocked_at)
+        # What the 403 itself tells: the Admin API answers to the organization's list alone, so it is on.
+        service = self.service
+        if service.project_id is None:
+            self.scope_bar.show_switch(True)
+            self.scope_bar.show_rule(Rule(False, True))
+        if service.data is None:  # refused from the first read
+            self.scope_bar.show_scopes([(p.id, p.label) for p in service.projects], service.project_id)
+            self.your_ip.show_source_ip(blocked_at or None)
+            self._show_public_ip()
 
     def _show(self) -> None:
         service = self.service
@@ -152,6 +188,11 @@ class SecurityTab(QWidget):
 
     # -- add, remove, switch ----------------------------------------------------------------------
 
+    def show_waiting(self, text: str) -> None:
+        """What the Playground waits for in this tab ("" when nothing)."""
+        self.waiting.setText(text)
+        self.waiting.setVisible(bool(text))
+
     def prefill_add(self, ip: str) -> None:
         self.add_form.prefill(ip)
 
@@ -176,20 +217,17 @@ class SecurityTab(QWidget):
         entries = self.entries.selected_entries()
         if not entries:
             return
-        names = "\n".join(e.cidr for e in entries[:10]) + ("\n…" if len(entries) > 10 else "")
-        answer = QMessageBox.question(
-            self,
-            "Remove entries",
-            f"Remove {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}?\n\n{names}",
-        )
-        if answer != QMessageBox.StandardButton.Yes:
-            return
         ids = [e.id for e in entries]
+        count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
         why = self.service.remove_lockout(ids)
-        if why:
-            self._guarded(Change.REMOVE, why, ids)
+        if why:  # one dialog, the typed one: it names what goes and why it locks you out
+            cidrs = ", ".join(e.cidr for e in entries[:10]) + (" …" if len(entries) > 10 else "")
+            self._guarded(Change.REMOVE, f"Remove {count}: {cidrs}?\n\n{why}", ids)
             return
-        self.service.remove(ids)
+        names = "\n".join(e.cidr for e in entries[:10]) + ("\n…" if len(entries) > 10 else "")
+        answer = QMessageBox.question(self, "Remove entries", f"Remove {count}?\n\n{names}")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.service.remove(ids)
 
     def _switch_clicked(self, checked: bool) -> None:
         self.scope_bar.show_switch(not checked)  # shows the real state until the service confirms

@@ -1,0 +1,172 @@
+"""Find in this conversation (Ctrl+F): every turn's message and answer, built or not, as a browser's find bar.
+
+Matches are counted on the turns themselves, so a conversation whose earlier turns have no view yet is
+searched whole; going to a match builds that turn's view, scrolls to it and selects the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton, QWidget
+
+from app.services.playground import Turn
+
+from .turn_view import TurnView
+
+Part = Literal["message", "answer"]
+
+
+@dataclass(frozen=True)
+class Match:
+    turn: int
+    part: Part
+    occurrence: int  # 0 for the first occurrence in that part
+
+
+def find_matches(turns: list[Turn], query: str) -> list[Match]:
+    """Every occurrence of `query` (ignoring case) in the turns' messages and answers, in reading order."""
+    needle = query.casefold()
+    if not needle:
+        return []
+    found = []
+    for index, turn in enumerate(turns):
+        for part, text in (("message", turn.prompt), ("answer", turn.text)):
+            haystack = text.casefold()
+            start = haystack.find(needle)
+            occurrence = 0
+            while start >= 0:
+                found.append(Match(index, part, occurrence))  # type: ignore[arg-type]
+                occurrence += 1
+                start = haystack.find(needle, start + len(needle))
+    return found
+
+
+class _FindField(QLineEdit):
+    """Enter: next, Shift+Enter: previous, Esc: close (before the Playground's Esc, which stops a stream)."""
+
+    step = Signal(int)
+    close_requested = Signal()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
+            if event.key() == Qt.Key.Key_Escape:
+                event.accept()
+                return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            shift = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+            self.step.emit(-1 if shift else 1)
+        elif event.key() == Qt.Key.Key_Escape:
+            self.close_requested.emit()
+        else:
+            super().keyPressEvent(event)
+
+
+class FindBar(QWidget):
+    """The bar under the conversation; `go_to` is given a match and shows it (the tab builds the view)."""
+
+    go_to = Signal(object)  # Match
+
+    def __init__(self, turns: Callable[[], list[Turn]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._turns = turns
+        self._matches: list[Match] = []
+        self._current = -1
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.field = _FindField(objectName="find_field", placeholderText="Find in this conversation")
+        self.field.setClearButtonEnabled(True)
+        self.count = QLabel(objectName="find_count")
+        self.previous = QToolButton(text="↑", objectName="find_previous", toolTip="Previous (Shift+Enter)")
+        self.next = QToolButton(text="↓", objectName="find_next", toolTip="Next (Enter)")
+        close = QToolButton(text="✕", objectName="find_close", toolTip="Close (Esc)")
+        for widget in (QLabel("Find"), self.field, self.count, self.previous, self.next, close):
+            layout.addWidget(widget)
+        layout.setStretch(1, 1)
+        self.field.textChanged.connect(lambda _text: self.search())
+        self.field.step.connect(self.step)
+        self.field.close_requested.connect(self.close_bar)
+        self.previous.clicked.connect(lambda: self.step(-1))
+        self.next.clicked.connect(lambda: self.step(1))
+        close.clicked.connect(self.close_bar)
+        self.hide()
+
+    def open_bar(self) -> None:
+        self.show()
+        self.field.setFocus()
+        self.field.selectAll()
+        self.search()
+
+    def close_bar(self) -> None:
+        self.hide()
+
+    def search(self) -> None:
+        """Count the matches anew (the conversation may have grown) and show the first one."""
+        self._matches = find_matches(self._turns(), self.field.text())
+        self._current = -1
+        self.step(1)
+
+    def step(self, direction: int) -> None:
+        if not self._matches:
+            self.count.setText("No matches" if self.field.text() else "")
+            return
+        self._current = (self._current + direction) % len(self._matches)
+        self.count.setText(f"{self._current + 1:,} of {len(self._matches):,}")
+        self.go_to.emit(self._matches[self._current])
+
+
+def select_occurrence(document: QTextDocument, query: str, occurrence: int) -> QTextCursor:
+    """The cursor selecting the `occurrence`-th match of `query` (counted from 0) in the document, or the last
+    one there is if the shown text has fewer (rendered markdown drops its markup); null if none."""
+    last = QTextCursor()
+    found = document.find(query, 0)
+    for _ in range(occurrence + 1):
+        if found.isNull():
+            break
+        last = found
+        found = document.find(query, found)
+    return last
+
+
+def occurrence_start(text: str, query: str, occurrence: int) -> int:
+    """Where the `occurrence`-th match of `query` (ignoring case) starts in `text`; -1 if there is none."""
+    haystack, needle = text.casefold(), query.casefold()
+    start = haystack.find(needle)
+    for _ in range(occurrence):
+        if start < 0:
+            break
+        start = haystack.find(needle, start + len(needle))
+    return start
+
+
+def show_match(view: TurnView, transcript: QScrollArea, match: Match, query: str) -> None:
+    """Select the match in its turn's view and scroll the transcript to it (once laid out: a view just built
+    has no place on the page yet)."""
+    if match.part == "message":
+        label = view.findChild(QLabel, "message")
+        assert label is not None
+        start = occurrence_start(label.text(), query, match.occurrence)
+        if start >= 0:
+            label.setSelection(start, len(query))
+        QTimer.singleShot(0, transcript, lambda: transcript.ensureWidgetVisible(label))
+        return
+    cursor = select_occurrence(view.answer.document(), query, match.occurrence)
+    if cursor.isNull():
+        QTimer.singleShot(0, transcript, lambda: transcript.ensureWidgetVisible(view.answer))
+        return
+    view.answer.setTextCursor(cursor)
+
+    def scroll() -> None:
+        page = transcript.widget()
+        assert page is not None
+        spot = view.answer.viewport().mapTo(page, view.answer.cursorRect(cursor).center())
+        transcript.ensureVisible(spot.x(), spot.y(), 0, transcript.viewport().height() // 3)
+
+    QTimer.singleShot(0, transcript, scroll)

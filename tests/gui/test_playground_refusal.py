@@ -1,0 +1,126 @@
+"""Issue 13: after a 403 in the Playground the turn says which allowlist refused (read through the Admin API),
+"Allow this IP" opens that list with the address filled in, and once the list admits it the refused request is
+sent again by itself."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.gui.test_playground import send, wait_done
+
+
+def click(qtbot, widget) -> None:
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+
+
+def store_of(console):
+    return console.session.sandbox.server.store
+
+
+def refused_turn(qtbot, console, ip: str):
+    """Send a message from `ip` (the sandbox's simulated source IP) and wait until the lists are read."""
+    console.session.set_simulated_ip(ip)
+    tab = console.playground
+    console.tabs.setCurrentWidget(tab)
+    send(qtbot, tab, "hello")
+    wait_done(qtbot, tab)
+    turn = tab.service.turns[0]
+    assert turn.status == "failed" and turn.error_kind == "blocked"
+    qtbot.waitUntil(lambda: turn.refusal is not None)
+    return tab.views[0]
+
+
+def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(qtbot, console) -> None:
+    profile = console.session.profile
+    store = store_of(console)
+    store.add_entry("project", profile.project_id, "198.51.100.0/24", "office")
+    store.set_enabled("project", profile.project_id, True)  # the organization's list stays off
+    view = refused_turn(qtbot, console, "203.0.113.77")
+    status = view.status.text()
+    assert "the project's IP allowlist refused" in status and "203.0.113.77" in status
+    assert "organization's list admits it" in status
+    assert console.indicator.text() == "● Blocked (403)"  # the toolbar follows the refused request
+    allow = view.action_buttons["allow"]
+    assert allow.isVisibleTo(view) and allow.text() == "Allow this IP in the project's list…"
+
+    click(qtbot, allow)
+    security = console.security
+    assert console.tabs.currentWidget() is security
+    qtbot.waitUntil(lambda: security.service.data is not None and security.service.data.scope == "project")
+    assert security.scope_bar.scope.currentData() == profile.project_id
+    assert security.add_form.cidr.text() == "203.0.113.77"
+    assert security.waiting.isVisible() and "203.0.113.77" in security.waiting.text()
+
+    click(qtbot, security.add_form.add_button)
+    playground = console.playground
+    qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)
+    assert console.tabs.currentWidget() is playground and len(playground.service.turns) == 1
+    assert "hello" in playground.views[0].answer.toPlainText()
+    assert [e.cidr for e in store.allowlist("project", profile.project_id).entries][-1] == "203.0.113.77/32"
+    assert [e.cidr for e in store.allowlist("organization", profile.org_id).entries] == []
+    assert not security.waiting.isVisible()
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Connected")  # and the request that went through
+
+
+def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_resends_after_recovery(
+    qtbot, console
+) -> None:
+    profile = console.session.profile
+    store = store_of(console)
+    store.add_entry("organization", profile.org_id, "198.51.100.0/24", "office")
+    store.set_enabled("organization", profile.org_id, True)
+    view = refused_turn(qtbot, console, "203.0.113.77")
+    status = view.status.text()
+    # The Admin API answers to the organization's list alone: refused too, the lists cannot be read.
+    assert "403: the IP allowlist refused this request" in status and "could not be read" in status
+    assert "the admin key was refused as well" in status and "organization's list refuses it" in status
+    allow = view.action_buttons["allow"]
+    assert allow.text() == "Allow this IP in Security…"
+
+    click(qtbot, allow)
+    security = console.security
+    assert console.tabs.currentWidget() is security and security.add_form.cidr.text() == "203.0.113.77"
+    qtbot.waitUntil(security.blocked_banner.isVisible)
+    assert security.service.project_id is None
+    # Recovery from the dashboard (which the allowlist does not cover): the address goes into the list there.
+    store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
+    click(qtbot, security.findChild(type(security.add_form.add_button), "refresh"))
+    playground = console.playground
+    # The organization's list admits it now, the project's list (off) too: the request goes again.
+    qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)
+    assert not security.blocked_banner.isVisible() and console.tabs.currentWidget() is playground
+
+
+def test_without_an_admin_key_the_403_is_said_plainly(qtbot, console) -> None:
+    profile = console.session.profile
+    store = store_of(console)
+    store.set_enabled("project", profile.project_id, True)
+    console.session.client.transport.settings.admin_key = None
+    view = refused_turn(qtbot, console, "203.0.113.77")
+    status = view.status.text()
+    assert status.startswith(
+        "403: the IP allowlist refused this request. The service saw you at 203.0.113.77."
+    )
+    assert "could not be read" in status and "no admin key" in status
+
+
+def test_when_both_lists_refuse_each_is_opened_in_turn_before_the_request_goes_again(qtbot, console) -> None:
+    profile = console.session.profile
+    store = store_of(console)
+    for scope, owner in (("organization", profile.org_id), ("project", profile.project_id)):
+        store.add_entry(scope, owner, "198.51.100.0/24", "office")
+        store.set_enabled(scope, owner, True)
+    view = refused_turn(qtbot, console, "203.0.113.77")
+    click(qtbot, view.action_buttons["allow"])
+    security = console.security
+    qtbot.waitUntil(security.blocked_banner.isVisible)
+    store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
+    click(qtbot, security.findChild(type(security.add_form.add_button), "refresh"))
+    # The organization's list admits it now; the project's list is read and refuses it: it is opened next.
+    qtbot.waitUntil(lambda: security.service.data is not None and security.service.data.scope == "project")
+    assert not security.blocked_banner.isVisible()
+    assert security.add_form.cidr.text() == "203.0.113.77" and "Project" in security.waiting.text()
+    playground = console.playground
+    assert playground.service.turns[0].status == "failed"  # not sent again while a list still refuses
+    click(qtbot, security.add_form.add_button)
+    qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)

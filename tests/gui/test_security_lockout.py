@@ -1,0 +1,133 @@
+"""After a lockout the Security tab shows what the service says, and that the admin key is blocked, until the
+list is recovered from the dashboard (the sandbox's command line; here its store, as that command does)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QMessageBox, QPushButton
+
+from tests.gui.test_security import add, typed
+
+
+def click(qtbot, widget) -> None:
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+
+
+def click_switch(qtbot, tab) -> None:
+    switch = tab.scope_bar.switch
+    qtbot.mouseClick(switch, Qt.MouseButton.LeftButton, pos=QPoint(6, switch.height() // 2))
+
+
+def org_list(tab):
+    return tab.session.sandbox.server.store.allowlist("organization", tab.session.profile.org_id)
+
+
+def lock_out_by_switching_on(qtbot, tab, monkeypatch) -> None:
+    """Issue 13's reproduction: the organization's list off and empty, tick "Allowlist on", type LOCK ME OUT."""
+    assert not tab.service.data.enabled and tab.service.entries == ()
+    asked = typed(monkeypatch, "LOCK ME OUT")
+    click_switch(qtbot, tab)
+    assert asked and "empty" in asked[0]
+    qtbot.waitUntil(lambda: org_list(tab).enabled)
+
+
+def test_after_locking_yourself_out_the_tab_shows_the_list_on_and_the_key_blocked(
+    qtbot, console, tab, monkeypatch
+):
+    lock_out_by_switching_on(qtbot, tab, monkeypatch)
+    banner = tab.blocked_banner
+    qtbot.waitUntil(banner.isVisible)
+    # What the service says: the list is on (its answer to the switch), though it can no longer be read.
+    assert tab.scope_bar.switch.isChecked() and tab.service.data.enabled
+    assert "198.51.100.7" in banner.label.text() and "blocked" in banner.label.text()
+    recovery = tab.recovery
+    assert recovery.isVisible() and banner.isAncestorOf(recovery)
+    assert "sandbox allowlist disable --data" in recovery.command.text()
+    # The toolbar follows without anyone pressing Check.
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")
+    assert "198.51.100.7" in console.indicator.toolTip()
+
+
+def test_every_refused_read_keeps_the_block_in_view_and_refresh_reads_again(qtbot, console, tab, monkeypatch):
+    add(qtbot, tab, "198.51.100.0/24", "mine")
+    click_switch(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    # Removing the entry that covers you: one dialog, the typed one (no Yes/No before it).
+    monkeypatch.setattr(
+        "PySide6.QtWidgets.QMessageBox.question",
+        lambda *a, **k: (_ for _ in ()).throw(AssertionError("a second dialog")),
+    )
+    asked = typed(monkeypatch, "LOCK ME OUT")
+    tab.entries.table.selectRow(0)
+    click(qtbot, tab.findChild(QPushButton, "remove"))
+    assert len(asked) == 1 and "198.51.100.0/24" in asked[0]
+    banner = tab.blocked_banner
+    qtbot.waitUntil(banner.isVisible)
+    assert tab.service.entries == () and tab.scope_bar.switch.isChecked()
+    assert tab.model.rowCount() == 0  # the entry the service removed is gone from the table
+    assert not console.notice.isVisible()  # the banner says it, in the tab it concerns
+    # A change tried while blocked is refused at its first read: still blocked, nothing claimed.
+    tab.add_form.cidr.clear()
+    qtbot.keyClicks(tab.add_form.cidr, "203.0.113.0/24")
+    click(qtbot, tab.add_form.add_button)
+    qtbot.waitUntil(lambda: not tab.session.tasks.running("allowlist.add"))
+    assert banner.isVisible() and tab.scope_bar.switch.isChecked()
+    # The periodic re-read is refused too: the block stays in view.
+    tab.service.periodic.timeout.emit()
+    qtbot.waitUntil(lambda: not tab.session.tasks.running("allowlist.refresh"))
+    assert banner.isVisible()
+    # Recovery from the dashboard: someone adds the address there; Refresh reads the list again.
+    tab.session.sandbox.server.store.add_entry(
+        "organization", tab.session.profile.org_id, "198.51.100.7", "added in the dashboard"
+    )
+    click(qtbot, tab.findChild(QPushButton, "refresh"))
+    qtbot.waitUntil(lambda: not banner.isVisible())
+    assert [entry.cidr for entry in tab.service.entries] == ["198.51.100.7/32"]
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Connected")
+
+
+def test_after_recovery_from_the_command_line_refresh_clears_the_block(qtbot, console, tab, monkeypatch):
+    lock_out_by_switching_on(qtbot, tab, monkeypatch)
+    banner = tab.blocked_banner
+    qtbot.waitUntil(banner.isVisible)
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")
+    # `python -m app sandbox allowlist disable --data DIR`, as the recovery panel offers it, acts on the store:
+    tab.session.sandbox.server.store.set_enabled("organization", tab.session.profile.org_id, False)
+    click(qtbot, tab.findChild(QPushButton, "refresh"))
+    qtbot.waitUntil(lambda: not banner.isVisible())
+    assert not tab.scope_bar.switch.isChecked() and not tab.service.data.enabled
+    assert not console.notice.isVisible()
+    assert not banner.isAncestorOf(tab.recovery) and tab.recovery.isVisible()  # back in its place below
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Connected")
+
+
+def test_removing_an_entry_that_leaves_you_covered_asks_once_without_typing(qtbot, tab, monkeypatch):
+    add(qtbot, tab, "198.51.100.0/24", "office")
+    add(qtbot, tab, "203.0.113.0/24", "branch")
+    click_switch(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    questions: list[str] = []
+
+    def question(_parent, _title, text, *args, **kwargs):
+        questions.append(text)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr("PySide6.QtWidgets.QMessageBox.question", question)
+    asked = typed(monkeypatch, None)
+    row = next(
+        r for r in range(tab.model.rowCount()) if tab.model.data(tab.model.index(r, 0)) == "203.0.113.0/24"
+    )
+    tab.entries.table.selectRow(row)
+    click(qtbot, tab.findChild(QPushButton, "remove"))
+    qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
+    assert len(questions) == 1 and "203.0.113.0/24" in questions[0] and asked == []
+
+
+def test_a_list_switched_on_elsewhere_shows_on_at_the_first_refused_read(qtbot, console, tab) -> None:
+    """The 403 itself tells that the organization's list is on (the Admin API answers to it alone)."""
+    assert not tab.scope_bar.switch.isChecked()
+    tab.session.sandbox.server.store.set_enabled("organization", tab.session.profile.org_id, True)
+    click(qtbot, tab.findChild(QPushButton, "refresh"))
+    qtbot.waitUntil(tab.blocked_banner.isVisible)
+    assert tab.scope_bar.switch.isChecked() and "list is on" in tab.scope_bar.rule.text()
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")

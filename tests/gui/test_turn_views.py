@@ -1,0 +1,119 @@
+"""A long conversation opens with only its newest turns built; the earlier ones come in as the person scrolls
+up, without the page jumping; sending again lets the oldest views go."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QApplication, QLabel
+
+from app.services.playground import Turn
+from app.ui.playground.turn_view import TurnView
+from app.ui.playground.turn_views import KEEP_TURNS
+from tests.gui.test_playground import send, wait_done
+
+TURNS = 60
+
+
+def built_views(tab) -> list[TurnView]:
+    return [view for view in tab.transcript.findChildren(TurnView) if view.isVisible()]
+
+
+@pytest.fixture
+def reopened(console, qtbot):
+    """The Playground showing a 60-turn conversation, as reopening a saved one does."""
+    console.tabs.setCurrentWidget(console.playground)
+    tab = console.playground
+    turns = [
+        Turn(
+            f"Question {n}", [], "service-pro", True, text=f"Answer {n}: " + "word " * 150, status="completed"
+        )
+        for n in range(TURNS)
+    ]
+    turns[5].text += "a **zebra** crossing"  # one word no other turn has, in rendered markdown
+    turns[7].prompt += " about Zebras"
+    tab.service.restore(turns)
+    bar = tab.transcript.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+    return tab
+
+
+def test_a_reopened_conversation_builds_only_its_newest_turns(reopened) -> None:
+    tab = reopened
+    shown = built_views(tab)
+    assert 2 <= len(shown) <= KEEP_TURNS + 1
+    assert shown[-1].turn is tab.service.turns[-1] and len(tab.views) == TURNS
+    earlier = tab.transcript.earlier
+    assert earlier.isVisible() and earlier.text() == f"↑ Show {tab.views.first_built:,} earlier turns"
+    # Only the last turn offers Regenerate, as in a conversation typed in this session.
+    regenerate = [view for view in shown if view.action_buttons["regenerate"].isVisibleTo(tab)]
+    assert regenerate == [shown[-1]]
+
+
+def test_scrolling_to_the_top_brings_earlier_turns_without_moving_the_page(qtbot, reopened) -> None:
+    tab = reopened
+    bar = tab.transcript.verticalScrollBar()
+    first = tab.views.first_built
+    anchor = tab.views.get(first)
+    assert anchor is not None
+    bar.setValue(0)  # the person scrolls to the top of what is shown
+    seen_at = viewport_y(tab, anchor)
+    qtbot.waitUntil(lambda: tab.views.first_built < first)
+    # The turn that was at the top is still where the person saw it, now with turns above it.
+    qtbot.waitUntil(lambda: bar.value() > 0 and viewport_y(tab, anchor) == seen_at)
+    while tab.transcript.earlier.isVisible():  # and again, up to the first question
+        qtbot.mouseClick(tab.transcript.earlier, Qt.MouseButton.LeftButton)
+    assert tab.views.first_built == 0
+    assert tab.views[0].findChild(QLabel, "message").text() == "Question 0"
+
+
+def viewport_y(tab, widget) -> int:
+    return widget.mapTo(tab.transcript.viewport(), QPoint(0, 0)).y()
+
+
+def test_an_earlier_turn_asked_for_by_index_is_built_and_copies(qtbot, reopened) -> None:
+    tab = reopened
+    view = tab.views[3]
+    tab.transcript.ensureWidgetVisible(view.action_buttons["copy"])
+    qtbot.mouseClick(view.action_buttons["copy"], Qt.MouseButton.LeftButton)
+    assert QApplication.clipboard().text() == tab.service.turns[3].text
+
+
+def test_sending_lets_the_oldest_views_go(qtbot, reopened) -> None:
+    tab = reopened
+    while tab.transcript.earlier.isVisible():
+        qtbot.mouseClick(tab.transcript.earlier, Qt.MouseButton.LeftButton)
+    assert len(built_views(tab)) == TURNS
+    send(qtbot, tab, "Write 50 words")
+    wait_done(qtbot, tab, TURNS + 1)
+    qtbot.waitUntil(lambda: len(built_views(tab)) <= KEEP_TURNS + 1)
+    assert tab.views.first_built > 0 and tab.transcript.earlier.isVisible()
+    assert tab.views[-1].answer.toPlainText() and tab.transcript.following
+
+
+def test_find_reaches_turns_that_have_no_view_yet(qtbot, reopened) -> None:
+    tab = reopened
+    assert tab.views.get(5) is None
+    tab.message.setFocus()
+    qtbot.keyClick(tab.message, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert tab.find_bar.isVisible() and tab.find_bar.field.hasFocus()
+    qtbot.keyClicks(tab.find_bar.field, "zebra")
+    assert tab.find_bar.count.text() == "1 of 2"
+    answer = tab.views[5].answer
+    assert answer.textCursor().selectedText() == "zebra"
+    qtbot.waitUntil(lambda: shown(tab, answer))
+    qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return)  # the next match: a message, not an answer
+    assert tab.find_bar.count.text() == "2 of 2"
+    message = tab.views[7].findChild(QLabel, "message")
+    assert message.selectedText() == "Zebra"
+    qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert tab.find_bar.count.text() == "1 of 2"
+    qtbot.keyClicks(tab.find_bar.field, "s-none")
+    assert tab.find_bar.count.text() == "No matches"
+    qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Escape)
+    assert not tab.find_bar.isVisible()
+
+
+def shown(tab, widget) -> bool:
+    top = viewport_y(tab, widget)
+    return top < tab.transcript.viewport().height() and top + widget.height() > 0
