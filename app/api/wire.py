@@ -125,6 +125,13 @@ class IncompleteDetails(WireModel):
     reason: str | None = None
 
 
+class ReasoningSettings(WireModel):
+    """The reasoning a response was asked for, as the server repeats it."""
+
+    effort: str | None = None
+    summary: str | None = None
+
+
 class Response(WireModel):
     """A response object; `output_text` and friends are computed as the official libraries do."""
 
@@ -138,6 +145,7 @@ class Response(WireModel):
     usage: Usage | None = None
     error: ResponseError | None = None
     incomplete_details: IncompleteDetails | None = None
+    reasoning: ReasoningSettings | None = None
 
     @field_validator("output", mode="before")
     @classmethod

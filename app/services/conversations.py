@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from .compare import sent_options
 from .conversation_store import (
     Conversation,
     ConversationStore,
@@ -111,7 +112,8 @@ class ConversationsService(QObject):
 
 
 def stored_turn(turn: Turn) -> StoredTurn:
-    """What is kept of a turn: the exchange, its chain id and its figures (never an image's bytes)."""
+    """What is kept of a turn: the exchange, its chain id, the options it was sent with (so it can be sent
+    again, on another model), and its figures; never an image's bytes."""
     figures = turn.figures
     return StoredTurn(
         prompt=turn.prompt,
@@ -123,6 +125,7 @@ def stored_turn(turn: Turn) -> StoredTurn:
         details={
             "attachments": [attachment.label for attachment in turn.attachments],
             "chain_on_server": turn.chain_on_server,
+            "options": sent_options(turn.request_body),
             "input_tokens": figures.input_tokens,
             "output_tokens": figures.output_tokens,
             "time_to_first_token": figures.time_to_first_token,
@@ -184,6 +187,8 @@ class ConversationKeeper(QObject):
         if self._restoring or index >= len(self.playground.turns):
             return
         turn = self.playground.turns[index]
+        if not turn.request_body:
+            return  # a turn reopened from the file, shown again (an edit further down re-lists it): kept as it is
         if self.current_id is None:
             self.current_id = self.conversations.start(title_from(turn.prompt), turn.model)
             if self.current_id is None:

@@ -1,36 +1,26 @@
-"""Runs Playground turns: builds the request, streams it, buffers deltas, keeps figures and the exchange.
-
-Deltas are buffered and flushed on a ~30 ms timer: inserting each one as it arrives is quadratic and
-stalls the UI (STACK-FACTS.md: 151 s for 20,000 deltas, against about 1 s buffered).
-"""
+"""Runs Playground turns: builds the request, streams it (turn_runner), flushes the text to the view on a
+~30 ms timer, keeps the conversation's turns and totals."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import ApiError, ConnectionFailed, RateLimited
-
 if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
-    from app.api.streaming import ResponseStream
     from app.api.wire import UrlCitation
 
 from .session import ConsoleSession
+from .turn_runner import TurnRun
 from .turns import (
     Attachment,
     ErrorKind,
     Figures,
     RequestOptions,
-    TimelineEntry,
     Turn,
     TurnStatus,
     build_request,
-    failure_of,
-    final_status,
     redacted_body,
 )
 
@@ -68,8 +58,7 @@ class PlaygroundService(QObject):
         super().__init__(parent)
         self.session = session
         self.turns: list[Turn] = []
-        self._pending: list[str] = []
-        self._pending_turn = -1
+        self._current: TurnRun | None = None  # the turn streaming now
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
@@ -147,28 +136,21 @@ class PlaygroundService(QObject):
 
     async def _run(self, index: int) -> None:
         turn = self.turns[index]
-        started = time.perf_counter()
-        turn.status = TurnStatus.STREAMING
-        self._pending_turn = index
+        run = TurnRun(
+            turn,
+            lambda chunk: self.text_flushed.emit(index, chunk),
+            lambda: self.turn_updated.emit(index),
+        )
+        self._current = run
         self._timer.start()
         try:
-            await self._stream_waiting_once(index, started)
-            self.session.report_unblocked()  # it went through: a blocked connection is checked again
-        except asyncio.CancelledError:
-            self._flush()
-            turn.status = TurnStatus.STOPPED
-            raise
-        except ApiError as error:
-            self._flush()
-            self._record_error(turn, error)
+            await run.run(self.session.client)
+            if run.error is None:
+                self.session.report_unblocked()  # it went through: a blocked connection is checked again
         finally:
-            self._timer.stop()
-            turn.figures.duration = time.perf_counter() - started
-            usage = turn.response.usage if turn.response is not None else None
-            if usage is not None:
-                turn.figures.input_tokens = usage.input_tokens
-                turn.figures.output_tokens = usage.output_tokens
-                turn.figures.total_tokens = usage.total_tokens
+            if self._current is run:  # a turn sent meanwhile has its own run and timer
+                self._current = None
+                self._timer.stop()
             self.turn_finished.emit(index)
             self.totals_changed.emit()
             if turn.error_kind == ErrorKind.BLOCKED:
@@ -189,80 +171,9 @@ class PlaygroundService(QObject):
         ):  # not dropped by an edit or a new conversation
             self.turn_updated.emit(index)
 
-    async def _stream_waiting_once(self, index: int, started: float) -> None:
-        """Stream the turn; a 429 before any text is waited out once, in view (a countdown; Stop cancels)."""
-        turn = self.turns[index]
-        try:
-            await self._stream(index, started)
-        except RateLimited as error:
-            wait = error.retry_after
-            if wait is None or turn.text:
-                raise
-            turn.status, turn.retry_after = TurnStatus.WAITING, wait
-            turn.retry_at = time.monotonic() + wait
-            self.turn_updated.emit(index)
-            await asyncio.sleep(wait)
-            turn.status, turn.retry_at = TurnStatus.STREAMING, None
-            self.turn_updated.emit(index)
-            await self._stream(index, started)
-
-    async def _stream(self, index: int, started: float) -> None:
-        from app.api.events import OutputItemEvent, TextDelta
-        from app.api.wire import ReasoningItem, WebSearchCall
-
-        turn = self.turns[index]
-        client = self.session.client
-        if client is None:
-            raise ConnectionFailed("No connection: choose a profile first.")
-        stream: ResponseStream = client.responses.stream(turn.request_body)
-        try:
-            async for event in stream:
-                turn.timeline.append(TimelineEntry(event.received_at - started, event.type))
-                if isinstance(event, TextDelta):
-                    if turn.figures.time_to_first_token is None:
-                        turn.figures.time_to_first_token = event.received_at - started
-                    self._pending.append(event.delta)
-                elif (
-                    isinstance(event, OutputItemEvent)
-                    and event.type == "response.output_item.done"
-                    and isinstance(event.item, WebSearchCall | ReasoningItem)
-                ):
-                    self._flush()
-                    turn.items.append(event.item)
-                    self.turn_updated.emit(index)
-        finally:
-            turn.headers = stream.state.headers
-            await stream.aclose()  # whatever ended the loop (Stop, a fault in it), the server hears it now
-        self._flush()
-        final = stream.state.response
-        assert final is not None  # the stream raises when it ends without a final response
-        turn.response = final
-        turn.text = final.output_text or turn.text
-        turn.status = final_status(final)
-        if turn.status == TurnStatus.FAILED:
-            turn.error = (
-                final.error.message if final.error else ""
-            ) or "The response failed (no reason given)."
-            turn.error_kind = ErrorKind.OTHER
-
-    @staticmethod
-    def _record_error(turn: Turn, error: ApiError) -> None:
-        failure = failure_of(error)
-        turn.error, turn.error_kind = failure.message, failure.kind
-        turn.source_ip, turn.retry_after = failure.source_ip, failure.retry_after
-        if failure.headers:
-            turn.headers = dict(failure.headers)
-        # A stream that broke after text arrived keeps it, marked incomplete.
-        turn.status = TurnStatus.INCOMPLETE if turn.text else TurnStatus.FAILED
-
     def _flush(self) -> None:
-        if not self._pending:
-            return
-        chunk = "".join(self._pending)
-        self._pending.clear()
-        turn = self.turns[self._pending_turn]
-        turn.text += chunk
-        self.text_flushed.emit(self._pending_turn, chunk)
+        if self._current is not None:
+            self._current.flush()
 
     # -- reading a turn ---------------------------------------------------------------------------
 

@@ -25,6 +25,8 @@ from app.api.errors import (
 )
 from app.jsonschema_check import schema_problem
 
+from .reasoning import is_reasoning_model
+
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
     from app.api.wire import OutputItem, Response
 
@@ -129,6 +131,7 @@ class RequestOptions:
     schema: dict[str, Any] | None = None  # a JSON schema for structured outputs
     schema_name: str = "answer"
     chain_on_server: bool = True
+    reasoning_effort: str | None = None  # sent to reasoning models only
 
 
 @dataclass(frozen=True)
@@ -160,13 +163,24 @@ def history_messages(turns: Sequence[Turn]) -> list[dict[str, Any]]:
 
 
 def _chain_note(previous: Turn) -> str:
-    how = {
-        TurnStatus.STOPPED: "it was stopped before it finished",
-        TurnStatus.FAILED: "it failed",
-    }.get(previous.status, "the server sent none")
+    if previous.status == TurnStatus.STOPPED:
+        return (
+            "Not chained: the previous answer was stopped before it finished, so the server has no response "
+            "to chain on. The whole history, with the partial answer, was sent instead."
+        )
+    how = "it failed" if previous.status == TurnStatus.FAILED else "the server sent none"
     return (
         f"Not chained: the previous answer has no response id ({how}), so the whole history was sent instead."
     )
+
+
+def _left_out_note(earlier: Sequence[Turn]) -> str:
+    """A message stopped before any answer is not part of the conversation: say so on the next turn, which
+    would otherwise chain on the answer before it as if the stopped message had never been sent."""
+    last = earlier[-1] if earlier else None
+    if last is None or last.status != TurnStatus.STOPPED or last.in_history:
+        return ""
+    return "The previous message was stopped before any answer, so it is left out of the conversation."
 
 
 def build_request(
@@ -176,13 +190,15 @@ def build_request(
     else the whole history, saying why when chaining was asked for."""
     body: dict[str, Any] = {"model": options.model}
     previous = next((turn for turn in reversed(earlier) if turn.in_history), None)
-    note = ""
+    note = _left_out_note(earlier) if options.chain_on_server else ""
     if options.chain_on_server and previous is not None and previous.response_id:
         body["previous_response_id"] = previous.response_id
         body["input"] = [user_message(prompt, attachments)] if attachments else prompt
+        if note:
+            note += " This turn chains on the answer before it."
     else:
         if options.chain_on_server and previous is not None:
-            note = _chain_note(previous)
+            note = " ".join(filter(None, (note, _chain_note(previous))))
         history = history_messages(earlier)
         body["input"] = [*history, user_message(prompt, attachments)] if history or attachments else prompt
     if options.instructions.strip():
@@ -191,6 +207,8 @@ def build_request(
         value = getattr(options, name)
         if value is not None:
             body[name] = value
+    if options.reasoning_effort and is_reasoning_model(options.model):
+        body["reasoning"] = {"effort": options.reasoning_effort}
     if options.web_search:
         body["tools"] = [{"type": "web_search_preview"}]
     if options.schema is not None:

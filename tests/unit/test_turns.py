@@ -15,6 +15,7 @@ from app.api.errors import (
     Unauthorized,
 )
 from app.api.wire import parse_response
+from app.services.reasoning import is_reasoning_model
 from app.services.turns import (
     Attachment,
     ErrorKind,
@@ -134,3 +135,44 @@ def test_check_schema() -> None:
     assert "Not valid JSON" in check_schema("{oops").message
     assert "must be a JSON object" in check_schema("[]").message
     assert "Not a valid JSON Schema" in check_schema('{"type": "objekt"}').message
+
+
+@pytest.mark.parametrize(
+    ("model", "reasons"),
+    [
+        ("service-think", True),
+        ("service-think-mini", True),
+        ("acme-think", True),
+        ("Service-Think-2", True),
+        ("service-pro", False),
+        ("service-ultra", False),
+        ("rethinker", False),
+    ],
+)
+def test_which_models_reason(model: str, reasons: bool) -> None:
+    assert is_reasoning_model(model) is reasons
+
+
+def test_reasoning_effort_is_sent_to_reasoning_models_only() -> None:
+    think = build_request([], "Why?", [], RequestOptions("service-think", reasoning_effort="low")).body
+    assert think["reasoning"] == {"effort": "low"}
+    assert "reasoning" not in build_request([], "Why?", [], RequestOptions("service-think")).body
+    pro = build_request([], "Why?", [], RequestOptions("service-pro", reasoning_effort="low")).body
+    assert "reasoning" not in pro
+
+
+def test_a_message_stopped_before_any_answer_is_said_to_be_left_out() -> None:
+    stopped = Turn("Never answered", [], "m", True, status=TurnStatus.STOPPED)
+    plan = build_request([answered("Hi", "Hello"), stopped], "Next", [], RequestOptions("m"))
+    assert plan.body["previous_response_id"] == "resp_1"
+    assert "stopped before any answer" in plan.chain_note and "chains on the answer before" in plan.chain_note
+    alone = build_request([stopped], "Next", [], RequestOptions("m"))
+    assert alone.body["input"] == "Next" and "left out" in alone.chain_note
+    assert build_request([stopped], "Next", [], RequestOptions("m", chain_on_server=False)).chain_note == ""
+
+
+def test_a_stopped_answer_says_the_history_goes_with_its_partial_text() -> None:
+    partial = answered("Hi", "Hel", None, TurnStatus.STOPPED)
+    plan = build_request([partial], "Next", [], RequestOptions("m"))
+    assert "was stopped before it finished" in plan.chain_note and "partial answer" in plan.chain_note
+    assert plan.body["input"][1] == {"role": "assistant", "content": "Hel"}

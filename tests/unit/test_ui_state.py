@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from app.services.ui_state import UiState
+from app.services.ui_state import PlaygroundState, UiState
 
 
 def settings(path: Path) -> QSettings:
@@ -39,3 +40,25 @@ def test_damaged_values_fall_back(tmp_path: Path) -> None:
     assert state.tab == 0 and state.playground == {}
     raw.setValue("ui/playground", "[1, 2]")
     assert state.playground == {}
+
+
+def test_playground_options_round_trip_and_damaged_ones_are_defaults() -> None:
+    state = PlaygroundState(
+        "service-think", True, False, "Be brief", 0.3, 0.9, 640, "low", True, '{"type": "object"}'
+    )
+    assert PlaygroundState.from_saved(json.loads(json.dumps(state.to_saved()))) == state
+    assert PlaygroundState.from_saved({}) == PlaygroundState()
+    damaged = {
+        "model": 3,
+        "web_search": "yes",
+        "chain": None,
+        "temperature": float("nan"),
+        "top_p": True,
+        "max_output_tokens": 15,
+        "reasoning_effort": ["high"],
+        "structured": "true",
+        "schema": "x" * 200_000,
+    }
+    assert PlaygroundState.from_saved(damaged) == PlaygroundState()
+    assert PlaygroundState.from_saved({"temperature": 2.5, "max_output_tokens": 64.0}).temperature is None
+    assert PlaygroundState.from_saved({"max_output_tokens": 64.0}).max_output_tokens == 64

@@ -1,4 +1,5 @@
-"""The Playground's sidebar: saved conversations with search; open, rename in place, export, delete."""
+"""The Playground's sidebar: saved conversations with search; open, rename in place, compare on another
+model, export, delete."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from app.services.conversations import ConversationsService
 class ConversationSidebar(QWidget):
     open_requested = Signal(str)  # a conversation id
     new_requested = Signal()
+    compare_requested = Signal(str)  # re-run this conversation on another model
 
     def __init__(self, service: ConversationsService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -45,10 +47,18 @@ class ConversationSidebar(QWidget):
             QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
         )
         self.list.setUniformItemSizes(True)  # one row height: no per-row size queries in long lists
-        # A long title is cut with "…" (F2 shows it whole) rather than scrolling the narrow list sideways.
+        # Titles are cut in the middle to the sidebar's width (no sideways scrolling): "My name…vice-think"
+        # and "My name…ighthouse" stay apart in a narrow sidebar; the tooltip has the whole title.
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.setToolTip("Click to open; F2 renames; right-click for more")
+
+        # Under the list it acts on; the Playground's top row has no room for it in an 800 px window.
+        self.compare_button = QPushButton("Compare…", objectName="compare")
+        self.compare_button.setToolTip(
+            "Re-run the selected conversation on another model, answers side by side (Ctrl+Shift+M)"
+        )
 
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
@@ -57,9 +67,12 @@ class ConversationSidebar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.compare_button)
 
         self.search.textChanged.connect(self.refresh)
         self.new_button.clicked.connect(self.new_requested)
+        self.compare_button.clicked.connect(self._compare_selected)
+        self.list.selectionModel().selectionChanged.connect(self._enable_compare)
         self.list.activated.connect(self._open)
         self.list.clicked.connect(self._open)
         self.list.customContextMenuRequested.connect(self._menu)
@@ -74,6 +87,16 @@ class ConversationSidebar(QWidget):
     def refresh(self) -> None:
         self.model.set_summaries(self.service.summaries(self.search.text()))
         self.mark_current(self.current_id)
+        self._enable_compare()  # a model reset clears the selection without a signal
+
+    def _enable_compare(self) -> None:
+        self.compare_button.setEnabled(self.list.selectionModel().hasSelection())
+
+    def _compare_selected(self) -> None:
+        """The conversation selected in the list (the open one is selected)."""
+        selected = self.list.selectionModel().selectedIndexes()
+        if selected:
+            self.compare_requested.emit(self._id_at(selected[0]) or "")
 
     def mark_current(self, conversation_id: str | None) -> None:
         """Select the open conversation in the list, without opening it again."""
@@ -96,19 +119,25 @@ class ConversationSidebar(QWidget):
             self.open_requested.emit(conversation_id)
 
     def _menu(self, position: QPoint) -> None:
-        index = self.list.indexAt(position)
+        menu = self.menu_for(self.list.indexAt(position))
+        if menu is not None:
+            menu.popup(self.list.viewport().mapToGlobal(position))
+
+    def menu_for(self, index: QModelIndex) -> QMenu | None:
+        """The right-click menu of a row."""
         conversation_id = self._id_at(index)
         if conversation_id is None:
-            return
+            return None
         menu = QMenu(self)
         menu.addAction("Open", lambda: self._open(index))
         menu.addAction("Rename", lambda: self.list.edit(index))
+        menu.addAction("Compare on another model…", lambda: self.compare_requested.emit(conversation_id))
         menu.addSeparator()
         menu.addAction("Export as Markdown…", lambda: self.export(conversation_id, "md"))
         menu.addAction("Export as JSON…", lambda: self.export(conversation_id, "json"))
         menu.addSeparator()
         menu.addAction("Delete…", lambda: self.confirm_delete(conversation_id))
-        menu.popup(self.list.viewport().mapToGlobal(position))
+        return menu
 
     def export(self, conversation_id: str, kind: str) -> None:
         conversation = self.service.load(conversation_id)

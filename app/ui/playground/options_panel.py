@@ -1,4 +1,5 @@
-"""The request's options under the conversation: instructions, sampling parameters, structured output."""
+"""The request's options under the conversation: instructions, sampling parameters, reasoning effort (for
+reasoning models only), structured output."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import json
 
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -17,7 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.services.reasoning import REASONING_EFFORTS, is_reasoning_model
 from app.services.turns import SchemaCheck, check_schema
+from app.services.ui_state import PlaygroundState
 
 EXAMPLE_SCHEMA = json.dumps(
     {
@@ -55,6 +60,27 @@ class OptionsPanel(QWidget):
         self.params.hide()
         self.params_toggle.toggled.connect(self._toggle_params)
 
+        # Beside the toggle, not folded under it: for a think model the effort is the parameter that matters.
+        self.reasoning_model = False
+        self.reasoning_label = QLabel("Reasoning effort")
+        self.reasoning_effort = QComboBox(objectName="reasoning_effort")
+        self.reasoning_effort.addItem("default", None)
+        for effort in REASONING_EFFORTS:
+            self.reasoning_effort.addItem(effort, effort)
+        self.reasoning_effort.setToolTip(
+            "How long the model reasons before it answers (sent as reasoning.effort). "
+            "default: not sent, the service decides."
+        )
+        self.reasoning_label.setBuddy(self.reasoning_effort)
+        toggles = QHBoxLayout()
+        toggles.setContentsMargins(0, 0, 0, 0)
+        toggles.addWidget(self.params_toggle)
+        toggles.addSpacing(12)
+        toggles.addWidget(self.reasoning_label)
+        toggles.addWidget(self.reasoning_effort)
+        toggles.addStretch(1)
+        self.set_model("")
+
         self.structured = QCheckBox("Structured output (JSON schema)", objectName="structured")
         self.schema_edit = QPlainTextEdit(EXAMPLE_SCHEMA, objectName="schema")
         self.schema_edit.setMaximumHeight(140)
@@ -66,15 +92,21 @@ class OptionsPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.instructions)
+        layout.addLayout(toggles)
         for widget in (
-            self.instructions,
-            self.params_toggle,
             self.params,
             self.structured,
             self.schema_edit,
             self.schema_status,
         ):
             layout.addWidget(widget)
+
+    def set_model(self, model: str) -> None:
+        """The effort is offered for reasoning models only; the choice is kept for the next one."""
+        self.reasoning_model = is_reasoning_model(model)
+        self.reasoning_label.setVisible(self.reasoning_model)
+        self.reasoning_effort.setVisible(self.reasoning_model)
 
     def _toggle_params(self, shown: bool) -> None:
         self.params.setVisible(shown)
@@ -102,3 +134,36 @@ class OptionsPanel(QWidget):
 
     def max_tokens_value(self) -> int | None:
         return None if self.max_tokens.value() < 16 else self.max_tokens.value()
+
+    def reasoning_effort_value(self) -> str | None:
+        """The effort to send: None for the default, and always for a model that does not reason."""
+        return self.reasoning_effort.currentData() if self.reasoning_model else None
+
+    # -- kept between launches ------------------------------------------------------------------------
+
+    def save_into(self, state: PlaygroundState) -> None:
+        """The options as the next launch restores them (the effort chosen even while a model that does
+        not reason hides it)."""
+        state.instructions = self.instructions.text()
+        state.temperature = self.temperature_value()
+        state.top_p = self.top_p_value()
+        state.max_output_tokens = self.max_tokens_value()
+        state.reasoning_effort = self.reasoning_effort.currentData()
+        state.structured = self.structured.isChecked()
+        schema = self.schema_edit.toPlainText()
+        state.schema = "" if schema == EXAMPLE_SCHEMA else schema
+
+    def restore(self, state: PlaygroundState) -> None:
+        self.instructions.setText(state.instructions)
+        # Each control's minimum reads "default".
+        for spin, value in ((self.temperature, state.temperature), (self.top_p, state.top_p)):
+            spin.setValue(spin.minimum() if value is None else value)
+        tokens = state.max_output_tokens
+        self.max_tokens.setValue(self.max_tokens.minimum() if tokens is None else tokens)
+        effort = self.reasoning_effort.findData(state.reasoning_effort) if state.reasoning_effort else 0
+        self.reasoning_effort.setCurrentIndex(max(0, effort))
+        self.schema_edit.setPlainText(state.schema or EXAMPLE_SCHEMA)
+        self.structured.setChecked(state.structured)
+        # A parameter that is set is shown: folded away, it would change answers unseen.
+        if any(value is not None for value in (state.temperature, state.top_p, state.max_output_tokens)):
+            self.params_toggle.setChecked(True)

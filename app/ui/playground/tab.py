@@ -21,13 +21,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.services.compare_service import CompareService
 from app.services.conversations import ConversationKeeper, ConversationsService
 from app.services.playground import Attachment, PlaygroundService, RequestOptions
 from app.services.session import ConsoleSession
 from app.services.snippets import all_snippets
 from app.services.turns import SchemaCheck
+from app.services.ui_state import PlaygroundState
 
 from .attachments import AttachmentBar
+from .compare import CompareDialog, show_compare
 from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
 from .find_bar import FindBar, Match, show_match
@@ -69,6 +72,7 @@ class PlaygroundTab(QWidget):
         self.service = PlaygroundService(session, self)
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
+        self.compare = CompareService(session, self.keeper, self)
         self.setAcceptDrops(True)
         self._build()
         self.views = TurnViews(lambda: self.service.turns, self._build_view, self.transcript)
@@ -108,6 +112,7 @@ class PlaygroundTab(QWidget):
 
         self.options_panel = OptionsPanel()
         panel = self.options_panel
+        self.model.currentTextChanged.connect(panel.set_model)
         self.structured, self.schema_edit, self.schema_status = (
             panel.structured,
             panel.schema_edit,
@@ -143,6 +148,7 @@ class PlaygroundTab(QWidget):
         self.sidebar = ConversationSidebar(self.conversations)
         self.sidebar.open_requested.connect(self.keeper.open)
         self.sidebar.new_requested.connect(self.keeper.new)
+        self.sidebar.compare_requested.connect(self.open_compare)
         self.keeper.opened.connect(lambda conversation_id: self.sidebar.mark_current(conversation_id or None))
         main = QWidget()
         splitter = QSplitter(objectName="playground_splitter")
@@ -163,19 +169,20 @@ class PlaygroundTab(QWidget):
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_bar.open_bar)
+        QShortcut(QKeySequence("Ctrl+Shift+M"), self, lambda: self.open_compare())
 
     def saved_options(self) -> dict[str, Any]:
-        """What the next launch restores: the model and the switches."""
-        return {
-            "model": self.model.currentText(),
-            "web_search": self.web_search.isChecked(),
-            "chain": self.chain.isChecked(),
-        }
+        """What the next launch restores: the model, the switches and the options panel."""
+        state = PlaygroundState(self.model.currentText(), self.web_search.isChecked(), self.chain.isChecked())
+        self.options_panel.save_into(state)
+        return state.to_saved()
 
     def restore_options(self, saved: dict[str, Any]) -> None:
-        self.preferred_model = str(saved.get("model") or "")
-        self.web_search.setChecked(bool(saved.get("web_search", False)))
-        self.chain.setChecked(bool(saved.get("chain", True)))
+        state = PlaygroundState.from_saved(saved)  # a damaged value is the control's default
+        self.preferred_model = state.model
+        self.web_search.setChecked(state.web_search)
+        self.chain.setChecked(state.chain)
+        self.options_panel.restore(state)
 
     def reload_models(self) -> None:
         profile = self.session.profile
@@ -247,6 +254,7 @@ class PlaygroundTab(QWidget):
             web_search=self.web_search.isChecked(),
             schema=schema,
             chain_on_server=self.chain.isChecked(),
+            reasoning_effort=self.options_panel.reasoning_effort_value(),
         )
 
     def send(self) -> None:
@@ -337,3 +345,8 @@ class PlaygroundTab(QWidget):
 
     def show_code(self) -> None:
         TextTabsDialog("Get code", self.code_snippets(), self).show()
+
+    def open_compare(self, conversation_id: str = "") -> CompareDialog | None:
+        """Compare a saved conversation (the open one by default) on another model."""
+        models = [self.model.itemText(row) for row in range(self.model.count())]
+        return show_compare(self, self.compare, conversation_id or None, models, self.keeper.open)

@@ -1,0 +1,128 @@
+"""The options under the conversation: the reasoning effort a think model is sent, and every option coming
+back as it was left on the next launch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from app.bootstrap import Paths, make_settings
+from app.ui.playground.dialogs import TextTabsDialog
+from tests.gui.test_playground import click_box, send, wait_done
+from tests.gui.test_playground_conversations import close_console, open_console
+
+
+def choose(qtbot, combo, text: str) -> None:
+    """Pick an entry as a person does from the keyboard: focus the box, arrow up or down to it."""
+    target = combo.findText(text)
+    assert target >= 0, f"{text} is not offered"
+    combo.setFocus()
+    while combo.currentIndex() != target:
+        qtbot.keyClick(combo, Qt.Key.Key_Down if combo.currentIndex() < target else Qt.Key.Key_Up)
+
+
+def test_reasoning_effort_is_offered_for_think_models_and_sent(qtbot, console) -> None:
+    tab = console.playground
+    panel = tab.options_panel
+    qtbot.waitUntil(lambda: tab.model.count() > 0)
+    choose(qtbot, tab.model, "service-pro")
+    assert not panel.reasoning_effort.isVisibleTo(tab)
+    choose(qtbot, tab.model, "service-think")
+    assert panel.reasoning_effort.isVisibleTo(tab) and panel.reasoning_effort.currentText() == "default"
+    choose(qtbot, panel.reasoning_effort, "high")
+    send(qtbot, tab, "Why is the sky blue?")
+    wait_done(qtbot, tab)
+    turn = tab.service.turns[0]
+    assert turn.status == "completed", turn.error
+    assert turn.request_body["reasoning"] == {"effort": "high"}
+    assert turn.response is not None and turn.response.reasoning is not None
+    assert turn.response.reasoning.effort == "high"  # the sandbox repeats what it was asked
+
+    choose(
+        qtbot, tab.model, "service-pro"
+    )  # the choice stays, but a model that does not reason is not sent it
+    assert not panel.reasoning_effort.isVisibleTo(tab)
+    send(qtbot, tab, "And the sunset?")
+    wait_done(qtbot, tab, 2)
+    assert "reasoning" not in tab.service.turns[1].request_body
+
+    choose(qtbot, tab.model, "service-think-mini")
+    assert panel.reasoning_effort.currentText() == "high"
+    choose(qtbot, panel.reasoning_effort, "default")
+    send(qtbot, tab, "Briefly?")
+    wait_done(qtbot, tab, 3)
+    assert "reasoning" not in tab.service.turns[2].request_body  # default: not sent, the service decides
+    tab.inspect(0)  # what was sent, as the inspector shows it
+    assert '"effort": "high"' in tab.findChild(TextTabsDialog).page_text("Request")
+
+
+def type_into(qtbot, spin, text: str) -> None:
+    spin.setFocus()
+    qtbot.keyClick(spin, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(spin, text)
+    qtbot.keyClick(spin, Qt.Key.Key_Tab)
+
+
+def test_every_option_comes_back_on_the_next_launch(qloop, qtbot, tmp_path: Path) -> None:
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    panel = tab.options_panel
+    qtbot.waitUntil(lambda: tab.model.count() > 0)
+    choose(qtbot, tab.model, "service-think-mini")
+    qtbot.keyClicks(panel.instructions, "Answer like a sailor")
+    qtbot.mouseClick(panel.params_toggle, Qt.MouseButton.LeftButton)
+    type_into(qtbot, panel.temperature, "0.3")
+    type_into(qtbot, panel.top_p, "0.9")
+    type_into(qtbot, panel.max_tokens, "640")
+    choose(qtbot, panel.reasoning_effort, "low")
+    click_box(qtbot, panel.structured)
+    panel.schema_edit.setFocus()
+    qtbot.keyClick(panel.schema_edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(panel.schema_edit, '{"type": "object", "required": ["port"]}')
+    sent = tab.options()
+    window.close()  # as a person quits: the window saves what it looked like
+    close_console(qtbot, window)
+
+    again = open_console(qtbot, tmp_path)
+    tab = again.playground
+    panel = tab.options_panel
+    qtbot.waitUntil(lambda: tab.model.currentText() == "service-think-mini")
+    assert panel.instructions.text() == "Answer like a sailor"
+    assert (panel.temperature.text(), panel.top_p.text(), panel.max_tokens.text()) == ("0.30", "0.90", "640")
+    assert panel.params.isVisibleTo(tab)  # set parameters are shown, not folded away
+    assert panel.reasoning_effort.isVisibleTo(tab) and panel.reasoning_effort.currentText() == "low"
+    assert panel.structured.isChecked() and panel.schema_edit.isVisibleTo(tab)
+    assert panel.schema_edit.toPlainText() == '{"type": "object", "required": ["port"]}'
+    assert tab.options() == sent  # the next request is the one the person left
+    close_console(qtbot, again)
+
+
+def test_damaged_saved_options_fall_back_to_the_defaults(qloop, qtbot, tmp_path: Path) -> None:
+    raw = make_settings(Paths.under(tmp_path))  # the file the console reads
+    raw.setValue(
+        "ui/playground",
+        json.dumps(
+            {
+                "model": ["service-pro"],
+                "chain": "no",
+                "temperature": "hot",
+                "top_p": 7,
+                "max_output_tokens": 12.5,
+                "reasoning_effort": "extreme",
+                "structured": 1,
+                "schema": None,
+                "instructions": {"text": "x"},
+            }
+        ),
+    )
+    raw.sync()
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    panel = tab.options_panel
+    assert tab.chain.isChecked() and not tab.web_search.isChecked()
+    assert (panel.temperature.text(), panel.top_p.text(), panel.max_tokens.text()) == ("default",) * 3
+    assert panel.reasoning_effort.currentText() == "default" and not panel.structured.isChecked()
+    assert panel.instructions.text() == "" and '"confidence"' in panel.schema_edit.toPlainText()
+    close_console(qtbot, window)
