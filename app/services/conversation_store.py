@@ -146,10 +146,18 @@ class ConversationStore:
             db.execute("INSERT INTO search VALUES (?, ?, ?)", (conversation_id, TITLE_POSITION, title))
         return conversation_id
 
-    def save_turn(self, conversation_id: str, position: int, turn: StoredTurn) -> None:
-        """Insert or replace the turn at `position` (a turn is saved again when it finishes)."""
+    def save_turn(self, conversation_id: str, position: int, turn: StoredTurn, newest: bool = False) -> None:
+        """Insert or replace the turn at `position` (a turn is saved again when it finishes). `newest`: it is
+        the conversation's last turn now, and turns saved after it (an earlier message was edited and sent
+        again from there) are deleted."""
         created = turn.created_at or time.time()
         with self._transaction() as db:
+            if newest:
+                for table in ("turns", "search"):
+                    db.execute(
+                        f"DELETE FROM {table} WHERE conversation_id = ? AND position > ?",
+                        (conversation_id, position),
+                    )
             db.execute(
                 "INSERT OR REPLACE INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (

@@ -67,9 +67,9 @@ class ConversationsService(QObject):
         self.changed.emit()
         return conversation_id
 
-    def save_turn(self, conversation_id: str, position: int, turn: StoredTurn) -> None:
+    def save_turn(self, conversation_id: str, position: int, turn: StoredTurn, newest: bool = False) -> None:
         try:
-            self.store.save_turn(conversation_id, position, turn)
+            self.store.save_turn(conversation_id, position, turn, newest)
         except sqlite3.Error as error:
             self.bus.error(f"The turn could not be saved: {error}.")
             return
@@ -194,7 +194,8 @@ class ConversationKeeper(QObject):
             if self.current_id is None:
                 return
             self.opened.emit(self.current_id)
-        self.conversations.save_turn(self.current_id, index, stored_turn(turn))
+        newest = index == len(self.playground.turns) - 1
+        self.conversations.save_turn(self.current_id, index, stored_turn(turn), newest)
 
     def new(self) -> None:
         self.current_id = None

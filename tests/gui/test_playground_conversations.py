@@ -131,3 +131,42 @@ def test_the_open_conversation_is_shown_again_after_a_restart(qloop, qtbot, tmp_
     assert "fjord" in shown.views[-1].answer.toPlainText()
     assert shown.sidebar.list.currentIndex().isValid()  # the sidebar marks it as the one open
     close_console(qtbot, again)
+
+
+def test_reopening_a_conversation_goes_on_with_its_model(qloop, qtbot, tmp_path: Path) -> None:
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    tab.model.setCurrentText("service-think")
+    send(qtbot, tab, "Think about bridges")
+    wait_done(qtbot, tab)
+    qtbot.mouseClick(tab.sidebar.new_button, Qt.MouseButton.LeftButton)
+    tab.model.setCurrentText("service-pro")
+    send(qtbot, tab, "Plain talk")
+    wait_done(qtbot, tab)
+    qtbot.waitUntil(lambda: len(tab.sidebar.model.summaries) == 2)
+    row = [s.title for s in tab.sidebar.model.summaries].index("Think about bridges")
+    click_row(qtbot, tab.sidebar, row)
+    qtbot.waitUntil(lambda: tab.model.currentText() == "service-think")
+    close_console(qtbot, window)
+
+
+def test_editing_an_earlier_message_drops_the_turns_after_it_from_the_file(
+    qloop, qtbot, tmp_path: Path, monkeypatch
+) -> None:
+    from PySide6.QtWidgets import QInputDialog
+
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    for number, prompt in enumerate(("One", "Two", "Three"), 1):
+        send(qtbot, tab, prompt)
+        wait_done(qtbot, tab, number)
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *args, **kwargs: ("Two, again", True))
+    qtbot.mouseClick(tab.views[1].edit_button, Qt.MouseButton.LeftButton)
+    wait_done(qtbot, tab, 2)
+    qtbot.waitUntil(lambda: tab.service.turns[-1].status == "completed")
+    saved = tab.conversations.load(tab.keeper.current_id)
+    assert [turn.prompt for turn in saved.turns] == ["One", "Two, again"]
+    assert tab.sidebar.model.summaries[0].turn_count == 2
+    tab.sidebar.search.setText("Three")  # and search no longer finds what was dropped
+    qtbot.waitUntil(lambda: tab.sidebar.model.summaries == [])
+    close_console(qtbot, window)

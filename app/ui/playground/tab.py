@@ -149,7 +149,7 @@ class PlaygroundTab(QWidget):
         self.sidebar.open_requested.connect(self.keeper.open)
         self.sidebar.new_requested.connect(self.keeper.new)
         self.sidebar.compare_requested.connect(self.open_compare)
-        self.keeper.opened.connect(lambda conversation_id: self.sidebar.mark_current(conversation_id or None))
+        self.keeper.opened.connect(self._conversation_opened)
         main = QWidget()
         splitter = QSplitter(objectName="playground_splitter")
         splitter.addWidget(self.sidebar)
@@ -183,6 +183,16 @@ class PlaygroundTab(QWidget):
         self.web_search.setChecked(state.web_search)
         self.chain.setChecked(state.chain)
         self.options_panel.restore(state)
+
+    def _conversation_opened(self, conversation_id: str) -> None:
+        self.sidebar.mark_current(conversation_id or None)
+        turns = self.service.turns
+        if not turns:
+            return
+        if self.model.findText(turns[-1].model) >= 0:  # go on with the model it was talking to
+            self.model.setCurrentText(turns[-1].model)
+        else:  # the model list is not in yet (at launch)
+            self.preferred_model = turns[-1].model
 
     def reload_models(self) -> None:
         profile = self.session.profile
