@@ -126,3 +126,37 @@ def test_damaged_saved_options_fall_back_to_the_defaults(qloop, qtbot, tmp_path:
     assert panel.reasoning_effort.currentText() == "default" and not panel.structured.isChecked()
     assert panel.instructions.text() == "" and '"confidence"' in panel.schema_edit.toPlainText()
     close_console(qtbot, window)
+
+
+def wheel(widget, notches: int) -> None:
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    centre = QPointF(widget.width() / 2, widget.height() / 2)
+    event = QWheelEvent(
+        centre,
+        QPointF(widget.mapToGlobal(centre.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, 120 * notches),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_passing_over_a_value_scrolls_the_pane_not_the_value(qtbot, console) -> None:
+    tab = console.playground
+    panel = tab.options_panel
+    qtbot.mouseClick(panel.params_toggle, Qt.MouseButton.LeftButton)
+    tab.message.setFocus()
+    for box in (panel.temperature, panel.top_p, panel.max_tokens):
+        before = box.value()
+        wheel(box, 3)
+        assert box.value() == before, box.objectName()
+    qtbot.mouseClick(panel.temperature, Qt.MouseButton.LeftButton)  # clicked into: the wheel is its own
+    assert panel.temperature.hasFocus()
+    wheel(panel.temperature, 2)
+    assert panel.temperature.value() > panel.temperature.minimum()

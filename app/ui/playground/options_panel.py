@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -35,7 +37,35 @@ EXAMPLE_SCHEMA = json.dumps(
 )
 
 
+# A value changes under the wheel only once the person has clicked into it: the wheel passing over the
+# options pane while scrolling it must scroll the pane, not change the temperature (an ignored wheel event
+# goes on to the pane). Clicking or tabbing in still gives the box the wheel.
+class DecimalBox(QDoubleSpinBox):
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
+class WholeBox(QSpinBox):
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
+class ChoiceBox(QComboBox):
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
 def _spin(spin: QDoubleSpinBox, low: float, high: float, step: float) -> QDoubleSpinBox:
+    spin.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # not WheelFocus: the wheel alone never focuses it
     spin.setRange(low, high)
     spin.setSingleStep(step)
     spin.setValue(low)
@@ -50,9 +80,10 @@ class OptionsPanel(QWidget):
         self.params_toggle = QToolButton(text="Parameters ▸", checkable=True, objectName="params_toggle")
         self.params = QWidget(objectName="params")
         form = QFormLayout(self.params)
-        self.temperature = _spin(QDoubleSpinBox(objectName="temperature"), -0.1, 2.0, 0.1)
-        self.top_p = _spin(QDoubleSpinBox(objectName="top_p"), -0.05, 1.0, 0.05)
-        self.max_tokens = QSpinBox(objectName="max_tokens", minimum=15, maximum=1_000_000, value=15)
+        self.temperature = _spin(DecimalBox(objectName="temperature"), -0.1, 2.0, 0.1)
+        self.top_p = _spin(DecimalBox(objectName="top_p"), -0.05, 1.0, 0.05)
+        self.max_tokens = WholeBox(objectName="max_tokens", minimum=15, maximum=1_000_000, value=15)
+        self.max_tokens.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.max_tokens.setSpecialValueText("default")
         form.addRow("Temperature", self.temperature)
         form.addRow("Top p", self.top_p)
@@ -63,7 +94,8 @@ class OptionsPanel(QWidget):
         # Beside the toggle, not folded under it: for a think model the effort is the parameter that matters.
         self.reasoning_model = False
         self.reasoning_label = QLabel("Reasoning effort")
-        self.reasoning_effort = QComboBox(objectName="reasoning_effort")
+        self.reasoning_effort = ChoiceBox(objectName="reasoning_effort")
+        self.reasoning_effort.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.reasoning_effort.addItem("default", None)
         for effort in REASONING_EFFORTS:
             self.reasoning_effort.addItem(effort, effort)
