@@ -122,6 +122,8 @@ class MainWindow(QMainWindow):
         self._playground.restore_options(self.ui_state.playground)
         if self.ui_state.conversation:  # the conversation open at the last quit, if it is still saved
             self._playground.keeper.open(self.ui_state.conversation)
+        # Kept as it changes, not only at quit: a console ended by the system (logout, kill) reopens it too.
+        self._playground.keeper.opened.connect(self._remember_conversation)
         self._security = SecurityTab(self.session, SecurityServices.create(self.session, self))
         # The scope of the last launch, chosen once the projects load (its first read is still to come).
         self._security.service.restore_scope = self.ui_state.security_scope or None
@@ -348,6 +350,9 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.playground)
         self.playground.retry(index)
         self.session.bus.info(f"{turn.source_ip} is allowed now: the refused request was sent again.")
+
+    def _remember_conversation(self, conversation_id: str) -> None:
+        self.ui_state.conversation = conversation_id
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.ui_state.window_geometry = self.saveGeometry()

@@ -51,6 +51,8 @@ def test_a_conversation_is_saved_and_reopened_after_a_restart(qloop, qtbot, tmp_
     again = open_console(qtbot, tmp_path)
     tab = again.playground
     assert [s.title for s in tab.sidebar.model.summaries] == ["Tell me about tea"]
+    assert len(tab.service.turns) == 2  # open again at launch; reopened from the sidebar too:
+    qtbot.mouseClick(tab.sidebar.new_button, Qt.MouseButton.LeftButton)
     assert tab.service.turns == []
     click_row(qtbot, tab.sidebar, 0)
     qtbot.waitUntil(lambda: len(tab.views) == 2)
@@ -170,3 +172,15 @@ def test_editing_an_earlier_message_drops_the_turns_after_it_from_the_file(
     tab.sidebar.search.setText("Three")  # and search no longer finds what was dropped
     qtbot.waitUntil(lambda: tab.sidebar.model.summaries == [])
     close_console(qtbot, window)
+
+
+def test_the_open_conversation_is_kept_without_a_clean_quit(qloop, qtbot, tmp_path: Path) -> None:
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    send(qtbot, tab, "Remember the lighthouse")
+    wait_done(qtbot, tab)
+    close_console(qtbot, window)  # no window.close(): the console was ended without a quit
+
+    again = open_console(qtbot, tmp_path)
+    assert [turn.prompt for turn in again.playground.service.turns] == ["Remember the lighthouse"]
+    close_console(qtbot, again)

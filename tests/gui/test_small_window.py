@@ -66,7 +66,7 @@ def test_the_security_forms_stay_in_place_as_messages_come_and_go(console, qtbot
             firsts.append(place(buttons[0])[0])
     qtbot.keyClicks(tab.check.input, "203.0.113.7")
     seen.append([place(widget) for widget in fixed])
-    qtbot.keyClicks(form.description, "x" * 200)  # the count says "max": the Add button stays put
+    qtbot.keyClicks(form.description, "x" * 200)  # the count at its limit: the Add button stays put
     seen.append([place(widget) for widget in fixed])
     assert all(now == before for now in seen)
     # The "Use …" buttons start at the same place whatever they say, not spread over the row.

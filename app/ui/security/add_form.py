@@ -21,8 +21,10 @@ class AddForm(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Add an entry", parent)
-        self.cidr = QLineEdit(
-            objectName="cidr", placeholderText="203.0.113.7 or 203.0.113.0/24 or 2001:db8::/48"
+        # A short example fits the field at 800 px; the tooltip has every form.
+        self.cidr = QLineEdit(objectName="cidr", placeholderText="e.g. 203.0.113.0/24")
+        self.cidr.setToolTip(
+            "An address (203.0.113.7), an IPv4 range (203.0.113.0/24) or an IPv6 one (2001:db8::/48)"
         )
         self.cidr.textChanged.connect(self.typed)
         self.description = QLineEdit(objectName="description", placeholderText="What it is for (optional)")
@@ -30,7 +32,7 @@ class AddForm(QGroupBox):
         # The limit is said as you type: a 300-character paste is cut to 200 with the count in view.
         self.description_count = QLabel(f"0/{DESCRIPTION_LIMIT}", objectName="description_count")
         # As wide as its longest text: a count growing digit by digit must not narrow the field typed in.
-        widest = f"{DESCRIPTION_LIMIT}/{DESCRIPTION_LIMIT} max"
+        widest = f"{DESCRIPTION_LIMIT}/{DESCRIPTION_LIMIT}"
         self.description_count.setFixedWidth(
             self.description_count.fontMetrics().horizontalAdvance(widest) + 4
         )
@@ -41,8 +43,8 @@ class AddForm(QGroupBox):
         self.verdict = plain_label("verdict")
         self.suggestions = QHBoxLayout()
         row = QHBoxLayout()
-        row.addWidget(self.cidr, 2)
-        row.addWidget(self.description, 3)
+        row.addWidget(self.cidr, 3)  # the address is what is typed with care: the wider field
+        row.addWidget(self.description, 2)
         row.addWidget(self.description_count)
         row.addWidget(self.add_button)
         layout = QVBoxLayout(self)
@@ -52,8 +54,12 @@ class AddForm(QGroupBox):
 
     def _count(self, text: str) -> None:
         full = len(text) >= DESCRIPTION_LIMIT
-        self.description_count.setText(f"{len(text)}/{DESCRIPTION_LIMIT}" + (" max" if full else ""))
-        self.description_count.setStyleSheet("color: #9a6700;" if full else "")
+        self.description_count.setText(f"{len(text)}/{DESCRIPTION_LIMIT}")
+        self.description_count.setStyleSheet("color: #9a6700; font-weight: bold;" if full else "")
+        self.description_count.setToolTip(
+            f"At most {DESCRIPTION_LIMIT} characters: the service's limit"
+            + (". The limit is reached: what was typed or pasted past it was left out." if full else ".")
+        )
 
     def prefill(self, text: str) -> None:
         self.cidr.setText(text)
