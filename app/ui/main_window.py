@@ -50,7 +50,6 @@ class NoticeBar(QWidget):
         self.setObjectName("notice")
         self.label = QLabel(objectName="notice_text")
         self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.TextFormat.PlainText)  # notices quote servers: never markup
         close = QPushButton("✕", objectName="notice_close")
         close.setFlat(True)
         close.clicked.connect(self.hide)
@@ -62,6 +61,9 @@ class NoticeBar(QWidget):
         self.hide()
 
     def show_text(self, text: str) -> None:
+        # Notices quote servers: never markup. Set here, after the first frame: the Qt namespace's first
+        # use costs ~50 ms (PySide6 builds its enums lazily), and the window's first frame would pay it.
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setText(text)
         self.show()
 
