@@ -68,7 +68,7 @@ async def bare_consumer(creds: dict) -> tuple[float, int]:
 
 def console_run(creds: dict, home: Path) -> dict:
     import qasync
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QCoreApplication, QEvent, QTimer
     from PySide6.QtWidgets import QApplication
 
     from app.asyncloop import install_asyncgen_hooks
@@ -93,6 +93,9 @@ def console_run(creds: dict, home: Path) -> dict:
     def prefill(tokens: int) -> None:
         tab.service.new_conversation()
         app.processEvents()
+        # The last case's views go now, not during the next stream (deleteLater waits for the loop): the
+        # 1k case, measured after the 300k one, paid for deleting it.
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         words_per_turn = 2_000
         for _ in range(max(1, tokens // words_per_turn)):
             text = " ".join(["word"] * min(tokens, words_per_turn))
