@@ -1,29 +1,19 @@
-"""The main window: profile switcher, connection indicator, Playground and Security tabs, notices."""
+"""The main window: the connection toolbar, the menus, the Playground and Security tabs, notices."""
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 
 # Nothing here touches the `Qt` namespace before the first frame: its first use costs ~50 ms (PySide6 builds
 # the enum types lazily), and the tabs, built just after the frame, pay it instead.
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QMainWindow,
-    QPushButton,
-    QTabWidget,
-    QToolBar,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
-from app.services.session import ConnectionState, ConsoleSession
+from app.services.session import ConsoleSession
+
+from .menus import Menus
+from .toolbar import ConnectionBar
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent
@@ -37,9 +27,6 @@ if TYPE_CHECKING:  # built after the window's first frame (ensure_tabs): their i
     from .settings.profiles_dialog import ProfilesDialog
 
 TAB_LABELS = ("&Playground", "&Security")
-
-
-STATE_COLOURS = {ConnectionState.OK: "#1a7f37", ConnectionState.CHECKING: "#9a6700"}
 
 
 class NoticeBar(QWidget):
@@ -80,10 +67,13 @@ class MainWindow(QMainWindow):
         geometry = self.ui_state.window_geometry
         if geometry is not None:
             self.restoreGeometry(geometry)
-        self._build_toolbar()
+        self.connection_bar = bar = ConnectionBar(session)
+        self.addToolBar(bar)
+        # The toolbar's controls, as the window's own: what a person (and a test) finds at the top.
+        self.profile_box, self.indicator = bar.profile_box, bar.indicator
+        self.simulated_ip, self.simulated_label = bar.simulated_ip, bar.simulated_label
         self.notice = NoticeBar()
         self.tabs = QTabWidget(objectName="tabs")
-        self._pending_shortcuts: list[tuple[QAction, QKeySequence | QKeySequence.StandardKey]] = []
         self._playground: PlaygroundTab | None = None
         self._security: SecurityTab | None = None
         self.allow_flow: AllowAfterRefusal | None = None
@@ -95,12 +85,12 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.notice)
         layout.addWidget(self.tabs)
         self.setCentralWidget(central)
-        self._build_menus()
+        self.menus = Menus(self, session, self.tabs, self.open_settings)
         session.bus.posted.connect(self.show_message)
         session.connection_changed.connect(self.show_connection)
-        session.client_changed.connect(self._sync_profile_controls)
-        session.profiles.changed.connect(self._fill_profiles)
-        self._fill_profiles()
+        session.client_changed.connect(bar.sync_profile_controls)
+        session.profiles.changed.connect(bar.fill_profiles)
+        bar.fill_profiles()
         self.statusBar().showMessage("Starting…")
         # Which engine answers in the sandbox (and a local model's loading), beside the passing messages.
         self.engine_label = QLabel(objectName="engine_label")
@@ -111,9 +101,7 @@ class MainWindow(QMainWindow):
         """Build the Playground and Security tabs (once). The app calls this right after the first frame."""
         if self._playground is not None:
             return
-        for action, shortcut in self._pending_shortcuts:
-            action.setShortcut(shortcut)
-        self._pending_shortcuts.clear()
+        self.menus.apply_shortcuts()
         from app.services.security import SecurityServices
 
         from .playground.tab import PlaygroundTab
@@ -167,149 +155,14 @@ class MainWindow(QMainWindow):
         assert self._security is not None
         return self._security
 
-    def _build_toolbar(self) -> None:
-        bar = QToolBar("Connection", objectName="connection_bar")
-        bar.setMovable(False)
-        self.profile_box = QComboBox(objectName="profile_box")
-        self.profile_box.setMinimumWidth(200)
-        self.profile_box.activated.connect(self._profile_chosen)
-        self.indicator = QLabel("● Starting", objectName="indicator")
-        # Plain text by construction: the indicator only ever shows the fixed state names below.
-        check = QPushButton("Check", objectName="check_connection")
-        check.clicked.connect(
-            lambda: self.session.tasks.start("session.check", self.session.check_connection())
-        )
-        self.simulated_ip = QLineEdit(objectName="simulated_ip", placeholderText="simulated source IP")
-        self.simulated_ip.setToolTip(
-            "Local sandbox only: requests appear to come from this address "
-            "(sent as X-Forwarded-For, which the embedded sandbox trusts)."
-        )
-        self.simulated_ip.setMaximumWidth(220)
-        self.simulated_ip.editingFinished.connect(self._play_ip)
-        self.simulated_label = QLabel(" Play IP: ")
-        for widget in (
-            QLabel(" Profile: "),
-            self.profile_box,
-            QLabel("  "),
-            self.indicator,
-            check,
-            self.simulated_label,
-            self.simulated_ip,
-        ):
-            bar.addWidget(widget)
-        self.addToolBar(bar)
-
-    def _action(self, text: str, shortcut: QKeySequence | QKeySequence.StandardKey) -> QAction:
-        """A menu action whose shortcut is set after the first frame (ensure_tabs): the first setShortcut
-        makes PySide6 build every Qt enum type, about 60-80 ms."""
-        action = QAction(text, self)
-        self._pending_shortcuts.append((action, shortcut))
-        return action
-
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        settings = self._action("&Profiles…", QKeySequence("Ctrl+,"))
-        settings.triggered.connect(self.open_settings)
-        quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addActions([settings, quit_action])
-        view = self.menuBar().addMenu("&View")
-        for number, name in ((1, "Playground"), (2, "Security")):
-            action = self._action(name, QKeySequence(f"Ctrl+{number}"))
-            action.triggered.connect(lambda _=False, i=number - 1: self.tabs.setCurrentIndex(i))
-            view.addAction(action)
-        refresh = self._action("Check connection", QKeySequence("F5"))
-        refresh.triggered.connect(
-            lambda: self.session.tasks.start("session.check", self.session.check_connection())
-        )
-        view.addAction(refresh)
-        help_menu = self.menuBar().addMenu("&Help")
-        logs = QAction("Open log folder", self)
-        logs.triggered.connect(self._open_logs)
-        about = QAction("About", self)
-        about.triggered.connect(self._about)
-        help_menu.addActions([logs, about])
-
-    def _play_ip(self) -> None:
-        """Only an address plays: `999.1.1.1` would reach the service as "unknown" (and be offered as such)."""
-        import ipaddress
-
-        text = self.simulated_ip.text().strip()
-        try:
-            address = str(ipaddress.ip_address(text)) if text else ""
-        except ValueError:
-            self.simulated_ip.setStyleSheet("color: #cf222e;")
-            self.session.bus.warning(
-                f"“{text[:60]}” is not an IPv4 or IPv6 address: the simulated IP is unchanged."
-            )
-            return
-        self.simulated_ip.setStyleSheet("")
-        self.session.set_simulated_ip(address)
-        self.session.tasks.start("session.check", self.session.check_connection())
+    # -- connection, notices, the allow flow --------------------------------------------------------------------
 
     def _about(self) -> None:
-        from PySide6.QtCore import qVersion
-        from PySide6.QtWidgets import QMessageBox
-
-        from app import __version__
-
-        QMessageBox.about(
-            self,
-            "About Service Console",
-            f"Service Console {__version__}\n\n"
-            "A console for the service's Playground and IP allowlists, with a local sandbox.\n\n"
-            f"Qt {qVersion()}",
-        )
-
-    def _open_logs(self) -> None:
-        import logging
-
-        for handler in logging.getLogger().handlers:
-            path = getattr(handler, "baseFilename", None)
-            if path:
-                from PySide6.QtCore import QUrl
-                from PySide6.QtGui import QDesktopServices
-
-                QDesktopServices.openUrl(QUrl.fromLocalFile(str(path).rsplit("/", 1)[0]))
-
-    # -- profiles and connection --------------------------------------------------------------------
-
-    def _fill_profiles(self) -> None:
-        self.profile_box.blockSignals(True)
-        self.profile_box.clear()
-        for profile in self.session.profiles.all():
-            self.profile_box.addItem(profile.name, profile.id)
-        index = self.profile_box.findData(self.session.profiles.current_id())
-        self.profile_box.setCurrentIndex(max(0, index))
-        self.profile_box.blockSignals(False)
-
-    def _profile_chosen(self, index: int) -> None:
-        profile_id = self.profile_box.itemData(index)
-        if profile_id:
-            self.session.tasks.start("session.activate", self.session.activate(profile_id))
-
-    def _sync_profile_controls(self) -> None:
-        profile = self.session.profile
-        sandbox = profile is not None and profile.is_sandbox
-        self.simulated_ip.setVisible(sandbox)
-        self.simulated_label.setVisible(sandbox)
-        if profile is not None:
-            self.simulated_ip.setText(profile.simulated_ip)
-        self._fill_profiles()
+        """Help > About (the menus own it)."""
+        self.menus.about()
 
     def show_connection(self, state: str, detail: str) -> None:
-        names = {
-            ConnectionState.OK: "Connected",
-            ConnectionState.CHECKING: "Checking",
-            ConnectionState.DOWN: "Down",
-            ConnectionState.BAD_KEY: "Bad key",
-            ConnectionState.BLOCKED: "Blocked (403)",
-            ConnectionState.NO_KEY: "No key",
-            ConnectionState.ERROR: "Error",
-        }
-        self.indicator.setText(f"● {names.get(state, state)}")
-        self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
-        self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
+        self.connection_bar.show_state(state, detail)
         self.statusBar().showMessage(detail, 10000)
 
     def show_message(self, level: str, text: str) -> None:

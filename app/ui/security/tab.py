@@ -6,29 +6,24 @@ fetch, decide (with netrules' policy) and read and write files and settings.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QFileDialog, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
 
 from app.models.entries import EntriesModel
 from app.netrules import parse_address
-from app.services.allowlist import Change, TransferError
 from app.services.allowlist_checks import Rule
-from app.services.rotation import ListScope, Step
+from app.services.rotation import Step
 from app.services.security import SecurityServices
 from app.services.session import ConsoleSession
 
 from .add_form import AddForm
+from .changes import ListChanges
 from .check_panel import CheckIpPanel
-from .echo import EchoSettingsDialog
+from .dialogs import TabDialogs
 from .entries_panel import EntriesPanel
-from .guards import ADVICE, BlockedBanner, RecoveryPanel, confirm_typed, locked_out_help
-from .history import HistoryDialog
-from .rotation import STEPS, RotationDialog
+from .guards import ADVICE, BlockedBanner, RecoveryPanel
+from .rotation import STEPS
 from .scope_bar import ScopeBar, plain_label
-from .transfer import ImportDialog
 from .your_ip import YourIpPanel
 
 
@@ -43,9 +38,11 @@ class SecurityTab(QWidget):
         self.rotation = services.rotation
         self.public_ip = services.public_ip
         self.model = EntriesModel()
-        self.dialogs: dict[str, QDialog] = {}
         self._echo_due = False
         self._build()
+        # The flows the panels start: changes to the list, and the dialogs (rotation, files, history, echo).
+        self.changes = ListChanges(self, session, self.service, (self.add_form, self.entries, self.scope_bar))
+        self.opener = TabDialogs(self, session, services, self.entries)
         self._connect()
         if session.client is not None:  # the profile was activated before the tab was made
             self._client_changed()
@@ -80,26 +77,31 @@ class SecurityTab(QWidget):
         layout.addWidget(self.recovery)
         layout.addWidget(guidance)
 
+    @property
+    def dialogs(self) -> dict[str, QDialog]:
+        """The dialogs open beside the tab, by name: "rotation", "import", "history"."""
+        return self.opener.dialogs
+
     def _connect(self) -> None:
-        bar, service = self.scope_bar, self.service
+        bar, service, changes, opener = self.scope_bar, self.service, self.changes, self.opener
         bar.scope_chosen.connect(service.set_scope)
-        bar.switch_clicked.connect(self._switch_clicked)
+        bar.switch_clicked.connect(changes.switch_clicked)
         bar.refresh_clicked.connect(service.refresh)
-        bar.resume_clicked.connect(self.open_rotation)
-        bar.action.connect(self._action)
+        bar.resume_clicked.connect(opener.open_rotation)
+        bar.action.connect(opener.open)
         self.your_ip.add_mine_clicked.connect(lambda: self.prefill_add(service.source_ip or ""))
         self.your_ip.look_up_clicked.connect(self.public_ip.lookup)
-        self.your_ip.echo_settings_clicked.connect(self.open_echo_settings)
-        self.entries.remove_clicked.connect(self.remove_selected)
+        self.your_ip.echo_settings_clicked.connect(opener.open_echo_settings)
+        self.entries.remove_clicked.connect(changes.remove_selected)
         self.add_form.typed.connect(self._validate)
-        self.add_form.add_clicked.connect(self.add_entry)
+        self.add_form.add_clicked.connect(changes.add_entry)
         self.check.typed.connect(lambda text: self.check.show_check(service.check_ip(text)))
         self.rotation.changed.connect(self._show_rotation)
         self.rotation.changed.connect(service.refresh)
         self.public_ip.looked_up.connect(lambda _text: self._show_public_ip())
         service.loaded.connect(self._show)
         service.failed.connect(lambda text: self.session.bus.error(f"Security: {text}"))
-        service.guard.connect(self._guarded)
+        service.guard.connect(changes.guarded)
         service.blocked_changed.connect(self._show_blocked)
         service.changed_elsewhere.connect(
             lambda text: QMessageBox.information(self, "Changed elsewhere", text)
@@ -188,7 +190,7 @@ class SecurityTab(QWidget):
             f"A rotation is in progress: {plan.summary()}, step {plan.step_number} of 3 ({step_text})."
         )
 
-    # -- add, remove, switch ----------------------------------------------------------------------
+    # -- the add form, and the Playground's address waiting here ------------------------------------
 
     def show_waiting(self, text: str) -> None:
         """What the Playground waits for in this tab ("" when nothing)."""
@@ -200,153 +202,3 @@ class SecurityTab(QWidget):
 
     def _validate(self) -> None:
         self.add_form.show_candidate(self.service.candidate(self.add_form.cidr.text()))
-
-    def add_entry(self) -> None:
-        candidate = self.service.candidate(self.add_form.cidr.text())
-        if candidate is None or candidate.network is None:
-            return
-        if candidate.admits_everyone and not confirm_typed(
-            self,
-            "Admit every address?",
-            f"{candidate.network} admits every address of its family: the allowlist is switched off in effect.",
-            "ALLOW ALL",
-        ):
-            return
-        self.service.add(str(candidate.network), self.add_form.description.text().strip())
-        self.add_form.clear()
-
-    def remove_selected(self) -> None:
-        entries = self.entries.selected_entries()
-        if not entries:
-            return
-        ids = [e.id for e in entries]
-        count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
-        why = self.service.remove_lockout(ids)
-        if why:  # one dialog, the typed one: it names what goes and why it locks you out
-            cidrs = ", ".join(e.cidr for e in entries[:10]) + (" …" if len(entries) > 10 else "")
-            self._guarded(Change.REMOVE, f"Remove {count}: {cidrs}?\n\n{why}", ids)
-            return
-        names = "\n".join(e.cidr for e in entries[:10]) + ("\n…" if len(entries) > 10 else "")
-        answer = QMessageBox.question(self, "Remove entries", f"Remove {count}?\n\n{names}")
-        if answer == QMessageBox.StandardButton.Yes:
-            self.service.remove(ids)
-
-    def _switch_clicked(self, checked: bool) -> None:
-        self.scope_bar.show_switch(not checked)  # shows the real state until the service confirms
-        if not checked:
-            self.service.set_enabled(False)
-            return
-        why = self.service.enable_lockout()
-        if why:
-            self._guarded(Change.ENABLE, why)
-            return
-        self.service.set_enabled(True)
-
-    def _guarded(self, change: str, explanation: str, entry_ids: list[str] | None = None) -> None:
-        """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
-        if not confirm_typed(
-            self,
-            "You would lock yourself out",
-            f"{explanation}\n\n{locked_out_help(self.session.recovery_command())}",
-            "LOCK ME OUT",
-        ):
-            self.session.bus.info("Nothing was changed.")
-            return
-        if change == Change.ENABLE:
-            self.service.set_enabled(True, force=True)
-        elif change == Change.REMOVE:
-            ids = entry_ids or [e.id for e in self.entries.selected_entries()]
-            self.service.remove(ids, force=True)
-
-    # -- dialogs ----------------------------------------------------------------------------------
-
-    def _action(self, name: str) -> None:
-        {
-            "rotate": self.open_rotation,
-            "import": self.import_file,
-            "export": self.export_file,
-            "history": self.open_history,
-        }[name]()
-
-    def open_echo_settings(self) -> None:
-        dialog = EchoSettingsDialog(self.public_ip.echo, self)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.public_ip.save_echo(dialog.result_settings())
-
-    def open_rotation(self) -> None:
-        available = self.service.available
-        if not available.ok:
-            self.session.bus.error(available.reason)
-            return
-        selected = self.entries.selected_entries()
-        dialog = RotationDialog(
-            self.rotation,
-            list(self.service.entries),
-            ListScope(self.service.project_id, self.service.scope_label),
-            selected[0] if selected else None,
-            self,
-        )
-        self._show_dialog("rotation", dialog)
-
-    def _show_dialog(self, name: str, dialog: QDialog) -> None:
-        old = self.dialogs.pop(name, None)
-        if old is not None:
-            old.close()
-            old.deleteLater()
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.destroyed.connect(
-            lambda *_: self.dialogs.pop(name, None) if self.dialogs.get(name) is dialog else None
-        )
-        self.dialogs[name] = dialog
-        dialog.show()
-
-    def import_file(self) -> None:
-        if self.service.data is None:
-            self.session.bus.error("Security: the list is not loaded yet; nothing to import into.")
-            return
-        path, _ = QFileDialog.getOpenFileName(
-            self,
-            "Import allowlist entries",
-            str(self.service.file_folder()),
-            "Allowlist files (*.csv *.json *.txt);;All files (*)",
-        )
-        if path:
-            self.service.remember_folder(Path(path).parent)
-            self.open_import(Path(path))
-
-    def open_import(self, path: Path) -> ImportDialog | None:
-        """Read the file and show the preview; nothing is sent until the person presses Import."""
-        try:
-            plan = self.service.plan_file_import(path)
-        except TransferError as error:
-            self.session.bus.error(str(error))
-            return None
-        dialog = ImportDialog(self.service, plan, path.name, self)
-        self._show_dialog("import", dialog)
-        return dialog
-
-    def export_file(self) -> None:
-        if self.service.data is None:
-            self.session.bus.error("Security: the list is not loaded yet; nothing to export.")
-            return
-        default = "allowlist-" + (self.service.project_id or "organization")
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            "Export allowlist entries",
-            str(self.service.file_folder() / (default + ".csv")),
-            "CSV (*.csv);;JSON (*.json)",
-        )
-        if path:
-            self.service.remember_folder(Path(path).parent)
-            self.export_to(Path(path))
-
-    def export_to(self, path: Path) -> None:
-        try:
-            count = self.service.export_to(path)
-        except TransferError as error:
-            self.session.bus.error(str(error))
-            return
-        self.session.bus.info(f"Exported {count:,} entries to {path.name}.")
-
-    def open_history(self) -> None:
-        self._show_dialog("history", HistoryDialog(self.history, self))

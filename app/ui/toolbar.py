@@ -1,0 +1,100 @@
+"""The connection toolbar: the profile switcher, the connection state, Check, and the sandbox's Play IP."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
+
+from app.services.session import ConnectionState, ConsoleSession
+
+STATE_COLOURS = {ConnectionState.OK: "#1a7f37", ConnectionState.CHECKING: "#9a6700"}
+STATE_NAMES = {
+    ConnectionState.OK: "Connected",
+    ConnectionState.CHECKING: "Checking",
+    ConnectionState.DOWN: "Down",
+    ConnectionState.BAD_KEY: "Bad key",
+    ConnectionState.BLOCKED: "Blocked (403)",
+    ConnectionState.NO_KEY: "No key",
+    ConnectionState.ERROR: "Error",
+}
+
+
+class ConnectionBar(QToolBar):
+    """Chooses the profile and shows its connection; with the sandbox, plays a source IP."""
+
+    def __init__(self, session: ConsoleSession, parent: QWidget | None = None) -> None:
+        super().__init__("Connection", parent, objectName="connection_bar")
+        self.session = session
+        self.setMovable(False)
+        self.profile_box = QComboBox(objectName="profile_box")
+        self.profile_box.setMinimumWidth(200)
+        self.profile_box.activated.connect(self._profile_chosen)
+        self.indicator = QLabel("● Starting", objectName="indicator")
+        # Plain text by construction: the indicator only ever shows the fixed state names above.
+        check = QPushButton("Check", objectName="check_connection")
+        check.clicked.connect(lambda: session.tasks.start("session.check", session.check_connection()))
+        self.simulated_ip = QLineEdit(objectName="simulated_ip", placeholderText="simulated source IP")
+        self.simulated_ip.setToolTip(
+            "Local sandbox only: requests appear to come from this address "
+            "(sent as X-Forwarded-For, which the embedded sandbox trusts)."
+        )
+        self.simulated_ip.setMaximumWidth(220)
+        self.simulated_ip.editingFinished.connect(self._play_ip)
+        self.simulated_label = QLabel(" Play IP: ")
+        for widget in (
+            QLabel(" Profile: "),
+            self.profile_box,
+            QLabel("  "),
+            self.indicator,
+            check,
+            self.simulated_label,
+            self.simulated_ip,
+        ):
+            self.addWidget(widget)
+
+    def fill_profiles(self) -> None:
+        self.profile_box.blockSignals(True)
+        self.profile_box.clear()
+        for profile in self.session.profiles.all():
+            self.profile_box.addItem(profile.name, profile.id)
+        index = self.profile_box.findData(self.session.profiles.current_id())
+        self.profile_box.setCurrentIndex(max(0, index))
+        self.profile_box.blockSignals(False)
+
+    def _profile_chosen(self, index: int) -> None:
+        profile_id = self.profile_box.itemData(index)
+        if profile_id:
+            self.session.tasks.start("session.activate", self.session.activate(profile_id))
+
+    def sync_profile_controls(self) -> None:
+        """The profile changed: Play IP shows for the sandbox only, with the address it plays."""
+        profile = self.session.profile
+        sandbox = profile is not None and profile.is_sandbox
+        self.simulated_ip.setVisible(sandbox)
+        self.simulated_label.setVisible(sandbox)
+        if profile is not None:
+            self.simulated_ip.setText(profile.simulated_ip)
+        self.fill_profiles()
+
+    def show_state(self, state: str, detail: str) -> None:
+        self.indicator.setText(f"● {STATE_NAMES.get(state, state)}")
+        self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
+        self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
+
+    def _play_ip(self) -> None:
+        """Only an address plays: `999.1.1.1` would reach the service as "unknown" (and be offered as such)."""
+        import ipaddress
+
+        text = self.simulated_ip.text().strip()
+        try:
+            address = str(ipaddress.ip_address(text)) if text else ""
+        except ValueError:
+            self.simulated_ip.setStyleSheet("color: #cf222e;")
+            self.session.bus.warning(
+                f"“{text[:60]}” is not an IPv4 or IPv6 address: the simulated IP is unchanged."
+            )
+            return
+        self.simulated_ip.setStyleSheet("")
+        self.session.set_simulated_ip(address)
+        self.session.tasks.start("session.check", self.session.check_connection())
