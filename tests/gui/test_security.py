@@ -206,6 +206,7 @@ def test_markup_from_the_network_is_shown_as_text(qtbot, tab, monkeypatch) -> No
     for name in ("verdict", "check_result", "rule", "need", "rotation_banner", "guidance"):
         assert tab.findChild(QLabel, name).textFormat() == Qt.TextFormat.PlainText, name
     notice = tab.window().findChild(QLabel, "notice_text")
+    notice.parent().show_text("<img src=x> refused")  # a notice quoting a server
     assert notice.textFormat() == Qt.TextFormat.PlainText
     # The one rich label, your IP, escapes what the server said it saw.
     tab.your_ip.show_source_ip("<img src=x>")

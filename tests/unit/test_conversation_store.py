@@ -121,3 +121,37 @@ def test_titles_and_queries() -> None:
     assert len(long) <= 61 and long.endswith("…")
     assert match_query("  ") is None
     assert match_query('say "hi"') == '"say"* "hi"*'
+
+
+def test_a_file_from_the_per_turn_index_is_searched_after_its_index_is_made_again(tmp_path: Path) -> None:
+    """Version 1 kept one search row per turn in a table named `search`; opening it builds the new index."""
+    import sqlite3
+
+    path = tmp_path / "conversations.sqlite3"
+    store = ConversationStore(path)
+    first = store.create("Harbour plans", "service-pro")
+    store.save_turn(first, 0, turn("Where do ferries dock?", "At the north pier."))
+    store.close()
+    old = sqlite3.connect(path)  # as version 1 left it: its own search table, no index of ours
+    old.execute("DROP TABLE conversation_text")
+    old.execute("CREATE VIRTUAL TABLE search USING fts5(conversation_id UNINDEXED, position UNINDEXED, text)")
+    old.execute("PRAGMA user_version = 0")
+    old.commit()
+    old.close()
+
+    again = ConversationStore(path)
+    assert [s.title for s in again.summaries("ferr")] == ["Harbour plans"]
+    assert [s.title for s in again.summaries("nort pie")] == ["Harbour plans"]
+    tables = {name for (name,) in again._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "search" not in tables
+    again.close()
+
+
+def test_a_conversation_is_one_hit_whatever_matches_in_it(store: ConversationStore) -> None:
+    conversation = store.create("Tides", "service-pro")
+    for position in range(5):
+        store.save_turn(conversation, position, turn(f"tide question {position}", "tide answer"))
+    assert [s.id for s in store.summaries("tide")] == [conversation]
+    store.save_turn(conversation, 2, turn("moon", "orbit"), newest=True)  # edited from turn 3: 3 and 4 go
+    assert store.summaries("question 4") == [] and len(store.summaries("orbit")) == 1
+    assert store.load(conversation).summary.turn_count == 3
