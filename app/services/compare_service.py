@@ -18,6 +18,7 @@ from .compare import (
 )
 from .conversations import ConversationKeeper, restored_turn, stored_turn
 from .playground import FLUSH_INTERVAL_MS
+from .turns import ErrorKind, TurnStatus
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
@@ -135,9 +136,21 @@ class CompareService(QObject):
         if conversation_id is None:
             return None  # the store said why, on the message bus
         job = self.job = CompareJob(plan_rows(source, model), model, conversation_id, self.keeper, self)
+        job.turn_finished.connect(lambda index: self._follow_connection(job, index))
         task = self.session.tasks.start(TASK, job.run(self.session.client))
         task.add_done_callback(lambda _task: job.finish())
         return job
+
+    def _follow_connection(self, job: CompareJob, index: int) -> None:
+        """The toolbar follows a re-run as it follows the Playground's turns: blocked at a 403, checked again
+        once a turn goes through."""
+        rerun = job.rows[index].rerun
+        if rerun is None:
+            return
+        if rerun.error_kind == ErrorKind.BLOCKED:
+            self.session.report_blocked(rerun.source_ip)
+        elif rerun.status == TurnStatus.COMPLETED:
+            self.session.report_unblocked()
 
     def stop(self) -> bool:
         return self.session.tasks.cancel(TASK)

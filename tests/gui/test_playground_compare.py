@@ -7,6 +7,7 @@ import json
 
 from PySide6.QtCore import Qt
 
+from app.services.session import ConnectionState
 from app.ui.playground.compare import CompareDialog
 from tests.api.servers import RESET, ScriptedServer, reply, sse, sse_head
 from tests.gui.test_playground import png, send, sse_answer, use_server, wait_done
@@ -125,6 +126,7 @@ def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot, console
         assert right(dialog, row).status.text() == "Not run: the IP allowlist refused the turn before (403)."
         assert dialog.views[row].original.answer.toPlainText()  # the originals are still there to read
     assert "0 of 3 turns answered" in dialog.progress.text()
+    assert session.state == ConnectionState.BLOCKED and "203.0.113.77" in session.detail  # the toolbar too
 
 
 def test_429_and_a_dropped_stream_stay_on_their_turn_and_the_next_one_runs(qtbot, console) -> None:
