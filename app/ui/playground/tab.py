@@ -5,15 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QHBoxLayout,
     QInputDialog,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -31,29 +29,16 @@ from app.services.ui_state import PlaygroundState
 
 from .attachments import AttachmentBar
 from .compare import CompareDialog, show_compare
+from .composer import Composer
 from .conversations import ConversationSidebar
 from .dialogs import TextTabsDialog, inspector_text
 from .find_bar import FindBar, Match, show_match
+from .model_box import ModelBox
 from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
 from .transcript import Transcript
 from .turn_view import TurnView
 from .turn_views import TurnViews
-
-
-class MessageEdit(QPlainTextEdit):
-    """The message box; pasting an image attaches it."""
-
-    image_pasted = Signal(QImage)
-
-    def canInsertFromMimeData(self, source: QMimeData) -> bool:
-        return source.hasImage() or super().canInsertFromMimeData(source)
-
-    def insertFromMimeData(self, source: QMimeData) -> None:
-        if source.hasImage():
-            self.image_pasted.emit(QImage(source.imageData()))
-        else:
-            super().insertFromMimeData(source)
 
 
 class PlaygroundTab(QWidget):
@@ -68,7 +53,6 @@ class PlaygroundTab(QWidget):
     ) -> None:
         super().__init__(parent)
         self.session = session
-        self.preferred_model = ""  # the model chosen at the last launch, until the list offers it
         self.service = PlaygroundService(session, self)
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
@@ -89,10 +73,7 @@ class PlaygroundTab(QWidget):
 
     def _build(self) -> None:
         top = QHBoxLayout()
-        self.model = QComboBox(objectName="model")
-        self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.model.currentTextChanged.connect(lambda _name: self._show_what_serves_each_model())
-        self.session.models_changed.connect(self._show_what_serves_each_model)
+        self.model = ModelBox(self.session)
         self.web_search = QCheckBox("Web search", objectName="web_search")
         self.chain = QCheckBox("Chain on server", objectName="chain", checked=True)
         self.chain.setToolTip(
@@ -122,20 +103,12 @@ class PlaygroundTab(QWidget):
 
         self.attachment_bar = AttachmentBar()
 
-        self.message = MessageEdit(objectName="message_edit")
-        self.message.setPlaceholderText("Message (Ctrl+Enter to send, Esc to stop; paste or drop images)")
-        self.message.setMaximumHeight(110)
+        self.composer = Composer()
+        self.message = self.composer.message
+        self.send_button, self.stop_button = self.composer.send_button, self.composer.stop_button
         self.message.image_pasted.connect(self.attachment_bar.attach_qimage)
-        self.send_button = QPushButton("Send", objectName="send")
-        self.send_button.clicked.connect(self.send)
-        self.stop_button = QPushButton("Stop", objectName="stop", enabled=False)
-        self.stop_button.clicked.connect(self.stop)
-        send_row = QHBoxLayout()
-        send_row.addWidget(self.message, 1)
-        buttons = QVBoxLayout()
-        buttons.addWidget(self.send_button)
-        buttons.addWidget(self.stop_button)
-        send_row.addLayout(buttons)
+        self.composer.send_clicked.connect(self.send)
+        self.composer.stop_clicked.connect(self.stop)
 
         self.transcript = Transcript()
         self.transcript.setObjectName("conversation")
@@ -164,7 +137,7 @@ class PlaygroundTab(QWidget):
         layout.addWidget(self.find_bar)  # above the conversation, as a browser's
         layout.addWidget(self.conversation_splitter, 1)
         layout.addWidget(self.attachment_bar)
-        layout.addLayout(send_row)
+        layout.addWidget(self.composer)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
@@ -179,7 +152,7 @@ class PlaygroundTab(QWidget):
 
     def restore_options(self, saved: dict[str, Any]) -> None:
         state = PlaygroundState.from_saved(saved)  # a damaged value is the control's default
-        self.preferred_model = state.model
+        self.model.preferred = state.model
         self.web_search.setChecked(state.web_search)
         self.chain.setChecked(state.chain)
         self.options_panel.restore(state)
@@ -187,33 +160,11 @@ class PlaygroundTab(QWidget):
     def _conversation_opened(self, conversation_id: str) -> None:
         self.sidebar.mark_current(conversation_id or None)
         turns = self.service.turns
-        if not turns:
-            return
-        if self.model.findText(turns[-1].model) >= 0:  # go on with the model it was talking to
-            self.model.setCurrentText(turns[-1].model)
-        else:  # the model list is not in yet (at launch)
-            self.preferred_model = turns[-1].model
+        if turns:
+            self.model.prefer(turns[-1].model)  # go on with the model it was talking to
 
     def reload_models(self) -> None:
-        profile = self.session.profile
-        current = self.model.currentText() or self.preferred_model
-        self.model.clear()
-        if profile is not None:
-            self.model.addItems(profile.model_names)
-            if current in profile.model_names:
-                self.model.setCurrentText(current)
-            self.model.setMinimumWidth(self.model.sizeHint().width())  # never "service-p" in a small window
-            self._show_what_serves_each_model()
-
-    def _show_what_serves_each_model(self) -> None:
-        """Each name's real model (the server's `owned_by`: the local sandbox names the weights file)."""
-        details = self.session.model_details
-        for row in range(self.model.count()):
-            name = self.model.itemText(row)
-            behind = details.get(name, "")
-            self.model.setItemData(row, f"{name}: {behind}" if behind else name, Qt.ItemDataRole.ToolTipRole)
-        current = self.model.currentText()
-        self.model.setToolTip(f"{current}: {details[current]}" if details.get(current) else "")
+        self.model.reload()
 
     # -- schema -----------------------------------------------------------------------------------
 
@@ -295,8 +246,7 @@ class PlaygroundTab(QWidget):
 
     def _add_view(self, index: int) -> None:
         self.views.add(index)
-        self.send_button.setEnabled(False)
-        self.stop_button.setEnabled(True)
+        self.composer.set_streaming(True)
 
     def _build_view(self, index: int) -> TurnView:
         view = TurnView(self.service, index)
@@ -322,8 +272,7 @@ class PlaygroundTab(QWidget):
             view.finish(index == len(self.service.turns) - 1, view.turn.schema)
         if index == len(self.service.turns) - 1:
             self.views.settle()
-        self.send_button.setEnabled(True)
-        self.stop_button.setEnabled(False)
+        self.composer.set_streaming(False)
 
     def _show_match(self, match: Match) -> None:
         """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
@@ -331,8 +280,7 @@ class PlaygroundTab(QWidget):
 
     def _clear_views(self) -> None:
         self.views.clear()
-        self.send_button.setEnabled(True)
-        self.stop_button.setEnabled(False)
+        self.composer.set_streaming(False)
 
     def _show_totals(self) -> None:
         totals = self.service.totals()

@@ -1,0 +1,48 @@
+"""Where a message is written: the message box (pasting an image attaches it), Send and Stop."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMimeData, Signal
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+
+class MessageEdit(QPlainTextEdit):
+    """The message box; pasting an image attaches it."""
+
+    image_pasted = Signal(QImage)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return source.hasImage() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        if source.hasImage():
+            self.image_pasted.emit(QImage(source.imageData()))
+        else:
+            super().insertFromMimeData(source)
+
+
+class Composer(QWidget):
+    send_clicked = Signal()
+    stop_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.message = MessageEdit(objectName="message_edit")
+        self.message.setPlaceholderText("Message (Ctrl+Enter to send, Esc to stop; paste or drop images)")
+        self.message.setMaximumHeight(110)
+        self.send_button = QPushButton("Send", objectName="send")
+        self.send_button.clicked.connect(self.send_clicked)
+        self.stop_button = QPushButton("Stop", objectName="stop", enabled=False)
+        self.stop_button.clicked.connect(self.stop_clicked)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.message, 1)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        row.addLayout(buttons)
+
+    def set_streaming(self, streaming: bool) -> None:
+        self.send_button.setEnabled(not streaming)
+        self.stop_button.setEnabled(streaming)
