@@ -38,7 +38,8 @@ def free_port() -> int:
 
 def litellm_command() -> Path:
     venv = Path(os.environ.get("PEERS_VENV", ROOT / ".peers-venv"))
-    return venv / "bin" / "litellm"
+    # A relative PEERS_VENV (peers.sh's default) is the project's: the proxy starts from another folder.
+    return (venv if venv.is_absolute() else ROOT / venv) / "bin" / "litellm"
 
 
 def gguf_path() -> Path:
