@@ -71,3 +71,18 @@ def test_the_security_forms_stay_in_place_as_messages_come_and_go(console, qtbot
     assert all(now == before for now in seen)
     # The "Use …" buttons start at the same place whatever they say, not spread over the row.
     assert len(firsts) >= 2 and len(set(firsts)) == 1
+
+
+def test_the_advice_is_folded_so_the_table_keeps_its_rows(console, qtbot) -> None:
+    console.resize(800, 600)
+    console.tabs.setCurrentWidget(console.security)
+    tab = console.security
+    advice = tab.advice
+    assert not advice.label.isVisible() and advice.toggle.isVisible()
+    qtbot.wait(100)  # the tab laid out at 800x600
+    rows_height = tab.entries.table.height()
+    qtbot.mouseClick(advice.toggle, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: advice.label.isVisible() and "CI runners" in advice.label.text())
+    qtbot.waitUntil(lambda: tab.entries.table.height() < rows_height)  # open, it takes the table's room
+    qtbot.mouseClick(advice.toggle, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.entries.table.height() == rows_height)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -22,6 +23,29 @@ ADVICE = (
     "self-hosted runners) instead. A restrictive organization list also blocks the hosted web Playground, whose "
     "requests come from the service's own servers; a project-level list on another project avoids that."
 )
+
+
+class AdviceFold(QWidget):
+    """The advice, folded under one line: it is read once, and open it took three lines from the table at
+    800x600."""
+
+    def __init__(self, label: QLabel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.toggle = QToolButton(objectName="advice_toggle", checkable=True, autoRaise=True)
+        self.toggle.setText("Tips: CI runners and the hosted Playground ▸")
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.label = label
+        label.setText(ADVICE)
+        label.hide()
+        self.toggle.toggled.connect(self._show)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.toggle)
+        layout.addWidget(label)
+
+    def _show(self, shown: bool) -> None:
+        self.label.setVisible(shown)
+        self.toggle.setText(f"Tips: CI runners and the hosted Playground {'▾' if shown else '▸'}")
 
 
 def locked_out_help(command: str | None) -> str:

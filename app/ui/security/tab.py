@@ -21,7 +21,7 @@ from .changes import ListChanges
 from .check_panel import CheckIpPanel
 from .dialogs import TabDialogs
 from .entries_panel import EntriesPanel
-from .guards import ADVICE, BlockedBanner, RecoveryPanel
+from .guards import AdviceFold, BlockedBanner, RecoveryPanel
 from .rotation import STEPS
 from .scope_bar import ScopeBar, plain_label
 from .your_ip import YourIpPanel
@@ -56,8 +56,7 @@ class SecurityTab(QWidget):
         self.check = CheckIpPanel()
         self.recovery = RecoveryPanel()
         self.blocked_banner = BlockedBanner()
-        guidance = plain_label("guidance")
-        guidance.setText(ADVICE)
+        self.advice = AdviceFold(plain_label("guidance"))
         self._layout = layout = QVBoxLayout(self)
         layout.addWidget(self.need)
         layout.addWidget(self.blocked_banner)
@@ -75,7 +74,7 @@ class SecurityTab(QWidget):
         layout.addLayout(forms)
         layout.addWidget(self.entries, 1)
         layout.addWidget(self.recovery)
-        layout.addWidget(guidance)
+        layout.addWidget(self.advice)
 
     @property
     def dialogs(self) -> dict[str, QDialog]:
