@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QScrollArea
 
 from app.services.session import ConnectionState
 from app.ui.playground.compare import CompareDialog
@@ -177,3 +178,25 @@ def test_stop_ends_the_comparison_cleanly(qtbot, console) -> None:
     assert right(dialog, 1).status.text() == "Not run: the comparison was stopped."
     assert dialog.run_button.isEnabled() and not dialog.stop_button.isEnabled()
     assert dialog.open_button.isEnabled()
+
+
+def test_a_long_conversation_opens_with_its_first_rows_and_builds_the_rest_as_they_are_reached(
+    qtbot, console
+) -> None:
+    from app.services.conversation_store import StoredTurn
+    from app.ui.playground.compare import FIRST_ROWS
+
+    tab = console.playground
+    conversation = tab.conversations.start("Long talk", "service-pro")
+    for number in range(60):
+        answer = StoredTurn(f"question {number}", f"answer {number}", "service-pro", "completed")
+        tab.conversations.save_turn(conversation, number, answer)
+    dialog = tab.open_compare(conversation)
+    qtbot.addWidget(dialog)
+    assert len(dialog.views) == FIRST_ROWS and len(dialog.rows) == 60
+    bar = dialog.findChild(QScrollArea, "compare_rows").verticalScrollBar()
+    bar.setValue(bar.maximum())  # the person scrolls down: the next rows come
+    qtbot.waitUntil(lambda: len(dialog.views) > FIRST_ROWS)
+    run_on(qtbot, dialog, "service-ultra", timeout=60000)  # the run reaches every row, built as it starts
+    assert len(dialog.views) == 60
+    assert right(dialog, 59).answer.toPlainText() and "60 of 60 turns answered" in dialog.progress.text()
