@@ -117,3 +117,14 @@ def test_find_reaches_turns_that_have_no_view_yet(qtbot, reopened) -> None:
 def shown(tab, widget) -> bool:
     top = viewport_y(tab, widget)
     return top < tab.transcript.viewport().height() and top + widget.height() > 0
+
+
+def test_find_counts_without_a_match_object_per_occurrence() -> None:
+    from app.ui.playground.find_bar import Match, find_matches
+
+    turns = [Turn("Say it", [], "service-pro", True, text="ab " * 5 + "AB", status="completed")] * 3
+    matches = find_matches(turns, "ab")
+    assert len(matches) == 18 and matches[0] == Match(0, "answer", 0)
+    assert matches[6] == Match(1, "answer", 0) and matches[-1] == Match(2, "answer", 5)
+    assert len(find_matches(turns, "SAY")) == 3 and find_matches(turns, "SAY")[1] == Match(1, "message", 0)
+    assert len(find_matches(turns, "")) == 0

@@ -6,9 +6,10 @@ searched whole; going to a match builds that turn's view, scrolls to it and sele
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from functools import lru_cache
+from typing import Literal, overload
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
@@ -28,22 +29,55 @@ class Match:
     occurrence: int  # 0 for the first occurrence in that part
 
 
-def find_matches(turns: list[Turn], query: str) -> list[Match]:
+class Matches(Sequence[Match]):
+    """The matches of a query, counted per message and answer (`str.count`, at C speed) and made into a
+    `Match` only when one is gone to: a one-letter query over a 300,000-token conversation made 300,000
+    objects and took ~450 ms a keystroke; counted, ~10 ms."""
+
+    def __init__(self, counts: list[tuple[int, Part, int]]) -> None:
+        self._counts = counts  # (turn, part, how many), parts with none left out, in reading order
+        self._total = sum(count for _, _, count in counts)
+
+    def __len__(self) -> int:
+        return self._total
+
+    @overload
+    def __getitem__(self, number: int) -> Match: ...
+
+    @overload
+    def __getitem__(self, number: slice) -> Sequence[Match]: ...
+
+    def __getitem__(self, number: int | slice) -> Match | Sequence[Match]:
+        if isinstance(number, slice):
+            return [self[n] for n in range(*number.indices(self._total))]
+        if number < 0:
+            number += self._total
+        if not 0 <= number < self._total:
+            raise IndexError(number)
+        for turn, part, count in self._counts:
+            if number < count:
+                return Match(turn, part, number)
+            number -= count
+        raise IndexError(number)
+
+
+@lru_cache(maxsize=512)  # a long conversation's messages and answers; bounded, as it keeps them
+def _folded(text: str) -> str:
+    """A text as compared, ignoring case; a finished turn's text is folded once, not at every keystroke."""
+    return text.casefold()
+
+
+def find_matches(turns: list[Turn], query: str) -> Matches:
     """Every occurrence of `query` (ignoring case) in the turns' messages and answers, in reading order."""
     needle = query.casefold()
-    if not needle:
-        return []
-    found = []
-    for index, turn in enumerate(turns):
-        for part, text in (("message", turn.prompt), ("answer", turn.text)):
-            haystack = text.casefold()
-            start = haystack.find(needle)
-            occurrence = 0
-            while start >= 0:
-                found.append(Match(index, part, occurrence))  # type: ignore[arg-type]
-                occurrence += 1
-                start = haystack.find(needle, start + len(needle))
-    return found
+    counts: list[tuple[int, Part, int]] = []
+    if needle:
+        for index, turn in enumerate(turns):
+            for part, text in (("message", turn.prompt), ("answer", turn.text)):
+                count = _folded(text).count(needle)
+                if count:
+                    counts.append((index, part, count))  # type: ignore[arg-type]
+    return Matches(counts)
 
 
 class _FindField(QLineEdit):
@@ -77,7 +111,7 @@ class FindBar(QWidget):
     def __init__(self, turns: Callable[[], list[Turn]], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._turns = turns
-        self._matches: list[Match] = []
+        self._matches = Matches([])
         self._current = -1
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
