@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC
 from typing import Any
 
 
@@ -106,7 +105,7 @@ def retry_after(headers: dict[str, str]) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
-    from datetime import datetime
+    from datetime import UTC, datetime  # here: datetime costs ~2 ms before the first frame
     from email.utils import parsedate_to_datetime
 
     try:

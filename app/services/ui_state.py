@@ -3,7 +3,6 @@ the Playground's model, parameters and conversation, the Security tab's scope. K
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -98,6 +97,8 @@ class UiState:
     @property
     def playground(self) -> dict[str, Any]:
         """The Playground's model and parameters as saved (an empty dict when none or unreadable)."""
+        import json  # here, not at import: the window's first frame does not wait for json (~3 ms)
+
         try:
             value = json.loads(self._text("ui/playground") or "{}")
         except json.JSONDecodeError:
@@ -106,6 +107,8 @@ class UiState:
 
     @playground.setter
     def playground(self, value: dict[str, Any]) -> None:
+        import json
+
         self._settings.setValue("ui/playground", json.dumps(value))
 
     @property

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
 
 from app.services.session import ConnectionState, ConsoleSession
@@ -78,6 +76,8 @@ class ConnectionBar(QToolBar):
         self.fill_profiles()
 
     def show_state(self, state: str, detail: str) -> None:
+        import html  # here: the states come after the first frame, which need not wait for html (~3 ms)
+
         self.indicator.setText(f"● {STATE_NAMES.get(state, state)}")
         self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
         self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
