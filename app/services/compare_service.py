@@ -18,7 +18,7 @@ from .compare import (
 )
 from .conversations import ConversationKeeper, restored_turn, stored_turn
 from .playground import FLUSH_INTERVAL_MS
-from .turns import ErrorKind, TurnStatus
+from .turn_runner import report_connection
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
@@ -142,15 +142,10 @@ class CompareService(QObject):
         return job
 
     def _follow_connection(self, job: CompareJob, index: int) -> None:
-        """The toolbar follows a re-run as it follows the Playground's turns: blocked at a 403, checked again
-        once a turn goes through."""
+        """The toolbar follows a re-run as it follows the Playground's turns."""
         rerun = job.rows[index].rerun
-        if rerun is None:
-            return
-        if rerun.error_kind == ErrorKind.BLOCKED:
-            self.session.report_blocked(rerun.source_ip)
-        elif rerun.status == TurnStatus.COMPLETED:
-            self.session.report_unblocked()
+        if rerun is not None:
+            report_connection(self.session, rerun)
 
     def stop(self) -> bool:
         return self.session.tasks.cancel(TASK)

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab
     from app.api.wire import UrlCitation
 
 from .session import ConsoleSession
-from .turn_runner import TurnRun
+from .turn_runner import TurnRun, report_connection
 from .turns import (
     Attachment,
     ErrorKind,
@@ -145,16 +145,14 @@ class PlaygroundService(QObject):
         self._timer.start()
         try:
             await run.run(self.session.client)
-            if run.error is None:
-                self.session.report_unblocked()  # it went through: a blocked connection is checked again
         finally:
             if self._current is run:  # a turn sent meanwhile has its own run and timer
                 self._current = None
                 self._timer.stop()
             self.turn_finished.emit(index)
             self.totals_changed.emit()
+            report_connection(self.session, turn)
             if turn.error_kind == ErrorKind.BLOCKED:
-                self.session.report_blocked(turn.source_ip)  # the toolbar follows, without Check
                 self.session.tasks.start(f"playground.refusal.{index}", self._find_refusal(index, turn))
 
     async def _find_refusal(self, index: int, turn: Turn) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from app.api.errors import ApiError, ConnectionFailed, RateLimited
 
@@ -30,6 +30,23 @@ def record_error(turn: Turn, error: ApiError) -> None:
     if failure.headers:
         turn.headers = dict(failure.headers)
     turn.status = TurnStatus.INCOMPLETE if turn.text else TurnStatus.FAILED
+
+
+class ConnectionReports(Protocol):
+    """What a finished turn tells the session's connection state (ConsoleSession has both)."""
+
+    def report_blocked(self, source_ip: str | None) -> None: ...
+
+    def report_unblocked(self) -> None: ...
+
+
+def report_connection(session: ConnectionReports, turn: Turn) -> None:
+    """The toolbar follows a finished turn without Check: blocked at a 403, checked again once a request is
+    answered. The Playground and Compare both say it here."""
+    if turn.error_kind == ErrorKind.BLOCKED:
+        session.report_blocked(turn.source_ip)
+    elif turn.response is not None:
+        session.report_unblocked()
 
 
 class TurnRun:
