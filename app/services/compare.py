@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .reasoning import is_reasoning_model
+from .saved_values import saved_number
 from .turn_runner import TurnRun
 from .turns import Attachment, ErrorKind, RequestOptions, Turn, build_request
 
@@ -27,10 +28,6 @@ OPTION_KEYS = ("instructions", "temperature", "top_p", "max_output_tokens", "too
 def sent_options(body: Mapping[str, Any]) -> dict[str, Any]:
     """The options a request was sent with, as kept with a saved turn."""
     return {key: body[key] for key in OPTION_KEYS if key in body}
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def options_for(sent: Mapping[str, Any], model: str) -> tuple[RequestOptions, list[str]]:
@@ -55,12 +52,12 @@ def options_for(sent: Mapping[str, Any], model: str) -> tuple[RequestOptions, li
     if isinstance(effort, str) and effort and not is_reasoning_model(model):
         notes.append(f"Reasoning effort “{effort}” not sent: {model} does not reason.")
         effort = None
-    tokens = _number(sent.get("max_output_tokens"))
+    tokens = saved_number(sent.get("max_output_tokens"))
     options = RequestOptions(
         model=model,
         instructions=str(sent.get("instructions") or ""),
-        temperature=_number(sent.get("temperature")),
-        top_p=_number(sent.get("top_p")),
+        temperature=saved_number(sent.get("temperature")),
+        top_p=saved_number(sent.get("top_p")),
         max_output_tokens=int(tokens) if tokens is not None else None,
         web_search=web_search,
         schema=schema,

@@ -3,7 +3,6 @@ the Playground's model, parameters and conversation, the Security tab's scope. K
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -11,19 +10,13 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings
 
 from .reasoning import REASONING_EFFORTS
+from .saved_values import saved_number
 
 SCHEMA_TEXT_LIMIT = 100_000  # a schema typed by a person; anything longer in the file is not theirs
 
 
 def _flag(value: Any, default: bool) -> bool:
     return value if isinstance(value, bool) else default
-
-
-def _number(value: Any, low: float, high: float) -> float | None:
-    """A saved number inside the range the control offers; anything else (text, NaN, out of range) is unset."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value) if low <= value <= high else None
 
 
 def _text(value: Any, limit: int = 2_000) -> str:
@@ -48,15 +41,15 @@ class PlaygroundState:
 
     @classmethod
     def from_saved(cls, saved: Mapping[str, Any]) -> PlaygroundState:
-        tokens = _number(saved.get("max_output_tokens"), 16, 1_000_000)
+        tokens = saved_number(saved.get("max_output_tokens"), 16, 1_000_000)
         effort = saved.get("reasoning_effort")
         return cls(
             model=_text(saved.get("model"), 256),
             web_search=_flag(saved.get("web_search"), False),
             chain=_flag(saved.get("chain"), True),
             instructions=_text(saved.get("instructions"), 20_000),
-            temperature=_number(saved.get("temperature"), 0.0, 2.0),
-            top_p=_number(saved.get("top_p"), 0.0, 1.0),
+            temperature=saved_number(saved.get("temperature"), 0.0, 2.0),
+            top_p=saved_number(saved.get("top_p"), 0.0, 1.0),
             max_output_tokens=int(tokens) if tokens is not None and tokens.is_integer() else None,
             reasoning_effort=effort if effort in REASONING_EFFORTS else None,
             structured=_flag(saved.get("structured"), False),

@@ -177,3 +177,10 @@ async def test_a_403_ends_the_run_and_says_why_on_the_rest(sandbox: Sandbox) -> 
     assert [row.rerun for row in run.rows[1:]] == [None, None]
     assert all("IP allowlist" in row.skipped for row in run.rows[1:])
     assert recorder.events == [("started", 0), ("finished", 0), ("finished", 1), ("finished", 2)]
+
+
+def test_a_saved_number_that_is_not_finite_is_not_sent_again() -> None:
+    options, _ = options_for(
+        {"temperature": float("nan"), "top_p": float("inf"), "max_output_tokens": 64}, "m"
+    )
+    assert options.temperature is None and options.top_p is None and options.max_output_tokens == 64
