@@ -1,6 +1,15 @@
 """Pure address rules shared by the sandbox and the console: parse, canonical form, overlap, match."""
 
-from .analysis import Finding, Relation, covering, describe_findings, nearest, relate, warnings_for
+from .analysis import (
+    Finding,
+    Relation,
+    admits_every_address,
+    covering,
+    describe_findings,
+    nearest,
+    relate,
+    warnings_for,
+)
 from .index import EntryIndex
 from .parse import (
     Address,
@@ -21,6 +30,7 @@ __all__ = [
     "Finding",
     "Network",
     "Relation",
+    "admits_every_address",
     "canonical",
     "canonical_entry",
     "covering",

@@ -9,7 +9,6 @@ from enum import Enum
 
 from .parse import Address, Network, unmapped
 
-WHOLE_SPACE = (ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0"))
 # Ranges that are reachable only inside one network (RFC 1918, shared CGNAT space, unique local IPv6).
 # `is_private` is broader: it also holds the documentation ranges, which the sandbox uses to play clients.
 PRIVATE_RANGES = tuple(
@@ -90,9 +89,14 @@ def nearest(address: Address, networks: Sequence[Network]) -> int | None:
     return None if best is None else best[1]
 
 
+def admits_every_address(network: Network) -> bool:
+    """The entry covers the whole space of its family (0.0.0.0/0 or ::/0): with it the list is off in effect."""
+    return network.prefixlen == 0
+
+
 def warnings_for(network: Network) -> list[str]:
     """Why an entry that parses may still not do what a person wants."""
-    if network in WHOLE_SPACE:
+    if admits_every_address(network):
         return [f"{network} admits every address of its family: with it the list is switched off in effect."]
     address = network.network_address
     notes = []

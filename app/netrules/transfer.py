@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
-from .analysis import Relation, describe_findings, warnings_for
+from .analysis import Relation, admits_every_address, describe_findings, warnings_for
 from .index import EntryIndex
 from .parse import EntryError, Network, canonical, parse_entry
 
@@ -67,7 +67,7 @@ class PlannedLine:
     @property
     def admits_all(self) -> bool:
         """The entry covers the whole space of its family (0.0.0.0/0, ::/0): the list is off in effect."""
-        return self.network is not None and self.network.prefixlen == 0
+        return self.network is not None and admits_every_address(self.network)
 
 
 @dataclass

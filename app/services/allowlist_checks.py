@@ -9,12 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from app.netrules import EntryError, Relation, describe_findings, parse_address, parse_entry, warnings_for
+from app.netrules import (
+    EntryError,
+    Relation,
+    admits_every_address,
+    describe_findings,
+    parse_address,
+    parse_entry,
+    warnings_for,
+)
 from app.netrules.index import EntryIndex
 from app.netrules.parse import Network
 from app.netrules.policy import ListAnswer, Verdict, answer, enabling_locks_out, removal_locks_out, verdict
-
-WHOLE_SPACE = frozenset({"0.0.0.0/0", "::/0"})
 
 
 class Tone(StrEnum):
@@ -37,7 +43,7 @@ class Candidate:
 
     @property
     def admits_everyone(self) -> bool:
-        return self.network is not None and str(self.network) in WHOLE_SPACE
+        return self.network is not None and admits_every_address(self.network)
 
 
 def candidate(text: str, index: EntryIndex, loaded: bool) -> Candidate | None:
