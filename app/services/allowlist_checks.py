@@ -6,8 +6,10 @@ panels draw; nothing here fetches or changes anything.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from app.netrules import (
     EntryError,
@@ -21,6 +23,14 @@ from app.netrules import (
 from app.netrules.index import EntryIndex
 from app.netrules.parse import Network
 from app.netrules.policy import ListAnswer, Verdict, answer, enabling_locks_out, removal_locks_out, verdict
+
+if TYPE_CHECKING:  # pydantic models: loaded with the client
+    from app.api.admin import Entry
+
+
+def index_of(entries: Sequence[Entry]) -> EntryIndex:
+    """The membership index of a list's entries as the Admin API gave them."""
+    return EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
 
 
 class Tone(StrEnum):

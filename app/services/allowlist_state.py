@@ -40,7 +40,7 @@ class AllowlistState:
         for held, index in self._indexes:
             if held is entries:
                 return index
-        index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
+        index = checks.index_of(entries)
         self._indexes = ((entries, index), *self._indexes[:1])
         return index
 

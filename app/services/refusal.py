@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 from app.api.errors import ApiError, IpNotAllowed
 from app.netrules import Address, EntryError, parse_address
-from app.netrules.index import EntryIndex
 from app.netrules.policy import ListAnswer, Verdict, answer, verdict
+
+from .allowlist_checks import index_of
 
 if TYPE_CHECKING:  # pydantic and httpx load with the client, after the window shows
     from app.api.admin import Allowlist
@@ -95,8 +96,7 @@ def reading_text(source_ip: str | None) -> str:
 
 
 def list_answer(data: Allowlist, address: Address) -> ListAnswer:
-    index = EntryIndex.of_cidrs([entry.cidr for entry in data.entries], [entry.id for entry in data.entries])
-    return answer(index, data.enabled, address)
+    return answer(index_of(data.entries), data.enabled, address)
 
 
 async def find_refusal(client: ServiceClient, project_id: str | None, source_ip: str | None) -> Refusal:
