@@ -155,3 +155,16 @@ def test_a_conversation_is_one_hit_whatever_matches_in_it(store: ConversationSto
     store.save_turn(conversation, 2, turn("moon", "orbit"), newest=True)  # edited from turn 3: 3 and 4 go
     assert store.summaries("question 4") == [] and len(store.summaries("orbit")) == 1
     assert store.load(conversation).summary.turn_count == 3
+
+
+def test_a_turn_saved_again_unchanged_keeps_its_conversation_found(store: ConversationStore) -> None:
+    """An edit replays the turns before it; saved again as they were, the search still finds them all."""
+    conversation = store.create("Tides", "service-pro")
+    for position in range(3):
+        store.save_turn(conversation, position, turn(f"moon{position}", f"orbit{position}"), newest=True)
+    for position in range(2):
+        replayed = turn(f"moon{position}", f"orbit{position}")
+        store.save_turn(conversation, position, replayed, newest=position == 1)
+    assert store.summaries("orbit2") == [] and len(store.summaries("orbit1")) == 1
+    store.save_turn(conversation, 1, turn("moon1", "chart"), newest=True)  # changed: found by its new text
+    assert store.summaries("orbit1") == [] and len(store.summaries("chart")) == 1
