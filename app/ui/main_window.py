@@ -216,6 +216,5 @@ class MainWindow(QMainWindow):
             self.ui_state.security_scope = self._security.service.project_id or ""
         if self._playground is not None:
             self.ui_state.playground = self._playground.saved_options()
-            self.ui_state.conversation = self._playground.keeper.current_id or ""
-            self._playground.stop()
+            self._playground.stop()  # the open conversation is kept as it opens (_remember_conversation)
         super().closeEvent(event)

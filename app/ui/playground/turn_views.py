@@ -177,4 +177,4 @@ class TurnViews(Sequence[TurnView]):
             self._first += drop
 
     def _show_earlier(self) -> None:
-        self._transcript.set_earlier(self._first if self._count else 0)
+        self._transcript.set_earlier(self._first)  # 0 when nothing waits above, the count is 0 included
