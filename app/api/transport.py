@@ -102,8 +102,8 @@ def ssl_context(settings: ConnectionSettings) -> ssl.SSLContext | bool:
 
 
 async def _encoded_off_the_loop(body: Any) -> bytes:
-    """The body as httpx would encode it, on a worker thread: a long conversation sends megabytes of history,
-    and encoding them on the loop stalled the window (~70-220 ms at 300,000 tokens, measured)."""
+    """The body as httpx would encode it, on a worker thread: a long conversation sends megabytes of history
+    (300,000 tokens: 1.5 MB, ~8 ms of json.dumps), which the window's loop need not wait for."""
     encode = partial(json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     text = await asyncio.to_thread(encode, body)
     return text.encode()
