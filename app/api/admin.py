@@ -359,12 +359,12 @@ class Allowlists:
         self,
         limit: int = 20,
         after: str | None = None,
-        type: str | None = None,  # noqa: A002 (the service's parameter name)
+        event_type: str | None = None,
         project_id: str | None = None,
     ) -> AuditPage:
         """One page of the organization's audit log, newest first (`after`: the last id of the page before)."""
         params = {"limit": str(limit)}
-        params.update({name: value for name, value in (("after", after), ("type", type)) if value})
+        params.update({name: value for name, value in (("after", after), ("type", event_type)) if value})
         if project_id:
             params["project_id"] = project_id
         result, _ = await self._transport.request(
@@ -374,7 +374,7 @@ class Allowlists:
 
     async def audit_events(
         self,
-        type: str | None = None,  # noqa: A002
+        event_type: str | None = None,
         project_id: str | None = None,
         page_size: int = 100,
         limit: int | None = None,
@@ -383,7 +383,7 @@ class Allowlists:
         after: str | None = None
         given = 0
         while True:
-            page = await self.audit_log(page_size, after, type, project_id)
+            page = await self.audit_log(page_size, after, event_type, project_id)
             for event in page.data:
                 if limit is not None and given >= limit:
                     return
