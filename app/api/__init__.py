@@ -28,6 +28,8 @@ _EXPORTS = {
     "Allowlist": "admin",
     "Entry": "admin",
     "Project": "admin",
+    "AuditEvent": "admin",
+    "AuditPage": "admin",
 }
 _ERRORS = (
     "ApiError",
@@ -38,6 +40,7 @@ _ERRORS = (
     "InvalidResponse",
     "IpNotAllowed",
     "NotFound",
+    "PreconditionFailed",
     "RateLimited",
     "ServerError",
     "StatusError",

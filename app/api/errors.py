@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .admin import Allowlist
 
 
 class ApiError(Exception):
@@ -84,6 +87,27 @@ class Conflict(StatusError):
     status = 409
 
 
+class PreconditionFailed(StatusError):
+    """412 precondition_failed: the list changed since it was read (If-Match named an earlier version).
+
+    `current` is the list as it stands now, sent with the refusal, so the change can be shown and made again."""
+
+    status = 412
+
+    @property
+    def current(self) -> Allowlist | None:
+        """The list as it stands (an `app.api.admin.Allowlist`), or None when the body did not carry one."""
+        from .admin import Allowlist, parse  # here: admin imports this module
+
+        data = self.body.get("current") if isinstance(self.body, dict) else None
+        if not isinstance(data, dict):
+            return None
+        try:
+            return parse(Allowlist, data, "the current list")
+        except InvalidResponse:
+            return None
+
+
 class PayloadTooLarge(StatusError):
     status = 413
 
@@ -135,6 +159,7 @@ _BY_STATUS: dict[int, type[StatusError]] = {
     403: Forbidden,
     404: NotFound,
     409: Conflict,
+    412: PreconditionFailed,
     413: PayloadTooLarge,
     429: RateLimited,
 }

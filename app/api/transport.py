@@ -260,6 +260,7 @@ class Transport:
         retries: int | None = None,
         deadline: float | None = None,
         resend_unanswered: ResendCheck | None = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[Any, httpx.Headers]:
         """Send one request, retrying 408/429/5xx and connection failures with backoff, within a deadline.
 
@@ -269,7 +270,9 @@ class Transport:
         url = self.url(path)
         try:
             async with asyncio.timeout(deadline):
-                return await self._attempts(method, url, key, json_body, params, retries, resend_unanswered)
+                return await self._attempts(
+                    method, url, key, json_body, params, retries, resend_unanswered, headers or {}
+                )
         except TimeoutError:
             raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
 
@@ -282,12 +285,13 @@ class Transport:
         params: dict[str, str] | None,
         retries: int | None,
         resend_unanswered: ResendCheck | None,
+        extra_headers: dict[str, str],
     ) -> tuple[Any, httpx.Headers]:
         retries = self.settings.max_retries if retries is None else retries
         attempt, resent = 0, False
         while True:
             request = self._client.build_request(
-                method, url, json=json_body, params=params, headers=self.headers(key)
+                method, url, json=json_body, params=params, headers={**self.headers(key), **extra_headers}
             )
             try:
                 response = await self._client.send(request, stream=True)
