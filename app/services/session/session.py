@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
 from app.common.secrets import KeychainUnavailable, SecretStore
 from app.core.embedded import EmbeddedSandbox, EngineChoice
+from app.core.profile import connection_settings
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ModelInfo, ServiceClient
@@ -108,24 +109,7 @@ class ConsoleSession(QObject):
         return profile
 
     def settings_for(self, profile: Profile) -> ConnectionSettings:
-        from app.api.transport import ConnectionSettings
-
-        def path(text: str) -> Path | None:
-            return Path(text).expanduser() if text else None
-
-        return ConnectionSettings(
-            base_url=profile.base_url,
-            api_key=self.secrets.get(profile.id, "api_key", profile.api_key_env),
-            admin_key=self.secrets.get(profile.id, "admin_key", profile.admin_key_env),
-            ca_bundle=path(profile.ca_bundle),
-            client_cert=path(profile.client_cert),
-            client_key=path(profile.client_key),
-            client_key_password=self.secrets.get(profile.id, "client_key_password"),
-            proxy=profile.proxy or None,
-            # The embedded sandbox trusts loopback as a proxy, where a missing X-Forwarded-For means "unknown"
-            # (fail closed): always name an address, the simulated one or loopback itself.
-            forwarded_for=(profile.simulated_ip or "127.0.0.1") if profile.is_sandbox else None,
-        )
+        return connection_settings(profile, self.secrets)
 
     async def activate(self, profile_id: str | None = None) -> None:
         """Switch to a profile (the current one by default): close the old client, make the new one."""
