@@ -19,6 +19,11 @@ class ExpiryError(ValueError):
     """The text is neither a duration nor a date; the message says what is accepted."""
 
 
+def ends_soon(expires_at: float | None, now: float) -> bool:
+    """Whether an entry expires within the guard's margin (or has expired): it covers nobody for long."""
+    return expires_at is not None and expires_at - now <= GUARD_MARGIN_S
+
+
 def parse_duration(text: str) -> float:
     """Seconds in "90s", "30m", "2h", "1d", "1w" (ExpiryError otherwise)."""
     found = _DURATION.match(text)
