@@ -3,9 +3,8 @@ Security tab shows from them; Qt-free: nothing here fetches, changes or signals 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import time
+from typing import TYPE_CHECKING
 
 from app.core.security import checks, expiry
 from app.netrules import EntryError, parse_address
