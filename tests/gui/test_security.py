@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QPushButton
+
+from app.models.entries import COVERS
 
 
 def add(qtbot, tab, cidr: str, description: str = "") -> None:
@@ -35,7 +37,7 @@ def test_shows_your_ip_and_adds_it(qtbot, tab) -> None:
     qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
     assert tab.model.rowCount() == 1
     assert tab.model.data(tab.model.index(0, 0)) == "198.51.100.7/32"
-    assert tab.model.data(tab.model.index(0, 4)) == "✓ you"
+    assert tab.model.data(tab.model.index(0, COVERS)) == "✓ you"
 
 
 def test_live_validation_names_the_fault_and_offers_fixes(qtbot, tab) -> None:
@@ -157,20 +159,41 @@ def test_filter_and_sort(qtbot, tab) -> None:
     assert shown == ["198.51.100.0/24", "203.0.113.0/24", "2001:db8::/48"]
 
 
-def test_a_change_made_elsewhere_is_shown_not_overwritten(qtbot, tab, monkeypatch) -> None:
+def answer_modal(qtbot, name: str, button: str, seen: list[str]) -> QTimer:
+    """As a person would: when the modal box `name` opens, read it into `seen` and click `button`."""
+    timer = QTimer()
+
+    def look() -> None:
+        box = QApplication.activeModalWidget()
+        if box is not None and box.objectName() == name:
+            timer.stop()
+            seen.append(f"{box.text()}\n{box.informativeText()}")
+            qtbot.mouseClick(box.findChild(QPushButton, button), Qt.MouseButton.LeftButton)
+
+    timer.timeout.connect(look)
+    timer.start(20)
+    return timer
+
+
+def test_a_change_made_elsewhere_is_shown_and_applied_again(qtbot, tab) -> None:
+    """Two admins: the console sends the version it read (If-Match); the service refuses a change to a list
+    that changed since (412); the console shows what changed under you, and applies the change again."""
     add(qtbot, tab, "198.51.100.0/24")
-    notices: list[str] = []
-    monkeypatch.setattr(
-        "PySide6.QtWidgets.QMessageBox.information", lambda _p, _t, text: notices.append(text)
-    )
     other = tab.session.sandbox.server.store  # a second admin, through the dashboard
     other.add_entry("organization", tab.session.profile.org_id, "192.0.2.0/24", "someone else")
+    seen: list[str] = []
+    timer = answer_modal(qtbot, "changed_under_you", "apply_again", seen)
     tab.add_form.cidr.clear()
     qtbot.keyClicks(tab.add_form.cidr, "203.0.113.0/24")
     qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: bool(notices))
+    qtbot.waitUntil(lambda: bool(seen), timeout=10000)
+    timer.stop()
+    assert "+ added 192.0.2.0/24 “someone else”" in seen[0] and "203.0.113.0/24" in seen[0]
+    qtbot.waitUntil(lambda: "203.0.113.0/24" in [e.cidr for e in tab.service.entries], timeout=10000)
     cidrs = [e.cidr for e in tab.service.entries]
-    assert "changed elsewhere" in notices[0] and "192.0.2.0/24" in cidrs and "203.0.113.0/24" not in cidrs
+    assert sorted(cidrs) == ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"]
+    results = [(r.action, r.result) for r in tab.history.records()[-2:]]
+    assert results == [("add", "not sent: another admin had changed the list"), ("add", "ok")]
 
 
 def test_without_admin_key_the_tab_says_what_it_needs(qtbot, console) -> None:

@@ -6,8 +6,9 @@ fetch, decide (with netrules' policy) and read and write files and settings.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
+from PySide6.QtWidgets import QApplication, QDialog, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
 
 from app.core.security.checks import Rule
 from app.models.entries import EntriesModel
@@ -92,6 +93,13 @@ class SecurityTab(QWidget):
         self.your_ip.look_up_clicked.connect(self.public_ip.lookup)
         self.your_ip.echo_settings_clicked.connect(opener.open_echo_settings)
         self.entries.remove_clicked.connect(changes.remove_selected)
+        self.entries.remove_shown_clicked.connect(changes.remove_shown)
+        self.entries.extend_chosen.connect(changes.extend_selected)
+        service.changed_under_you.connect(changes.changed_under_you)
+        service.periodic.timeout.connect(self.refresh_unless_busy)
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):  # the window regains focus: another admin may have changed it
+            app.applicationStateChanged.connect(self._application_state)
         self.add_form.typed.connect(self._validate)
         self.add_form.add_clicked.connect(changes.add_entry)
         self.check.typed.connect(lambda text: self.check.show_check(service.check_ip(text)))
@@ -110,6 +118,20 @@ class SecurityTab(QWidget):
         self.session.simulated_ip_changed.connect(lambda _ip: self.service.refresh())
 
     # -- state ------------------------------------------------------------------------------------
+
+    def refresh_unless_busy(self) -> bool:
+        """Read the list again, unless a dialog is open (its decisions rest on the list shown) or a change is
+        in flight (its answer shows the list); True when it read."""
+        if not self.isVisible() or self.service.changes_in_flight or QApplication.activeModalWidget():
+            return False
+        if any(dialog.isVisible() for dialog in self.dialogs.values()):
+            return False
+        self.service.refresh()
+        return True
+
+    def _application_state(self, state: Qt.ApplicationState) -> None:
+        if state == Qt.ApplicationState.ApplicationActive:
+            self.refresh_unless_busy()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
