@@ -108,7 +108,14 @@ def test_views_and_usage_columns_sort_and_filter(qapp) -> None:
         Entry(
             id="a", cidr="10.0.0.1/32", description="ci", expires_at=int(now - 10), created_at=now - 90 * DAY
         ),
-        Entry(id="b", cidr="10.0.0.2/32", description="ci", expires_at=int(now + 3600), hit_count=5, created_at=now - DAY),
+        Entry(
+            id="b",
+            cidr="10.0.0.2/32",
+            description="ci",
+            expires_at=int(now + 3600),
+            hit_count=5,
+            created_at=now - DAY,
+        ),
         Entry(
             id="c",
             cidr="10.0.0.3/32",
