@@ -294,7 +294,7 @@ def _audit_query() -> list[dict[str, Any]]:
     text = {"type": "string", "minLength": 1, "maxLength": 64}
     return [
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
-        {"name": "after", "in": "query", "schema": text},
+        {"name": "after", "in": "query", "schema": {"type": "string", "pattern": "^audit_[0-9]{1,18}$"}},
         {"name": "type", "in": "query", "schema": {"enum": [kind.value for kind in AuditType]}},
         {"name": "project_id", "in": "query", "schema": text},
     ]
