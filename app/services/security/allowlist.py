@@ -171,7 +171,10 @@ class AllowlistService(AllowlistReads):
                 if current is not None:
                     self._answered(self.project_id, current)
                 diff = ListDiff.between(shown, current) if current is not None else ListDiff()
-                self.changed_under_you.emit(ChangedUnderYou(name, what, diff, again or (lambda: None)))
+                retry = again or (lambda: None)
+                self.changed_under_you.emit(
+                    ChangedUnderYou(name, what, diff, lambda: self._after_a_read(retry))
+                )
             except StaleList as stale:
                 self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
@@ -195,6 +198,15 @@ class AllowlistService(AllowlistReads):
             await self._load()
 
         self.session.tasks.start(f"allowlist.{name}", wrapped())
+
+    def _after_a_read(self, change: Callable[[], None]) -> None:
+        """Read the list (and with it the version the change will be sent with), then make the change."""
+
+        async def go() -> None:
+            await self._load()
+            change()
+
+        self.session.tasks.start("allowlist.again", go())
 
     def _busy(self, step: int) -> None:
         self.changes_in_flight += step

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.services.security.allowlist import AllowlistService, Change, ChangedUnderYou
@@ -110,9 +110,10 @@ class ListChanges(QObject):
         again = box.addButton("Apply my change again", QMessageBox.ButtonRole.AcceptRole)
         again.setObjectName("apply_again")
         box.addButton("Leave it", QMessageBox.ButtonRole.RejectRole)
-        box.exec()
-        if box.clickedButton() is again:
-            refused.again()
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        # Opened, not exec'd: this runs inside the change's task, which must not wait on a nested loop.
+        box.buttonClicked.connect(lambda button: refused.again() if button is again else None)
+        box.open()
 
     def guarded(self, change: str, explanation: str, entry_ids: list[str] | None = None) -> None:
         """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
