@@ -96,7 +96,7 @@ class EntriesPanel(QWidget):
         model.layoutChanged.connect(self._count)
 
     def _view_changed(self) -> None:
-        view = self.view.currentData()
+        view = EntryView(self.view.currentData())
         self.days.setVisible(view is EntryView.NOT_MATCHED)
         self.model.set_view(view, self.days.value())
         self.remove_shown.setEnabled(view is not EntryView.ALL)
