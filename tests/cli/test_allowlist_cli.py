@@ -3,6 +3,7 @@ the exit codes, and keys from the environment only."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pytest
@@ -24,17 +25,21 @@ def test_whoami_add_wait_list_check_remove(direct: Sandbox) -> None:
     assert added.code == 0, added.err
     entry = added.json["entry"]
     assert entry["cidr"] == "127.0.0.1/32" and entry["description"] == "CI job 7"
+    assert 7100 < entry["expires_at"] - time.time() <= 7200 and entry["expired"] is False
     assert added.json["result"] == "added" and added.json["waited_s"] >= 0
     listed = cli("list", "--json", env=env).json
     assert [e["cidr"] for e in listed["entries"]] == ["127.0.0.1/32"]
     assert listed["scope"] == "organization" and listed["source_ip"] == "127.0.0.1"
     again = cli("add", "127.0.0.1", "--json", env=env)  # a job run again: no second entry
     assert again.code == 0 and again.json["result"] == "already_listed"
+    later = cli("add", "127.0.0.1", "--expires", "1d", "--json", env=env)  # its expiry moved
+    assert later.json["result"] == "extended" and later.json["entry"]["expires_at"] - time.time() > 86_000
     checked = cli("check", "203.0.113.9", "--json", env=env).json
     assert checked["address"] == "203.0.113.9" and checked["admitted"] is True  # the list is off
     text = cli("list", env=env).out
     assert "127.0.0.1/32" in text and "CI job 7" in text
-    removed = cli("remove", "127.0.0.1", "--json", env=env)
+    assert cli("enable", env=env).code == 0 and cli("disable", "--json", env=env).json["enabled"] is False
+    removed = cli("remove", entry["id"], "--json", env=env)  # by id
     assert removed.code == 0 and [e["id"] for e in removed.json["removed"]] == [entry["id"]]
     gone = cli("remove", "127.0.0.1", "--json", env=env)  # nothing left to remove: done all the same
     assert gone.code == 0 and gone.json["not_listed"] == ["127.0.0.1"]
