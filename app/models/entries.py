@@ -218,10 +218,13 @@ class EntriesModel(QAbstractTableModel):
             return f"{entry.hit_count:,}"
         if column == LAST_MATCHED:
             matched = entry.last_matched_at
-            return "never" if not matched else f"{describe_left(max(0.0, time.time() - matched))} ago"
+            if not matched:
+                return "never"
+            since = time.time() - matched
+            return "just now" if since < 60 else f"{describe_left(since)} ago"
         if column == CREATED:
             created = entry.created_at
-            return dt.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M") if created else ""
+            return dt.datetime.fromtimestamp(created).strftime("%Y-%m-%d") if created else ""
         if column == SIZE:
             interval = self._index.intervals[position]
             if interval is None:
@@ -234,7 +237,11 @@ class EntriesModel(QAbstractTableModel):
     def _tooltip(entry: Entry, column: int) -> str | None:
         if column == ADDRESS:
             return entry.id
-        moment = {EXPIRES: entry.expires_at, LAST_MATCHED: entry.last_matched_at}.get(column)
+        moment = {
+            EXPIRES: entry.expires_at,
+            LAST_MATCHED: entry.last_matched_at,
+            CREATED: entry.created_at,
+        }.get(column)
         if moment:
             return dt.datetime.fromtimestamp(moment).strftime("%Y-%m-%d %H:%M:%S")
         return None

@@ -26,7 +26,7 @@ def choose(qtbot, combo, text: str) -> None:
         assert combo.currentIndex() != before, f"{text!r} is not in the box"
 
 
-def add(qtbot, tab, cidr: str, description: str = "", expires: str = "Never expires") -> None:
+def add(qtbot, tab, cidr: str, description: str = "", expires: str = "No expiry") -> None:
     tab.add_form.cidr.clear()
     qtbot.keyClicks(tab.add_form.cidr, cidr)
     qtbot.keyClicks(tab.add_form.description, description)
@@ -80,12 +80,12 @@ def typed(monkeypatch):
 # The offscreen platform says these for every popup menu (it has no window manager to raise it or grab for it).
 @pytest.mark.qt_log_ignore("^This plugin does not support (raise|grabbing the keyboard)")
 def test_expires_on_add_shows_the_time_left_and_extend_moves_it(qtbot, tab) -> None:
-    add(qtbot, tab, "203.0.113.0/24", "CI job", expires="Expires in 1 hour")
+    add(qtbot, tab, "203.0.113.0/24", "CI job", expires="For 1 hour")
     entry = tab.service.entries[0]
     assert entry.expires_at is not None and 3500 < entry.expires_at - time.time() <= 3600
     shown = tab.model.data(tab.model.index(row_of(tab, "203.0.113.0/24"), EXPIRES))
     assert shown in ("in 59 min", "in 1 h")
-    assert tab.add_form.expires.currentText() == "Never expires"  # the form is ready for the next one
+    assert tab.add_form.expires.currentText() == "No expiry"  # the form is ready for the next one
     select(qtbot, tab, "203.0.113.0/24")
     pick_from_menu(qtbot, tab.entries.extend, "Expires in 1 week")
     qtbot.waitUntil(
@@ -117,8 +117,8 @@ def test_expired_entries_show_as_expired_and_the_view_finds_them(qtbot, tab) -> 
 
 
 def test_removing_the_shown_entries_goes_through_the_lockout_guard(qtbot, tab, typed, monkeypatch) -> None:
-    add(qtbot, tab, "198.51.100.7", "my desk", expires="Expires in 1 day")  # the only entry covering me
-    add(qtbot, tab, "192.0.2.0/24", "CI", expires="Expires in 1 hour")
+    add(qtbot, tab, "198.51.100.7", "my desk", expires="For 1 day")  # the only entry covering me
+    add(qtbot, tab, "192.0.2.0/24", "CI", expires="For 1 hour")
     add(qtbot, tab, "203.0.113.0/24", "office")
     tab.service.set_enabled(True)
     qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.enabled, timeout=10000)

@@ -62,7 +62,7 @@ class EntriesPanel(QWidget):
                 "in 23 h 59 min",
                 "1,234,567",
                 "23 h 59 min ago",
-                "2026-12-31 23:59",
+                "2026-12-31",
                 "4,294,967,296",
                 "Covers you",
             ),

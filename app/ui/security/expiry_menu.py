@@ -60,11 +60,12 @@ class ExpiryChoice(QComboBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("expires")
-        self.setToolTip("When the entry stops admitting: the service then shows it as expired")
-        self.addItem("Never expires", None)
+        self.setToolTip("Expires: when the entry stops admitting (the list then shows it as expired)")
+        # Short words: the form shares one row with the address and the description at 800 px.
+        self.addItem("No expiry", None)
         for label, seconds in PRESETS:
-            self.addItem(f"Expires in {label}", seconds)
-        self.addItem("Expires at a date…", A_DATE)
+            self.addItem(f"For {label}", seconds)
+        self.addItem("Until a date…", A_DATE)
         self.date: int | None = None
         self.activated.connect(self._chosen)
 
@@ -76,7 +77,7 @@ class ExpiryChoice(QComboBox):
             self.setCurrentIndex(0)
             return
         self.date = at
-        self.setItemText(row, f"Expires {QDateTime.fromSecsSinceEpoch(at).toString('yyyy-MM-dd HH:mm')}")
+        self.setItemText(row, f"Until {QDateTime.fromSecsSinceEpoch(at).toString('yyyy-MM-dd HH:mm')}")
 
     def expires_at(self) -> int | None:
         """The moment chosen, from now; None for never."""
@@ -89,5 +90,5 @@ class ExpiryChoice(QComboBox):
 
     def reset(self) -> None:
         self.setCurrentIndex(0)
-        self.setItemText(self.count() - 1, "Expires at a date…")
+        self.setItemText(self.count() - 1, "Until a date…")
         self.date = None

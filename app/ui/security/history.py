@@ -38,7 +38,7 @@ class HistoryDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Allowlist history: the service's log and this console's changes")
         self.setObjectName("history_dialog")
-        self.resize(1000, 520)
+        self.resize(1100, 520)
         self.history = history
         self.audit = audit
         self.model = QStandardItemModel(0, len(COLUMNS), self)
@@ -58,11 +58,11 @@ class HistoryDialog(QDialog):
             (
                 "2026-12-31 23:59:59",
                 "this console",
-                "key Admin key (key_0123)",
+                "dashboard (1.2.3.4)",
                 "Project: a project",
                 "remove",
                 STRETCH,
-                "refused: would_block_caller",
+                "refused: would_block",
             ),
         )
         self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
@@ -114,10 +114,10 @@ class HistoryDialog(QDialog):
             row.result,
         )
         items = [QStandardItem(value) for value in values]
-        for item in items[5:]:
+        for item in (items[2], *items[5:]):  # long cells are elided: the tooltip has them whole
             item.setToolTip(item.text())
         if row.from_address:
-            items[2].setToolTip(f"from {row.from_address}")
+            items[2].setToolTip(f"{row.who}, from {row.from_address}")
         items[1].setForeground(QColor(SOURCE_COLOURS[row.source]))
         items[6].setForeground(QColor("#1a7f37" if row.ok else "#cf222e"))
         self.model.appendRow(items)

@@ -70,8 +70,8 @@ class SecurityTab(QWidget):
         # The forms above the table: their messages grow downward, into the table's room, so the field being
         # typed in never moves (below the table they grew upward, carrying the field from under the cursor).
         forms = QHBoxLayout()  # side by side: the table keeps its rows in a small window
-        forms.addWidget(self.add_form, 3)
-        forms.addWidget(self.check, 2)
+        forms.addWidget(self.add_form, 2)  # the wider: address, description, expiry and Add share its row
+        forms.addWidget(self.check, 1)
         layout.addLayout(forms)
         layout.addWidget(self.entries, 1)
         layout.addWidget(self.recovery)
