@@ -48,7 +48,9 @@ def _plain(error: httpx.HTTPError, proxy: str | None) -> str:
         return f"no answer within {TIMEOUT_S:g} s"
     if "CERTIFICATE_VERIFY_FAILED" in str(error):
         through = " (through the proxy, which may re-sign TLS)" if proxy else ""
-        return f"its certificate is not trusted{through}: add the CA that issued it to the profile's CA bundle"
+        return (
+            f"its certificate is not trusted{through}: add the CA that issued it to the profile's CA bundle"
+        )
     if isinstance(error, httpx.ProxyError):
         return f"the proxy refused ({error})"
     if isinstance(error, httpx.ConnectError) and proxy:

@@ -95,7 +95,6 @@ class PublicIpService(QObject):
 
     async def _lookup(self, echo: EchoSettings) -> None:
         from app.api.echo import lookup
-
         from app.common.proxy_url import BadProxyUrl
 
         profile = self.session.profile
@@ -108,7 +107,9 @@ class PublicIpService(QObject):
                 return
             proxy, ca_bundle = settings.proxy, settings.ca_bundle
         results = await asyncio.gather(
-            lookup(echo.ipv4, 4, proxy, ca_bundle), lookup(echo.ipv6, 6, proxy, ca_bundle), return_exceptions=True
+            lookup(echo.ipv4, 4, proxy, ca_bundle),
+            lookup(echo.ipv6, 6, proxy, ca_bundle),
+            return_exceptions=True,
         )
         parts = []
         self.answers = {}

@@ -113,7 +113,6 @@ class ConsoleSession(QObject):
     def settings_for(self, profile: Profile, proxy_password: str | None = None) -> ConnectionSettings:
         """How to reach the profile's service; `proxy_password` (typed, not yet saved) before the stored one."""
         from app.api.transport import ConnectionSettings
-    from app.core.playground.snippets import SnippetNetwork
 
         def path(text: str) -> Path | None:
             return Path(text).expanduser() if text else None
@@ -163,7 +162,9 @@ class ConsoleSession(QObject):
             ca_bundle=profile.ca_bundle,
             client_cert=profile.client_cert,
             client_key=profile.client_key,
-            passphrase_env=f"{profile.env_prefix}_CLIENT_KEY_PASSPHRASE" if has["client_key_password"] else "",
+            passphrase_env=f"{profile.env_prefix}_CLIENT_KEY_PASSPHRASE"
+            if has["client_key_password"]
+            else "",
         )
 
     def migrate_proxy_passwords(self) -> None:

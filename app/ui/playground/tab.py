@@ -300,7 +300,10 @@ class PlaygroundTab(QWidget):
         )
         base_url = self.session.client.base_url if self.session.client else ""
         return all_snippets(
-            base_url, body, profile.api_key_env if profile else "SERVICE_API_KEY", self.session.snippet_network()
+            base_url,
+            body,
+            profile.api_key_env if profile else "SERVICE_API_KEY",
+            self.session.snippet_network(),
         )
 
     def show_code(self) -> None:
