@@ -50,53 +50,74 @@ def key_problem(cert: Path, key: Path | None, password: str | None) -> str:
 class PeerCertificate:
     issuer: str
     subject: str
-    self_signed: bool
+    names: tuple[str, ...]  # the hosts and addresses it is for (subjectAltName)
+
+    def __str__(self) -> str:
+        names = f" (for {', '.join(self.names)})" if self.names else ""
+        return f"issued by “{self.issuer}” to “{self.subject}”{names}"
 
 
 def _summary(der: bytes) -> PeerCertificate:
     from cryptography import x509
 
     certificate = x509.load_der_x509_certificate(der)
+    try:
+        alternative = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        names = tuple(str(name.value) for name in alternative)
+    except x509.ExtensionNotFound:
+        names = ()
     issuer, subject = certificate.issuer.rfc4514_string(), certificate.subject.rfc4514_string()
-    return PeerCertificate(issuer or "(no name)", subject or "(no name)", issuer == subject)
+    return PeerCertificate(issuer or "(no name)", subject or "(no name)", names)
 
 
-async def _tunnel(proxy: str, host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A CONNECT tunnel through an http:// proxy, as httpx opens one (credentials as Basic)."""
+async def _connect(host: str, port: int, proxy: str | None) -> asyncio.StreamWriter:
+    """A connection to host:port: direct, or a CONNECT tunnel through an http:// proxy, as httpx opens one
+    (credentials as Basic). Not yet TLS."""
+    if not proxy:
+        _reader, writer = await asyncio.open_connection(host, port)
+        return writer
     parts = urlsplit(proxy)
     reader, writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
-    lines = [f"CONNECT {host}:{port} HTTP/1.1", f"Host: {host}:{port}"]
-    if parts.username:
-        credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
-        lines.append(f"Proxy-Authorization: Basic {base64.b64encode(credentials).decode()}")
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
-    head = await reader.readuntil(b"\r\n\r\n")
-    if b" 200" not in head.split(b"\r\n", 1)[0]:
+    try:
+        lines = [f"CONNECT {host}:{port} HTTP/1.1", f"Host: {host}:{port}"]
+        if parts.username:
+            credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+            lines.append(f"Proxy-Authorization: Basic {base64.b64encode(credentials).decode()}")
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+        head = await reader.readuntil(b"\r\n\r\n")
+        if b" 200" not in head.split(b"\r\n", 1)[0]:
+            raise ConnectionError("the proxy refused the tunnel")
+    except BaseException:
         writer.close()
-        raise ConnectionError("the proxy refused the tunnel")
-    return reader, writer
+        await writer.wait_closed()
+        raise
+    return writer
 
 
 async def peer_certificate(url: str, proxy: str | None) -> PeerCertificate | None:
     """The certificate presented for `url`'s host (through `proxy` when set), unverified; None when it
-    cannot be had (another kind of proxy, no connection)."""
+    cannot be had (another kind of proxy than http://, no connection)."""
     parts = urlsplit(url)
     host, port = parts.hostname or "", parts.port or 443
+    if proxy and not proxy.startswith("http://"):
+        return None
     context = ssl.create_default_context()
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE  # only to read the certificate that verification refused
+    der = None
     try:
         async with asyncio.timeout(PROBE_TIMEOUT):
-            if proxy and proxy.startswith("http://"):
-                _reader, writer = await _tunnel(proxy, host, port)
+            writer = await _connect(host, port, proxy)
+            try:
                 await writer.start_tls(context, server_hostname=host)
-            elif proxy:
-                return None
-            else:
-                _reader, writer = await asyncio.open_connection(host, port, ssl=context, server_hostname=host)
-            ssl_object = writer.get_extra_info("ssl_object")
-            der = ssl_object.getpeercert(binary_form=True) if ssl_object else None
-            writer.close()
+                ssl_object = writer.get_extra_info("ssl_object")
+                der = ssl_object.getpeercert(binary_form=True) if ssl_object else None
+            finally:
+                writer.close()
+                try:
+                    await writer.wait_closed()
+                except (OSError, ssl.SSLError):
+                    pass
     except (OSError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ssl.SSLError):
         return None
     return _summary(der) if der else None

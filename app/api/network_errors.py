@@ -151,7 +151,7 @@ async def _untrusted(text: str, url: str, route: Route) -> TlsFailed:
     """A certificate that failed verification: whose it is, who issued it, and what to add."""
     reason = text.split("certificate verify failed:")[-1].split("(_ssl")[0].strip() or text
     peer = await peer_certificate(url, route.proxy)
-    named = f" It is issued by “{peer.issuer}” to “{peer.subject}”." if peer else ""
+    named = f" It is {peer}." if peer else ""
     bundle = " instead of the one set now" if route.ca_bundle else ""
     if route.proxy:
         return TlsFailed(
