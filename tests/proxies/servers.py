@@ -75,9 +75,7 @@ def mitmdump_command() -> Path | None:
 
 
 def squid_command() -> str | None:
-    return shutil.which("squid") or next(
-        (path for path in ("/usr/sbin/squid",) if Path(path).exists()), None
-    )
+    return shutil.which("squid") or next((path for path in ("/usr/sbin/squid",) if Path(path).exists()), None)
 
 
 def _wait_port(process: subprocess.Popen[bytes], port: int, log: Path, timeout: float) -> None:
@@ -91,7 +89,9 @@ def _wait_port(process: subprocess.Popen[bytes], port: int, log: Path, timeout: 
         except OSError:
             time.sleep(0.1)  # polling a process we do not own: there is no event to await
     process.kill()
-    raise RuntimeError(f"the proxy did not listen on {port} within {timeout:.0f} s: {log.read_text()[-2000:]}")
+    raise RuntimeError(
+        f"the proxy did not listen on {port} within {timeout:.0f} s: {log.read_text()[-2000:]}"
+    )
 
 
 @contextmanager
