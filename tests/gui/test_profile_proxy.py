@@ -32,7 +32,7 @@ def test_a_proxy_url_without_a_scheme_is_completed_and_its_password_kept_in_the_
     dialog = new_profile(console, qtbot)
     assert "http://proxy.example.com:8080" in dialog.fields["proxy"].placeholderText()
     qtbot.keyClicks(dialog.fields["proxy"], "alice:s3cret-pw@127.0.0.1:3128")
-    assert dialog.proxy_hint.text() == "→ http://alice@127.0.0.1:3128 (its password goes to the keychain)"
+    assert dialog.proxy_hint.text() == "→ http://alice@127.0.0.1:3128 (password to the keychain)"
     qtbot.keyClicks(dialog.fields["api_key"], "sk-corporate-key-123456")
     click(qtbot, dialog, "save")
     assert dialog.result_label.text().startswith("✓ Saved")
@@ -54,7 +54,7 @@ def test_a_proxy_url_without_a_scheme_is_completed_and_its_password_kept_in_the_
 def test_a_proxy_url_that_cannot_be_one_is_said_at_save_and_at_test(console, qtbot) -> None:
     dialog = new_profile(console, qtbot)
     qtbot.keyClicks(dialog.fields["proxy"], "socks4://proxy:1080")
-    assert dialog.proxy_hint.text().startswith("✗ “socks4://” is not a proxy scheme")
+    assert dialog.proxy_hint.text() == "✗ “socks4://” is not a proxy scheme (http, https, socks5)"
     click(qtbot, dialog, "save")
     assert dialog.result_label.text().startswith("✗ Proxy URL: “socks4://” is not a proxy scheme")
     click(qtbot, dialog, "test")
@@ -95,3 +95,20 @@ def test_an_old_console_ini_with_a_proxy_password_is_moved_to_the_keychain(
     assert session.profiles.get("p-old").proxy == "http://bob@p:3128"
     assert memory_keyring.secrets[(SERVICE, "p-old:proxy_password")] == "hunter2"
     assert session.settings_for(session.profiles.get("p-old")).proxy == "http://bob:hunter2@p:3128"
+
+
+def test_get_code_names_the_variables_that_hold_the_proxy_s_secrets(console, qtbot, tmp_path) -> None:
+    session = console.session
+    bundle = tmp_path / "corp-ca.pem"
+    profile = Profile(
+        id="p-code", name="Corp", base_url="https://h/v1", proxy="http://bob@p:3128", ca_bundle=str(bundle)
+    )
+    session.profiles.save(profile)
+    session.secrets.set("p-code", "proxy_password", "hunter2")
+    session.profile = profile
+    network = session.snippet_network()
+    assert network.proxy == "http://bob@p:3128" and network.proxy_password_env == "SERVICE_PROXY_PASSWORD"
+    assert network.ca_bundle == str(bundle) and network.passphrase_env == ""
+    snippets = console.playground.code_snippets()
+    assert all("hunter2" not in text for text in snippets.values())
+    assert '--proxy-user "bob:$SERVICE_PROXY_PASSWORD"' in snippets["curl"]

@@ -172,16 +172,20 @@ class ProfilesDialog(QDialog):
         return row
 
     def _check_proxy(self, text: str) -> None:
-        """The Proxy URL checked as it is typed: what will be used, or why it cannot be."""
+        """The Proxy URL checked as it is typed: what will be used, or why it cannot be. One short line (a
+        wrapped label in a form row is clipped, and a long one would widen the dialog past a small screen);
+        the whole sentence is the tooltip, and Save or Test shows it in full."""
+        self.proxy_hint.setToolTip("")
         if not text.strip():
             self.proxy_hint.setText("")
             return
         try:
             proxy = parse_proxy_url(text)
         except BadProxyUrl as error:
-            self.proxy_hint.setText(f"✗ {error}")
+            self.proxy_hint.setText(f"✗ {error.short}")
+            self.proxy_hint.setToolTip(str(error))
             return
-        moved = " (its password goes to the keychain)" if proxy.password else ""
+        moved = " (password to the keychain)" if proxy.password else ""
         self.proxy_hint.setText(f"→ {proxy.public}{moved}")
 
     def copy_secret(self, name: str) -> None:
