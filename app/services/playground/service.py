@@ -50,7 +50,8 @@ class PlaygroundService(QObject):
     turn_added = Signal(int)
     text_flushed = Signal(int, str)  # turn index, the text that arrived since the last flush
     turn_updated = Signal(int)  # search, reasoning or status changed
-    turn_finished = Signal(int)
+    turn_finished = Signal(int)  # a turn's run ended (completed, failed, stopped): its outcome is new
+    turn_shown = Signal(int)  # a turn finished earlier is shown again (an edit below it, a reopened one)
     totals_changed = Signal()
     conversation_reset = Signal()
 
@@ -104,9 +105,9 @@ class PlaygroundService(QObject):
         self.stop()
         del self.turns[index:]
         self.conversation_reset.emit()
-        for i in range(len(self.turns)):
+        for i in range(len(self.turns)):  # nothing of these changed: shown again, not finished (saved) again
             self.turn_added.emit(i)
-            self.turn_finished.emit(i)
+            self.turn_shown.emit(i)
         return self.send(prompt, attachments, options)
 
     def restore(self, turns: list[Turn]) -> None:
@@ -116,7 +117,7 @@ class PlaygroundService(QObject):
         self.conversation_reset.emit()
         for index in range(len(self.turns)):
             self.turn_added.emit(index)
-            self.turn_finished.emit(index)
+            self.turn_shown.emit(index)
         self.totals_changed.emit()
 
     def new_conversation(self) -> None:
