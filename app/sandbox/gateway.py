@@ -10,6 +10,7 @@ Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through u
 from __future__ import annotations
 
 import math
+from collections import deque
 import re
 import threading
 import time
@@ -100,11 +101,15 @@ class Gateway:
         self.store = store
         self.config = config
         self.limiter = RateLimiter(config.rate_limit_per_minute)
+        # The last API requests that reached the sandbox, (method, path) oldest first: what a client really
+        # sent, for a person or a test counting round trips. Bounded; appending to a deque is thread-safe.
+        self.seen: deque[tuple[str, str]] = deque(maxlen=1000)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not (scope["path"] == "/v1" or scope["path"].startswith("/v1/")):
             await self.app(scope, receive, send)
             return
+        self.seen.append((scope["method"], scope["path"]))
 
         source_ip = resolve_source_ip(scope, self.config.trusted_proxies)
         token = bearer_token(scope)
