@@ -10,10 +10,10 @@ Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through u
 from __future__ import annotations
 
 import math
-from collections import deque
 import re
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
