@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 
-from app.api.errors import ApiError, Conflict, IpNotAllowed
+from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed
 from app.core.security import files
 from app.core.security.files import TransferError
 from app.netrules.transfer import ImportPlan, PlannedLine
@@ -53,7 +53,9 @@ class PartialImport(Exception):
 
 
 class AllowlistService(AllowlistReads):
-    guard = Signal(str, str)  # a Change in GUARDED, the service's explanation: needs a typed confirmation
+    # A Change in GUARDED (`object`: a str signal would hand over a bare str), the service's explanation:
+    # the change needs a typed confirmation.
+    guard = Signal(object, str)
     changed_elsewhere = Signal(str)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 
@@ -97,7 +99,7 @@ class AllowlistService(AllowlistReads):
 
     # -- changes: each re-reads the list first, and goes to the history ----------------------------
 
-    def record(self, action: str, what: str, result: str = "ok") -> None:
+    def record(self, action: Change, what: str, result: str = "ok") -> None:
         profile = self.session.profile
         self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
 
@@ -139,7 +141,7 @@ class AllowlistService(AllowlistReads):
                 self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
             except Conflict as conflict:
-                if conflict.code == "would_block_caller" and name in GUARDED:
+                if conflict.code == ErrorCode.WOULD_BLOCK_CALLER and name in GUARDED:
                     self.record(name, what, "stopped: it would have blocked your own IP")
                     self.guard.emit(name, conflict.message)
                 else:
