@@ -15,6 +15,7 @@ from pydantic import ValidationError, field_validator
 from app.netrules import EntryError, canonical_entry
 
 from .errors import InvalidResponse, UnansweredWrite
+from .requests import AllowlistUpdate, EntryCreate
 from .transport import Transport, always_resend
 from .wire import WireModel, problem
 
@@ -119,7 +120,7 @@ class Allowlists:
             "PATCH",
             self._path(project_id),
             key="admin",
-            json_body={"enabled": enabled},
+            json_body=AllowlistUpdate(enabled=enabled),
             params=params,
             retries=0,
             resend_unanswered=always_resend,
@@ -137,7 +138,9 @@ class Allowlists:
                 already.append(listed)
             return listed is None
 
-        body = {"cidr": cidr, **({"description": description} if description else {})}
+        body = EntryCreate(cidr=cidr)
+        if description:
+            body["description"] = description
         try:
             result, _ = await self._transport.request(
                 "POST",

@@ -116,6 +116,7 @@ class TurnRun:
         turn = self.turn
         if client is None:
             raise ConnectionFailed("No connection: choose a profile first.")
+        assert turn.request_body is not None  # a turn that runs was built with its request
         stream: ResponseStream = client.responses.stream(turn.request_body)
         # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
         async with stream:

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
+    from app.api.requests import ResponseRequest
     from app.api.wire import UrlCitation
 
 from app.core.playground.turn_runner import TurnRun, report_connection
@@ -68,7 +69,7 @@ class PlaygroundService(QObject):
 
     def build_body(
         self, prompt: str, attachments: list[Attachment], options: RequestOptions, index: int | None = None
-    ) -> dict[str, Any]:
+    ) -> ResponseRequest:
         """The body a turn at `index` (a new one by default) would send; see turns.build_request."""
         index = len(self.turns) if index is None else index
         return build_request(self.turns[:index], prompt, attachments, options).body
