@@ -29,6 +29,8 @@ _EXPORTS = {
     "Allowlist": "admin",
     "Entry": "admin",
     "Project": "admin",
+    "AuditEvent": "admin",
+    "AuditPage": "admin",
 }
 _ERRORS = (
     "ApiError",
@@ -39,6 +41,7 @@ _ERRORS = (
     "InvalidResponse",
     "IpNotAllowed",
     "NotFound",
+    "PreconditionFailed",
     "RateLimited",
     "ServerError",
     "StatusError",

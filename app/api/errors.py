@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .admin import Allowlist
 
 
 class ErrorCode(StrEnum):
@@ -14,9 +17,8 @@ class ErrorCode(StrEnum):
     INVALID_API_KEY = "invalid_api_key"
     INSUFFICIENT_PERMISSIONS = "insufficient_permissions"  # a project key on the Admin API
     RATE_LIMIT_EXCEEDED = "rate_limit_exceeded"
-    WOULD_BLOCK_CALLER = (
-        "would_block_caller"  # 409: the change would lock the caller out; ?force=true sends it
-    )
+    # 409: the change would lock the caller out; ?force=true sends it anyway.
+    WOULD_BLOCK_CALLER = "would_block_caller"
     TOO_MANY_ENTRIES = "too_many_entries"  # the list is full
     DUPLICATE_ENTRY = "duplicate_entry"
     INVALID_CIDR = "invalid_cidr"
@@ -114,6 +116,27 @@ class Conflict(StatusError):
     status = 409
 
 
+class PreconditionFailed(StatusError):
+    """412 precondition_failed: the list changed since it was read (If-Match named an earlier version).
+
+    `current` is the list as it stands now, sent with the refusal, so the change can be shown and made again."""
+
+    status = 412
+
+    @property
+    def current(self) -> Allowlist | None:
+        """The list as it stands (an `app.api.admin.Allowlist`), or None when the body did not carry one."""
+        from .admin import Allowlist, parse  # here: admin imports this module
+
+        data = self.body.get("current") if isinstance(self.body, dict) else None
+        if not isinstance(data, dict):
+            return None
+        try:
+            return parse(Allowlist, data, "the current list")
+        except InvalidResponse:
+            return None
+
+
 class PayloadTooLarge(StatusError):
     status = 413
 
@@ -165,6 +188,7 @@ _BY_STATUS: dict[int, type[StatusError]] = {
     403: Forbidden,
     404: NotFound,
     409: Conflict,
+    412: PreconditionFailed,
     413: PayloadTooLarge,
     429: RateLimited,
 }

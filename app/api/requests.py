@@ -77,6 +77,14 @@ class EntryCreate(TypedDict):
 
     cidr: str
     description: NotRequired[str]
+    expires_at: NotRequired[int]  # Unix seconds; absent: never expires
+
+
+class EntryUpdate(TypedDict):
+    """PATCH …/ip_allowlist/entries/{id}."""
+
+    expires_at: int | None  # None: never expires
+    description: NotRequired[str]
 
 
 class AllowlistUpdate(TypedDict):
