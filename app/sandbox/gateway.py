@@ -23,7 +23,7 @@ from app.netrules import Address, Network, parse_client_ip
 
 from .config import SandboxConfig
 from .errors import error_bytes
-from .store import Allowlist, KeyRecord, Store
+from .store import AllowlistRecord, KeyRecord, Store
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
@@ -35,7 +35,7 @@ class RequestContext:
 
     source_ip: Address | None
     key: KeyRecord
-    allowlists: tuple[Allowlist, ...]
+    allowlists: tuple[AllowlistRecord, ...]
 
 
 def resolve_source_ip(scope: Scope, trusted: list[Network]) -> Address | None:
@@ -118,7 +118,7 @@ class Gateway:
         active = [
             allowlist for allowlist in (organization, project) if allowlist is not None and allowlist.enabled
         ]
-        matched: list[tuple[Allowlist, int]] = []
+        matched: list[tuple[AllowlistRecord, int]] = []
         for allowlist in active:
             serial = allowlist.match(source_ip, now) if source_ip is not None else -1
             if serial < 0:
@@ -174,7 +174,7 @@ class Gateway:
 
     def _applicable_allowlists(
         self, path: str, token: str | None
-    ) -> tuple[Allowlist | None, Allowlist | None]:
+    ) -> tuple[AllowlistRecord | None, AllowlistRecord | None]:
         """The organization's and the project's list for this request (None where it names none), chosen
         without validating the key; a list that is off admits everyone.
 
