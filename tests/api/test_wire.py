@@ -124,7 +124,7 @@ def test_events_are_typed_by_their_type() -> None:
     assert isinstance(final, ResponseEvent) and final.is_final and final.response.output_text == "Hello world"
     for name in ("response.output_text.delta", "response.text.delta"):
         delta = event({"type": name, "delta": "Hi", "item_id": "m", "extra": True})
-        assert isinstance(delta, TextDelta) and delta.delta == "Hi" and delta.is_text_delta
+        assert isinstance(delta, TextDelta) and delta.delta == "Hi"
         assert delta.received_at == 1.5
     item = event({"type": "response.output_item.done", "output_index": 0, "item": FULL["output"][0]})  # type: ignore[index]
     assert isinstance(item, OutputItemEvent) and isinstance(item.item, WebSearchCall)
@@ -167,3 +167,12 @@ def test_every_malformed_event_is_a_typed_error(data: str, said: str) -> None:
     with pytest.raises(InvalidResponse) as caught:
         parse_event("", data, 0.0)
     assert said in str(caught.value) and len(str(caught.value)) < 300
+
+
+def test_a_known_type_with_a_new_field_and_an_unknown_type_both_stream() -> None:
+    """The union dispatches on the type: a known type is its model whatever else it carries; an unknown one is
+    an OtherEvent that keeps its type, never an error."""
+    added = event({"type": "response.output_item.added", "item": {"type": "message"}, "new": 1})
+    assert isinstance(added, OutputItemEvent) and not added.done
+    other = event({"type": "response.audio.delta", "delta": 5})
+    assert isinstance(other, OtherEvent) and other.type == "response.audio.delta"

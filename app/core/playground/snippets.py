@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import keyword
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -61,7 +62,7 @@ def _curl_network(network: SnippetNetwork) -> list[str]:
     return options
 
 
-def curl(base_url: str, body: dict[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
+def curl(base_url: str, body: Mapping[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
     payload = json.dumps(body, indent=2, ensure_ascii=False)
     return (
         f"curl {shlex.quote(base_url + '/responses')} \\\n"
@@ -140,7 +141,7 @@ def _python_network(network: SnippetNetwork) -> tuple[bool, str, str]:
     return tls, "\n".join(setup) + "\n", f"http_client=httpx.Client({', '.join(arguments)})"
 
 
-def python(base_url: str, body: dict[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
+def python(base_url: str, body: Mapping[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
     """`client.responses.create(model=..., input=..., ...)`; a field that cannot be a keyword argument (none
     of the API's can, but a body is data) goes in `extra_body`, as the official client takes it."""
     named = {key: value for key, value in body.items() if key.isidentifier() and not keyword.iskeyword(key)}
@@ -198,7 +199,7 @@ def _node_network(network: SnippetNetwork) -> tuple[str, str, str]:
     return imports, f"const dispatcher = new {agent}({setup});\n", ", fetchOptions: { dispatcher }"
 
 
-def node(base_url: str, body: dict[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
+def node(base_url: str, body: Mapping[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
     arguments = json.dumps(body, indent=2, ensure_ascii=False)
     imports, setup, fetch_options = _node_network(network)
     return (
@@ -212,9 +213,9 @@ def node(base_url: str, body: dict[str, Any], env_var: str, network: SnippetNetw
 
 
 def all_snippets(
-    base_url: str, body: dict[str, Any], env_var: str, network: SnippetNetwork = DIRECT
+    base_url: str, body: Mapping[str, Any], env_var: str, network: SnippetNetwork = DIRECT
 ) -> dict[str, str]:
-    body = {key: value for key, value in body.items() if key != "stream"}
+    body = {key: value for key, value in body.items() if key != "stream"}  # the snippet's call decides
     return {
         "curl": curl(base_url, body, env_var, network),
         "Python": python(base_url, body, env_var, network),
