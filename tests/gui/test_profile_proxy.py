@@ -93,7 +93,14 @@ def test_a_profile_whose_proxy_cannot_be_used_says_so_when_it_is_chosen(
     session.tasks.start("activate", session.activate("p-bad"))
     qtbot.waitUntil(lambda: session.state == "error", timeout=5000)
     assert "not a proxy scheme" in session.detail and "File > Profiles" in session.detail
-    assert session.client is None  # Send says there is no connection, and the toolbar says why
+    assert session.client is None
+    playground = console.playground
+    playground.message.setPlainText("hello")
+    playground.send()
+    qtbot.waitUntil(
+        lambda: bool(playground.service.turns) and playground.service.turns[-1].status == "failed"
+    )
+    assert playground.service.turns[-1].error.startswith("No connection: “ftp://” is not a proxy scheme")
 
 
 def test_an_old_console_ini_with_a_proxy_password_is_moved_to_the_keychain(
