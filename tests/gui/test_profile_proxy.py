@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QLineEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.common.secrets import SERVICE
@@ -39,6 +39,10 @@ def test_a_proxy_url_without_a_scheme_is_completed_and_its_password_kept_in_the_
     assert "http://proxy.example.com:8080" in dialog.fields["proxy"].placeholderText()
     qtbot.keyClicks(dialog.fields["proxy"], "alice:s3cret-pw@127.0.0.1:3128")
     assert dialog.proxy_hint.text() == "→ http://alice@127.0.0.1:3128 (password to the keychain)"
+    dialog.fields["proxy"].editingFinished.emit()  # the person tabs out of the field: the password is masked
+    assert dialog.fields["proxy"].text() == "http://alice@127.0.0.1:3128"
+    assert dialog.fields["proxy_password"].text() == "s3cret-pw"
+    assert dialog.fields["proxy_password"].echoMode() == QLineEdit.EchoMode.Password
     qtbot.keyClicks(dialog.fields["api_key"], "sk-corporate-key-123456")
     click(qtbot, dialog, "save")
     assert dialog.result_label.text().startswith("✓ Saved")
@@ -93,6 +97,7 @@ def test_a_profile_whose_proxy_cannot_be_used_says_so_when_it_is_chosen(
     session.tasks.start("activate", session.activate("p-bad"))
     qtbot.waitUntil(lambda: session.state == "error", timeout=5000)
     assert "not a proxy scheme" in session.detail and "File > Profiles" in session.detail
+    assert "“Hand-edited” cannot connect" in console.notice.label.text()  # on screen, not only in the log
     assert session.client is None
     playground = console.playground
     playground.message.setPlainText("hello")

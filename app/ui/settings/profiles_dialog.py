@@ -89,6 +89,7 @@ class ProfilesDialog(QDialog):
                 self.fields[name].setPlaceholderText(f"{EXAMPLE} (or socks5://…); empty: $HTTPS_PROXY")
                 self.proxy_hint = QLabel(objectName="proxy_hint")
                 self.fields[name].textChanged.connect(self._check_proxy)
+                self.fields[name].editingFinished.connect(self._mask_proxy_password)
                 form.addRow("", self.proxy_hint)
         self.first_byte_wait = QSpinBox(objectName="first_byte_wait", minimum=5, maximum=3600, suffix=" s")
         self.first_byte_wait.setToolTip(
@@ -187,6 +188,17 @@ class ProfilesDialog(QDialog):
             return
         moved = " (password to the keychain)" if proxy.password else ""
         self.proxy_hint.setText(f"→ {proxy.public}{moved}")
+
+    def _mask_proxy_password(self) -> None:
+        """A password typed into the Proxy URL leaves it as soon as the field does: it goes to the masked
+        Proxy password field (and at Save to the keychain), so it is on screen only while typed."""
+        try:
+            proxy = parse_proxy_url(self.fields["proxy"].text())
+        except BadProxyUrl:
+            return
+        if proxy.password:
+            self.fields["proxy_password"].setText(proxy.password)
+            self.fields["proxy"].setText(proxy.public)
 
     def copy_secret(self, name: str) -> None:
         """The stored key on the clipboard, on the person's request: how a sandbox key is found."""
