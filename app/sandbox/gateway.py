@@ -114,20 +114,26 @@ class Gateway:
         source_ip = resolve_source_ip(scope, self.config.trusted_proxies)
         token = bearer_token(scope)
         organization, project = self._applicable_allowlists(scope["path"], token)
-        now = self.clock()
+        now = int(self.clock())  # whole seconds: an entry expires at its second
         active = [
             allowlist for allowlist in (organization, project) if allowlist is not None and allowlist.enabled
         ]
-        matched: list[tuple[AllowlistRecord, int]] = []
-        for allowlist in active:
-            serial = allowlist.match(source_ip, now) if source_ip is not None else -1
-            if serial < 0:
-                break
-            matched.append((allowlist, serial))
+        if not active:
+            admitted = True
+        elif source_ip is None:
+            admitted = False  # an unknown address fails closed wherever a list is on
+        elif len(active) == 1:  # the usual case: one lookup that counts the request as it admits it
+            admitted = active[0].match(source_ip, now, True) >= 0
+        else:  # both lists must admit before either counts the request
+            serials = [allowlist.match(source_ip, now) for allowlist in active]
+            admitted = min(serials) >= 0
+            if admitted:
+                for allowlist, serial in zip(active, serials, strict=True):
+                    allowlist.count(serial, now)
         extra: list[tuple[bytes, bytes]] = []
         if active:
             extra.append((b"x-request-source-ip", str(source_ip or "unknown").encode()))
-        if len(matched) < len(active):
+        if not admitted:
             # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
             seen = str(source_ip) if source_ip is not None else "an unknown address"
             message = (
@@ -136,8 +142,6 @@ class Gateway:
             )
             await _respond(send, 403, error_bytes(403, message, "ip_not_allowed"), extra)
             return
-        for allowlist, serial in matched:  # admitted by every list that applies: each entry counts it
-            allowlist.count(serial, now)
 
         key = self.store.lookup_key(token) if token else None
         if key is None:

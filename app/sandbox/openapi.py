@@ -8,7 +8,16 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from .config import SandboxConfig
-from .contract import AuditActor, AuditResult, AuditType, CreateResponse, EntryCreate, EntryPatch, ListPatch
+from .contract import (
+    AuditActor,
+    AuditResult,
+    AuditType,
+    CreateResponse,
+    EntryCreate,
+    EntryPatch,
+    InputItem,
+    ListPatch,
+)
 
 SUFFIX = "Schema"
 
@@ -129,18 +138,13 @@ class UsageSchema(Answer):
     total_tokens: int
 
 
-class OutputItemSchema(Answer):
-    type: str
-    id: str
-
-
 class ResponseObjectSchema(Answer):
     id: str
     object: Literal["response"]
     created_at: int
     status: Literal["completed", "incomplete", "failed", "in_progress"]
     model: str
-    output: list[OutputItemSchema]
+    output: list[InputItem]  # an answer's items are the items a request may send back: one definition
     previous_response_id: str | None = None
     usage: UsageSchema | None = None
 
@@ -153,7 +157,7 @@ class ResponseDeletedSchema(Answer):
 
 class ItemListSchema(Answer):
     object: Literal["list"]
-    data: list[OutputItemSchema]
+    data: list[InputItem]
     first_id: str
     last_id: str
     has_more: bool

@@ -176,3 +176,16 @@ def test_a_known_type_with_a_new_field_and_an_unknown_type_both_stream() -> None
     assert isinstance(added, OutputItemEvent) and not added.done
     other = event({"type": "response.audio.delta", "delta": 5})
     assert isinstance(other, OtherEvent) and other.type == "response.audio.delta"
+
+
+def test_error_codes_the_console_knows_are_typed_and_unknown_ones_kept() -> None:
+    from app.api.errors import Conflict, ErrorCode, status_error
+
+    def body(code: object) -> dict[str, object]:
+        return {"error": {"message": "no", "type": "conflict_error", "code": code, "param": None}}
+
+    known = status_error(409, body("would_block_caller"), {})
+    assert isinstance(known, Conflict) and known.code is ErrorCode.WOULD_BLOCK_CALLER
+    newer = status_error(409, body("quota_frozen"), {})
+    assert newer.code == "quota_frozen" and not isinstance(newer.code, ErrorCode)
+    assert status_error(409, body(7), {}).code == "7" and status_error(409, body(None), {}).code is None
