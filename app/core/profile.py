@@ -33,7 +33,10 @@ class Profile:
     ca_bundle: str = ""
     client_cert: str = ""
     client_key: str = ""
-    proxy: str = ""
+    proxy: str = ""  # without its password, which the keychain keeps (secret "proxy_password")
+    # Seconds to wait for a streamed answer's first byte: a buffering proxy sends nothing until the whole
+    # answer is there, so this is longer than the whole-request deadline of other calls.
+    first_byte_wait: int = 300
 
     @property
     def is_sandbox(self) -> bool:
@@ -62,9 +65,24 @@ def new_profile_id() -> str:
     return f"profile-{uuid.uuid4().hex[:8]}"
 
 
-def connection_settings(profile: Profile, secrets: SecretStore) -> ConnectionSettings:
+def proxy_for(profile: Profile, secrets: SecretStore, password: str | None = None) -> str | None:
+    """The profile's proxy URL with its password from the keychain, as httpx takes it; None for no proxy.
+    Raises BadProxyUrl for a URL that cannot be one (an old console.ini, or one edited by hand)."""
+    from app.common.proxy_url import parse_proxy_url
+
+    if not profile.proxy.strip():
+        return None
+    proxy = parse_proxy_url(profile.proxy)
+    stored = password or secrets.get(profile.id, "proxy_password")
+    return proxy.with_password(stored or proxy.password)
+
+
+def connection_settings(
+    profile: Profile, secrets: SecretStore, proxy_password: str | None = None
+) -> ConnectionSettings:
     """How to reach the profile's service, its keys from the keychain (or the profile's environment
-    variables); the same for the window and the command line."""
+    variables); the same for the window and the command line. `proxy_password` (typed, not yet saved)
+    comes before the stored one."""
     from app.api.transport import ConnectionSettings
 
     def path(text: str) -> Path | None:
@@ -72,13 +90,14 @@ def connection_settings(profile: Profile, secrets: SecretStore) -> ConnectionSet
 
     return ConnectionSettings(
         base_url=profile.base_url,
+        first_byte_deadline=float(profile.first_byte_wait),
         api_key=secrets.get(profile.id, "api_key", profile.api_key_env),
         admin_key=secrets.get(profile.id, "admin_key", profile.admin_key_env),
         ca_bundle=path(profile.ca_bundle),
         client_cert=path(profile.client_cert),
         client_key=path(profile.client_key),
         client_key_password=secrets.get(profile.id, "client_key_password"),
-        proxy=profile.proxy or None,
+        proxy=proxy_for(profile, secrets, proxy_password),
         # The embedded sandbox trusts loopback as a proxy, where a missing X-Forwarded-For means "unknown"
         # (fail closed): always name an address, the simulated one or loopback itself.
         forwarded_for=(profile.simulated_ip or "127.0.0.1") if profile.is_sandbox else None,

@@ -13,6 +13,7 @@ import math
 import re
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from app.netrules import Address, Network, parse_client_ip
 
 from .config import SandboxConfig
 from .errors import error_bytes
-from .store import Allowlist, KeyRecord, Store
+from .store import AllowlistRecord, KeyRecord, Store
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
@@ -34,7 +35,7 @@ class RequestContext:
 
     source_ip: Address | None
     key: KeyRecord
-    allowlists: tuple[Allowlist, ...]
+    allowlists: tuple[AllowlistRecord, ...]
 
 
 def resolve_source_ip(scope: Scope, trusted: list[Network]) -> Address | None:
@@ -100,29 +101,39 @@ class Gateway:
         self.config = config
         self.limiter = RateLimiter(config.rate_limit_per_minute)
         self.clock = config.clock
+        # The last API requests that reached the sandbox, (method, path) oldest first: what a client really
+        # sent, for a person or a test counting round trips. Bounded; appending to a deque is thread-safe.
+        self.seen: deque[tuple[str, str]] = deque(maxlen=1000)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not (scope["path"] == "/v1" or scope["path"].startswith("/v1/")):
             await self.app(scope, receive, send)
             return
+        self.seen.append((scope["method"], scope["path"]))
 
         source_ip = resolve_source_ip(scope, self.config.trusted_proxies)
         token = bearer_token(scope)
         organization, project = self._applicable_allowlists(scope["path"], token)
-        now = self.clock()
+        now = int(self.clock())  # whole seconds: an entry expires at its second
         active = [
             allowlist for allowlist in (organization, project) if allowlist is not None and allowlist.enabled
         ]
-        matched: list[tuple[Allowlist, int]] = []
-        for allowlist in active:
-            serial = allowlist.match(source_ip, now) if source_ip is not None else -1
-            if serial < 0:
-                break
-            matched.append((allowlist, serial))
+        if not active:
+            admitted = True
+        elif source_ip is None:
+            admitted = False  # an unknown address fails closed wherever a list is on
+        elif len(active) == 1:  # the usual case: one lookup that counts the request as it admits it
+            admitted = active[0].match(source_ip, now, True) >= 0
+        else:  # both lists must admit before either counts the request
+            serials = [allowlist.match(source_ip, now) for allowlist in active]
+            admitted = min(serials) >= 0
+            if admitted:
+                for allowlist, serial in zip(active, serials, strict=True):
+                    allowlist.count(serial, now)
         extra: list[tuple[bytes, bytes]] = []
         if active:
             extra.append((b"x-request-source-ip", str(source_ip or "unknown").encode()))
-        if len(matched) < len(active):
+        if not admitted:
             # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
             seen = str(source_ip) if source_ip is not None else "an unknown address"
             message = (
@@ -131,8 +142,6 @@ class Gateway:
             )
             await _respond(send, 403, error_bytes(403, message, "ip_not_allowed"), extra)
             return
-        for allowlist, serial in matched:  # admitted by every list that applies: each entry counts it
-            allowlist.count(serial, now)
 
         key = self.store.lookup_key(token) if token else None
         if key is None:
@@ -169,7 +178,7 @@ class Gateway:
 
     def _applicable_allowlists(
         self, path: str, token: str | None
-    ) -> tuple[Allowlist | None, Allowlist | None]:
+    ) -> tuple[AllowlistRecord | None, AllowlistRecord | None]:
         """The organization's and the project's list for this request (None where it names none), chosen
         without validating the key; a list that is off admits everyone.
 

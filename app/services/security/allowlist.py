@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 
-from app.api.errors import ApiError, Conflict, IpNotAllowed, PreconditionFailed
+from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed, PreconditionFailed
 from app.core.security import files
 from app.core.security.concurrency import ListDiff
 from app.core.security.files import TransferError
@@ -77,7 +77,9 @@ class ChangedUnderYou:
 
 
 class AllowlistService(AllowlistReads):
-    guard = Signal(str, str)  # a Change in GUARDED, the service's explanation: needs a typed confirmation
+    # A Change in GUARDED (`object`: a str signal would hand over a bare str), the service's explanation:
+    # the change needs a typed confirmation.
+    guard = Signal(object, str)
     changed_elsewhere = Signal(str)  # an import's preview is out of date: nothing was sent
     changed_under_you = Signal(object)  # ChangedUnderYou: a 412, with what changed and the change again
     busy_changed = Signal(bool)  # a change is in flight (the periodic read waits for it)
@@ -124,7 +126,7 @@ class AllowlistService(AllowlistReads):
 
     # -- changes: each re-reads the list first, and goes to the history ----------------------------
 
-    def record(self, action: str, what: str, result: str = "ok") -> None:
+    def record(self, action: Change, what: str, result: str = "ok") -> None:
         profile = self.session.profile
         self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
 
@@ -155,9 +157,12 @@ class AllowlistService(AllowlistReads):
         coroutine: Coroutine[Any, Any, None],
         what: str,
         again: Callable[[], None] | None = None,
+        read_after: bool = True,
     ) -> None:
         """Run one change; its outcome goes to the history (`what` says what it was) and to the signals.
-        `again` sends the same change anew, offered when the list changed under it (412)."""
+        `again` sends the same change anew, offered when the list changed under it (412). The lists are read
+        again after it, unless it succeeded and `read_after` is False: the change showed the service's
+        answer itself, which is the list as it is now."""
         shown = self.data
 
         async def wrapped() -> None:
@@ -165,6 +170,8 @@ class AllowlistService(AllowlistReads):
             try:
                 await coroutine
                 self.record(name, what)
+                if not read_after:
+                    return
             except PreconditionFailed as refused:
                 self.record(name, what, "not sent: another admin had changed the list")
                 current = refused.current
@@ -179,7 +186,7 @@ class AllowlistService(AllowlistReads):
                 self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
             except Conflict as conflict:
-                if conflict.code == "would_block_caller" and name in GUARDED:
+                if conflict.code == ErrorCode.WOULD_BLOCK_CALLER and name in GUARDED:
                     self.record(name, what, "stopped: it would have blocked your own IP")
                     self.guard.emit(name, conflict.message)
                 else:
@@ -216,14 +223,20 @@ class AllowlistService(AllowlistReads):
         """Add an entry (`expires_at`: Unix seconds, None for never), sent with the shown list's version."""
 
         async def go() -> None:
-            assert self.session.client is not None
-            await self.session.client.allowlists.add(cidr, description, self.project_id, expires_at)
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            current = self.data
+            entry = await client.allowlists.add(cidr, description, scope, expires_at)
+            if current is not None and current.entry(entry.id) is None:  # a resent add answers its entry
+                self._answered(scope, current.model_copy(update={"entries": (*current.entries, entry)}))
             self.session.bus.info(f"Added {cidr}.")
 
+        # The POST's answer is the new entry: shown as it is, not by reading both lists again (two requests,
+        # not four). Anything that went wrong still reads them again.
         what = f"{cidr}" + (f" “{description}”" if description else "")
         if expires_at is not None:
             what += f", expires {_moment(expires_at)}"
-        self.run(Change.ADD, go(), what, lambda: self.add(cidr, description, expires_at))
+        self.run(Change.ADD, go(), what, lambda: self.add(cidr, description, expires_at), read_after=False)
 
     def set_expiry(self, entry_ids: list[str], expires_at: int | None) -> None:
         """Give entries a new expiry (None: never), as Extend does."""

@@ -11,6 +11,15 @@ from app.core.profile import SANDBOX_ID, Profile, new_profile_id
 __all__ = ["SANDBOX_ID", "Profile", "ProfileStore", "new_profile_id"]
 
 
+def _seconds(value: object, default: int = 300) -> int:
+    """A number of seconds read back from console.ini (a string there); the default when unreadable."""
+    try:
+        seconds = int(str(value))
+    except ValueError:
+        return default
+    return seconds if 1 <= seconds <= 3600 else default
+
+
 class ProfileStore(QObject):
     """The list of profiles and the current one; emits `changed` after any edit."""
 
@@ -33,6 +42,7 @@ class ProfileStore(QObject):
             values = {key: self._settings.value(key) for key in self._settings.childKeys() if key in names}
             models = values.get("models") or []
             values["models"] = [models] if isinstance(models, str) else list(models)
+            values["first_byte_wait"] = _seconds(values.get("first_byte_wait"))
             profiles.append(Profile(**{k: ("" if v is None else v) for k, v in values.items()}))  # type: ignore[arg-type]
         self._settings.endArray()
         return profiles

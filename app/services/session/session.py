@@ -11,18 +11,21 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
+from app.common.proxy_url import BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable, SecretStore
-from app.core.embedded import EmbeddedSandbox, EngineChoice
-from app.core.profile import connection_settings
+from app.core.embedded import EmbeddedSandbox, EngineChoice, EngineState
+from app.core.profile import connection_settings, proxy_for
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ModelInfo, ServiceClient
     from app.api.transport import ConnectionSettings
+    from app.core.playground.snippets import SnippetNetwork
 from app.core.tasks import TaskRegistry
 from app.services.session.messages import MessageBus
 from app.services.session.profiles import Profile, ProfileStore
 
 log = logging.getLogger(__name__)
+SNIPPET_SECRETS = ("proxy_password", "client_key_password")
 
 
 class ConnectionState(StrEnum):
@@ -39,7 +42,8 @@ class ConnectionState(StrEnum):
 
 class ConsoleSession(QObject):
     client_changed = Signal()
-    connection_changed = Signal(str, str)  # state, a sentence saying why
+    # A ConnectionState, a sentence saying why. `object`: a `str` signal would hand the slot a bare str.
+    connection_changed = Signal(object, str)
     engine_changed = Signal(str)  # the sandbox's engine, as the status bar says it ("" for other profiles)
     models_changed = Signal()  # `model_details` was read again from the server
     simulated_ip_changed = Signal(str)  # the sandbox profile now plays this source address
@@ -108,8 +112,60 @@ class ConsoleSession(QObject):
         profile.base_url, profile.org_id, profile.project_id = self.sandbox.base_url, org_id, project_id
         return profile
 
-    def settings_for(self, profile: Profile) -> ConnectionSettings:
-        return connection_settings(profile, self.secrets)
+    def settings_for(self, profile: Profile, proxy_password: str | None = None) -> ConnectionSettings:
+        """How to reach the profile's service; `proxy_password` (typed, not yet saved) before the stored one."""
+        return connection_settings(profile, self.secrets, proxy_password)
+
+    def proxy_for(self, profile: Profile, password: str | None = None) -> str | None:
+        """The profile's proxy URL with its password from the keychain; None for no proxy (BadProxyUrl for
+        a URL that cannot be one)."""
+        return proxy_for(profile, self.secrets, password)
+
+    def snippet_network(self) -> SnippetNetwork:
+        """The current profile's proxy and TLS files for Get code: paths and the URL without its password;
+        the secrets are named by the environment variables the snippet reads them from."""
+        from app.core.playground.snippets import DIRECT, SnippetNetwork
+
+        profile = self.profile
+        if profile is None or profile.is_sandbox:
+            return DIRECT
+        try:
+            proxy = parse_proxy_url(profile.proxy) if profile.proxy.strip() else None
+        except BadProxyUrl:
+            proxy = None
+        has = {name: self.secrets.source(profile.id, name) != "none" for name in SNIPPET_SECRETS}
+        return SnippetNetwork(
+            proxy=proxy.public if proxy else "",
+            proxy_password_env=f"{profile.env_prefix}_PROXY_PASSWORD"
+            if proxy and proxy.username and (has["proxy_password"] or proxy.password)
+            else "",
+            ca_bundle=profile.ca_bundle,
+            client_cert=profile.client_cert,
+            client_key=profile.client_key,
+            passphrase_env=f"{profile.env_prefix}_CLIENT_KEY_PASSPHRASE"
+            if has["client_key_password"]
+            else "",
+        )
+
+    def migrate_proxy_passwords(self) -> None:
+        """A console.ini written before the keychain kept proxy passwords holds `http://user:pass@…`: the
+        password moves to the keychain and the file keeps the URL without it. With no keychain the file is
+        left as it is (nothing is lost), and the log says so without the password."""
+        for profile in self.profiles.all():
+            try:
+                proxy = parse_proxy_url(profile.proxy) if profile.proxy.strip() else None
+            except BadProxyUrl:
+                continue  # said at activation and in the dialog
+            if proxy is None or not proxy.password:
+                continue
+            try:
+                self.secrets.set(profile.id, "proxy_password", proxy.password)
+            except KeychainUnavailable as error:
+                log.warning("The proxy password of %s stays in console.ini: %s", profile.name, error)
+                continue
+            profile.proxy = proxy.public
+            self.profiles.save(profile)
+            log.info("The proxy password of %s moved from console.ini to the keychain.", profile.name)
 
     async def activate(self, profile_id: str | None = None) -> None:
         """Switch to a profile (the current one by default): close the old client, make the new one."""
@@ -132,8 +188,12 @@ class ConsoleSession(QObject):
 
         try:
             self.client = ServiceClient(self.settings_for(profile), profile.org_id)
+        except BadProxyUrl as error:
+            self._set_state(ConnectionState.ERROR, f"{error} Fix the Proxy URL in File > Profiles… (Ctrl+,).")
+            self.bus.error(f"“{profile.name}” cannot connect: {self.detail}")  # on screen, not only the log
         except ApiError as error:
             self._set_state(ConnectionState.ERROR, str(error))
+            self.bus.error(f"“{profile.name}” cannot connect: {error}")
         self.client_changed.emit()
         self._watch_engine(profile)
         if self.client is not None:
@@ -159,7 +219,7 @@ class ConsoleSession(QObject):
             self.engine_changed.emit(current.text)
             if current.settled:
                 poll.stop()
-                if current.state == "failed":
+                if current.state == EngineState.FAILED:
                     self.bus.error(current.text)
                 self.tasks.start("session.models", self._read_models())
 
@@ -267,6 +327,9 @@ class ConsoleSession(QObject):
             client = ServiceClient(settings, org_id)
         except ApiError as error:
             return f"✗ {error}"
+        except Exception as error:  # the dialog says whatever failed; the log keeps the trace
+            log.exception("Test connection could not make a client")
+            return f"✗ The connection could not be set up: {error}"
         try:
             models = await client.models() if settings.api_key else []
             if settings.admin_key and org_id:

@@ -64,6 +64,7 @@ class PlaygroundTab(QWidget):
         self.service.text_flushed.connect(lambda index, chunk: self.views[index].append_text(chunk))
         self.service.turn_updated.connect(self._refresh_view)
         self.service.turn_finished.connect(self._finish_view)
+        self.service.turn_shown.connect(self._finish_view)
         self.service.totals_changed.connect(self._show_totals)
         self.service.conversation_reset.connect(self._clear_views)
         session.client_changed.connect(self.reload_models)
@@ -299,7 +300,12 @@ class PlaygroundTab(QWidget):
             self.message.toPlainText().strip() or "Hello", self.attachments, self.options()
         )
         base_url = self.session.client.base_url if self.session.client else ""
-        return all_snippets(base_url, body, profile.api_key_env if profile else "SERVICE_API_KEY")
+        return all_snippets(
+            base_url,
+            body,
+            profile.api_key_env if profile else "SERVICE_API_KEY",
+            self.session.snippet_network(),
+        )
 
     def show_code(self) -> None:
         TextTabsDialog("Get code", self.code_snippets(), self).show()

@@ -115,7 +115,7 @@ class ListChanges(QObject):
         box.buttonClicked.connect(lambda button: refused.again() if button is again else None)
         box.open()
 
-    def guarded(self, change: str, explanation: str, entry_ids: list[str] | None = None) -> None:
+    def guarded(self, change: Change, explanation: str, entry_ids: list[str] | None = None) -> None:
         """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
         if not confirm_typed(
             self.owner,
