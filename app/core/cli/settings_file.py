@@ -119,10 +119,12 @@ def read_settings(path: Path) -> ConsoleSettings:
     profiles = []
     for _number, values in sorted(rows.items()):
         models = values.pop("models", [])
+        wait = str(values.pop("first_byte_wait", "300"))
         flat = {k: (v if isinstance(v, str) else ", ".join(v)) for k, v in values.items()}
         if "id" in flat and "name" in flat:
             listed = [models] if isinstance(models, str) else list(models)
-            profiles.append(Profile(**flat, models=listed))
+            seconds = int(wait) if wait.isdigit() and 1 <= int(wait) <= 3600 else 300
+            profiles.append(Profile(**flat, models=listed, first_byte_wait=seconds))
     current = parser.get("General", "current_profile", fallback="") or ""
     port = parser.get("sandbox", "port", fallback="0") or "0"
     return ConsoleSettings(tuple(profiles), str(_value(current) or ""), int(port) if port.isdigit() else 0)
