@@ -225,8 +225,8 @@ def test_markup_from_the_network_is_shown_as_text(qtbot, tab, monkeypatch) -> No
 
 
 def test_an_add_on_a_project_list_shows_the_posts_answer_without_reading_the_lists_again(qtbot, tab) -> None:
-    """Counted by the sandbox itself (the requests its gateway saw): the check that the list did not change
-    elsewhere, then the POST, whose answer is the new entry. Reading both lists again after it made four."""
+    """Counted by the sandbox itself (the requests its gateway saw): the POST alone, sent with the list's
+    version (If-Match) and answered with the new entry. A read before it and both lists after it made four."""
     tab.scope_bar.scope.setCurrentIndex(1)
     tab.scope_bar.scope.activated.emit(1)
     qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
@@ -237,7 +237,8 @@ def test_an_add_on_a_project_list_shows_the_posts_answer_without_reading_the_lis
     project_list = (
         f"/v1/organizations/{tab.session.profile.org_id}/projects/{tab.service.project_id}/ip_allowlist"
     )
-    assert list(seen)[before:] == [("GET", project_list), ("POST", project_list + "/entries")]
+    # No read before it either: the POST carries the version the list was read at (If-Match).
+    assert list(seen)[before:] == [("POST", project_list + "/entries")]
     shown = tab.service.data.entries
     assert [(e.cidr, e.description) for e in shown] == [("203.0.113.0/24", "branch")]
     assert tab.model.rowCount() == 1 and tab.model.data(tab.model.index(0, 0)) == "203.0.113.0/24"

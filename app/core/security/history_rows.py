@@ -100,8 +100,10 @@ def from_audit(event: AuditEvent, label_for: Callable[[str | None], str]) -> His
 def merged(
     console: Sequence[HistoryRow], service: Sequence[HistoryRow], service_complete: bool
 ) -> list[HistoryRow]:
-    """Both sources, newest first. While older pages of the log are still to load, the console's rows stop at
+    """Both sources, newest first (`console` comes oldest first, as recorded; `service` newest first, as
+    the log pages it). While older pages of the log are still to load, the console's rows stop at
     the oldest event loaded, so that paging back adds rows at the bottom and never in between."""
     oldest = min((row.at for row in service), default=None)
     kept = [row for row in console if service_complete or oldest is None or row.at >= oldest]
-    return sorted([*kept, *service], key=lambda row: row.at, reverse=True)
+    # Both newest first before the (stable) sort: rows of the same second keep their order, newest first.
+    return sorted([*reversed(kept), *service], key=lambda row: row.at, reverse=True)
