@@ -14,6 +14,7 @@ _EXPORTS = {
     "ConnectionSettings": "transport",
     "ResponseStream": "streaming",
     "collect": "streaming",
+    "Event": "events",
     "StreamEvent": "events",
     "TextDelta": "events",
     "ResponseEvent": "events",

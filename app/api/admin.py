@@ -22,6 +22,7 @@ from pydantic import ValidationError, field_validator
 from app.netrules import EntryError, canonical_entry
 
 from .errors import InvalidResponse, UnansweredWrite
+from .requests import AllowlistUpdate, EntryCreate, EntryUpdate
 from .transport import Transport, always_resend
 from .wire import WireModel, problem
 
@@ -245,7 +246,7 @@ class Allowlists:
             "PATCH",
             self._path(project_id),
             key="admin",
-            json_body={"enabled": enabled},
+            json_body=AllowlistUpdate(enabled=enabled),
             params=params,
             retries=0,
             resend_unanswered=always_resend,
@@ -274,7 +275,9 @@ class Allowlists:
                 already.append(listed)
             return listed is None
 
-        body: dict[str, Any] = {"cidr": cidr, **({"description": description} if description else {})}
+        body = EntryCreate(cidr=cidr)
+        if description:
+            body["description"] = description
         if expires_at is not None:
             body["expires_at"] = int(expires_at)
         try:
@@ -305,7 +308,7 @@ class Allowlists:
     ) -> Entry:
         """Give an entry a new expiry (None: never) and, when given, a new description. Setting the same
         values again changes nothing, so a dropped connection sends it again."""
-        body: dict[str, Any] = {"expires_at": None if expires_at is None else int(expires_at)}
+        body = EntryUpdate(expires_at=None if expires_at is None else int(expires_at))
         if description is not None:
             body["description"] = description
         result, headers = await self._transport.request(

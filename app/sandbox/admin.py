@@ -30,7 +30,7 @@ from .contract import (
 )
 from .errors import ServiceError, quote
 from .gateway import RequestContext
-from .store import Allowlist, DuplicateEntry, Store
+from .store import AllowlistRecord, DuplicateEntry, Store
 from .validate import parse_json_body, validate, validate_query
 
 T = TypeVar("T")
@@ -72,7 +72,7 @@ def etag(version: int) -> str:
     return f'"v{version}"'
 
 
-def list_json(allowlist: Allowlist, source_ip: Address | None, now: float) -> dict[str, Any]:
+def list_json(allowlist: AllowlistRecord, source_ip: Address | None, now: float) -> dict[str, Any]:
     return {
         "object": "ip_allowlist",
         "scope": allowlist.scope,
@@ -139,11 +139,11 @@ class AdminRoutes:
         self.store = store
         self.max_entries = max_entries
 
-    def _precondition(self, request: Request, context: RequestContext) -> Callable[[Allowlist], None]:
+    def _precondition(self, request: Request, context: RequestContext) -> Callable[[AllowlistRecord], None]:
         """A guard refusing the change with 412 when If-Match names a version the list no longer has."""
         wanted = _if_match(request)
 
-        def check(current: Allowlist) -> None:
+        def check(current: AllowlistRecord) -> None:
             if wanted is None or "*" in wanted or f"v{current.version}" in wanted:
                 return
             now = self.store.clock()
@@ -179,7 +179,7 @@ class AdminRoutes:
         forced = _forced(request)  # read before the write: a bad ?force is a 400 that changes nothing
         precondition = self._precondition(request, context)
 
-        def guard(current: Allowlist) -> None:
+        def guard(current: AllowlistRecord) -> None:
             precondition(current)
             if enabled and not current.enabled and not forced:
                 if enabling_locks_out(current.lasting(self.store.clock()), context.source_ip):
@@ -206,7 +206,7 @@ class AdminRoutes:
         _future_expiry(body.expires_at, now)
         precondition = self._precondition(request, context)
 
-        def guard(current: Allowlist) -> None:
+        def guard(current: AllowlistRecord) -> None:
             precondition(current)
             if len(current) >= self.max_entries:
                 raise ServiceError(
@@ -245,7 +245,7 @@ class AdminRoutes:
         _future_expiry(body.expires_at, self.store.clock())
         precondition = self._precondition(request, context)
 
-        def guard(current: Allowlist) -> None:
+        def guard(current: AllowlistRecord) -> None:
             precondition(current)
             if current.get(entry_id) is None:
                 raise ServiceError(404, f"No entry '{quote(entry_id)}' on this list.", "entry_not_found")
@@ -284,7 +284,7 @@ class AdminRoutes:
         forced = _forced(request)
         precondition = self._precondition(request, context)
 
-        def guard(current: Allowlist) -> None:  # on the store's writer, as the others
+        def guard(current: AllowlistRecord) -> None:  # on the store's writer, as the others
             precondition(current)
             if current.get(entry_id) is None:
                 raise ServiceError(404, f"No entry '{quote(entry_id)}' on this list.", "entry_not_found")

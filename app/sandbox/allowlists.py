@@ -31,12 +31,12 @@ _SLOTS = 4  # per serial: expires at, requests admitted, the latest's second, ad
 GONE = -1  # the expiry of a removed entry: never in force
 
 
-def _expiry(entry: Entry) -> int:
+def _expiry(entry: EntryRecord) -> int:
     return NEVER if entry.expires_at is None else entry.expires_at
 
 
 @dataclass(frozen=True)
-class Entry:
+class EntryRecord:
     id: str
     cidr: str
     description: str
@@ -73,7 +73,7 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Usage:
+class EntryUsage:
     """Requests admitted by one entry since the last flush, and the second of the latest."""
 
     entry_id: str
@@ -84,7 +84,7 @@ class Usage:
 class _Lasting:
     """The list as the lockout guard sees it: only entries still in force `margin` seconds from now."""
 
-    def __init__(self, allowlist: Allowlist, after: float, overrides: dict[str, int | None]) -> None:
+    def __init__(self, allowlist: AllowlistRecord, after: float, overrides: dict[str, int | None]) -> None:
         self._allowlist = allowlist
         self._after = after
         self._overrides = overrides
@@ -102,7 +102,7 @@ class _Lasting:
         return bool(self.holders(address))
 
 
-class Allowlist:
+class AllowlistRecord:
     """A list of one organization or project: `enabled`, `entries`, `version`, and who among them holds an
     address."""
 
@@ -111,10 +111,10 @@ class Allowlist:
         scope: str,
         owner_id: str,
         enabled: bool,
-        entries: Iterable[Entry],
+        entries: Iterable[EntryRecord],
         lock: threading.RLock,
         version: int = 0,
-        compile_later: Callable[[Allowlist], None] | None = None,
+        compile_later: Callable[[AllowlistRecord], None] | None = None,
     ) -> None:
         self.scope = scope  # "organization" or "project"
         self.owner_id = owner_id
@@ -122,7 +122,7 @@ class Allowlist:
         self.version = version  # raised by every change to the list (not by usage)
         self._lock = lock
         self._compile_later = compile_later
-        self._entries: dict[str, Entry] = {}  # insertion order is list order
+        self._entries: dict[str, EntryRecord] = {}  # insertion order is list order
         self._serials: dict[str, int] = {}
         self._index = EntryIndex()
         self._changes = 0  # raised by every change of entries: a table compiled before one is stale
@@ -135,7 +135,7 @@ class Allowlist:
         self._lookup: tuple[SegmentTable, array[int]] | None = None  # a table and the slots it goes with
         self._rebuild(list(entries))
 
-    def _rebuild(self, entries: list[Entry]) -> None:
+    def _rebuild(self, entries: list[EntryRecord]) -> None:
         pending = self.take_usage()  # counted against the old serials: carried over by id
         self._entries = {entry.id: entry for entry in entries}
         self._index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
@@ -236,7 +236,7 @@ class Allowlist:
 
     # -- usage ------------------------------------------------------------------------------------
 
-    def take_usage(self) -> list[Usage]:
+    def take_usage(self) -> list[EntryUsage]:
         """What was counted since the last call, by entry id. The counted serials are found in C
         (`compress` over admitted != taken: ~1 ms at 100,000 entries, once a flush) rather than by a
         set kept per request."""
@@ -249,7 +249,7 @@ class Allowlist:
                 admitted = slots[slot + 1]
                 entry_id = labels[serial]
                 if entry_id is not None:
-                    usage.append(Usage(entry_id, admitted - slots[slot + 3], slots[slot + 2]))
+                    usage.append(EntryUsage(entry_id, admitted - slots[slot + 3], slots[slot + 2]))
                 slots[slot + 3] = admitted
             return usage
 
@@ -258,7 +258,7 @@ class Allowlist:
             slots = self._slots
             return any(map(ne, slots[1::_SLOTS], slots[3::_SLOTS]))
 
-    def carry(self, usage: Iterable[Usage]) -> None:
+    def carry(self, usage: Iterable[EntryUsage]) -> None:
         """Add usage counted elsewhere (by this list's earlier self, before another process changed it)."""
         with self._lock:
             for item in usage:
@@ -268,7 +268,7 @@ class Allowlist:
                     self._slots[slot + 1] += item.hits
                     self._slots[slot + 2] = max(self._slots[slot + 2], item.last_matched_at)
 
-    def flushed(self, usage: Iterable[Usage]) -> None:
+    def flushed(self, usage: Iterable[EntryUsage]) -> None:
         """The store wrote this usage: the entries carry it from now on."""
         with self._lock:
             for item in usage:
@@ -279,7 +279,7 @@ class Allowlist:
                         entry, hit_count=entry.hit_count + item.hits, last_matched_at=last
                     )
 
-    def entry_json(self, entry: Entry, now: float) -> dict[str, Any]:
+    def entry_json(self, entry: EntryRecord, now: float) -> dict[str, Any]:
         serial = self._serials.get(entry.id)
         if serial is None:
             return entry.as_json(now)
@@ -297,7 +297,7 @@ class Allowlist:
     # -- questions (any thread) -------------------------------------------------------------------
 
     @property
-    def entries(self) -> tuple[Entry, ...]:
+    def entries(self) -> tuple[EntryRecord, ...]:
         """A copy, in list order (costs the length of the list: for answers that show it whole)."""
         with self._lock:
             return tuple(self._entries.values())
@@ -320,11 +320,11 @@ class Allowlist:
         after `now`, with `overrides` (entry id -> a new expires_at) as if already made."""
         return _Lasting(self, now + LOCKOUT_MARGIN, overrides or {})
 
-    def get(self, entry_id: str) -> Entry | None:
+    def get(self, entry_id: str) -> EntryRecord | None:
         with self._lock:
             return self._entries.get(entry_id)
 
-    def find(self, id_or_cidr: str) -> Entry | None:
+    def find(self, id_or_cidr: str) -> EntryRecord | None:
         """The entry with this id, or the one that is exactly this canonical CIDR."""
         with self._lock:
             entry = self._entries.get(id_or_cidr)
@@ -340,14 +340,14 @@ class Allowlist:
 
     # -- changes (the store only, holding the lock) -----------------------------------------------
 
-    def added(self, entry: Entry, network: Network) -> None:
+    def added(self, entry: EntryRecord, network: Network) -> None:
         self._entries[entry.id] = entry
         serial = self._index.add(network, entry.id)
         self._serials[entry.id] = serial
         self._slots.extend((_expiry(entry), 0, 0, 0))
         self._changed()
 
-    def updated(self, entry: Entry) -> None:
+    def updated(self, entry: EntryRecord) -> None:
         """A new expiry or description: the index and the table stand (the expiry is read by serial)."""
         self._entries[entry.id] = entry
         serial = self._serials.get(entry.id)

@@ -13,6 +13,7 @@ import math
 import re
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -23,7 +24,7 @@ from app.netrules import Address, Network, parse_client_ip
 
 from .config import SandboxConfig
 from .errors import error_bytes
-from .store import Allowlist, KeyRecord, Store
+from .store import AllowlistRecord, KeyRecord, Store
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
@@ -35,7 +36,7 @@ class RequestContext:
 
     source_ip: Address | None
     key: KeyRecord
-    allowlists: tuple[Allowlist, ...]
+    allowlists: tuple[AllowlistRecord, ...]
 
 
 # A request's addresses come from few clients: parsing one (checks, then an ipaddress object) and spelling
@@ -138,11 +139,15 @@ class Gateway:
 
         self._source = source
         self._key_owners = lru_cache(maxsize=1024)(self._key_owner)
+        # The last API requests that reached the sandbox, (method, path) oldest first: what a client really
+        # sent, for a person or a test counting round trips. Bounded; appending to a deque is thread-safe.
+        self.seen: deque[tuple[str, str]] = deque(maxlen=1000)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not (scope["path"] == "/v1" or scope["path"].startswith("/v1/")):
             await self.app(scope, receive, send)
             return
+        self.seen.append((scope["method"], scope["path"]))
 
         source_ip = self._source(*_source_texts(scope))
         token = bearer_token(scope)
@@ -207,7 +212,7 @@ class Gateway:
 
     def _applicable_allowlists(
         self, path: str, token: str | None
-    ) -> tuple[Allowlist | None, Allowlist | None]:
+    ) -> tuple[AllowlistRecord | None, AllowlistRecord | None]:
         """The organization's and the project's list for this request (None where it names none), chosen
         without validating the key; a list that is off admits everyone.
 

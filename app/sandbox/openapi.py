@@ -5,30 +5,49 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from .config import SandboxConfig
-from .contract import AuditActor, AuditResult, AuditType, CreateResponse, EntryCreate, EntryPatch, ListPatch
+from .contract import (
+    AuditActor,
+    AuditResult,
+    AuditType,
+    CreateResponse,
+    EntryCreate,
+    EntryPatch,
+    InputItem,
+    ListPatch,
+)
+
+SUFFIX = "Schema"
+
+
+def _document_name(model: type) -> str:
+    return model.__name__.removesuffix(SUFFIX)
 
 
 class Answer(BaseModel):
-    """Answers may carry more than the document names (as the hosted service's do)."""
+    """Answers may carry more than the document names (as the hosted service's do).
 
-    model_config = ConfigDict(extra="allow")
+    An answer's model is named `…Schema` here (EntrySchema), apart from the console's `Entry` and the
+    store's `EntryRecord`; the document names it as the service does (Entry), in its title and its
+    component name."""
+
+    model_config = ConfigDict(extra="allow", model_title_generator=_document_name)
 
 
-class ErrorDetail(Answer):
+class ErrorDetailSchema(Answer):
     message: str
     type: str
     param: str | None
     code: str | None
 
 
-class Error(Answer):
-    error: ErrorDetail
+class ErrorSchema(Answer):
+    error: ErrorDetailSchema
 
 
-class Entry(Answer):
+class EntrySchema(Answer):
     """`expired`: the gateway no longer admits by it (`expires_at` has passed); it stays listed until an
     admin removes it or the service does, a grace period later. `hit_count`/`last_matched_at`: requests the
     gateway admitted by this entry (the most specific unexpired entry holding the address), flushed in batches."""
@@ -44,7 +63,7 @@ class Entry(Answer):
     last_matched_at: int | None
 
 
-class Allowlist(Answer):
+class AllowlistSchema(Answer):
     """`version` changes with every change to the list (not with usage); it is also the `ETag` header."""
 
     object: Literal["ip_allowlist"]
@@ -52,17 +71,17 @@ class Allowlist(Answer):
     owner_id: str
     enabled: bool
     version: str
-    entries: list[Entry]
+    entries: list[EntrySchema]
     source_ip: str | None
 
 
-class PreconditionFailed(Error):
+class PreconditionFailedSchema(ErrorSchema):
     """412: `If-Match` named a version the list no longer has; `current` is the list as it stands."""
 
-    current: Allowlist
+    current: AllowlistSchema
 
 
-class AuditState(Answer):
+class AuditStateSchema(Answer):
     """One side of a change: an entry's fields, or a list's switch."""
 
     id: str | None = None
@@ -72,7 +91,7 @@ class AuditState(Answer):
     enabled: bool | None = None
 
 
-class Actor(Answer):
+class ActorSchema(Answer):
     """Who asked: an admin key (its id and name, never the secret), the dashboard, or the service."""
 
     type: AuditActor
@@ -80,76 +99,71 @@ class Actor(Answer):
     name: str
 
 
-class AuditEvent(Answer):
+class AuditEventSchema(Answer):
     object: Literal["audit_log.event"]
     id: str
     type: AuditType
     created_at: int
-    actor: Actor
+    actor: ActorSchema
     source_ip: str | None
     scope: Literal["organization", "project"]
     owner_id: str
     project_id: str | None
     entry_id: str | None
-    before: AuditState | None
-    after: AuditState | None
+    before: AuditStateSchema | None
+    after: AuditStateSchema | None
     result: AuditResult
     status: int
     code: str | None
     forced: bool
 
 
-class AuditLog(Answer):
+class AuditLogSchema(Answer):
     object: Literal["list"]
-    data: list[AuditEvent]
+    data: list[AuditEventSchema]
     first_id: str | None
     last_id: str | None
     has_more: bool
 
 
-class EntryDeleted(Answer):
+class EntryDeletedSchema(Answer):
     object: Literal["ip_allowlist.entry.deleted"]
     id: str
     deleted: Literal[True]
 
 
-class Usage(Answer):
+class UsageSchema(Answer):
     input_tokens: int
     output_tokens: int
     total_tokens: int
 
 
-class OutputItem(Answer):
-    type: str
-    id: str
-
-
-class ResponseObject(Answer):
+class ResponseObjectSchema(Answer):
     id: str
     object: Literal["response"]
     created_at: int
     status: Literal["completed", "incomplete", "failed", "in_progress"]
     model: str
-    output: list[OutputItem]
+    output: list[InputItem]  # an answer's items are the items a request may send back: one definition
     previous_response_id: str | None = None
-    usage: Usage | None = None
+    usage: UsageSchema | None = None
 
 
-class ResponseDeleted(Answer):
+class ResponseDeletedSchema(Answer):
     id: str
     object: Literal["response.deleted"]
     deleted: Literal[True]
 
 
-class ItemList(Answer):
+class ItemListSchema(Answer):
     object: Literal["list"]
-    data: list[OutputItem]
+    data: list[InputItem]
     first_id: str
     last_id: str
     has_more: bool
 
 
-class Listing(Answer):
+class ListingSchema(Answer):
     object: Literal["list"]
     data: list[dict[str, Any]]
 
@@ -159,24 +173,41 @@ _MODELS: list[type[BaseModel]] = [
     EntryCreate,
     EntryPatch,
     ListPatch,
-    Error,
-    Entry,
-    Allowlist,
-    PreconditionFailed,
-    AuditEvent,
-    AuditLog,
-    EntryDeleted,
-    ResponseObject,
-    ResponseDeleted,
-    ItemList,
-    Listing,
+    ErrorSchema,
+    EntrySchema,
+    AllowlistSchema,
+    PreconditionFailedSchema,
+    AuditEventSchema,
+    AuditLogSchema,
+    EntryDeletedSchema,
+    ResponseObjectSchema,
+    ResponseDeletedSchema,
+    ItemListSchema,
+    ListingSchema,
 ]
+
+
+class _ComponentNames(GenerateJsonSchema):
+    """Components named as the service names them: an answer model without its `Schema` suffix."""
+
+    def normalize_name(self, name: str) -> str:
+        name = super().normalize_name(name)
+        return name.removesuffix(SUFFIX) if name in _ANSWER_NAMES else name
+
+
+def _answer_names(model: type[Answer] = Answer) -> set[str]:
+    return {name for sub in model.__subclasses__() for name in {sub.__name__, *_answer_names(sub)}}
+
+
+_ANSWER_NAMES = _answer_names()
 
 
 def components() -> dict[str, Any]:
     """Every model's JSON Schema under components/schemas, request models in their validation mode."""
     _, schema = models_json_schema(
-        [(model, "validation") for model in _MODELS], ref_template="#/components/schemas/{model}"
+        [(model, "validation") for model in _MODELS],
+        ref_template="#/components/schemas/{model}",
+        schema_generator=_ComponentNames,
     )
     return dict(schema["$defs"])
 

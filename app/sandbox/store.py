@@ -4,7 +4,7 @@ WAL with synchronous=FULL: a write is acknowledged only after it is on disk, so 
 Every write runs on one writer thread with its own connection, which commits the writes waiting together
 (writer.py), so the server's event loop never waits on a disk flush (`*_async` methods); the plain methods
 wait for it from any other thread. Reads use a second connection. The allowlists live in memory (one
-`Allowlist` each, changed in place by the writer); other processes (the dashboard command line) may write
+`AllowlistRecord` each, changed in place by the writer); other processes (the dashboard command line) may write
 the same file, and a generation number that every allowlist write raises tells us when they did, so no
 list in memory outlives a change. Each list also has a version of its own (its ETag), raised by every
 change to it; every change is written to the audit log in the same transaction (audit.py). Usage per entry
@@ -31,16 +31,18 @@ from typing import Any, TypeVar
 from app.netrules import parse_entry
 
 from . import audit
-from .allowlists import Allowlist, Entry, Usage
+from .allowlists import AllowlistRecord, EntryRecord, EntryUsage
 from .audit import DASHBOARD_ORIGIN, SERVICE_ORIGIN, AuditRecord, Origin
 from .commits import CommitWatch
 from .contract import AuditQuery, AuditType
 from .writer import BatchWriter
 
-__all__ = ["Allowlist", "Credentials", "DuplicateEntry", "Entry", "KeyRecord", "Origin", "Store"]
+__all__ = ["AllowlistRecord", "Credentials", "DuplicateEntry", "EntryRecord", "KeyRecord", "Origin", "Store"]
 
 T = TypeVar("T")
-Guard = Callable[[Allowlist], None]  # looks at the list as it stands before a change; raises to refuse it
+Guard = Callable[
+    [AllowlistRecord], None
+]  # looks at the list as it stands before a change; raises to refuse it
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL);
@@ -111,8 +113,8 @@ def _migrate(db: sqlite3.Connection) -> None:
     )
 
 
-def _entry(row: sqlite3.Row) -> Entry:
-    return Entry(
+def _entry(row: sqlite3.Row) -> EntryRecord:
+    return EntryRecord(
         row["id"],
         row["cidr"],
         row["description"],
@@ -165,7 +167,7 @@ class Store:
         self,
         path: Path,
         clock: Callable[[], float] = time.time,
-        compile_later: Callable[[Allowlist], None] | None = None,
+        compile_later: Callable[[AllowlistRecord], None] | None = None,
     ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -177,8 +179,8 @@ class Store:
         # Guards the reading connection and the lists in memory; never held across a disk flush.
         self._lock = threading.RLock()
         self._db = _connect(path)
-        self._lists: dict[tuple[str, str], Allowlist] = {}
-        self._carried: dict[tuple[str, str], list[Usage]] = {}
+        self._lists: dict[tuple[str, str], AllowlistRecord] = {}
+        self._carried: dict[tuple[str, str], list[EntryUsage]] = {}
         self._keys: dict[str, KeyRecord] = {}  # by hash: the keys found so far
         self._project_orgs: dict[str, str] = {}  # projects never move: the organization of each found
         self._commits = CommitWatch(path)
@@ -246,7 +248,7 @@ class Store:
         if self._dirty or not ours:
             self._forget_lists(generation)
 
-    def _load(self, db: sqlite3.Connection, scope: str, owner_id: str) -> Allowlist:
+    def _load(self, db: sqlite3.Connection, scope: str, owner_id: str) -> AllowlistRecord:
         """The list from `db`, kept in memory (the lock is held)."""
         allowlist = self._lists.get((scope, owner_id))
         if allowlist is None:
@@ -258,14 +260,14 @@ class Store:
                 (scope, owner_id),
             ).fetchall()
             enabled, version = (bool(row[0]), row[1]) if row else (False, 0)
-            allowlist = Allowlist(
+            allowlist = AllowlistRecord(
                 scope, owner_id, enabled, map(_entry, rows), self._lock, version, self._compile_later
             )
             allowlist.carry(self._carried.pop((scope, owner_id), ()))
             self._lists[(scope, owner_id)] = allowlist
         return allowlist
 
-    def _bump(self, db: sqlite3.Connection, allowlist: Allowlist, enabled: bool | None = None) -> None:
+    def _bump(self, db: sqlite3.Connection, allowlist: AllowlistRecord, enabled: bool | None = None) -> None:
         """Raise the list's version (and set its switch), in the change's transaction."""
         switch = allowlist.enabled if enabled is None else enabled
         db.execute(
@@ -277,7 +279,7 @@ class Store:
     def _now(self) -> int:
         return int(self.clock())
 
-    def allowlist(self, scope: str, owner_id: str) -> Allowlist:
+    def allowlist(self, scope: str, owner_id: str) -> AllowlistRecord:
         """The list as it stands: kept in memory, read again only after another process wrote."""
         with self._lock:
             self._check_generation()
@@ -291,8 +293,8 @@ class Store:
 
     def _set_enabled(
         self, scope: str, owner_id: str, enabled: bool, guard: Guard | None, origin: Origin
-    ) -> Callable[[sqlite3.Connection], Allowlist]:
-        def work(db: sqlite3.Connection) -> Allowlist:
+    ) -> Callable[[sqlite3.Connection], AllowlistRecord]:
+        def work(db: sqlite3.Connection) -> AllowlistRecord:
             with self._lock:
                 allowlist = self._load(db, scope, owner_id)
                 if guard:
@@ -314,12 +316,12 @@ class Store:
         enabled: bool,
         guard: Guard | None = None,
         origin: Origin = DASHBOARD_ORIGIN,
-    ) -> Allowlist:
+    ) -> AllowlistRecord:
         return self._run(self._set_enabled(scope, owner_id, enabled, guard, origin), lists=True)
 
     async def set_enabled_async(
         self, scope: str, owner_id: str, enabled: bool, guard: Guard | None, origin: Origin
-    ) -> Allowlist:
+    ) -> AllowlistRecord:
         return await self._run_async(self._set_enabled(scope, owner_id, enabled, guard, origin), lists=True)
 
     def _add_entry(
@@ -331,11 +333,11 @@ class Store:
         expires_at: int | None,
         guard: Guard | None,
         origin: Origin,
-    ) -> Callable[[sqlite3.Connection], tuple[Entry, int]]:
+    ) -> Callable[[sqlite3.Connection], tuple[EntryRecord, int]]:
         network = parse_entry(cidr)
-        entry = Entry(new_id("ipal"), network.with_prefixlen, description, self._now(), expires_at)
+        entry = EntryRecord(new_id("ipal"), network.with_prefixlen, description, self._now(), expires_at)
 
-        def work(db: sqlite3.Connection) -> tuple[Entry, int]:
+        def work(db: sqlite3.Connection) -> tuple[EntryRecord, int]:
             with self._lock:
                 allowlist = self._load(db, scope, owner_id)
                 if guard:
@@ -371,7 +373,7 @@ class Store:
         guard: Guard | None = None,
         expires_at: int | None = None,
         origin: Origin = DASHBOARD_ORIGIN,
-    ) -> Entry:
+    ) -> EntryRecord:
         """Add a canonical CIDR; DuplicateEntry names the entry that already is it."""
         work = self._add_entry(scope, owner_id, cidr, description, expires_at, guard, origin)
         return self._run(work, lists=True)[0]
@@ -385,7 +387,7 @@ class Store:
         expires_at: int | None,
         guard: Guard | None,
         origin: Origin,
-    ) -> tuple[Entry, int]:
+    ) -> tuple[EntryRecord, int]:
         """The entry added, and the list's version after it."""
         work = self._add_entry(scope, owner_id, cidr, description, expires_at, guard, origin)
         return await self._run_async(work, lists=True)
@@ -399,8 +401,8 @@ class Store:
         description: str | None,
         guard: Guard | None,
         origin: Origin,
-    ) -> Callable[[sqlite3.Connection], tuple[Entry, int]]:
-        def work(db: sqlite3.Connection) -> tuple[Entry, int]:
+    ) -> Callable[[sqlite3.Connection], tuple[EntryRecord, int]]:
+        def work(db: sqlite3.Connection) -> tuple[EntryRecord, int]:
             with self._lock:
                 allowlist = self._load(db, scope, owner_id)
                 if guard:
@@ -437,7 +439,7 @@ class Store:
         description: str | None,
         guard: Guard | None,
         origin: Origin,
-    ) -> tuple[Entry, int]:
+    ) -> tuple[EntryRecord, int]:
         """The entry with its new expiry (and description), and the list's version after it; KeyError if
         the list has no such entry."""
         work = self._update_entry(scope, owner_id, entry_id, expires_at, description, guard, origin)
@@ -549,7 +551,7 @@ class Store:
         with self._lock:
             return audit.page(self._db, org_id, query)
 
-    def find_entry(self, scope: str, owner_id: str, id_or_cidr: str) -> Entry | None:
+    def find_entry(self, scope: str, owner_id: str, id_or_cidr: str) -> EntryRecord | None:
         return self.allowlist(scope, owner_id).find(id_or_cidr)
 
     # -- organizations, projects, keys ------------------------------------------------------------

@@ -14,7 +14,7 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .allowlists import Allowlist
+    from .allowlists import AllowlistRecord
     from .store import Store
 
 log = logging.getLogger(__name__)
@@ -24,11 +24,11 @@ class Compiler:
     """Compiles the lookup tables of lists handed to `submit`, one at a time, latest state first."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[Allowlist | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[AllowlistRecord | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="sandbox-compiler", daemon=True)
         self._thread.start()
 
-    def submit(self, allowlist: Allowlist) -> None:
+    def submit(self, allowlist: AllowlistRecord) -> None:
         self._queue.put(allowlist)
 
     def stop(self) -> None:

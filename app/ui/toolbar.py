@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
 
-from app.services.session import ConnectionState, ConsoleSession
+from app.services.session.session import ConnectionState, ConsoleSession
 
 STATE_COLOURS = {ConnectionState.OK: "#1a7f37", ConnectionState.CHECKING: "#9a6700"}
 STATE_NAMES = {
@@ -75,10 +75,10 @@ class ConnectionBar(QToolBar):
             self.simulated_ip.setText(profile.simulated_ip)
         self.fill_profiles()
 
-    def show_state(self, state: str, detail: str) -> None:
+    def show_state(self, state: ConnectionState, detail: str) -> None:
         import html  # here: the states come after the first frame, which need not wait for html (~3 ms)
 
-        self.indicator.setText(f"● {STATE_NAMES.get(state, state)}")
+        self.indicator.setText(f"● {STATE_NAMES[state]}")
         self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
         self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
 

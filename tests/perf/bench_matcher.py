@@ -1,7 +1,7 @@
 """Membership lookups at 50 to 100,000 entries, in the same run:
 
 - `gateway µs`: the sandbox gateway's lookup as it runs per request, with expiry and usage counting on
-  (Allowlist.match with count: a SegmentTable bisection, the expiry of the entry found, its counters);
+  (AllowlistRecord.match with count: a SegmentTable bisection, the expiry of the entry found, its counters);
 - `index µs`: EntryIndex.contains (one dictionary lookup per prefix length present), which the console
   asks and the gateway used before;
 - `linear µs`: a scan of `ipaddress` networks, the baseline.
@@ -25,7 +25,7 @@ from typing import Any
 from app.netrules import EntryIndex, Network
 from app.netrules.parse import Address
 from app.netrules.segments import SegmentTable
-from app.sandbox.allowlists import Allowlist, Entry
+from app.sandbox.allowlists import AllowlistRecord, EntryRecord
 
 NOW = 1_800_000_000
 
@@ -67,7 +67,7 @@ def per_lookup(function: Callable[[Any], object], items: list[Any]) -> float:
     return (time.thread_time() - start) / len(items)
 
 
-def gateway_lookup(allowlist: Allowlist) -> Callable[[Address], int]:
+def gateway_lookup(allowlist: AllowlistRecord) -> Callable[[Address], int]:
     """The call the gateway makes for a request one list applies to: look up, and count if admitted."""
     match = allowlist.match
     return lambda address: match(address, NOW, True)
@@ -83,7 +83,7 @@ def main() -> None:
     for count in (50, 1_000, 10_000, 100_000):
         networks = random_networks(count, rng)
         entries = [
-            Entry(f"ipal_{i}", n.with_prefixlen, "", 0, int(NOW) - 1 if i % 10 == 0 else None)
+            EntryRecord(f"ipal_{i}", n.with_prefixlen, "", 0, int(NOW) - 1 if i % 10 == 0 else None)
             for i, n in enumerate(networks)
         ]
         decoded = [{"id": entry.id, "cidr": entry.cidr} for entry in entries]
@@ -97,7 +97,7 @@ def main() -> None:
             start = time.perf_counter()
             SegmentTable(*index.rows())
             compile_time = time.perf_counter() - start
-            allowlist = Allowlist("organization", "org", True, entries, threading.RLock())
+            allowlist = AllowlistRecord("organization", "org", True, entries, threading.RLock())
             gateway = per_lookup(gateway_lookup(allowlist), addresses)
             indexed = per_lookup(index.contains, addresses)
             linear = per_lookup(

@@ -9,7 +9,7 @@ import threading
 from app.netrules import EntryIndex, Network
 from app.netrules.parse import Address
 from app.netrules.segments import SegmentTable
-from app.sandbox.allowlists import Allowlist, Entry
+from app.sandbox.allowlists import AllowlistRecord, EntryRecord
 from tests.perf.bench_matcher import probes, random_networks
 
 
@@ -54,11 +54,11 @@ def test_an_ipv4_mapped_address_is_looked_up_as_ipv4() -> None:
 
 
 def test_a_long_list_answers_from_the_index_until_its_table_is_compiled() -> None:
-    waiting: list[Allowlist] = []
+    waiting: list[AllowlistRecord] = []
     rng = random.Random(5)
     networks = random_networks(600, rng)  # past the size compiled inline
-    entries = [Entry(f"e{i}", n.with_prefixlen, "", 0) for i, n in enumerate(networks)]
-    allowlist = Allowlist(
+    entries = [EntryRecord(f"e{i}", n.with_prefixlen, "", 0) for i, n in enumerate(networks)]
+    allowlist = AllowlistRecord(
         "organization", "org", True, entries, threading.RLock(), compile_later=waiting.append
     )
     assert waiting == [allowlist]

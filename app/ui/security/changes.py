@@ -9,8 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from app.services.allowlist import AllowlistService, Change
-from app.services.session import ConsoleSession
+from app.services.security.allowlist import AllowlistService, Change
+from app.services.session.session import ConsoleSession
 
 from .add_form import AddForm
 from .entries_panel import EntriesPanel
@@ -75,7 +75,7 @@ class ListChanges(QObject):
             return
         self.service.set_enabled(True)
 
-    def guarded(self, change: str, explanation: str, entry_ids: list[str] | None = None) -> None:
+    def guarded(self, change: Change, explanation: str, entry_ids: list[str] | None = None) -> None:
         """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
         if not confirm_typed(
             self.owner,

@@ -1,0 +1,145 @@
+"""Runs one turn's request into its Turn: the text as it streams, searches and reasoning as they finish, the
+final response and figures, and each way a turn ends (completed, incomplete, failed, stopped).
+
+Qt-free, so the Playground and Compare run turns the same way. The text is buffered here and handed over on
+`flush()`, which the owner calls on a ~30 ms timer: inserting every delta as it arrives is quadratic
+(STACK-FACTS.md: 151 s for 20,000 deltas, against about 1 s buffered).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from app.api.errors import ApiError, ConnectionFailed, RateLimited
+from app.core.playground.turns import ErrorKind, TimelineEntry, Turn, TurnStatus, failure_of, final_status
+
+if TYPE_CHECKING:  # httpx and pydantic load with the first turn
+    from app.api.client import ServiceClient
+    from app.api.streaming import ResponseStream
+
+
+def record_error(turn: Turn, error: ApiError) -> None:
+    """What an error means for the turn; a stream that broke after text arrived keeps it, incomplete."""
+    failure = failure_of(error)
+    turn.error, turn.error_kind = failure.message, failure.kind
+    turn.source_ip, turn.retry_after = failure.source_ip, failure.retry_after
+    if failure.headers:
+        turn.headers = dict(failure.headers)
+    turn.status = TurnStatus.INCOMPLETE if turn.text else TurnStatus.FAILED
+
+
+class ConnectionReports(Protocol):
+    """What a finished turn tells the session's connection state (ConsoleSession has both)."""
+
+    def report_blocked(self, source_ip: str | None) -> None: ...
+
+    def report_unblocked(self) -> None: ...
+
+
+def report_connection(session: ConnectionReports, turn: Turn) -> None:
+    """The toolbar follows a finished turn without Check: blocked at a 403, checked again once a request is
+    answered. The Playground and Compare both say it here."""
+    if turn.error_kind == ErrorKind.BLOCKED:
+        session.report_blocked(turn.source_ip)
+    elif turn.response is not None:
+        session.report_unblocked()
+
+
+class TurnRun:
+    """One turn on its way: `await run(client)` streams it; `flush()` hands the buffered text over."""
+
+    def __init__(self, turn: Turn, on_text: Callable[[str], None], on_update: Callable[[], None]) -> None:
+        self.turn = turn
+        self._on_text = on_text  # text arrived since the last flush (already added to turn.text)
+        self._on_update = (
+            on_update  # a search or reasoning finished, or a wait for Retry-After began or ended
+        )
+        self._pending: list[str] = []
+        self.error: ApiError | None = None  # what ended the turn, when a request or stream failed
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        chunk = "".join(self._pending)
+        self._pending.clear()
+        self.turn.text += chunk
+        self._on_text(chunk)
+
+    async def run(self, client: ServiceClient | None) -> None:
+        """To the end of the turn; a cancel (Stop) marks it stopped and is raised again."""
+        turn = self.turn
+        started = time.perf_counter()
+        turn.status = TurnStatus.STREAMING
+        try:
+            await self._stream_waiting_once(client, started)
+        except asyncio.CancelledError:
+            self.flush()
+            turn.status = TurnStatus.STOPPED
+            raise
+        except ApiError as error:
+            self.flush()
+            self.error = error
+            record_error(turn, error)
+        finally:
+            turn.figures.duration = time.perf_counter() - started
+            usage = turn.response.usage if turn.response is not None else None
+            if usage is not None:
+                turn.figures.input_tokens = usage.input_tokens
+                turn.figures.output_tokens = usage.output_tokens
+                turn.figures.total_tokens = usage.total_tokens
+
+    async def _stream_waiting_once(self, client: ServiceClient | None, started: float) -> None:
+        """Stream the turn; a 429 before any text is waited out once, in view (a countdown; Stop cancels)."""
+        turn = self.turn
+        try:
+            await self._stream(client, started)
+        except RateLimited as error:
+            self.flush()
+            wait = error.retry_after
+            if wait is None or turn.text:
+                raise
+            turn.status, turn.retry_after = TurnStatus.WAITING, wait
+            turn.retry_at = time.monotonic() + wait
+            self._on_update()
+            await asyncio.sleep(wait)
+            turn.status, turn.retry_at = TurnStatus.STREAMING, None
+            self._on_update()
+            await self._stream(client, started)
+
+    async def _stream(self, client: ServiceClient | None, started: float) -> None:
+        from app.api.events import OutputItemEvent, TextDelta
+        from app.api.wire import ReasoningItem, WebSearchCall
+
+        turn = self.turn
+        if client is None:
+            raise ConnectionFailed("No connection: choose a profile first.")
+        assert turn.request_body is not None  # a turn that runs was built with its request
+        stream: ResponseStream = client.responses.stream(turn.request_body)
+        # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
+        async with stream:
+            turn.headers = stream.state.headers
+            async for event in stream:
+                turn.timeline.append(TimelineEntry(event.received_at - started, event.type))
+                match event:
+                    case TextDelta():
+                        if turn.figures.time_to_first_token is None:
+                            turn.figures.time_to_first_token = event.received_at - started
+                        self._pending.append(event.delta)
+                    case OutputItemEvent(item=WebSearchCall() | ReasoningItem()) if event.done:
+                        self.flush()
+                        turn.items.append(event.item)
+                        self._on_update()
+        self.flush()
+        final = stream.state.response
+        assert final is not None  # the stream raises when it ends without a final response
+        turn.response = final
+        turn.text = final.output_text or turn.text
+        turn.status = final_status(final)
+        if turn.status == TurnStatus.FAILED:
+            turn.error = (
+                final.error.message if final.error else ""
+            ) or "The response failed (no reason given)."
+            turn.error_kind = ErrorKind.OTHER

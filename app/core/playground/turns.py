@@ -1,0 +1,308 @@
+"""Playground turns as plain data, and the pure rules around them (no Qt): which request a turn sends,
+what an error means for the person, whether a JSON schema can be used.
+
+The PlaygroundService runs turns; everything here can be tested without an event loop.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from app.api.errors import (
+    ApiError,
+    ConnectionFailed,
+    IpNotAllowed,
+    RateLimited,
+    StatusError,
+    StreamError,
+    TimedOut,
+    Unauthorized,
+)
+from app.api.requests import (
+    AssistantMessage,
+    InputImage,
+    InputMessage,
+    InputText,
+    JsonSchema,
+    ResponseRequest,
+    UserMessage,
+)
+from app.common.jsonschema_check import schema_problem
+from app.core.playground.reasoning import is_reasoning_model
+
+if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
+    from app.api.wire import OutputItem, Response
+    from app.core.security.refusal import Refusal
+
+
+class TurnStatus(StrEnum):
+    PENDING = "pending"
+    STREAMING = "streaming"
+    WAITING = "waiting"  # rate limited: counting down the server's Retry-After before trying again
+    COMPLETED = "completed"
+    INCOMPLETE = "incomplete"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+
+class ErrorKind(StrEnum):
+    NONE = ""
+    BLOCKED = "blocked"
+    UNAUTHORIZED = "unauthorized"
+    RATE_LIMITED = "rate_limited"
+    CONNECTION = "connection"
+    OTHER = "other"
+
+
+@dataclass
+class Attachment:
+    """An image ready to send: a data URL (already checked and scaled) or a remote URL."""
+
+    url: str
+    label: str
+    tokens: int
+
+
+@dataclass
+class Figures:
+    time_to_first_token: float | None = None
+    duration: float | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        if not self.duration or not self.output_tokens:
+            return None
+        streaming = self.duration - (self.time_to_first_token or 0)
+        return self.output_tokens / streaming if streaming > 0 else None
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    seconds: float  # since the turn started
+    type: str  # the event type
+
+
+@dataclass
+class Turn:
+    """One exchange: what was sent, what came back, and how it went."""
+
+    prompt: str
+    attachments: list[Attachment]
+    model: str
+    chain_on_server: bool
+    request_body: ResponseRequest | None = None  # None for a turn reopened from the file
+    text: str = ""
+    response: Response | None = None  # the final response, once it came
+    items: list[OutputItem] = field(default_factory=list)  # searches and reasoning as they finish
+    status: TurnStatus = TurnStatus.PENDING
+    error: str = ""
+    error_kind: ErrorKind = ErrorKind.NONE
+    source_ip: str | None = None
+    refusal: Refusal | None = (
+        None  # after a 403 from the allowlist: which list refused, once the lists are read
+    )
+    retry_after: float | None = None
+    retry_at: float | None = None  # time.monotonic() when a WAITING turn tries again
+    chain_note: str = ""  # why a turn meant to chain on the server sent the whole history instead
+    schema: JsonSchema | None = None  # the JSON schema the answer was asked to match
+    headers: dict[str, str] = field(default_factory=dict)
+    timeline: list[TimelineEntry] = field(default_factory=list)
+    figures: Figures = field(default_factory=Figures)
+
+    @property
+    def response_id(self) -> str | None:
+        return self.response.id if self.response is not None and self.response.id else None
+
+    @property
+    def in_history(self) -> bool:
+        """Whether the turn is part of the conversation the next turn continues."""
+        return self.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) or bool(self.text)
+
+
+@dataclass
+class RequestOptions:
+    model: str
+    instructions: str = ""
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    web_search: bool = False
+    schema: JsonSchema | None = None  # a JSON schema for structured outputs
+    schema_name: str = "answer"
+    chain_on_server: bool = True
+    reasoning_effort: str | None = None  # sent to reasoning models only
+
+
+@dataclass(frozen=True)
+class RequestPlan:
+    """The body of a turn's request, and how it continues the conversation."""
+
+    body: ResponseRequest
+    chained: bool  # previous_response_id was sent
+    chain_note: str = ""
+
+
+def user_message(prompt: str, attachments: Sequence[Attachment]) -> UserMessage:
+    if not attachments:
+        return {"role": "user", "content": prompt}
+    parts: list[InputText | InputImage] = [{"type": "input_text", "text": prompt}] if prompt else []
+    parts += [InputImage(type="input_image", image_url=image.url) for image in attachments]
+    return {"role": "user", "content": parts}
+
+
+def history_messages(turns: Sequence[Turn]) -> list[InputMessage]:
+    """The conversation so far; assistant text as a plain string (see AssistantMessage)."""
+    messages: list[InputMessage] = []
+    for turn in turns:
+        if turn.in_history:
+            messages.append(user_message(turn.prompt, turn.attachments))
+            messages.append(AssistantMessage(role="assistant", content=turn.text))
+    return messages
+
+
+def _chain_note(previous: Turn) -> str:
+    if previous.status == TurnStatus.STOPPED:
+        return (
+            "Not chained: the previous answer was stopped before it finished, so the server has no response "
+            "to chain on. The whole history, with the partial answer, was sent instead."
+        )
+    how = "it failed" if previous.status == TurnStatus.FAILED else "the server sent none"
+    return (
+        f"Not chained: the previous answer has no response id ({how}), so the whole history was sent instead."
+    )
+
+
+def _left_out_note(earlier: Sequence[Turn]) -> str:
+    """A message stopped before any answer is not part of the conversation: say so on the next turn, which
+    would otherwise chain on the answer before it as if the stopped message had never been sent."""
+    last = earlier[-1] if earlier else None
+    if last is None or last.status != TurnStatus.STOPPED or last.in_history:
+        return ""
+    return "The previous message was stopped before any answer, so it is left out of the conversation."
+
+
+def build_request(
+    earlier: Sequence[Turn], prompt: str, attachments: Sequence[Attachment], options: RequestOptions
+) -> RequestPlan:
+    """The request of a new turn after `earlier`: chained on the last answer's id when asked and possible,
+    else the whole history, saying why when chaining was asked for."""
+    previous = next((turn for turn in reversed(earlier) if turn.in_history), None)
+    note = _left_out_note(earlier) if options.chain_on_server else ""
+    if options.chain_on_server and previous is not None and previous.response_id:
+        chained_input: str | list[InputMessage] = (
+            [user_message(prompt, attachments)] if attachments else prompt
+        )
+        body = ResponseRequest(
+            model=options.model, previous_response_id=previous.response_id, input=chained_input
+        )
+        if note:
+            note += " This turn chains on the answer before it."
+    else:
+        if options.chain_on_server and previous is not None:
+            note = " ".join(filter(None, (note, _chain_note(previous))))
+        history = history_messages(earlier)
+        whole = [*history, user_message(prompt, attachments)] if history or attachments else prompt
+        body = ResponseRequest(model=options.model, input=whole)
+    if options.instructions.strip():
+        body["instructions"] = options.instructions.strip()
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if options.top_p is not None:
+        body["top_p"] = options.top_p
+    if options.max_output_tokens is not None:
+        body["max_output_tokens"] = options.max_output_tokens
+    if options.reasoning_effort and is_reasoning_model(options.model):
+        body["reasoning"] = {"effort": options.reasoning_effort}
+    if options.web_search:
+        body["tools"] = [{"type": "web_search_preview"}]
+    if options.schema is not None:
+        body["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": options.schema_name,
+                "schema": options.schema,
+                "strict": False,
+            }
+        }
+    return RequestPlan(body, "previous_response_id" in body, note)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What an error means for the person: its kind decides what the turn offers (allow the IP, settings…)."""
+
+    kind: ErrorKind
+    message: str
+    source_ip: str | None = None
+    refusal: Refusal | None = (
+        None  # after a 403 from the allowlist: which list refused, once the lists are read
+    )
+    retry_after: float | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def failure_of(error: ApiError) -> Failure:
+    message = str(error.message if isinstance(error, StatusError) else error) or type(error).__name__
+    headers = dict(error.headers) if isinstance(error, StatusError) else {}
+    if isinstance(error, IpNotAllowed):
+        return Failure(ErrorKind.BLOCKED, message, source_ip=error.source_ip, headers=headers)
+    if isinstance(error, Unauthorized):
+        return Failure(ErrorKind.UNAUTHORIZED, message, headers=headers)
+    if isinstance(error, RateLimited):
+        return Failure(ErrorKind.RATE_LIMITED, message, retry_after=error.retry_after, headers=headers)
+    if isinstance(error, ConnectionFailed | StreamError | TimedOut):
+        return Failure(ErrorKind.CONNECTION, message, headers=headers)
+    return Failure(ErrorKind.OTHER, message, headers=headers)
+
+
+def final_status(response: Response) -> TurnStatus:
+    """A response's own status as a turn's; one the console does not know counts as failed."""
+    try:
+        status = TurnStatus(response.status)
+    except ValueError:
+        return TurnStatus.FAILED
+    return status if status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) else TurnStatus.FAILED
+
+
+def redacted_body(body: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What the inspector shows; request bodies carry no key, but long image data is shortened."""
+    shown = copy.deepcopy(dict(body or {}))
+    for message in shown.get("input", []) if isinstance(shown.get("input"), list) else []:
+        for part in message.get("content", []) if isinstance(message.get("content"), list) else []:
+            url = part.get("image_url", "")
+            if isinstance(url, str) and url.startswith("data:") and len(url) > 80:
+                part["image_url"] = url[:60] + f"…({len(url):,} characters)"
+    return shown
+
+
+@dataclass(frozen=True)
+class SchemaCheck:
+    """A JSON schema typed by the person: the schema when usable, and a sentence either way."""
+
+    schema: JsonSchema | None
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        return self.schema is not None
+
+
+def check_schema(text: str) -> SchemaCheck:
+    try:
+        schema = json.loads(text)
+    except ValueError as error:
+        return SchemaCheck(None, f"✗ Not valid JSON: {error}")
+    if not isinstance(schema, dict):
+        return SchemaCheck(None, "✗ A schema must be a JSON object.")
+    problem = schema_problem(schema)
+    if problem is not None:
+        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {problem}")
+    return SchemaCheck(schema, "✓ Valid JSON Schema")

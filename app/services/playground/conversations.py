@@ -1,0 +1,211 @@
+"""The Playground's saved conversations as a service: the store's writes and reads, with a signal on change.
+
+File I/O stays here (and in the Qt-free store); the sidebar only draws what this service gives it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.core.playground.compare import sent_options
+from app.core.playground.conversation_store import (
+    Conversation,
+    ConversationStore,
+    ConversationSummary,
+    StoredTurn,
+    as_json,
+    as_markdown,
+    title_from,
+)
+from app.core.playground.turns import Turn, TurnStatus
+from app.services.playground.service import PlaygroundService
+from app.services.session.messages import MessageBus
+
+log = logging.getLogger(__name__)
+FILE_NAME = "conversations.sqlite3"
+
+
+class ConversationsService(QObject):
+    changed = Signal()  # the list of conversations changed (a new one, a rename, a delete, a turn saved)
+
+    def __init__(self, data_dir: Path, bus: MessageBus, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.bus = bus
+        self.path = data_dir / FILE_NAME
+        self._store: ConversationStore | None = None
+
+    @property
+    def store(self) -> ConversationStore:
+        """Opened on first use: the window's first frame does not wait for SQLite."""
+        if self._store is None:
+            self._store = ConversationStore(self.path)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def summaries(self, query: str = "") -> list[ConversationSummary]:
+        try:
+            return self.store.summaries(query)
+        except sqlite3.Error as error:
+            self.bus.error(f"The saved conversations could not be read: {error}.")
+            return []
+
+    def start(self, title: str, model: str, settings: dict[str, Any] | None = None) -> str | None:
+        try:
+            conversation_id = self.store.create(title, model, settings)
+        except sqlite3.Error as error:
+            self.bus.error(f"The conversation could not be saved: {error}.")
+            return None
+        self.changed.emit()
+        return conversation_id
+
+    def save_turn(self, conversation_id: str, position: int, turn: StoredTurn, newest: bool = False) -> None:
+        try:
+            self.store.save_turn(conversation_id, position, turn, newest)
+        except sqlite3.Error as error:
+            self.bus.error(f"The turn could not be saved: {error}.")
+            return
+        self.changed.emit()
+
+    def save_settings(self, conversation_id: str, settings: dict[str, Any]) -> None:
+        try:
+            self.store.update_settings(conversation_id, settings)
+        except sqlite3.Error as error:
+            log.warning("conversation settings not saved: %s", error)
+
+    def load(self, conversation_id: str) -> Conversation | None:
+        try:
+            return self.store.load(conversation_id)
+        except sqlite3.Error as error:
+            self.bus.error(f"The conversation could not be read: {error}.")
+            return None
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        self.store.rename(conversation_id, title)
+        self.changed.emit()
+
+    def delete(self, conversation_id: str) -> None:
+        self.store.delete(conversation_id)
+        self.changed.emit()
+
+    def export(self, conversation_id: str, path: Path) -> bool:
+        """Markdown for .md, JSON otherwise; says where it went, or why not."""
+        conversation = self.load(conversation_id)
+        if conversation is None:
+            return False
+        text = as_markdown(conversation) if path.suffix.lower() == ".md" else as_json(conversation)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as error:
+            self.bus.error(f"Could not write {path}: {error.strerror or error}.")
+            return False
+        self.bus.info(f"Exported “{conversation.summary.title}” to {path}.")
+        return True
+
+
+def stored_turn(turn: Turn) -> StoredTurn:
+    """What is kept of a turn: the exchange, its chain id, the options it was sent with (so it can be sent
+    again, on another model), and its figures; never an image's bytes."""
+    figures = turn.figures
+    return StoredTurn(
+        prompt=turn.prompt,
+        answer=turn.text,
+        model=turn.model,
+        status=str(turn.status),
+        response_id=turn.response_id,
+        error=turn.error,
+        details={
+            "attachments": [attachment.label for attachment in turn.attachments],
+            "chain_on_server": turn.chain_on_server,
+            "options": sent_options(turn.request_body),
+            "input_tokens": figures.input_tokens,
+            "output_tokens": figures.output_tokens,
+            "time_to_first_token": figures.time_to_first_token,
+            "duration": figures.duration,
+        },
+    )
+
+
+def restored_turn(stored: StoredTurn) -> Turn:
+    """A saved turn shown again; its response id lets the next turn chain on the server from it."""
+    from app.api.wire import Response
+
+    details = stored.details
+    try:
+        status = TurnStatus(stored.status)
+    except ValueError:
+        status = TurnStatus.FAILED
+    if status in (TurnStatus.PENDING, TurnStatus.STREAMING, TurnStatus.WAITING):
+        status = TurnStatus.STOPPED  # the console quit while it streamed
+    turn = Turn(
+        prompt=stored.prompt,
+        attachments=[],
+        model=stored.model,
+        chain_on_server=bool(details.get("chain_on_server", True)),
+        text=stored.answer,
+        status=status,
+        error=stored.error,
+        response=Response(id=stored.response_id, status=str(status), model=stored.model)
+        if stored.response_id
+        else None,
+    )
+    turn.figures.input_tokens = int(details.get("input_tokens") or 0)
+    turn.figures.output_tokens = int(details.get("output_tokens") or 0)
+    turn.figures.total_tokens = turn.figures.input_tokens + turn.figures.output_tokens
+    turn.figures.time_to_first_token = details.get("time_to_first_token")
+    turn.figures.duration = details.get("duration")
+    return turn
+
+
+class ConversationKeeper(QObject):
+    """Saves the Playground's turns as they finish, and opens saved conversations in it."""
+
+    opened = Signal(str)  # the conversation now shown ("" for a new one)
+
+    def __init__(
+        self,
+        playground: PlaygroundService,
+        conversations: ConversationsService,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.playground = playground
+        self.conversations = conversations
+        self.current_id: str | None = None
+        # Only a turn whose run ended is saved: a turn shown again (`turn_shown`: an edit further down, a
+        # reopened conversation) is in the store as it is.
+        playground.turn_finished.connect(self._save)
+
+    def _save(self, index: int) -> None:
+        if index >= len(self.playground.turns):
+            return
+        turn = self.playground.turns[index]
+        if self.current_id is None:
+            self.current_id = self.conversations.start(title_from(turn.prompt), turn.model)
+            if self.current_id is None:
+                return
+            self.opened.emit(self.current_id)
+        newest = index == len(self.playground.turns) - 1
+        self.conversations.save_turn(self.current_id, index, stored_turn(turn), newest)
+
+    def new(self) -> None:
+        self.current_id = None
+        self.playground.new_conversation()
+        self.opened.emit("")
+
+    def open(self, conversation_id: str) -> bool:
+        conversation = self.conversations.load(conversation_id)
+        if conversation is None:
+            return False
+        self.current_id = conversation_id
+        self.playground.restore([restored_turn(turn) for turn in conversation.turns])
+        self.opened.emit(conversation_id)
+        return True

@@ -1,0 +1,193 @@
+"""Runs Playground turns: builds the request, streams it (turn_runner), flushes the text to the view on a
+~30 ms timer, keeps the conversation's turns and totals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
+    from app.api.requests import ResponseRequest
+    from app.api.wire import UrlCitation
+
+from app.core.playground.turn_runner import TurnRun, report_connection
+from app.core.playground.turns import (
+    Attachment,
+    ErrorKind,
+    Figures,
+    RequestOptions,
+    Turn,
+    TurnStatus,
+    build_request,
+    redacted_body,
+)
+from app.services.session.session import ConsoleSession
+
+__all__ = [
+    "Attachment",
+    "Figures",
+    "PlaygroundService",
+    "RequestOptions",
+    "Turn",
+    "TurnDetails",
+    "redacted_body",
+]
+
+FLUSH_INTERVAL_MS = 30
+
+
+@dataclass(frozen=True)
+class TurnDetails:
+    """What a turn view shows beside the answer."""
+
+    searches: list[str] = field(default_factory=list)
+    citations: list[UrlCitation] = field(default_factory=list)
+    reasoning: str = ""
+
+
+class PlaygroundService(QObject):
+    turn_added = Signal(int)
+    text_flushed = Signal(int, str)  # turn index, the text that arrived since the last flush
+    turn_updated = Signal(int)  # search, reasoning or status changed
+    turn_finished = Signal(int)  # a turn's run ended (completed, failed, stopped): its outcome is new
+    turn_shown = Signal(int)  # a turn finished earlier is shown again (an edit below it, a reopened one)
+    totals_changed = Signal()
+    conversation_reset = Signal()
+
+    def __init__(self, session: ConsoleSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.turns: list[Turn] = []
+        self._current: TurnRun | None = None  # the turn streaming now
+        self._timer = QTimer(self)
+        self._timer.setInterval(FLUSH_INTERVAL_MS)
+        self._timer.timeout.connect(self._flush)
+
+    # -- requests ---------------------------------------------------------------------------------
+
+    def build_body(
+        self, prompt: str, attachments: list[Attachment], options: RequestOptions, index: int | None = None
+    ) -> ResponseRequest:
+        """The body a turn at `index` (a new one by default) would send; see turns.build_request."""
+        index = len(self.turns) if index is None else index
+        return build_request(self.turns[:index], prompt, attachments, options).body
+
+    def send(self, prompt: str, attachments: list[Attachment], options: RequestOptions) -> int:
+        """Start a new turn; returns its index. A turn already streaming is stopped first."""
+        self.stop()
+        plan = build_request(self.turns, prompt, attachments, options)
+        turn = Turn(
+            prompt,
+            list(attachments),
+            options.model,
+            plan.chained,
+            request_body=plan.body,
+            chain_note=plan.chain_note,
+            schema=options.schema,
+        )
+        self.turns.append(turn)
+        index = len(self.turns) - 1
+        self.turn_added.emit(index)
+        task = self.session.tasks.start("playground.stream", self._run(index))
+        task.add_done_callback(lambda _task: self._never_started(index))
+        return index
+
+    def _never_started(self, index: int) -> None:
+        """A turn cancelled before its task ran a single step still ends, as stopped."""
+        if index < len(self.turns) and self.turns[index].status == TurnStatus.PENDING:
+            self.turns[index].status = TurnStatus.STOPPED
+            self.turn_finished.emit(index)
+
+    def resend_from(self, index: int, prompt: str, options: RequestOptions) -> int:
+        """Edit an earlier message (or regenerate the last answer): drop it and the turns after, send again."""
+        attachments = self.turns[index].attachments if index < len(self.turns) else []
+        self.stop()
+        del self.turns[index:]
+        self.conversation_reset.emit()
+        for i in range(len(self.turns)):  # nothing of these changed: shown again, not finished (saved) again
+            self.turn_added.emit(i)
+            self.turn_shown.emit(i)
+        return self.send(prompt, attachments, options)
+
+    def restore(self, turns: list[Turn]) -> None:
+        """Show a saved conversation: its turns replace the current ones, finished as they were."""
+        self.stop()
+        self.turns[:] = turns
+        self.conversation_reset.emit()
+        for index in range(len(self.turns)):
+            self.turn_added.emit(index)
+            self.turn_shown.emit(index)
+        self.totals_changed.emit()
+
+    def new_conversation(self) -> None:
+        self.stop()
+        self.turns.clear()
+        self.conversation_reset.emit()
+        self.totals_changed.emit()
+
+    def stop(self) -> bool:
+        return self.session.tasks.cancel("playground.stream")
+
+    @property
+    def streaming(self) -> bool:
+        return self.session.tasks.running("playground.stream")
+
+    # -- the stream -------------------------------------------------------------------------------
+
+    async def _run(self, index: int) -> None:
+        turn = self.turns[index]
+        run = TurnRun(
+            turn,
+            lambda chunk: self.text_flushed.emit(index, chunk),
+            lambda: self.turn_updated.emit(index),
+        )
+        self._current = run
+        self._timer.start()
+        try:
+            await run.run(self.session.client)
+        finally:
+            if self._current is run:  # a turn sent meanwhile has its own run and timer
+                self._current = None
+                self._timer.stop()
+            self.turn_finished.emit(index)
+            self.totals_changed.emit()
+            report_connection(self.session, turn)
+            if turn.error_kind == ErrorKind.BLOCKED:
+                self.session.tasks.start(f"playground.refusal.{index}", self._find_refusal(index, turn))
+
+    async def _find_refusal(self, index: int, turn: Turn) -> None:
+        """Which list refused the turn, read through the Admin API; the view shows it when it is known."""
+        from app.core.security.refusal import find_refusal
+
+        client, profile = self.session.client, self.session.profile
+        if client is None:
+            return
+        project_id = profile.project_id if profile is not None else None
+        turn.refusal = await find_refusal(client, project_id, turn.source_ip)
+        if (
+            index < len(self.turns) and self.turns[index] is turn
+        ):  # not dropped by an edit or a new conversation
+            self.turn_updated.emit(index)
+
+    def _flush(self) -> None:
+        if self._current is not None:
+            self._current.flush()
+
+    # -- reading a turn ---------------------------------------------------------------------------
+
+    def totals(self) -> Figures:
+        total = Figures()
+        for turn in self.turns:
+            total.input_tokens += turn.figures.input_tokens
+            total.output_tokens += turn.figures.output_tokens
+            total.total_tokens += turn.figures.total_tokens
+        return total
+
+    @staticmethod
+    def details(turn: Turn) -> TurnDetails:
+        from app.api.wire import citations, reasoning_summary, search_queries
+
+        items = turn.response.output if turn.response is not None else turn.items
+        return TurnDetails(search_queries(items), citations(items), reasoning_summary(items))

@@ -1,0 +1,61 @@
+"""Allow an address after a 403 in the Playground: in the list that refused it (each in turn when both did),
+then send the refused request again, once every list that refused it admits it, as the Admin API reads them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from app.core.playground.turns import Turn
+from app.services.security.allowlist import AllowlistService
+
+
+class AllowAfterRefusal(QObject):
+    """One address on its way into the lists that refused it; a new one replaces it, a new profile ends it."""
+
+    open_list = Signal(
+        object, str
+    )  # the list to show (None: the organization's, else a project id), the address
+    admitted = Signal(object)  # the refused Turn: every list admits its address now, send it again
+    ended = Signal()  # admitted or given up: nothing is waiting any more
+
+    def __init__(self, allowlists: AllowlistService, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.allowlists = allowlists
+        self.turn: Turn | None = None
+        self.address = ""
+        self.waiting: tuple[str | None, ...] = ()  # the lists still to admit the address, the shown one first
+        allowlists.loaded.connect(self._loaded)
+
+    def start(self, turn: Turn) -> None:
+        """Open the first list that refused `turn`'s address, the address filled in."""
+        self.turn, self.address = turn, turn.source_ip or ""
+        refusal = turn.refusal
+        self.waiting = refusal.lists_to_fix if refusal is not None else (None,)
+        self._next()
+
+    def cancel(self) -> None:
+        if self.turn is not None:
+            self.turn, self.waiting = None, ()
+            self.ended.emit()
+
+    @property
+    def list_label(self) -> str:
+        """The list being waited on, as the Security tab names it."""
+        return self.allowlists.label_for(self.waiting[0]) if self.waiting else ""
+
+    def _next(self) -> None:
+        if self.waiting:
+            self.open_list.emit(self.waiting[0], self.address)
+            return
+        turn, self.turn = self.turn, None
+        self.ended.emit()
+        if turn is not None:
+            self.admitted.emit(turn)
+
+    def _loaded(self) -> None:
+        """A list was read (or answered a change): move on once the one waited on admits the address."""
+        if not self.waiting or self.allowlists.project_id != self.waiting[0]:
+            return
+        if self.allowlists.admits(self.address):
+            self.waiting = self.waiting[1:]
+            self._next()

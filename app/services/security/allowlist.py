@@ -1,0 +1,232 @@
+"""The allowlist service: the lists of the chosen scope (read by AllowlistReads) and every change to them.
+
+A change re-reads the list first and is not sent if it changed elsewhere (two admins at once); the service
+stops the changes that would lock the caller out until they are forced; each goes to the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QStandardPaths, Signal
+
+from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed
+from app.core.security import files
+from app.core.security.files import TransferError
+from app.netrules.transfer import ImportPlan, PlannedLine
+from app.services.security.history import ChangeHistory
+from app.services.security.reads import AllowlistReads, Availability
+from app.services.session.session import ConsoleSession
+
+if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
+    from app.api.admin import Allowlist, Entry, Project
+
+__all__ = ["Allowlist", "AllowlistService", "Availability", "Change", "Entry", "Project", "TransferError"]
+
+DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
+FOLDER_SETTING = "security/transfer_folder"  # the folder the import or export dialog used last
+
+
+class Change(StrEnum):
+    """A change to a list, as the history names it."""
+
+    ADD = "add"
+    REMOVE = "remove"
+    ENABLE = "enable"
+    DISABLE = "disable"
+    IMPORT = "import"
+
+
+# The changes the service may stop because they would lock the caller out; they can be forced.
+GUARDED = frozenset({Change.ENABLE, Change.REMOVE})
+
+
+class StaleList(Exception):
+    """The list changed elsewhere since it was shown; nothing was sent."""
+
+
+class PartialImport(Exception):
+    """Some lines of an import failed; each was reported on its own."""
+
+
+class AllowlistService(AllowlistReads):
+    # A Change in GUARDED (`object`: a str signal would hand over a bare str), the service's explanation:
+    # the change needs a typed confirmation.
+    guard = Signal(object, str)
+    changed_elsewhere = Signal(str)
+    line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
+
+    def __init__(
+        self, session: ConsoleSession, history: ChangeHistory | None = None, parent: QObject | None = None
+    ) -> None:
+        super().__init__(session, parent)
+        self.history = history or ChangeHistory(session.data_dir / "allowlist-history.jsonl", self)
+
+    # -- files and settings -----------------------------------------------------------------------
+
+    def entry_limit(self) -> int:
+        value = self.session.profiles.settings.value("security/entry_limit", DEFAULT_ENTRY_LIMIT)
+        try:
+            return max(1, int(str(value)))
+        except (TypeError, ValueError):
+            return DEFAULT_ENTRY_LIMIT
+
+    def file_folder(self) -> Path:
+        """Where the import and export dialogs open: the folder used last, else Documents, else home. Never
+        the working directory, which for an app started from a menu is nothing the person chose."""
+        remembered = str(self.session.profiles.settings.value(FOLDER_SETTING, "") or "")
+        documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return files.default_folder(remembered, documents)
+
+    def remember_folder(self, folder: Path) -> None:
+        self.session.profiles.settings.setValue(FOLDER_SETTING, str(folder))
+
+    def plan_file_import(self, path: Path) -> ImportPlan:
+        """Read a file and plan its import into the shown list; TransferError says plainly what failed."""
+        return files.plan_file(path, self.entries, self.entry_limit())
+
+    def export_to(self, path: Path) -> int:
+        """Write the shown list to a file; returns how many entries were written (TransferError if none)."""
+        scope = {
+            "scope": "organization" if self.project_id is None else "project",
+            "project_id": self.project_id,
+            "enabled": self.data is not None and self.data.enabled,
+        }
+        return files.write_file(path, self.entries, scope)
+
+    # -- changes: each re-reads the list first, and goes to the history ----------------------------
+
+    def record(self, action: Change, what: str, result: str = "ok") -> None:
+        profile = self.session.profile
+        self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
+
+    async def _fresh(self) -> Allowlist:
+        """Read the list again; raise StaleList if someone else changed it since it was shown."""
+        client = self.session.client
+        assert client is not None
+        current = await client.allowlists.get(self.project_id)
+        shown = self.data
+
+        def ids(data: Allowlist | None) -> set[tuple[str, str]]:
+            return {(e.id, e.cidr) for e in data.entries} if data is not None else set()
+
+        if shown is None or ids(current) != ids(shown) or current.enabled != shown.enabled:
+            self.data = current
+            if self.project_id is None:
+                self.org_data = current
+            self.loaded.emit()
+            raise StaleList(
+                "The list was changed elsewhere since you opened it; it has been reloaded. "
+                "Check it, then try again."
+            )
+        return current
+
+    def run(
+        self, name: Change, coroutine: Coroutine[Any, Any, None], what: str, read_after: bool = True
+    ) -> None:
+        """Run one change; its outcome goes to the history (`what` says what it was) and to the signals.
+        The lists are read again after it, unless it succeeded and `read_after` is False: the change showed
+        the service's answer itself, which is the list as it is now."""
+
+        async def wrapped() -> None:
+            try:
+                await coroutine
+                self.record(name, what)
+                if not read_after:
+                    return
+            except StaleList as stale:
+                self.record(name, what, "not sent: the list had been changed elsewhere")
+                self.changed_elsewhere.emit(str(stale))
+            except Conflict as conflict:
+                if conflict.code == ErrorCode.WOULD_BLOCK_CALLER and name in GUARDED:
+                    self.record(name, what, "stopped: it would have blocked your own IP")
+                    self.guard.emit(name, conflict.message)
+                else:
+                    self.record(name, what, conflict.message)
+                    self.failed.emit(conflict.message)
+            except PartialImport as partial:
+                self.record(name, what, str(partial))
+            except IpNotAllowed as error:  # the read below shows the block in the tab
+                self.record(name, what, str(error))
+                self.session.bus.warning(f"Security: nothing was changed: {error.message}")
+            except ApiError as error:
+                self.record(name, what, str(error))
+                self.failed.emit(str(error))
+            await self._load()
+
+        self.session.tasks.start(f"allowlist.{name}", wrapped())
+
+    def add(self, cidr: str, description: str) -> None:
+        async def go() -> None:
+            current = await self._fresh()
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            entry = await client.allowlists.add(cidr, description, scope)
+            if current.entry(entry.id) is None:  # a resent add answers the entry it had already made
+                self._answered(scope, current.model_copy(update={"entries": (*current.entries, entry)}))
+            self.session.bus.info(f"Added {cidr}.")
+
+        # The POST's answer is the new entry: shown as it is, not by reading both lists again (two requests,
+        # not four). Anything that went wrong still reads them again.
+        what = f"{cidr}" + (f" “{description}”" if description else "")
+        self.run(Change.ADD, go(), what, read_after=False)
+
+    def remove(self, entry_ids: list[str], force: bool = False) -> None:
+        async def go() -> None:
+            if not force:
+                await self._fresh()
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            removed: list[str] = []
+            try:
+                for entry_id in entry_ids:
+                    await client.allowlists.remove(entry_id, scope, force=force)
+                    removed.append(entry_id)
+            finally:
+                if removed and self.data is not None:
+                    kept = tuple(entry for entry in self.data.entries if entry.id not in removed)
+                    self._answered(scope, self.data.model_copy(update={"entries": kept}))
+            self.session.bus.info(f"Removed {len(entry_ids)} entr{'y' if len(entry_ids) == 1 else 'ies'}.")
+
+        self.run(
+            Change.REMOVE,
+            go(),
+            ", ".join(self._cidr_of(i) for i in entry_ids) + (" (forced)" if force else ""),
+        )
+
+    def set_enabled(self, enabled: bool, force: bool = False) -> None:
+        async def go() -> None:
+            if not force:
+                await self._fresh()
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            self._answered(scope, await client.allowlists.set_enabled(enabled, scope, force=force))
+            self.session.bus.info(f"The list is now {'on' if enabled else 'off'}.")
+
+        self.run(
+            Change.ENABLE if enabled else Change.DISABLE,
+            go(),
+            f"switched the list {'on' if enabled else 'off'}" + (" (forced)" if force else ""),
+        )
+
+    # -- import -----------------------------------------------------------------------------------
+
+    def import_entries(self, lines: list[PlannedLine]) -> None:
+        """Send the preview's new lines one by one; each line's outcome goes out on `line_imported`."""
+
+        async def go() -> None:
+            await self._fresh()
+            client = self.session.client
+            assert client is not None
+            added, failed = await files.send_lines(
+                client.allowlists, lines, self.project_id, self.line_imported.emit
+            )
+            summary = f"{added:,} added" + (f", {failed:,} failed" if failed else "")
+            self.session.bus.info(f"Import: {summary}.")
+            if failed:
+                raise PartialImport(summary)
+
+        self.run(Change.IMPORT, go(), f"{len(lines):,} entries from a file")

@@ -1,0 +1,124 @@
+"""Reading the allowlists of the chosen scope: whether the profile can, the reads and the periodic refresh,
+and the state they leave (blocked while the allowlist refuses the admin key's own reads)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.api.errors import ApiError, IpNotAllowed
+from app.core.security.state import AllowlistState
+from app.services.session.session import ConsoleSession
+
+if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
+    from app.api.admin import Allowlist
+
+REFRESH_INTERVAL_MS = 60_000
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether the Security tab can work with the current profile, and if not, what it needs."""
+
+    ok: bool
+    reason: str = ""
+
+
+class AllowlistReads(QObject, AllowlistState):
+    """Reads the lists of the chosen scope into its state; AllowlistService adds the changes."""
+
+    loaded = Signal()
+    failed = Signal(str)
+    blocked_changed = Signal()  # the allowlist began or stopped refusing the admin key's reads (`blocked_at`)
+
+    def __init__(self, session: ConsoleSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.restore_scope: str | None = None  # the project chosen at the last launch, once the projects load
+        # While the allowlist refuses the admin key's reads: the address the service saw ("" if it did not say).
+        self.blocked_at: str | None = None
+        # Refreshes every so often while someone looks at the list: the tab starts and stops it.
+        self.periodic = QTimer(self)
+        self.periodic.setInterval(REFRESH_INTERVAL_MS)
+        self.periodic.timeout.connect(self.refresh)
+
+    @property
+    def available(self) -> Availability:
+        client, profile = self.session.client, self.session.profile
+        if client is None or profile is None:
+            return Availability(False, "No connection.")
+        if not client.has_key("admin"):
+            return Availability(
+                False,
+                f"The Security tab needs an admin key. Add it in File > Profiles for “{profile.name}”, "
+                f"or set ${profile.admin_key_env}.",
+            )
+        if not profile.org_id:
+            return Availability(False, f"Set the organization id of “{profile.name}” in File > Profiles.")
+        return Availability(True)
+
+    def reset(self) -> None:
+        """Forget the lists of the profile before (the session's client changed)."""
+        self.projects = ()
+        self.project_id = None
+        self.data = self.org_data = None
+        if self.blocked_at is not None:  # of the profile before: the new client's first read will tell
+            self.blocked_at = None
+            self.blocked_changed.emit()
+
+    def refresh(self) -> None:
+        if self.available.ok:
+            self.session.tasks.start("allowlist.refresh", self._load())
+
+    def set_scope(self, project_id: str | None) -> None:
+        self.restore_scope = None  # a scope chosen now wins over the one of the last launch
+        self.project_id = project_id
+        self.data = None
+        self.refresh()
+
+    async def _load(self) -> None:
+        client = self.session.client
+        assert client is not None
+        try:
+            if not self.projects:
+                self.projects = await client.allowlists.projects()
+                self._restore_scope()
+            self.org_data = await client.allowlists.get()
+            self.data = await client.allowlists.get(self.project_id) if self.project_id else self.org_data
+        except IpNotAllowed as error:  # the tab shows it as long as it lasts: no passing notice
+            self._set_blocked(error.source_ip or "")
+            return
+        except ApiError as error:
+            self.failed.emit(str(error))
+            return
+        self._set_blocked(None)
+        self.loaded.emit()
+
+    def _restore_scope(self) -> None:
+        """The scope of the last launch, now that the projects are known; a project gone since falls back to
+        the organization's list."""
+        wanted, self.restore_scope = self.restore_scope, None
+        if wanted and self.project_id is None:
+            self.project_id = wanted if any(project.id == wanted for project in self.projects) else None
+
+    def _set_blocked(self, source_ip: str | None) -> None:
+        """Whether the admin key's reads are refused by the allowlist; the session's state follows."""
+        was, self.blocked_at = self.blocked_at, source_ip
+        if source_ip is not None:
+            self.session.report_blocked(source_ip or None)
+        elif was is not None:
+            self.session.report_unblocked()
+        if was != source_ip:
+            self.blocked_changed.emit()
+
+    def _answered(self, scope: str | None, data: Allowlist) -> None:
+        """Show the list of `scope` as the service's answer to a change describes it, before it is read again
+        (which the change may have made impossible: a forced lockout)."""
+        if scope != self.project_id:  # another scope was chosen meanwhile
+            return
+        self.data = data
+        if self.project_id is None:
+            self.org_data = data
+        self.loaded.emit()

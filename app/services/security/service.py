@@ -1,0 +1,31 @@
+"""The services behind the Security tab, made once with the main window and handed to the tab."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject
+
+from app.services.security.allowlist import AllowlistService
+from app.services.security.history import ChangeHistory
+from app.services.security.public_ip import PublicIpService
+from app.services.security.rotation import RotationService
+from app.services.session.session import ConsoleSession
+
+
+@dataclass(frozen=True)
+class SecurityServices:
+    history: ChangeHistory
+    allowlist: AllowlistService
+    rotation: RotationService
+    public_ip: PublicIpService
+
+    @classmethod
+    def create(cls, session: ConsoleSession, parent: QObject | None = None) -> SecurityServices:
+        history = ChangeHistory(session.data_dir / "allowlist-history.jsonl", parent)
+        return cls(
+            history,
+            AllowlistService(session, history, parent),
+            RotationService(session, history, parent),
+            PublicIpService(session, session.profiles.settings, parent),
+        )

@@ -1,0 +1,129 @@
+"""Profiles: where to connect and how; stored in QSettings. Their secrets live in the keychain (app.common.secrets)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, fields
+
+from PySide6.QtCore import QObject, QSettings, Signal
+
+SANDBOX_ID = "local-sandbox"
+DEFAULT_MODELS = ("pro", "ultra", "think", "think-mini")
+
+
+@dataclass
+class Profile:
+    id: str
+    name: str
+    kind: str = "remote"  # "sandbox": the embedded local service; "remote": any base URL
+    base_url: str = ""
+    org_id: str = ""
+    project_id: str = ""
+    brand: str = "service"
+    models: list[str] = field(default_factory=list)
+    simulated_ip: str = ""  # sandbox only: sent as X-Forwarded-For, which the embedded sandbox trusts
+    engine: str = "simulated"  # sandbox only: "simulated", or "local" (GGUF weights through llama-cpp-python)
+    model_file: str = ""  # sandbox only, local engine: a GGUF file ("" = the `local` extra's Gemma 3 270M)
+    ca_bundle: str = ""
+    client_cert: str = ""
+    client_key: str = ""
+    proxy: str = ""
+
+    @property
+    def is_sandbox(self) -> bool:
+        return self.kind == "sandbox"
+
+    @property
+    def model_names(self) -> list[str]:
+        return self.models or [f"{self.brand}-{name}" for name in DEFAULT_MODELS]
+
+    @property
+    def api_key_env(self) -> str:
+        return f"{self.env_prefix}_API_KEY"
+
+    @property
+    def admin_key_env(self) -> str:
+        return f"{self.env_prefix}_ADMIN_KEY"
+
+    @property
+    def env_prefix(self) -> str:
+        return re.sub(r"[^A-Z0-9]", "_", self.brand.upper()) or "SERVICE"
+
+
+def new_profile_id() -> str:
+    import uuid  # here: uuid imports `platform`, which the first frame does not need
+
+    return f"profile-{uuid.uuid4().hex[:8]}"
+
+
+class ProfileStore(QObject):
+    """The list of profiles and the current one; emits `changed` after any edit."""
+
+    changed = Signal()
+
+    def __init__(self, settings: QSettings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._settings = settings
+
+    @property
+    def settings(self) -> QSettings:
+        return self._settings
+
+    def all(self) -> list[Profile]:
+        profiles = []
+        size = self._settings.beginReadArray("profiles")
+        names = {f.name for f in fields(Profile)}
+        for index in range(size):
+            self._settings.setArrayIndex(index)
+            values = {key: self._settings.value(key) for key in self._settings.childKeys() if key in names}
+            models = values.get("models") or []
+            values["models"] = [models] if isinstance(models, str) else list(models)
+            profiles.append(Profile(**{k: ("" if v is None else v) for k, v in values.items()}))  # type: ignore[arg-type]
+        self._settings.endArray()
+        return profiles
+
+    def _write(self, profiles: list[Profile]) -> None:
+        self._settings.beginWriteArray("profiles", len(profiles))
+        for index, profile in enumerate(profiles):
+            self._settings.setArrayIndex(index)
+            for key, value in asdict(profile).items():
+                self._settings.setValue(key, value)
+        self._settings.endArray()
+        self._settings.sync()
+        self.changed.emit()
+
+    def get(self, profile_id: str) -> Profile | None:
+        return next((p for p in self.all() if p.id == profile_id), None)
+
+    def save(self, profile: Profile) -> None:
+        profiles = self.all()
+        for index, existing in enumerate(profiles):
+            if existing.id == profile.id:
+                profiles[index] = profile
+                break
+        else:
+            profiles.append(profile)
+        self._write(profiles)
+
+    def remove(self, profile_id: str) -> None:
+        self._write([p for p in self.all() if p.id != profile_id])
+        if self.current_id() == profile_id:
+            remaining = self.all()
+            self.set_current(remaining[0].id if remaining else "")
+
+    def current_id(self) -> str:
+        return str(self._settings.value("current_profile", "") or "")
+
+    def set_current(self, profile_id: str) -> None:
+        self._settings.setValue("current_profile", profile_id)
+        self._settings.sync()
+
+    def ensure_sandbox_profile(self) -> Profile:
+        """First launch: a 'Local sandbox' profile, made current."""
+        profile = self.get(SANDBOX_ID)
+        if profile is None:
+            profile = Profile(id=SANDBOX_ID, name="Local sandbox", kind="sandbox")
+            self.save(profile)
+        if not self.current_id() or self.get(self.current_id()) is None:
+            self.set_current(profile.id)
+        return profile

@@ -1,0 +1,122 @@
+"""What the window looked like when the console quit, restored on the next launch: its geometry, the tab,
+the Playground's model, parameters and conversation, the Security tab's scope. Kept in console.ini."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from app.core.playground.reasoning import REASONING_EFFORTS
+from app.core.saved_values import saved_number
+
+SCHEMA_TEXT_LIMIT = 100_000  # a schema typed by a person; anything longer in the file is not theirs
+
+
+def _flag(value: Any, default: bool) -> bool:
+    return value if isinstance(value, bool) else default
+
+
+def _text(value: Any, limit: int = 2_000) -> str:
+    return value if isinstance(value, str) and len(value) <= limit else ""
+
+
+@dataclass
+class PlaygroundState:
+    """The Playground's model, switches and options as the next launch restores them. Read from the file
+    tolerantly: a missing or damaged value is the control's default, never an error."""
+
+    model: str = ""
+    web_search: bool = False
+    chain: bool = True
+    instructions: str = ""
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    reasoning_effort: str | None = None
+    structured: bool = False
+    schema: str = ""  # the schema editor's text; "" keeps the example
+
+    @classmethod
+    def from_saved(cls, saved: Mapping[str, Any]) -> PlaygroundState:
+        tokens = saved_number(saved.get("max_output_tokens"), 16, 1_000_000)
+        effort = saved.get("reasoning_effort")
+        return cls(
+            model=_text(saved.get("model"), 256),
+            web_search=_flag(saved.get("web_search"), False),
+            chain=_flag(saved.get("chain"), True),
+            instructions=_text(saved.get("instructions"), 20_000),
+            temperature=saved_number(saved.get("temperature"), 0.0, 2.0),
+            top_p=saved_number(saved.get("top_p"), 0.0, 1.0),
+            max_output_tokens=int(tokens) if tokens is not None and tokens.is_integer() else None,
+            reasoning_effort=effort if effort in REASONING_EFFORTS else None,
+            structured=_flag(saved.get("structured"), False),
+            schema=_text(saved.get("schema"), SCHEMA_TEXT_LIMIT),
+        )
+
+    def to_saved(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class UiState:
+    def __init__(self, settings: QSettings) -> None:
+        self._settings = settings
+
+    def _text(self, key: str) -> str:
+        return str(self._settings.value(key, "") or "")
+
+    @property
+    def window_geometry(self) -> QByteArray | None:
+        value = self._settings.value("ui/window_geometry")
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    @window_geometry.setter
+    def window_geometry(self, value: QByteArray) -> None:
+        self._settings.setValue("ui/window_geometry", value)
+
+    @property
+    def tab(self) -> int:
+        try:
+            return int(str(self._settings.value("ui/tab", 0)))
+        except ValueError:
+            return 0
+
+    @tab.setter
+    def tab(self, index: int) -> None:
+        self._settings.setValue("ui/tab", index)
+
+    @property
+    def playground(self) -> dict[str, Any]:
+        """The Playground's model and parameters as saved (an empty dict when none or unreadable)."""
+        import json  # here, not at import: the window's first frame does not wait for json (~3 ms)
+
+        try:
+            value = json.loads(self._text("ui/playground") or "{}")
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    @playground.setter
+    def playground(self, value: dict[str, Any]) -> None:
+        import json
+
+        self._settings.setValue("ui/playground", json.dumps(value))
+
+    @property
+    def conversation(self) -> str:
+        return self._text("ui/conversation")
+
+    @conversation.setter
+    def conversation(self, conversation_id: str) -> None:
+        self._settings.setValue("ui/conversation", conversation_id)
+
+    @property
+    def security_scope(self) -> str:
+        """ "" for the organization's list, otherwise a project id."""
+        return self._text("ui/security_scope")
+
+    @security_scope.setter
+    def security_scope(self, scope: str) -> None:
+        self._settings.setValue("ui/security_scope", scope)
