@@ -91,6 +91,7 @@ class AllowlistService(AllowlistReads):
         super().__init__(session, parent)
         self.history = history or ChangeHistory(session.data_dir / "allowlist-history.jsonl", self)
         self.changes_in_flight = 0
+        self.refused_removal: list[str] = []  # the entries of the last removal the service's guard refused
 
     # -- files and settings -----------------------------------------------------------------------
 
@@ -270,6 +271,9 @@ class AllowlistService(AllowlistReads):
                     await client.allowlists.remove(entry_id, scope, force=force)
                     removed.append(entry_id)
             finally:
+                # What the service refused to remove (its lockout guard): a confirmed force removes these,
+                # not whatever is selected by then.
+                self.refused_removal = [entry_id for entry_id in entry_ids if entry_id not in removed]
                 if removed and self.data is not None:
                     kept = tuple(entry for entry in self.data.entries if entry.id not in removed)
                     self._answered(scope, self.data.model_copy(update={"entries": kept}))

@@ -116,7 +116,8 @@ class ListChanges(QObject):
         box.open()
 
     def guarded(self, change: Change, explanation: str, entry_ids: list[str] | None = None) -> None:
-        """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
+        """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: those the service's
+        own guard refused to remove)."""
         if not confirm_typed(
             self.owner,
             "You would lock yourself out",
@@ -128,5 +129,5 @@ class ListChanges(QObject):
         if change == Change.ENABLE:
             self.service.set_enabled(True, force=True)
         elif change == Change.REMOVE:
-            ids = entry_ids if entry_ids is not None else [e.id for e in self.entries.selected_entries()]
+            ids = entry_ids if entry_ids is not None else self.service.refused_removal
             self.service.remove(ids, force=True)
