@@ -10,6 +10,10 @@ import argparse  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:  # imported at run time only after the first frame
+    from app.services.session.session import ConsoleSession
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -34,13 +38,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def selftest(session: object) -> dict:
+async def selftest(session: ConsoleSession) -> dict[str, object]:
     from app.api import collect
 
-    client = session.client  # type: ignore[attr-defined]
-    if client is None:
-        raise RuntimeError(f"no connection: {session.detail}")  # type: ignore[attr-defined]
-    stream = client.responses.stream({"model": session.profile.model_names[0], "input": "Say hello."})  # type: ignore[attr-defined]
+    client, profile = session.client, session.profile
+    if client is None or profile is None:
+        raise RuntimeError(f"no connection: {session.detail}")
+    stream = client.responses.stream({"model": profile.model_names[0], "input": "Say hello."})
     started = time.perf_counter()
     _, text = await collect(stream)
     first = stream.state.first_token_at
@@ -66,7 +70,7 @@ def resident_mb() -> float | None:
     return None
 
 
-def report(args: argparse.Namespace, figures: dict) -> None:
+def report(args: argparse.Namespace, figures: dict[str, object]) -> None:
     import json
 
     line = json.dumps(figures)

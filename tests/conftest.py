@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 import httpx
 import pytest
@@ -40,14 +41,14 @@ class Sandbox:
         assert credentials is not None
         return credentials
 
-    def client(self, key: str | None = None, ip: str | None = None, **kwargs: object) -> httpx.Client:
+    def client(self, key: str | None = None, ip: str | None = None, **kwargs: Any) -> httpx.Client:
         """A client that, through the trusted loopback proxy, appears to come from `ip`."""
-        headers = {}
+        headers: dict[str, str] = {}
         if key:
             headers["authorization"] = f"Bearer {key}"
         if ip:
             headers["x-forwarded-for"] = ip
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)  # type: ignore[arg-type]
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)
 
     def admin(self, ip: str | None = None) -> httpx.Client:
         return self.client(self.creds.admin_key, ip)
@@ -64,20 +65,26 @@ class Sandbox:
         return f"/organizations/{self.creds.org_id}/projects/{self.creds.project_id}/ip_allowlist"
 
 
-def start_sandbox(data_dir: Path, **overrides: object) -> SandboxServer:
-    config = SandboxConfig(data_dir=data_dir, **overrides)  # type: ignore[arg-type]
+def start_sandbox(data_dir: Path, **overrides: Any) -> SandboxServer:
+    config = SandboxConfig(data_dir=data_dir, **overrides)
     return SandboxServer(config).start()
 
 
 LOOPBACK_PROXY = [ipaddress.ip_network("127.0.0.1/32")]
 
 
+class SandboxFactory(Protocol):
+    """What the `sandbox_factory` fixture gives: a server of the test's own, from SandboxConfig overrides."""
+
+    def __call__(self, **overrides: Any) -> Sandbox: ...
+
+
 @pytest.fixture
-def sandbox_factory(tmp_path: Path) -> Iterator:
+def sandbox_factory(tmp_path: Path) -> Iterator[SandboxFactory]:
     """Servers of the test's own, configured with SandboxConfig overrides; stopped after the test."""
     servers: list[SandboxServer] = []
 
-    def make(**overrides: object) -> Sandbox:
+    def make(**overrides: Any) -> Sandbox:
         overrides.setdefault("trusted_proxies", LOOPBACK_PROXY)
         server = start_sandbox(tmp_path / f"sandbox{len(servers)}", **overrides)
         servers.append(server)

@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -24,6 +24,9 @@ from app.netrules.policy import ListAnswer, Verdict, verdict
 from .config import SandboxConfig
 from .errors import error_bytes
 from .store import Allowlist, KeyRecord, Store
+
+if TYPE_CHECKING:
+    from .app import SandboxState
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
@@ -95,6 +98,8 @@ class RateLimiter:
 
 
 class Gateway:
+    state: SandboxState  # the app's engines and stores, set by create_app (tests and the server look inside)
+
     def __init__(self, app: ASGIApp, store: Store, config: SandboxConfig) -> None:
         self.app = app
         self.store = store

@@ -164,8 +164,7 @@ class SandboxServer:
 
     @property
     def state(self) -> SandboxState:  # for tests that look inside
-        state: SandboxState = self.app.state  # type: ignore[attr-defined]
-        return state
+        return self.app.state
 
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import httpx
 import pytest
@@ -22,7 +23,7 @@ from app.api import (
     collect,
 )
 from tests.api.servers import raw_server, sse, sse_head
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, SandboxFactory
 
 pytestmark = pytest.mark.anyio
 
@@ -55,7 +56,7 @@ async def test_create_and_stream(sandbox: Sandbox) -> None:
 
 
 @pytest.mark.parametrize("delta_event", ["output_text", "text"])
-async def test_both_delta_event_names(sandbox_factory, delta_event: str) -> None:
+async def test_both_delta_event_names(sandbox_factory: SandboxFactory, delta_event: str) -> None:
     sandbox = sandbox_factory(delta_event=delta_event)
     client = client_for(sandbox)
     stream = client.responses.stream({"model": "service-pro", "input": "Hi"})
@@ -98,7 +99,7 @@ async def test_allowlist_calls(sandbox: Sandbox) -> None:
     await client.aclose()
 
 
-async def test_rate_limited_carries_retry_after(sandbox_factory) -> None:
+async def test_rate_limited_carries_retry_after(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(rate_limit_per_minute=1)
     client = client_for(sandbox)
     await client.models()
@@ -186,7 +187,7 @@ async def test_malformed_event_and_error_event() -> None:
         await client.aclose()
 
 
-async def test_cancel_mid_stream_releases_the_connection(sandbox_factory) -> None:
+async def test_cancel_mid_stream_releases_the_connection(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(stream_delay_ms=5)
     client = client_for(sandbox)
     stream = client.responses.stream({"model": "service-pro", "input": "Write 2000 words"})
@@ -220,7 +221,7 @@ async def test_aclose_after_leaving_the_loop_closes_the_response_at_once(sandbox
     await client.aclose()
 
 
-async def test_tls_unknown_ca_and_mutual_tls(tmp_path) -> None:
+async def test_tls_unknown_ca_and_mutual_tls(tmp_path: Path) -> None:
     trustme = pytest.importorskip("trustme")
     from app.sandbox import SandboxConfig, SandboxServer
     from app.sandbox.server import TlsOptions

@@ -4,20 +4,26 @@ the left and the new one on the right, errors on the side they happened, and the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
+from pytestqt.qtbot import QtBot
 
 from app.services.session.session import ConnectionState
+from app.ui.main_window import MainWindow
 from app.ui.playground.compare import CompareDialog
+from app.ui.playground.compare_row import SideView
+from app.ui.playground.tab import PlaygroundTab
 from tests.api.servers import RESET, ScriptedServer, reply, sse, sse_head
+from tests.gui.reach import client_of, simulated
 from tests.gui.test_playground import png, send, sse_answer, use_server, wait_done
 from tests.gui.test_playground_options import choose, type_into
 
 CLICK = Qt.MouseButton.LeftButton
 
 
-def compare_window(qtbot, tab) -> CompareDialog:
+def compare_window(qtbot: QtBot, tab: PlaygroundTab) -> CompareDialog:
     """The compare window just opened (one closed before may still await deletion, hidden)."""
 
     def shown() -> list[CompareDialog]:
@@ -27,23 +33,23 @@ def compare_window(qtbot, tab) -> CompareDialog:
     return shown()[0]
 
 
-def send_all(qtbot, tab, *prompts: str) -> None:
+def send_all(qtbot: QtBot, tab: PlaygroundTab, *prompts: str) -> None:
     for count, prompt in enumerate(prompts, 1):
         send(qtbot, tab, prompt)
         wait_done(qtbot, tab, count)
 
 
-def run_on(qtbot, dialog: CompareDialog, model: str, timeout: int = 15000) -> None:
+def run_on(qtbot: QtBot, dialog: CompareDialog, model: str, timeout: int = 15000) -> None:
     choose(qtbot, dialog.model, model)
     qtbot.mouseClick(dialog.run_button, CLICK)
     qtbot.waitUntil(lambda: dialog.job is not None and not dialog.job.running, timeout=timeout)
 
 
-def right(dialog: CompareDialog, row: int):
+def right(dialog: CompareDialog, row: int) -> SideView:
     return dialog.views[row].rerun
 
 
-def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot, console) -> None:
+def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
     send_all(qtbot, tab, "My name is Ada", "What is my name?")
     originals = [turn.text for turn in tab.service.turns]
@@ -75,7 +81,9 @@ def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot, console) -> None:
     assert [turn.text for turn in tab.service.turns] == [row.rerun.text for row in dialog.rows]
 
 
-def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(qtbot, console, tmp_path) -> None:
+def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(
+    qtbot: QtBot, console: MainWindow, tmp_path: Path
+) -> None:
     tab = console.playground
     qtbot.mouseClick(tab.params_toggle, CLICK)
     type_into(qtbot, tab.options_panel.temperature, "0.4")
@@ -106,15 +114,15 @@ def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(qtbo
     assert dialog.rows[0].rerun.request_body["input"] == "What is in the picture?"
 
 
-def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot, console) -> None:
+def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
     session = console.session
     send_all(qtbot, tab, "one", "two", "three")
     session.set_simulated_ip("203.0.113.77")
 
     async def lock() -> None:
-        await session.client.allowlists.add("198.51.100.0/24")
-        await session.client.allowlists.set_enabled(True, force=True)
+        await client_of(session).allowlists.add("198.51.100.0/24")
+        await client_of(session).allowlists.set_enabled(True, force=True)
 
     session.tasks.start("lock", lock())
     qtbot.waitUntil(lambda: not session.tasks.running("lock"))
@@ -130,7 +138,9 @@ def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot, console
     assert session.state == ConnectionState.BLOCKED and "203.0.113.77" in session.detail  # the toolbar too
 
 
-def test_429_and_a_dropped_stream_stay_on_their_turn_and_the_next_one_runs(qtbot, console) -> None:
+def test_429_and_a_dropped_stream_stay_on_their_turn_and_the_next_one_runs(
+    qtbot: QtBot, console: MainWindow
+) -> None:
     tab = console.playground
     send_all(qtbot, tab, "alpha", "beta", "gamma")
     limited = reply(
@@ -161,18 +171,18 @@ def test_429_and_a_dropped_stream_stay_on_their_turn_and_the_next_one_runs(qtbot
     qtbot.waitUntil(lambda: tab.sidebar.model.summaries[0].turn_count == 3)
 
 
-def test_stop_ends_the_comparison_cleanly(qtbot, console) -> None:
+def test_stop_ends_the_comparison_cleanly(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
     send_all(qtbot, tab, "Write 3000 words about the sea", "And about rivers")
     dialog = tab.open_compare()
-    console.session.sandbox.server.state.engine.delay = 0.003
+    simulated(console.session).delay = 0.003
     choose(qtbot, dialog.model, "service-ultra")
     qtbot.mouseClick(dialog.run_button, CLICK)
     qtbot.waitUntil(lambda: len(right(dialog, 0).answer.toPlainText()) > 50, timeout=10000)
     assert dialog.stop_button.isEnabled() and not dialog.run_button.isEnabled()
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)  # Esc stops first; it does not close the window
     qtbot.waitUntil(lambda: not dialog.job.running)
-    console.session.sandbox.server.state.engine.delay = 0
+    simulated(console.session).delay = 0
     assert dialog.isVisible()
     assert right(dialog, 0).status.text().startswith("Stopped.") and right(dialog, 0).answer.toPlainText()
     assert right(dialog, 1).status.text() == "Not run: the comparison was stopped."
@@ -181,7 +191,7 @@ def test_stop_ends_the_comparison_cleanly(qtbot, console) -> None:
 
 
 def test_a_long_conversation_opens_with_its_first_rows_and_builds_the_rest_as_they_are_reached(
-    qtbot, console
+    qtbot: QtBot, console: MainWindow
 ) -> None:
     from app.core.playground.conversation_store import StoredTurn
     from app.ui.playground.compare import FIRST_ROWS

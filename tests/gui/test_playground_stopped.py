@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
 
+from app.ui.main_window import MainWindow
+from app.ui.playground.tab import PlaygroundTab
+from tests.gui.reach import simulated
 from tests.gui.test_playground import send, wait_done
 
 
-def note_of(tab, index: int) -> str:
+def note_of(tab: PlaygroundTab, index: int) -> str:
     note = tab.views[index].findChild(QLabel, "chain_note")
     assert note is not None and note.isVisibleTo(tab), f"turn {index} has no chain note"
     return note.text()
 
 
-def test_the_turn_after_a_stopped_answer_says_the_history_is_sent(qtbot, console) -> None:
+def test_the_turn_after_a_stopped_answer_says_the_history_is_sent(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
-    engine = console.session.sandbox.server.state.engine
+    engine = simulated(console.session)
     assert tab.chain.isChecked()
     send(qtbot, tab, "Hello")
     wait_done(qtbot, tab)
@@ -36,9 +40,11 @@ def test_the_turn_after_a_stopped_answer_says_the_history_is_sent(qtbot, console
     assert "whole history sent" in tab.views[2].prompt_label.text()
 
 
-def test_the_turn_after_a_message_stopped_before_its_answer_says_it_is_left_out(qtbot, console) -> None:
+def test_the_turn_after_a_message_stopped_before_its_answer_says_it_is_left_out(
+    qtbot: QtBot, console: MainWindow
+) -> None:
     tab = console.playground
-    engine = console.session.sandbox.server.state.engine
+    engine = simulated(console.session)
     send(qtbot, tab, "Hello")
     wait_done(qtbot, tab)
     first_id = tab.service.turns[0].response_id

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPlainTextEdit, QPushButton
+from pytestqt.qtbot import QtBot
 
+from app.ui.security.tab import SecurityTab
 from tests.api.servers import echo_server
 
 
-def set_services(qtbot, tab, ipv4: str, ipv6: str) -> None:
+def set_services(qtbot: QtBot, tab: SecurityTab, ipv4: str, ipv6: str) -> None:
     """The person opens Echo services…, types one service per family, and saves."""
 
     def fill() -> None:
@@ -24,7 +27,9 @@ def set_services(qtbot, tab, ipv4: str, ipv6: str) -> None:
     qtbot.mouseClick(tab.findChild(QPushButton, "echo_settings"), Qt.MouseButton.LeftButton)
 
 
-def test_look_up_shows_both_families_and_why_they_differ(qtbot, tab, monkeypatch) -> None:
+def test_look_up_shows_both_families_and_why_they_differ(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
     with echo_server("127.0.0.1") as v4, echo_server("::1") as v6:
         set_services(qtbot, tab, v4, v6)
@@ -36,7 +41,9 @@ def test_look_up_shows_both_families_and_why_they_differ(qtbot, tab, monkeypatch
     assert "They differ from the 198.51.100.7 the service sees" in text and "proxy, VPN or NAT" in text
 
 
-def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(qtbot, tab, monkeypatch) -> None:
+def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tab.public_ip.maybe_lookup()  # the local sandbox: nothing to look up, nothing said
     assert tab.public_ip.text == ""
     assert tab.public_ip.echo.enabled is False  # SERVICE_CONSOLE_ECHO=off, as in every test
@@ -44,7 +51,9 @@ def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(qtbot, tab, monkey
     assert tab.public_ip.echo.enabled is True
 
 
-def test_an_echo_service_that_does_not_answer_is_said_plainly(qtbot, tab, monkeypatch) -> None:
+def test_an_echo_service_that_does_not_answer_is_said_plainly(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with echo_server("127.0.0.1", body="<html>sign in</html>") as portal:
         set_services(qtbot, tab, portal, "")
         qtbot.mouseClick(tab.findChild(QPushButton, "look_up"), Qt.MouseButton.LeftButton)

@@ -23,6 +23,7 @@ from app.api.transport import ConnectionSettings
 from app.api.wire import Response
 from app.core.tasks import TaskRegistry
 from app.services.playground.service import PlaygroundService, RequestOptions
+from tests.gui.reach import client_of
 from tests.peers.servers import PROXY_KEY, PROXY_MODEL, Peer
 
 pytestmark = pytest.mark.peers
@@ -102,7 +103,7 @@ def playground(qloop: asyncio.AbstractEventLoop, qtbot: Any, proxy: Peer) -> Ite
     session = SimpleNamespace(client=ServiceClient(settings(proxy)), tasks=TaskRegistry())
     service = PlaygroundService(session)  # type: ignore[arg-type]  # the two parts of a session it uses
     yield service
-    wait(qtbot, session.client.aclose())
+    wait(qtbot, client_of(session).aclose())
 
 
 def wait(qtbot: Any, coroutine: Coroutine[Any, Any, Any]) -> None:

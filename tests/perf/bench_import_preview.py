@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import random
 import time
+from typing import Any
 
 from app.netrules import parse_entry, relate
 from app.netrules.transfer import SourceLine, plan_import
@@ -16,7 +17,7 @@ from tests.perf.bench_allowlist_table import entries
 LINES = 1_000
 
 
-def linear_plan(lines: list[SourceLine], existing: list[dict]) -> int:
+def linear_plan(lines: list[SourceLine], existing: list[dict[str, Any]]) -> int:
     """The relations part of the old plan_import: a scan of the list and the accepted lines per line."""
     known = [(entry["id"], parse_entry(entry["cidr"])) for entry in existing]
     accepted: list = []

@@ -9,11 +9,13 @@ from __future__ import annotations
 import ipaddress
 import random
 import time
+from collections.abc import Callable
+from typing import Any
 
 from app.netrules import EntryIndex, parse_address
 
 
-def random_networks(count: int, rng: random.Random) -> list:
+def random_networks(count: int, rng: random.Random) -> list[Any]:
     networks = []
     for _ in range(count):
         if rng.random() < 0.7:
@@ -25,7 +27,7 @@ def random_networks(count: int, rng: random.Random) -> list:
     return networks
 
 
-def probes(count: int, rng: random.Random) -> list:
+def probes(count: int, rng: random.Random) -> list[Any]:
     return [
         ipaddress.IPv4Address(rng.getrandbits(32))
         if rng.random() < 0.7
@@ -34,7 +36,7 @@ def probes(count: int, rng: random.Random) -> list:
     ]
 
 
-def per_lookup(function, items: list) -> float:
+def per_lookup(function: Callable[[Any], object], items: list[Any]) -> float:
     start = time.perf_counter()
     for item in items:
         function(item)

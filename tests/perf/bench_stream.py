@@ -21,6 +21,8 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from typing import Any
+
 import httpx
 from httpx_sse import aconnect_sse
 
@@ -52,7 +54,7 @@ def resident_mb() -> float:
     return float("nan")
 
 
-async def bare_consumer(creds: dict) -> tuple[float, int]:
+async def bare_consumer(creds: dict[str, Any]) -> tuple[float, int]:
     body = {"model": "service-pro", "input": PROMPT, "stream": True}
     headers = {"authorization": f"Bearer {creds['api_key']}"}
     count = 0
@@ -67,7 +69,7 @@ async def bare_consumer(creds: dict) -> tuple[float, int]:
     return time.perf_counter() - started, count
 
 
-def console_run(creds: dict, home: Path) -> dict:
+def console_run(creds: dict[str, Any], home: Path) -> dict[str, Any]:
     import qasync
     from PySide6.QtCore import QCoreApplication, QEvent, QTimer
     from PySide6.QtWidgets import QApplication
@@ -89,7 +91,7 @@ def console_run(creds: dict, home: Path) -> dict:
     tab = PlaygroundTab(session)
     tab.resize(1100, 800)
     tab.show()
-    results: dict = {}
+    results: dict[str, Any] = {}
 
     def prefill(tokens: int) -> None:
         tab.service.new_conversation()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -29,7 +29,7 @@ class EngineWatch:
             self.closed_at = time.monotonic()
 
 
-def wait_for(condition, timeout: float) -> bool:
+def wait_for(condition: Callable[[], object], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

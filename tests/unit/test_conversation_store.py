@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from app.core.playground.conversation_store import (
 
 
 @pytest.fixture
-def store(tmp_path: Path):
+def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     yield store
     store.close()

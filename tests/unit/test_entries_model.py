@@ -6,6 +6,7 @@ import ipaddress
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from app.api.admin import Entry
 from app.models.entries import EntriesModel
@@ -28,7 +29,7 @@ def shown(model: EntriesModel) -> list[str]:
 
 
 @pytest.fixture
-def model(qapp) -> EntriesModel:
+def model(qapp: QApplication) -> EntriesModel:
     model = EntriesModel()
     model.set_entries(make_entries(2_000), ipaddress.ip_address("10.0.5.9"))
     return model
@@ -78,7 +79,7 @@ def test_cells_and_tooltip(model: EntriesModel) -> None:
     assert model.data(model.index(0, 0), Qt.ItemDataRole.DecorationRole) is None
 
 
-def test_address_counts_read_as_numbers(qapp) -> None:
+def test_address_counts_read_as_numbers(qapp: QApplication) -> None:
     model = EntriesModel()
     entries = [Entry(id="a", cidr="2001:db8::/48"), Entry(id="b", cidr="10.0.0.0/8")]
     model.set_entries(entries, None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QCloseEvent, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -100,6 +100,6 @@ class HistoryDialog(QDialog):
             self.history.clear()
             self.model.removeRows(0, self.model.rowCount())
 
-    def closeEvent(self, event) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.history.recorded.disconnect(self._append)
         super().closeEvent(event)
