@@ -1,4 +1,4 @@
-"""The qasync loop, with the async-generator hooks that asyncio installs and qasync does not (STACK-FACTS.md).
+"""The qasync loop, with the async-generator hooks that asyncio installs and qasync does not.
 
 Without them, leaving `async for` over an SSE stream early prints "async generator ignored GeneratorExit".
 """

@@ -14,7 +14,8 @@ from pydantic import Field, ValidationError, field_validator
 from .errors import InvalidResponse
 from .wire import OutputItem, Response, WireModel, problem
 
-# CONTRACT.md: the interface document says response.text.delta, the public API output_text.delta.
+# The service's interface document names the delta response.text.delta, the public API
+# response.output_text.delta: both are read (docs/contract.md).
 DELTA_TYPES = frozenset({"response.output_text.delta", "response.text.delta"})
 FINAL_TYPES = frozenset({"response.completed", "response.failed", "response.incomplete"})
 LIFECYCLE_TYPES = FINAL_TYPES | {"response.created", "response.in_progress", "response.queued"}

@@ -1,4 +1,4 @@
-"""The gateway in front of every /v1 request, in CONTRACT.md's order.
+"""The gateway in front of every /v1 request, in the service's order (docs/contract.md).
 
 1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
 owner part, without validating the key, 3. organization AND project allowlists, decided by
@@ -58,7 +58,7 @@ def resolve_source_ip(scope: Scope, trusted: list[Network]) -> Address | None:
             return None
         if not _inside(address, trusted):
             return address
-    # Every hop is trusted (CONTRACT.md is silent): the leftmost is the client, as nginx's real_ip_recursive.
+    # Every hop is trusted (the service leaves this case open): the leftmost is the client, as nginx's real_ip_recursive.
     return address
 
 
@@ -172,7 +172,7 @@ class Gateway:
         """The organization's and the project's list for this request (None where it names none), chosen
         without validating the key; a list that is off admits everyone.
 
-        A key or path naming no known organization or project selects no list (CONTRACT.md), so from a
+        A key or path naming no known organization or project selects no list (as the service does), so from a
         blocked address it gets 401 where a known one gets 403. Why not 403 there too: holding such requests
         to every enabled list of every tenant would let one organization's list refuse the mistyped keys of
         all the others, with a message about their address instead of their key. What the difference tells

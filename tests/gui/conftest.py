@@ -55,7 +55,8 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
 
 @pytest.fixture
 def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
-    """STACK-FACTS.md: a qasync loop marked already running; qtbot's waits drive its tasks. Never loop.stop()."""
+    """A qasync loop marked already running; qtbot's waits drive its tasks. Never loop.stop(): it calls
+    app.exit(), after which every Qt wait returns at once and later tests time out (docs/stack.md)."""
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     previous = install_asyncgen_hooks(loop)

@@ -1,4 +1,4 @@
-"""The Admin API for organization and project allowlists, as CONTRACT.md sets it out."""
+"""The Admin API for organization and project allowlists, as docs/contract.md sets it out."""
 
 from __future__ import annotations
 

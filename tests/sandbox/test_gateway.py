@@ -187,7 +187,7 @@ def test_body_over_the_limit_is_413(sandbox_factory: SandboxFactory) -> None:
 
 
 def test_a_blocked_address_gets_one_403_for_every_key_of_a_known_project(sandbox: Sandbox) -> None:
-    """Valid, wrong secret, wrong kind: one answer. A key naming no known project selects no list (CONTRACT.md;
+    """Valid, wrong secret, wrong kind: one answer. A key naming no known project selects no list (docs/contract.md;
     why not 403 there: Gateway._applicable_allowlists), so it is judged as a key: 401."""
     enable_org_list(sandbox, "198.51.100.0/24")
     creds = sandbox.creds

@@ -202,7 +202,7 @@ def test_matcher_agrees_with_linear_scan(nets: list, probes: list) -> None:
             probes.append(net.broadcast_address + 1)
     matcher = matcher_of(nets)
     for probe in probes:
-        # CONTRACT.md: an IPv4-mapped IPv6 address is compared as the IPv4 address it carries.
+        # As the service does: an IPv4-mapped IPv6 address is compared as the IPv4 address it carries.
         seen = probe.ipv4_mapped if probe.version == 6 and probe.ipv4_mapped else probe
         expected = any(seen in net for net in nets if net.version == seen.version)
         assert matcher.contains(probe) == expected, probe

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window s
 
 __all__ = ["Allowlist", "AllowlistService", "Availability", "Change", "Entry", "Project", "TransferError"]
 
-DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
+DEFAULT_ENTRY_LIMIT = 1000  # the service's default per list; it does not report it
 FOLDER_SETTING = "security/transfer_folder"  # the folder the import or export dialog used last
 
 
