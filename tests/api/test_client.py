@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -234,7 +235,12 @@ async def test_tls_unknown_ca_and_mutual_tls(tmp_path: Path) -> None:
     server_cert.private_key_pem.write_to_path(str(key))
     ca.issue_cert("console").private_key_and_cert_chain_pem.write_to_path(str(client_pem))
     with SandboxServer(SandboxConfig(data_dir=tmp_path / "d"), tls=TlsOptions(cert, key, ca_file)) as server:
-        base = {"base_url": server.base_url, "api_key": server.credentials.api_key, "max_retries": 0}
+        assert server.credentials is not None
+        base: dict[str, Any] = {
+            "base_url": server.base_url,
+            "api_key": server.credentials.api_key,
+            "max_retries": 0,
+        }
         unknown = ServiceClient(ConnectionSettings(**base))
         with pytest.raises(TlsFailed, match="not trusted"):
             await unknown.models()

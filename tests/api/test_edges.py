@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import pytest
 
@@ -34,8 +35,8 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def client(url: str, **settings: object) -> ServiceClient:
-    return ServiceClient(ConnectionSettings(base_url=url, api_key="k", **settings))  # type: ignore[arg-type]
+def client(url: str, **settings: Any) -> ServiceClient:
+    return ServiceClient(ConnectionSettings(base_url=url, api_key="k", **settings))
 
 
 def sse_reply(*events: dict[str, object] | str) -> bytes:
@@ -162,7 +163,7 @@ async def test_idle_connections_expire_before_uvicorns_keep_alive() -> None:
 
     assert defaults.KEEPALIVE_EXPIRY < 5  # uvicorn's default timeout_keep_alive
     api = client("http://127.0.0.1:9/v1")
-    pool = api.transport._client._transport._pool  # type: ignore[attr-defined]
+    pool = api.transport._client._transport._pool
     assert pool._keepalive_expiry == defaults.KEEPALIVE_EXPIRY
     await api.aclose()
 
@@ -194,7 +195,9 @@ async def test_done_unknown_events_and_both_delta_names() -> None:
         (["[DONE]"], ConnectionFailed, "no final event"),
     ],
 )
-async def test_malformed_streams_are_typed_errors(events: list, error: type, said: str) -> None:
+async def test_malformed_streams_are_typed_errors(
+    events: list[str], error: type[Exception], said: str
+) -> None:
     with ScriptedServer([sse_reply(*events)]) as server:
         api = client(server.url, max_retries=0)
         with pytest.raises(error, match=said):

@@ -28,10 +28,10 @@ if TYPE_CHECKING:  # imported by the fixture itself at run time, as the app does
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's KeyringBackend.__init__ is unannotated
         self.secrets: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDialog
 
 from app.sandbox.engines.simulated import SimulatedEngine
 
 D = TypeVar("D", bound=QDialog)
+W = TypeVar("W", bound=QObject)
 
 if TYPE_CHECKING:
     from app.api.admin import Allowlist
@@ -70,3 +72,10 @@ def dialog_of(tab: SecurityTab, name: str, kind: type[D]) -> D:
     dialog = tab.dialogs[name]
     assert isinstance(dialog, kind), dialog
     return dialog
+
+
+def child(parent: QObject, kind: type[W], name: str = "") -> W:
+    """The child widget of that class (and objectName, if given): findChild, asserting it is there."""
+    found = parent.findChild(kind, name)
+    assert found is not None, f"no {kind.__name__} {name!r} in {parent!r}"
+    return found

@@ -30,6 +30,7 @@ def test_a_play_ip_that_is_no_address_is_refused_and_changes_nothing(
 
 def test_your_ip_follows_a_new_play_ip_without_refresh(tab: SecurityTab, qtbot: QtBot) -> None:
     console = tab.window()
+    assert isinstance(console, MainWindow)
     type_play_ip(console, qtbot, "203.0.113.9")
     qtbot.waitUntil(lambda: tab.service.data is not None and shown(tab).source_ip == "203.0.113.9")
     qtbot.waitUntil(lambda: "203.0.113.9" in tab.your_ip.my_ip.text())

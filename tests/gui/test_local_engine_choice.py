@@ -11,15 +11,15 @@ from PySide6.QtWidgets import QComboBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
-from tests.gui.reach import profile_of
+from tests.gui.reach import child, profile_of
 from tests.local_support import require_local
 
 
 def choose_engine(console: MainWindow, qtbot: QtBot, engine: str, model_file: str = "") -> None:
     dialog = console.open_settings()
     qtbot.addWidget(dialog)
-    combo = dialog.findChild(QComboBox, "engine")
-    assert combo is not None and combo.isVisible()
+    combo = child(dialog, QComboBox, "engine")
+    assert combo.isVisible()
     combo.setCurrentIndex(combo.findData(engine))
     dialog.fields["model_file"].setText(model_file)
     qtbot.mouseClick(dialog.findChild(QPushButton, "save"), Qt.MouseButton.LeftButton)
@@ -48,7 +48,7 @@ def test_a_missing_weights_file_is_refused_before_saving(
 ) -> None:
     dialog = console.open_settings()
     qtbot.addWidget(dialog)
-    combo = dialog.findChild(QComboBox, "engine")
+    combo = child(dialog, QComboBox, "engine")
     combo.setCurrentIndex(combo.findData("local"))
     dialog.fields["model_file"].setText(str(tmp_path / "missing.gguf"))
     assert not dialog.save()

@@ -63,7 +63,9 @@ def test_schema_and_max_tokens(qtbot: QtBot, service: PlaygroundService) -> None
 
 
 def test_stop_mid_answer(qtbot: QtBot, service: PlaygroundService, console: MainWindow) -> None:
-    model = embedded(console.session).state.engine.default
+    engine = embedded(console.session).state.engine
+    assert isinstance(engine, LocalEngine)
+    model = engine.default
     service.send("A long story:", [], RequestOptions(model="service-pro", max_output_tokens=400))
     qtbot.waitUntil(lambda: len(service.turns[0].text) > 20, timeout=120_000)
     assert service.stop()

@@ -17,7 +17,7 @@ from app.api import ConnectionSettings, ServiceClient
 from app.ui.main_window import MainWindow
 from app.ui.playground.tab import PlaygroundTab
 from tests.api.servers import raw_server, sse, sse_head
-from tests.gui.reach import client_of, embedded, simulated
+from tests.gui.reach import child, client_of, embedded, simulated
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_stop_mid_stream_keeps_partial_and_releases(
 ) -> None:
     simulated(console.session).delay = 0.003
     send(qtbot, tab, "Write 3000 words about the sea")
-    qtbot.waitUntil(lambda: tab.service.turns and len(tab.service.turns[0].text) > 50, timeout=10000)
+    qtbot.waitUntil(lambda: bool(tab.service.turns) and len(tab.service.turns[0].text) > 50, timeout=10000)
     qtbot.keyClick(tab, Qt.Key.Key_Escape)
     wait_done(qtbot, tab)
     turn = tab.service.turns[0]
@@ -134,7 +134,7 @@ def test_new_conversation_regenerate_and_edit(
 def png(path: Path, size: tuple[int, int] = (320, 200)) -> Path:
     image = QImage(*size, QImage.Format.Format_RGB32)
     image.fill(Qt.GlobalColor.darkCyan)
-    image.save(str(path), "PNG")
+    image.save(str(path), "PNG")  # type: ignore[call-overload]  # the stub wants the format as bytes; PySide6 takes str
     return path
 
 
@@ -156,7 +156,7 @@ def test_broken_image_is_refused_and_spoils_nothing(qtbot: QtBot, tab: Playgroun
     tab.attach_file(broken)
     assert tab.attachments == [] and "broken.png" in tab.image_notice.text()
     bmp = tmp_path / "old.bmp"
-    QImage(10, 10, QImage.Format.Format_RGB32).save(str(bmp), "BMP")
+    QImage(10, 10, QImage.Format.Format_RGB32).save(str(bmp), "BMP")  # type: ignore[call-overload]  # as above
     tab.attach_file(bmp)
     assert tab.attachments == [] and "BMP" in tab.image_notice.text()
     send(qtbot, tab, "Hello after a bad image")
@@ -249,12 +249,13 @@ def test_reasoning_summary_is_collapsible(qtbot: QtBot, tab: PlaygroundTab) -> N
 
 def test_inspector_and_code_never_show_the_key(qtbot: QtBot, tab: PlaygroundTab, console: MainWindow) -> None:
     key = client_of(console.session).transport.settings.api_key
+    assert key
     send(qtbot, tab, "inspect me")
     wait_done(qtbot, tab)
     tab.inspect(0)
     from app.ui.playground.dialogs import TextTabsDialog
 
-    inspector = tab.findChild(TextTabsDialog)
+    inspector = child(tab, TextTabsDialog)
     assert '"inspect me"' in inspector.page_text("Request")
     assert "x-request-id" in inspector.page_text("Response headers")
     assert "response.completed" in inspector.page_text("Timeline")
@@ -333,7 +334,7 @@ def test_connection_lost_mid_stream_keeps_partial_and_offers_retry(
 def use_server(qtbot: QtBot, console: MainWindow, url: str) -> None:
     """Point the session at a loopback peer, closing the client it had."""
     session = console.session
-    old = session.client
+    old = client_of(session)
     session.client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
     session.tasks.start("close-old", old.aclose())
     qtbot.waitUntil(lambda: not session.tasks.running("close-old"))

@@ -180,7 +180,9 @@ def test_editing_an_earlier_message_drops_the_turns_after_it_from_the_file(
     qtbot.mouseClick(tab.views[1].edit_button, Qt.MouseButton.LeftButton)
     wait_done(qtbot, tab, 2)
     qtbot.waitUntil(lambda: tab.service.turns[-1].status == "completed")
+    assert tab.keeper.current_id is not None
     saved = tab.conversations.load(tab.keeper.current_id)
+    assert saved is not None
     assert [turn.prompt for turn in saved.turns] == ["One", "Two, again"]
     assert tab.sidebar.model.summaries[0].turn_count == 2
     tab.sidebar.search.setText("Three")  # and search no longer finds what was dropped

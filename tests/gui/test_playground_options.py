@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.bootstrap import Paths, make_settings
 from app.ui.main_window import MainWindow
 from app.ui.playground.dialogs import TextTabsDialog
+from tests.gui.reach import child
 from tests.gui.test_playground import click_box, send, wait_done
 from tests.gui.test_playground_conversations import close_console, open_console
 
@@ -59,7 +60,7 @@ def test_reasoning_effort_is_offered_for_think_models_and_sent(qtbot: QtBot, con
     wait_done(qtbot, tab, 3)
     assert "reasoning" not in tab.service.turns[2].request_body  # default: not sent, the service decides
     tab.inspect(0)  # what was sent, as the inspector shows it
-    assert '"effort": "high"' in tab.findChild(TextTabsDialog).page_text("Request")
+    assert '"effort": "high"' in child(tab, TextTabsDialog).page_text("Request")
 
 
 def type_into(qtbot: QtBot, spin: QAbstractSpinBox, text: str) -> None:

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from app.sandbox.store import Store
 from app.ui.main_window import MainWindow
 from app.ui.playground.turn_view import TurnView
-from tests.gui.reach import client_of, embedded, profile_of, shown
+from tests.gui.reach import child, client_of, embedded, profile_of, shown
 from tests.gui.test_playground import send, wait_done
 
 
@@ -92,7 +92,7 @@ def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_rese
     assert security.service.project_id is None
     # Recovery from the dashboard (which the allowlist does not cover): the address goes into the list there.
     store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
-    click(qtbot, security.findChild(type(security.add_form.add_button), "refresh"))
+    click(qtbot, child(security, type(security.add_form.add_button), "refresh"))
     playground = console.playground
     # The organization's list admits it now, the project's list (off) too: the request goes again.
     qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)
@@ -125,7 +125,7 @@ def test_when_both_lists_refuse_each_is_opened_in_turn_before_the_request_goes_a
     security = console.security
     qtbot.waitUntil(security.blocked_banner.isVisible)
     store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
-    click(qtbot, security.findChild(type(security.add_form.add_button), "refresh"))
+    click(qtbot, child(security, type(security.add_form.add_button), "refresh"))
     # The organization's list admits it now; the project's list is read and refuses it: it is opened next.
     qtbot.waitUntil(lambda: security.service.data is not None and shown(security).scope == "project")
     assert not security.blocked_banner.isVisible()

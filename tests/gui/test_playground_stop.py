@@ -34,7 +34,7 @@ def test_stop_on_a_long_answer_stops_the_server_quickly_and_quietly(
     monkeypatch.setattr(engine, "run", watch.watched)
     caplog.set_level(logging.WARNING)
     send(qtbot, tab, "Write 50000 words about the sea")
-    qtbot.waitUntil(lambda: tab.service.turns and len(tab.service.turns[0].text) > 200, timeout=10000)
+    qtbot.waitUntil(lambda: bool(tab.service.turns) and len(tab.service.turns[0].text) > 200, timeout=10000)
     qtbot.mouseClick(tab.stop_button, Qt.MouseButton.LeftButton)
     stopped = time.monotonic()
     qtbot.waitUntil(lambda: watch.closed_at is not None, timeout=10000)

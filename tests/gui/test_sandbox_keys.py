@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.common.secrets import SecretStore
 from app.ui.main_window import MainWindow
+from tests.gui.reach import child
 
 
 def open_console(qtbot: QtBot, home: Path, questions: list[str]) -> MainWindow:
@@ -22,7 +23,12 @@ def open_console(qtbot: QtBot, home: Path, questions: list[str]) -> MainWindow:
     from app.ui.main_window import MainWindow
 
     session = make_session(Paths.under(home), SecretStore(FailKeyring()), interactive=False)
-    session.ask_session_only = lambda message: questions.append(message) or False  # a person who says No
+
+    def say_no(message: str) -> bool:  # a person who says No
+        questions.append(message)
+        return False
+
+    session.ask_session_only = say_no
     window = MainWindow(session)
     qtbot.addWidget(window)
     window.show()
@@ -80,6 +86,6 @@ def test_a_hosted_profile_question_names_the_key_and_no_says_what_to_do(
     dialog.fields["api_key"].setText("sk-proj_x-secret")
     assert not dialog.save()
     assert len(questions) == 1 and "the api key of “Production”" in questions[0]
-    said = dialog.findChild(QLabel, "result").text()
+    said = child(dialog, QLabel, "result").text()
     assert "$SERVICE_API_KEY" in said
     close_console(qtbot, window)

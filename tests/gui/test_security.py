@@ -7,10 +7,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
-from app.ui.main_window import MainWindow
+from app.ui.main_window import MainWindow, NoticeBar
 from app.ui.security.rotation import RotationDialog
 from app.ui.security.tab import SecurityTab
-from tests.gui.reach import client_of, dialog_of, embedded, profile_of, shown
+from tests.gui.reach import child, client_of, dialog_of, embedded, profile_of, shown
 
 
 def add(qtbot: QtBot, tab: SecurityTab, cidr: str, description: str = "") -> None:
@@ -223,9 +223,9 @@ def test_markup_from_the_network_is_shown_as_text(
     dialog.close()
     # Every label that can quote the server shows plain text, whatever it is given.
     for name in ("verdict", "check_result", "rule", "need", "rotation_banner", "guidance"):
-        assert tab.findChild(QLabel, name).textFormat() == Qt.TextFormat.PlainText, name
-    notice = tab.window().findChild(QLabel, "notice_text")
-    notice.parent().show_text("<img src=x> refused")  # a notice quoting a server
+        assert child(tab, QLabel, name).textFormat() == Qt.TextFormat.PlainText, name
+    notice = child(tab.window(), QLabel, "notice_text")
+    child(tab.window(), NoticeBar).show_text("<img src=x> refused")  # a notice quoting a server
     assert notice.textFormat() == Qt.TextFormat.PlainText
     # The one rich label, your IP, escapes what the server said it saw.
     tab.your_ip.show_source_ip("<img src=x>")

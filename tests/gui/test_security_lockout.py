@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from app.sandbox.store import Allowlist
 from app.ui.main_window import MainWindow
 from app.ui.security.tab import SecurityTab
-from tests.gui.reach import embedded, profile_of, shown
+from tests.gui.reach import child, embedded, profile_of, shown
 from tests.gui.test_security import add, typed
 
 
@@ -67,7 +67,7 @@ def test_every_refused_read_keeps_the_block_in_view_and_refresh_reads_again(
     )
     asked = typed(monkeypatch, "LOCK ME OUT")
     tab.entries.table.selectRow(0)
-    click(qtbot, tab.findChild(QPushButton, "remove"))
+    click(qtbot, child(tab, QPushButton, "remove"))
     assert len(asked) == 1 and "198.51.100.0/24" in asked[0]
     banner = tab.blocked_banner
     qtbot.waitUntil(banner.isVisible)
@@ -88,9 +88,9 @@ def test_every_refused_read_keeps_the_block_in_view_and_refresh_reads_again(
     embedded(tab.session).store.add_entry(
         "organization", profile_of(tab.session).org_id, "198.51.100.7", "added in the dashboard"
     )
-    click(qtbot, tab.findChild(QPushButton, "refresh"))
+    click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(lambda: not banner.isVisible())
-    assert [entry.cidr for entry in tab.service.entries] == ["198.51.100.7/32"]
+    assert [entry.cidr for entry in shown(tab).entries] == ["198.51.100.7/32"]
     qtbot.waitUntil(lambda: console.indicator.text() == "● Connected")
 
 
@@ -103,7 +103,7 @@ def test_after_recovery_from_the_command_line_refresh_clears_the_block(
     qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")
     # `python -m app sandbox allowlist disable --data DIR`, as the recovery panel offers it, acts on the store:
     embedded(tab.session).store.set_enabled("organization", profile_of(tab.session).org_id, False)
-    click(qtbot, tab.findChild(QPushButton, "refresh"))
+    click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(lambda: not banner.isVisible())
     assert not tab.scope_bar.switch.isChecked() and not shown(tab).enabled
     assert not console.notice.isVisible()
@@ -132,7 +132,7 @@ def test_removing_an_entry_that_leaves_you_covered_asks_once_without_typing(
         r for r in range(tab.model.rowCount()) if tab.model.data(tab.model.index(r, 0)) == "203.0.113.0/24"
     )
     tab.entries.table.selectRow(row)
-    click(qtbot, tab.findChild(QPushButton, "remove"))
+    click(qtbot, child(tab, QPushButton, "remove"))
     qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
     assert len(questions) == 1 and "203.0.113.0/24" in questions[0] and asked == []
 
@@ -143,7 +143,7 @@ def test_a_list_switched_on_elsewhere_shows_on_at_the_first_refused_read(
     """The 403 itself tells that the organization's list is on (the Admin API answers to it alone)."""
     assert not tab.scope_bar.switch.isChecked()
     embedded(tab.session).store.set_enabled("organization", profile_of(tab.session).org_id, True)
-    click(qtbot, tab.findChild(QPushButton, "refresh"))
+    click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(tab.blocked_banner.isVisible)
     assert tab.scope_bar.switch.isChecked() and "list is on" in tab.scope_bar.rule.text()
     qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")

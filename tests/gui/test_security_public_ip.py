@@ -9,6 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.security.tab import SecurityTab
 from tests.api.servers import echo_server
+from tests.gui.reach import child
 
 
 def set_services(qtbot: QtBot, tab: SecurityTab, ipv4: str, ipv6: str) -> None:
@@ -16,11 +17,12 @@ def set_services(qtbot: QtBot, tab: SecurityTab, ipv4: str, ipv6: str) -> None:
 
     def fill() -> None:
         dialog = QApplication.activeModalWidget()
+        assert dialog is not None
         for name, url in (("echo_ipv4", ipv4), ("echo_ipv6", ipv6)):
-            edit = dialog.findChild(QPlainTextEdit, name)
+            edit = child(dialog, QPlainTextEdit, name)
             edit.clear()
             qtbot.keyClicks(edit, url)
-        save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
+        save = child(dialog, QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
         qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
 
     QTimer.singleShot(0, fill)

@@ -140,6 +140,7 @@ def test_new_entry_removed_elsewhere_sends_the_rotation_back(
     dialog = start_rotation(qtbot, tab)
     store = embedded(tab.session).store
     new_id = plan_of(tab).new_id
+    assert new_id is not None
     store.remove_entry(
         "organization", profile_of(tab.session).org_id, new_id
     )  # a second admin, in the dashboard

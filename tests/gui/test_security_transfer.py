@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QStyle, QStyleOptionViewItem
+from PySide6.QtWidgets import QLabel, QPushButton, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from app.api.admin import Entry
 from app.ui.security.history import HistoryDialog
 from app.ui.security.tab import SecurityTab
 from app.ui.security.transfer import COLUMNS, ImportDialog
-from tests.gui.reach import dialog_of, embedded, profile_of, shown
+from tests.gui.reach import child, dialog_of, embedded, profile_of, shown
 
 from .test_security import add, typed
 
@@ -36,7 +36,9 @@ def tick(qtbot: QtBot, dialog: ImportDialog, row: int) -> None:
     """Click a line's checkbox in the preview, on its indicator, as a person does."""
     index = dialog.model.index(row, 0)
     option = QStyleOptionViewItem()
-    dialog.table.itemDelegate().initStyleOption(option, index)
+    delegate = dialog.table.itemDelegate()
+    assert isinstance(delegate, QStyledItemDelegate)
+    delegate.initStyleOption(option, index)
     option.rect = dialog.table.visualRect(index)
     indicator = dialog.table.style().subElementRect(
         QStyle.SubElement.SE_ItemViewItemCheckIndicator, option, dialog.table
@@ -134,6 +136,7 @@ def test_import_reports_partial_failures_line_by_line(
     org = profile_of(tab.session).org_id
     entry = store.add_entry("organization", org, "192.0.2.0/24", "")
     shown = tab.service.data
+    assert shown is not None
     tab.service.data = shown.model_copy(
         update={"entries": (*shown.entries, Entry(id=entry.id, cidr=entry.cidr))}
     )
@@ -187,7 +190,7 @@ def test_the_preview_flags_a_line_that_admits_every_address(
         dialog.model.item(1, 1).background().color().name()
         != dialog.model.item(0, 1).background().color().name()
     )
-    warning = dialog.findChild(QLabel, "import_warning")
+    warning = child(dialog, QLabel, "import_warning")
     assert warning.isVisibleTo(dialog)
     assert "0.0.0.0/0 (line 2)" in warning.text() and "::/0 (line 3)" in warning.text()
     assert "every address" in warning.text() and dialog.import_button.text() == "Import 3"
@@ -203,7 +206,7 @@ def test_an_unticked_line_is_left_out_of_the_import(
     tick(qtbot, dialog, 1)  # the allow-all line
     tick(qtbot, dialog, 0)  # the first 203.0.113.7: its repeat on line 4 goes instead
     assert column(dialog, "Status") == ["left out", "left out", "add", "add"]
-    assert not dialog.findChild(QLabel, "import_warning").isVisibleTo(dialog)
+    assert not child(dialog, QLabel, "import_warning").isVisibleTo(dialog)
     assert dialog.import_button.text() == "Import 2" and "2 left out by you" in dialog.summary.text()
     asked = typed(monkeypatch, None)
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)

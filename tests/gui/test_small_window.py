@@ -67,7 +67,8 @@ def test_the_security_forms_stay_in_place_as_messages_come_and_go(
         qtbot.keyClicks(form.cidr, text)
         qtbot.wait(10)  # the layout settles on the next turn of the loop
         seen.append([place(widget) for widget in fixed])
-        suggestions = [form.suggestions.itemAt(i).widget() for i in range(form.suggestions.count())]
+        items = [form.suggestions.itemAt(i) for i in range(form.suggestions.count())]
+        suggestions = [item.widget() for item in items if item is not None]
         buttons = [widget for widget in suggestions if isinstance(widget, QPushButton)]
         if buttons:
             firsts.append(place(buttons[0])[0])

@@ -7,6 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.core.playground.turns import TurnStatus
 from app.services.playground.service import Turn
 from app.ui.main_window import MainWindow
 from app.ui.playground.tab import PlaygroundTab
@@ -24,7 +25,7 @@ def long_tab(console: MainWindow) -> PlaygroundTab:
     for number in range(EARLIER_TURNS):
         text = f"Answer {number}: " + " ".join(["word"] * 300)
         tab.service.turns.append(
-            Turn(f"Question {number}", [], "service-pro", True, text=text, status="completed")
+            Turn(f"Question {number}", [], "service-pro", True, text=text, status=TurnStatus.COMPLETED)
         )
         index = len(tab.service.turns) - 1
         tab._add_view(index)
@@ -82,9 +83,12 @@ def test_an_old_turn_that_changes_height_leaves_no_gap(qtbot: QtBot, long_tab: P
     old, below = long_tab.views[5], long_tab.views[6]
     column = long_tab.transcript.finished
 
+    layout = column.layout()
+    assert layout is not None
+
     def snug() -> bool:  # the column is exactly as tall as its turns, the next turn right below this one
-        fits = column.height() == column.layout().totalHeightForWidth(column.width())
-        return fits and below.y() == old.y() + old.height() + column.layout().spacing()
+        fits = column.height() == layout.totalHeightForWidth(column.width())
+        return fits and below.y() == old.y() + old.height() + layout.spacing()
 
     old.reasoning_label.setText(" ".join(["thought"] * 400))
     old.reasoning_toggle.show()

@@ -8,11 +8,13 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.core.playground.turns import TurnStatus
 from app.services.playground.service import Turn
 from app.ui.main_window import MainWindow
 from app.ui.playground.tab import PlaygroundTab
 from app.ui.playground.turn_view import TurnView
 from app.ui.playground.turn_views import KEEP_TURNS
+from tests.gui.reach import child
 from tests.gui.test_playground import send, wait_done
 
 TURNS = 60
@@ -29,7 +31,12 @@ def reopened(console: MainWindow, qtbot: QtBot) -> PlaygroundTab:
     tab = console.playground
     turns = [
         Turn(
-            f"Question {n}", [], "service-pro", True, text=f"Answer {n}: " + "word " * 150, status="completed"
+            f"Question {n}",
+            [],
+            "service-pro",
+            True,
+            text=f"Answer {n}: " + "word " * 150,
+            status=TurnStatus.COMPLETED,
         )
         for n in range(TURNS)
     ]
@@ -69,7 +76,7 @@ def test_scrolling_to_the_top_brings_earlier_turns_without_moving_the_page(
     while tab.transcript.earlier.isVisible():  # and again, up to the first question
         qtbot.mouseClick(tab.transcript.earlier, Qt.MouseButton.LeftButton)
     assert tab.views.first_built == 0
-    assert tab.views[0].findChild(QLabel, "message").text() == "Question 0"
+    assert child(tab.views[0], QLabel, "message").text() == "Question 0"
 
 
 def viewport_y(tab: PlaygroundTab, widget: QWidget) -> int:
@@ -111,7 +118,7 @@ def test_find_reaches_turns_that_have_no_view_yet(qtbot: QtBot, reopened: Playgr
     qtbot.waitUntil(lambda: shown(tab, answer))
     qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return)  # the next match: a message, not an answer
     assert tab.find_bar.count.text() == "2 of 2"
-    message = tab.views[7].findChild(QLabel, "message")
+    message = child(tab.views[7], QLabel, "message")
     assert message.selectedText() == "Zebra"
     qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     assert tab.find_bar.count.text() == "1 of 2"
@@ -129,7 +136,7 @@ def shown(tab: PlaygroundTab, widget: QWidget) -> bool:
 def test_find_counts_without_a_match_object_per_occurrence() -> None:
     from app.ui.playground.find_bar import Match, find_matches
 
-    turns = [Turn("Say it", [], "service-pro", True, text="ab " * 5 + "AB", status="completed")] * 3
+    turns = [Turn("Say it", [], "service-pro", True, text="ab " * 5 + "AB", status=TurnStatus.COMPLETED)] * 3
     matches = find_matches(turns, "ab")
     assert len(matches) == 18 and matches[0] == Match(0, "answer", 0)
     assert matches[6] == Match(1, "answer", 0) and matches[-1] == Match(2, "answer", 5)

@@ -23,7 +23,6 @@ from app.api.transport import ConnectionSettings
 from app.api.wire import Response
 from app.core.tasks import TaskRegistry
 from app.services.playground.service import PlaygroundService, RequestOptions
-from tests.gui.reach import client_of
 from tests.peers.servers import PROXY_KEY, PROXY_MODEL, Peer
 
 pytestmark = pytest.mark.peers
@@ -73,7 +72,8 @@ def test_streamed_answer_ends_at_done(proxy: Peer) -> None:
 def test_chained_answer(proxy: Peer) -> None:
     async def chain(client: ServiceClient) -> Response:
         first = await client.responses.create(body("Name a colour."))
-        return await client.responses.create(body("Another one.", previous_response_id=first.id))
+        second: Response = await client.responses.create(body("Another one.", previous_response_id=first.id))
+        return second
 
     assert run(chain, proxy).status in FINAL
 
@@ -103,7 +103,7 @@ def playground(qloop: asyncio.AbstractEventLoop, qtbot: Any, proxy: Peer) -> Ite
     session = SimpleNamespace(client=ServiceClient(settings(proxy)), tasks=TaskRegistry())
     service = PlaygroundService(session)  # type: ignore[arg-type]  # the two parts of a session it uses
     yield service
-    wait(qtbot, client_of(session).aclose())
+    wait(qtbot, session.client.aclose())
 
 
 def wait(qtbot: Any, coroutine: Coroutine[Any, Any, Any]) -> None:

@@ -16,6 +16,7 @@ import pydantic
 import pytest
 from PIL import Image
 
+from app.sandbox.engines.upstream import UpstreamEngine
 from tests.conftest import Sandbox, SandboxFactory
 from tests.peers.servers import PROXY_KEY, Peer
 
@@ -137,7 +138,9 @@ def test_the_liteLLM_proxy_is_spoken_to_in_the_responses_api(
     assert events[-1]["type"] in ("response.completed", "response.incomplete"), raw.text[-500:]
     assert [event["sequence_number"] for event in events] == list(range(len(events)))
     assert "[DONE]" not in raw.text
-    assert front.server.state.engine._api.value == "responses"
+    engine = front.server.state.engine
+    assert isinstance(engine, UpstreamEngine) and engine._api is not None
+    assert engine._api.value == "responses"
 
 
 def test_a_server_without_the_api_is_named(sandbox_factory: SandboxFactory, llama: Peer) -> None:

@@ -44,7 +44,7 @@ def entries(count: int) -> list[dict[str, Any]]:
     return made
 
 
-def timed(action: Callable[[], object]) -> float:
+def timed(action: Callable[..., object]) -> float:
     started = time.perf_counter()
     action()
     QApplication.processEvents()

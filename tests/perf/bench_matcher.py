@@ -36,7 +36,7 @@ def probes(count: int, rng: random.Random) -> list[Any]:
     ]
 
 
-def per_lookup(function: Callable[[Any], object], items: list[Any]) -> float:
+def per_lookup(function: Callable[..., object], items: list[Any]) -> float:
     start = time.perf_counter()
     for item in items:
         function(item)

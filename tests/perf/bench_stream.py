@@ -76,6 +76,7 @@ def console_run(creds: dict[str, Any], home: Path) -> dict[str, Any]:
 
     from app.asyncloop import install_asyncgen_hooks
     from app.bootstrap import Paths, make_session
+    from app.core.playground.turns import TurnStatus
     from app.services.playground.service import Turn
     from app.services.session.profiles import Profile
     from app.ui.playground.tab import PlaygroundTab
@@ -102,7 +103,9 @@ def console_run(creds: dict[str, Any], home: Path) -> dict[str, Any]:
         words_per_turn = 2_000
         for _ in range(max(1, tokens // words_per_turn)):
             text = " ".join(["word"] * min(tokens, words_per_turn))
-            tab.service.turns.append(Turn("earlier", [], "service-pro", True, text=text, status="completed"))
+            tab.service.turns.append(
+                Turn("earlier", [], "service-pro", True, text=text, status=TurnStatus.COMPLETED)
+            )
             index = len(tab.service.turns) - 1
             tab._add_view(index)
             tab._finish_view(index)
@@ -159,7 +162,7 @@ def console_run(creds: dict[str, Any], home: Path) -> dict[str, Any]:
         tab.reload_models()
         whole = await stream_once(PROMPT)
         results["tab_s"], results["stall_s"] = whole.elapsed, max(whole.stall, whole.send_stall)
-        samples: dict[int, list[tuple[float, float, float, float]]] = {
+        samples: dict[int, list[tuple[float, float, float, float, float]]] = {
             tokens: [] for tokens in HISTORY_TOKENS
         }
         for _ in range(ROUNDS):

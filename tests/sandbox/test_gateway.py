@@ -202,8 +202,9 @@ def test_a_blocked_address_gets_one_403_for_every_key_of_a_known_project(sandbox
     assert [answer.status_code for answer in answers] == [403] * len(answers)
     assert len({answer.content for answer in answers[:4]}) == 1
     assert {answer.headers["x-request-source-ip"] for answer in answers} == {"203.0.113.9"}
-    for key in ("sk-proj_000000000000000000000000-" + "A" * 43, "garbage", None):
-        with sandbox.client(key, "203.0.113.9") as client:
+    wrong: tuple[str | None, ...] = ("sk-proj_000000000000000000000000-" + "A" * 43, "garbage", None)
+    for wrong_key in wrong:
+        with sandbox.client(wrong_key, "203.0.113.9") as client:
             assert ask(client).status_code == 401
 
 

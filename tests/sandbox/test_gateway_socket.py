@@ -28,7 +28,7 @@ HOSTILE_ENV = {"FORWARDED_ALLOW_IPS": "*"}
 
 @dataclass
 class Served:
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[str]
     port: int
     api_key: str
 

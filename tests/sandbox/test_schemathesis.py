@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,7 +65,7 @@ def api_schema(sandbox_app: SandboxApp) -> BaseSchema:
                 parameter["schema"] = {"enum": [creds.org_id, "org_other"]}
             if parameter["name"] == "project_id":
                 parameter["schema"] = {"enum": [creds.project_id, "proj_other"]}
-    loaded = schemathesis.openapi.from_dict(document, config=CONFIG)
+    loaded: BaseSchema = schemathesis.openapi.from_dict(document, config=CONFIG)
     loaded.app = app  # calls go to the ASGI app in process
     return loaded
 
@@ -90,7 +91,7 @@ EXAMPLES = int(os.environ.get("SANDBOX_FUZZ_EXAMPLES", "20"))
 
 @schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis leaves parametrize() unannotated
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_server_errors_and_responses_match_schema(case: Case, sandbox_app: SandboxApp) -> None:
+def test_no_server_errors_and_responses_match_schema(case: Case[Any], sandbox_app: SandboxApp) -> None:
     _, _, creds = sandbox_app
     admin = "/organizations/" in case.path
     key = creds.admin_key if admin else creds.api_key

@@ -52,6 +52,7 @@ def test_https(pki: dict[str, Any], tmp_path: Path) -> None:
 def test_mutual_tls(pki: dict[str, Any], tmp_path: Path) -> None:
     tls = TlsOptions(pki["cert"], pki["key"], pki["ca"])
     with SandboxServer(SandboxConfig(data_dir=tmp_path / "d"), tls=tls) as server:
+        assert server.credentials is not None
         key = server.credentials.api_key
         url = server.base_url + "/responses"
         body = {"model": "service-pro", "input": "hi"}

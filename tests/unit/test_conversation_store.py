@@ -155,7 +155,8 @@ def test_a_conversation_is_one_hit_whatever_matches_in_it(store: ConversationSto
     assert [s.id for s in store.summaries("tide")] == [conversation]
     store.save_turn(conversation, 2, turn("moon", "orbit"), newest=True)  # edited from turn 3: 3 and 4 go
     assert store.summaries("question 4") == [] and len(store.summaries("orbit")) == 1
-    assert store.load(conversation).summary.turn_count == 3
+    loaded = store.load(conversation)
+    assert loaded is not None and loaded.summary.turn_count == 3
 
 
 def test_a_turn_saved_again_unchanged_keeps_its_conversation_found(store: ConversationStore) -> None:

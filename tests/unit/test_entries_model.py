@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
 
 import pytest
 from PySide6.QtCore import Qt
@@ -35,7 +36,7 @@ def model(qapp: QApplication) -> EntriesModel:
     return model
 
 
-def expected(entries: list[Entry], needle: str) -> list[str]:
+def expected(entries: Sequence[Entry], needle: str) -> list[str]:
     return [e.cidr for e in entries if needle in f"{e.cidr}\n{e.description}".lower()]
 
 

@@ -73,6 +73,7 @@ def test_holding_and_nearest_agree_with_the_linear_scans(networks: list[Network]
     if expected is None:
         assert found is None
     else:  # ties may name another entry at the same distance
+        assert found is not None
         assert distance(networks[found], address) == distance(networks[expected], address)
 
 

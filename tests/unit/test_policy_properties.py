@@ -89,9 +89,7 @@ def test_removal_locks_out_exactly_when_every_holder_goes(
 
 
 @given(lists, st.booleans(), addresses)
-def test_a_lists_answer_is_the_linear_one(
-    entries: list[Network], enabled: bool, address: Address | None
-) -> None:
+def test_a_lists_answer_is_the_linear_one(entries: list[Network], enabled: bool, address: Address) -> None:
     got = answer(index_of(entries), enabled, address)
     holders = held_by(entries, address)
     assert got.enabled == enabled
@@ -108,9 +106,7 @@ def test_a_lists_answer_is_the_linear_one(
 
 
 @given(lists, addresses)
-def test_the_nearest_entry_holds_the_address_when_one_does(
-    entries: list[Network], address: Address | None
-) -> None:
+def test_the_nearest_entry_holds_the_address_when_one_does(entries: list[Network], address: Address) -> None:
     nearest = nearest_entry(index_of(entries), address)
     holders = held_by(entries, address)
     if holders:
@@ -118,9 +114,7 @@ def test_the_nearest_entry_holds_the_address_when_one_does(
 
 
 @given(lists, addresses)
-def test_a_mapped_address_is_asked_as_the_ipv4_it_carries(
-    entries: list[Network], address: Address | None
-) -> None:
+def test_a_mapped_address_is_asked_as_the_ipv4_it_carries(entries: list[Network], address: Address) -> None:
     mapped = ipaddress.IPv6Address(f"::ffff:{plain(address)}") if plain(address).version == 4 else address
     built = index_of(entries)
     assert answer(built, True, mapped) == answer(built, True, plain(address))
