@@ -1,6 +1,7 @@
 """Shared fixtures: a real sandbox server on a random loopback port, with credentials.
 
-One server serves the whole session (starting and stopping one per test cost ~0.2 s each); every test gets
+One server serves the whole session, one per xdist worker (starting and stopping one per test cost ~0.2 s
+each); every test gets
 a fresh organization, project and keys on it, so tests share no allowlist, usage or rate-limit state.
 Tests that need a server configured otherwise, or alone in its store (the dashboard commands act on "the
 only organization"), ask `sandbox_factory` for their own.

@@ -97,6 +97,7 @@ def release_dbus_connections() -> Iterator[None]:
 
 
 @pytest.mark.secret_service
+@pytest.mark.xdist_group("secret_service")  # one keyring daemon: its tests run one after another
 # keyring's SecretService backend leaves D-Bus connections to the GC, which may run inside either test.
 @pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket .*dbus:ResourceWarning")
 @pytest.mark.usefixtures("release_dbus_connections")
@@ -173,6 +174,7 @@ def unlock_again() -> None:
 
 
 @pytest.mark.secret_service
+@pytest.mark.xdist_group("secret_service")  # one keyring daemon: its tests run one after another
 # keyring's SecretService backend leaves D-Bus connections to the GC, which may run inside either test.
 @pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket .*dbus:ResourceWarning")
 @pytest.mark.usefixtures("release_dbus_connections")
