@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.api.errors import (
+    ApiError,
     BadRequest,
     ConnectionFailed,
     InvalidResponse,
@@ -114,8 +115,8 @@ def test_options_images_tools_and_schema() -> None:
         (InvalidResponse("odd"), ErrorKind.OTHER),
     ],
 )
-def test_failure_of_each_error(error: Exception, kind: ErrorKind) -> None:
-    failure = failure_of(error)  # type: ignore[arg-type]
+def test_failure_of_each_error(error: ApiError, kind: ErrorKind) -> None:
+    failure = failure_of(error)
     assert failure.kind == kind and failure.message
     if kind == ErrorKind.BLOCKED:
         assert failure.source_ip == "203.0.113.9"
