@@ -225,7 +225,9 @@ def test_markup_from_the_network_is_shown_as_text(
     for name in ("verdict", "check_result", "rule", "need", "rotation_banner", "guidance"):
         assert child(tab, QLabel, name).textFormat() == Qt.TextFormat.PlainText, name
     notice = child(tab.window(), QLabel, "notice_text")
-    child(tab.window(), NoticeBar).show_text("<img src=x> refused")  # a notice quoting a server
+    bar = notice.parent()
+    assert isinstance(bar, NoticeBar)
+    bar.show_text("<img src=x> refused")  # a notice quoting a server
     assert notice.textFormat() == Qt.TextFormat.PlainText
     # The one rich label, your IP, escapes what the server said it saw.
     tab.your_ip.show_source_ip("<img src=x>")
