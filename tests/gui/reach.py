@@ -8,7 +8,8 @@ is an AssertionError, which waitUntil retries like a false condition).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+import json
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDialog
@@ -21,6 +22,7 @@ W = TypeVar("W", bound=QObject)
 if TYPE_CHECKING:
     from app.api.admin import Allowlist
     from app.api.client import ServiceClient
+    from app.core.playground.turns import Turn
     from app.core.security.rotation_plan import RotationPlan
     from app.sandbox import SandboxServer
     from app.services.session.profiles import Profile
@@ -79,3 +81,10 @@ def child(parent: QObject, kind: type[W], name: str = "") -> W:
     found = parent.findChild(kind, name)
     assert found is not None, f"no {kind.__name__} {name!r} in {parent!r}"
     return found
+
+
+def body_of(turn: Turn) -> dict[str, Any]:
+    """The request body a turn sent, as the JSON the service got (tests index into it freely)."""
+    assert turn.request_body is not None, "the turn sent no request"
+    sent: dict[str, Any] = json.loads(json.dumps(turn.request_body))
+    return sent

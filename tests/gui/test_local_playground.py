@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from app.sandbox.engines.local import LocalEngine
 from app.services.playground.service import PlaygroundService, RequestOptions
 from app.ui.main_window import MainWindow
-from tests.gui.reach import embedded
+from tests.gui.reach import body_of, embedded
 from tests.local_support import require_local
 
 pytestmark = pytest.mark.local
@@ -47,7 +47,7 @@ def test_stream_chain_and_figures(qtbot: QtBot, service: PlaygroundService) -> N
     service.send("Tell me more.", [], options)
     wait_done(qtbot, service, 2)
     second = service.turns[1]
-    assert second.chain_on_server and second.request_body["previous_response_id"] == first.response_id
+    assert second.chain_on_server and body_of(second)["previous_response_id"] == first.response_id
     assert second.text.strip() and second.figures.input_tokens > first.figures.input_tokens
 
 

@@ -17,7 +17,7 @@ from app.api import ConnectionSettings, ServiceClient
 from app.ui.main_window import MainWindow
 from app.ui.playground.tab import PlaygroundTab
 from tests.api.servers import raw_server, sse, sse_head
-from tests.gui.reach import child, client_of, embedded, simulated
+from tests.gui.reach import body_of, child, client_of, embedded, simulated
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ def test_chained_and_full_history_turns(qtbot: QtBot, tab: PlaygroundTab) -> Non
     send(qtbot, tab, "What is my name?")
     wait_done(qtbot, tab, 2)
     second = tab.service.turns[1]
-    assert second.request_body["previous_response_id"] == tab.service.turns[0].response_id
+    assert body_of(second)["previous_response_id"] == tab.service.turns[0].response_id
     assert "chained on the server" in tab.views[1].prompt_label.text()
     assert "My name is Ada" in second.text
     click_box(qtbot, tab.chain)
@@ -104,8 +104,8 @@ def test_chained_and_full_history_turns(qtbot: QtBot, tab: PlaygroundTab) -> Non
     send(qtbot, tab, "And again?")
     wait_done(qtbot, tab, 3)
     third = tab.service.turns[2]
-    assert "previous_response_id" not in third.request_body
-    assert len(third.request_body["input"]) == 5 and "whole history" in tab.views[2].prompt_label.text()
+    assert "previous_response_id" not in body_of(third)
+    assert len(body_of(third)["input"]) == 5 and "whole history" in tab.views[2].prompt_label.text()
     assert "turn 3" in third.text
 
 
@@ -380,8 +380,8 @@ def test_a_broken_chain_is_said_on_the_turn(qtbot: QtBot, tab: PlaygroundTab, co
         send(qtbot, tab, "second")
         wait_done(qtbot, tab, 2)
     second = tab.service.turns[1]
-    assert "previous_response_id" not in second.request_body
-    assert second.request_body["input"][1] == {"role": "assistant", "content": text}
+    assert "previous_response_id" not in body_of(second)
+    assert body_of(second)["input"][1] == {"role": "assistant", "content": text}
     note = tab.views[1].findChild(QLabel, "chain_note")
     assert note is not None and note.isVisibleTo(tab)
     assert "no response id" in note.text() and "whole history" in note.text()

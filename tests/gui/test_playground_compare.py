@@ -17,7 +17,7 @@ from app.ui.playground.compare import CompareDialog
 from app.ui.playground.compare_row import SideView
 from app.ui.playground.tab import PlaygroundTab
 from tests.api.servers import RESET, ScriptedServer, reply, sse, sse_head
-from tests.gui.reach import child, client_of, simulated
+from tests.gui.reach import body_of, child, client_of, simulated
 from tests.gui.test_playground import png, send, sse_answer, use_server, wait_done
 from tests.gui.test_playground_options import choose, type_into
 
@@ -82,7 +82,7 @@ def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot: QtBot, console: M
         assert "first token" in view.rerun.status.text() and "total" in view.rerun.status.text()
         assert "first token" in view.original.status.text()
     second = rerun_of(dialog, 1)
-    assert second.request_body["input"][1] == {"role": "assistant", "content": rerun_of(dialog, 0).text}
+    assert body_of(second)["input"][1] == {"role": "assistant", "content": rerun_of(dialog, 0).text}
     assert "Ada" in second.text  # the re-run follows its own thread
     assert "2 of 2 turns answered" in dialog.progress.text()
 
@@ -111,7 +111,7 @@ def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(
     dialog = compare_window(qtbot, tab)  # the open conversation: its image is still at hand
     assert not dialog.views[0].notes.isVisibleTo(dialog)
     run_on(qtbot, dialog, "service-ultra")
-    body = rerun_of(dialog, 0).request_body
+    body = body_of(rerun_of(dialog, 0))
     assert body["temperature"] == 0.4 and body["input"][0]["content"][1]["type"] == "input_image"
     assert "320×200" in rerun_of(dialog, 0).text
     dialog.close()
@@ -128,8 +128,8 @@ def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(
     choose(qtbot, dialog.model, "service-think")
     assert "chart.png" in dialog.views[0].notes.text()
     run_on(qtbot, dialog, "service-think")
-    assert rerun_of(dialog, 0).request_body["temperature"] == 0.4  # the options it was sent with, kept
-    assert rerun_of(dialog, 0).request_body["input"] == "What is in the picture?"
+    assert body_of(rerun_of(dialog, 0))["temperature"] == 0.4  # the options it was sent with, kept
+    assert body_of(rerun_of(dialog, 0))["input"] == "What is in the picture?"
 
 
 def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot: QtBot, console: MainWindow) -> None:

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.bootstrap import Paths, make_settings
 from app.ui.main_window import MainWindow
 from app.ui.playground.dialogs import TextTabsDialog
-from tests.gui.reach import child
+from tests.gui.reach import body_of, child
 from tests.gui.test_playground import click_box, send, wait_done
 from tests.gui.test_playground_conversations import close_console, open_console
 
@@ -41,7 +41,7 @@ def test_reasoning_effort_is_offered_for_think_models_and_sent(qtbot: QtBot, con
     wait_done(qtbot, tab)
     turn = tab.service.turns[0]
     assert turn.status == "completed", turn.error
-    assert turn.request_body["reasoning"] == {"effort": "high"}
+    assert body_of(turn)["reasoning"] == {"effort": "high"}
     assert turn.response is not None and turn.response.reasoning is not None
     assert turn.response.reasoning.effort == "high"  # the sandbox repeats what it was asked
 
@@ -51,14 +51,14 @@ def test_reasoning_effort_is_offered_for_think_models_and_sent(qtbot: QtBot, con
     assert not panel.reasoning_effort.isVisibleTo(tab)
     send(qtbot, tab, "And the sunset?")
     wait_done(qtbot, tab, 2)
-    assert "reasoning" not in tab.service.turns[1].request_body
+    assert "reasoning" not in body_of(tab.service.turns[1])
 
     choose(qtbot, tab.model, "service-think-mini")
     assert panel.reasoning_effort.currentText() == "high"
     choose(qtbot, panel.reasoning_effort, "default")
     send(qtbot, tab, "Briefly?")
     wait_done(qtbot, tab, 3)
-    assert "reasoning" not in tab.service.turns[2].request_body  # default: not sent, the service decides
+    assert "reasoning" not in body_of(tab.service.turns[2])  # default: not sent, the service decides
     tab.inspect(0)  # what was sent, as the inspector shows it
     assert '"effort": "high"' in child(tab, TextTabsDialog).page_text("Request")
 

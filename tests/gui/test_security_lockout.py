@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.sandbox.store import Allowlist
+from app.sandbox.store import AllowlistRecord
 from app.ui.main_window import MainWindow
 from app.ui.security.tab import SecurityTab
 from tests.gui.reach import child, embedded, profile_of, shown
@@ -24,7 +24,7 @@ def click_switch(qtbot: QtBot, tab: SecurityTab) -> None:
     qtbot.mouseClick(switch, Qt.MouseButton.LeftButton, pos=QPoint(6, switch.height() // 2))
 
 
-def org_list(tab: SecurityTab) -> Allowlist:
+def org_list(tab: SecurityTab) -> AllowlistRecord:
     return embedded(tab.session).store.allowlist("organization", profile_of(tab.session).org_id)
 
 

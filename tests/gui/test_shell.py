@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QLabel, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.services.session.profiles import SANDBOX_ID
 from app.ui.main_window import MainWindow
 from tests.gui.conftest import MemoryKeyring
-from tests.gui.reach import client_of, profile_of
+from tests.gui.reach import child, client_of, profile_of
 
 
 def test_first_launch_makes_the_sandbox_profile_and_connects(console: MainWindow) -> None:
@@ -89,3 +89,15 @@ def test_bad_base_url_is_a_clear_message(console: MainWindow, qtbot: QtBot) -> N
     qtbot.mouseClick(dialog.findChild(QPushButton, "test"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "✗" in dialog.result_label.text())
     assert "not a URL" in dialog.result_label.text()
+
+
+def test_the_message_bus_carries_a_level_an_error_shows_a_notice(console: MainWindow, qtbot: QtBot) -> None:
+    from app.services.session.messages import Message, MessageLevel
+
+    posted: list[Message] = []
+    console.session.bus.posted.connect(posted.append)
+    console.session.bus.info("Saved.")
+    assert not console.notice.isVisible() and console.statusBar().currentMessage() == "Saved."
+    console.session.bus.error("The turn could not be saved: disk full.")
+    assert posted == [Message(MessageLevel.INFO, "Saved."), Message(MessageLevel.ERROR, posted[1].text)]
+    assert console.notice.isVisible() and "disk full" in child(console.notice, QLabel, "notice_text").text()

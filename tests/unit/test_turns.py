@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from app.api.errors import (
@@ -90,7 +93,7 @@ def test_options_images_tools_and_schema() -> None:
         web_search=True,
         schema={"type": "object"},
     )
-    body = build_request([], "What is it?", [image], options).body
+    body: dict[str, Any] = json.loads(json.dumps(build_request([], "What is it?", [image], options).body))
     assert body["input"][0]["content"][1] == {"type": "input_image", "image_url": image.url}
     assert body["instructions"] == "Be brief" and body["temperature"] == 0.2 and "top_p" not in body
     assert body["tools"] == [{"type": "web_search_preview"}]
