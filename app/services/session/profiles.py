@@ -27,7 +27,10 @@ class Profile:
     ca_bundle: str = ""
     client_cert: str = ""
     client_key: str = ""
-    proxy: str = ""
+    proxy: str = ""  # without its password, which the keychain keeps (secret "proxy_password")
+    # Seconds to wait for a streamed answer's first byte: a buffering proxy sends nothing until the whole
+    # answer is there, so this is longer than the whole-request deadline of other calls.
+    first_byte_wait: int = 300
 
     @property
     def is_sandbox(self) -> bool:
@@ -48,6 +51,15 @@ class Profile:
     @property
     def env_prefix(self) -> str:
         return re.sub(r"[^A-Z0-9]", "_", self.brand.upper()) or "SERVICE"
+
+
+def _seconds(value: object, default: int = 300) -> int:
+    """A number of seconds read back from console.ini (a string there); the default when unreadable."""
+    try:
+        seconds = int(str(value))
+    except ValueError:
+        return default
+    return seconds if 1 <= seconds <= 3600 else default
 
 
 def new_profile_id() -> str:
@@ -77,6 +89,7 @@ class ProfileStore(QObject):
             self._settings.setArrayIndex(index)
             values = {key: self._settings.value(key) for key in self._settings.childKeys() if key in names}
             models = values.pop("models", None) or []
+            first_byte_wait = _seconds(values.pop("first_byte_wait", None))
             texts = {key: "" if value is None else str(value) for key, value in values.items()}
             # QSettings gives a one-item list back as a plain string
             listed = (
@@ -86,7 +99,9 @@ class ProfileStore(QObject):
                 if isinstance(models, list)
                 else []
             )
-            profile = Profile(id=texts.pop("id"), name=texts.pop("name"), models=listed)
+            profile = Profile(
+                id=texts.pop("id"), name=texts.pop("name"), models=listed, first_byte_wait=first_byte_wait
+            )
             for name, text in texts.items():  # every other field is text
                 setattr(profile, name, text)
             profiles.append(profile)
