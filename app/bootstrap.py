@@ -8,7 +8,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
@@ -109,7 +109,7 @@ def install_excepthook(bus: MessageBus) -> None:
 
     sys.excepthook = hook
 
-    def loop_handler(_loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    def loop_handler(_loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")
         if error is not None:
             hook(type(error), error, error.__traceback__)

@@ -63,8 +63,9 @@ case "$mode" in
     echo "== pytest"
     export QT_QPA_PLATFORM=offscreen
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
+    # On both cores (pytest-xdist; --dist loadgroup is in pyproject); `-n 0` in the arguments runs serially.
     exec dbus-run-session -- sh -c \
-      'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest "$@"' \
+      'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest -n 2 "$@"' \
       "$venv/bin/python" "$@"
     ;;
   check)

@@ -120,7 +120,8 @@ def _parse_prefix(text: str, prefix_text: str, max_prefix: int) -> int:
 
 
 def parse_entry(text: str) -> Network:
-    """Parse an allowlist entry (an address or a CIDR range) strictly, as CONTRACT.md states.
+    """Parse an allowlist entry (an address or a CIDR range) strictly, as the service does (docs/contract.md):
+    no leading zeros, shorthand, hex or integer IPv4, zone ids or netmasks; a prefix in range.
 
     Raises EntryError naming the fault and, where there is one, the fix.
     """
@@ -163,7 +164,7 @@ def parse_entry(text: str) -> Network:
 
 
 def unmapped(address: Address) -> Address:
-    """The one IPv4-mapped rule (CONTRACT.md): ::ffff:a.b.c.d is the IPv4 address it carries."""
+    """The one IPv4-mapped rule, the service's: ::ffff:a.b.c.d is the IPv4 address it carries."""
     if address.version == 6:
         mapped = address.ipv4_mapped
         if mapped is not None:

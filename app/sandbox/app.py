@@ -153,5 +153,5 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     starlette = Starlette(routes=routes, exception_handlers=exception_handlers)
     starlette.state.sandbox = state
     gateway = Gateway(starlette, store, config)
-    gateway.state = state  # type: ignore[attr-defined]
+    gateway.state = state
     return gateway

@@ -75,7 +75,7 @@ def base_url(host: str, port: int, tls: bool) -> str:
 def uvicorn_config(app: ASGIApp, tls: TlsOptions | None) -> uvicorn.Config:
     """uvicorn's own proxy-header handling is off, whatever $FORWARDED_ALLOW_IPS says: it would rewrite the
     client address from X-Forwarded-For before the gateway runs. Only the gateway reads that header, and only
-    from --trust-proxy peers (CONTRACT.md)."""
+    from --trust-proxy peers, as the service's gateway does."""
     options: dict[str, Any] = {}
     if tls:
         options = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)}
@@ -169,8 +169,7 @@ class SandboxServer:
 
     @property
     def state(self) -> SandboxState:  # for tests that look inside
-        state: SandboxState = self.app.state  # type: ignore[attr-defined]
-        return state
+        return self.app.state
 
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)

@@ -6,7 +6,7 @@ import socket
 import ssl
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -147,8 +147,8 @@ class ScriptedServer:
         for thread in self._threads:
             thread.join(timeout=3)
 
-    def _start(self, target: object, *args: object) -> None:
-        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
+    def _start(self, target: Callable[..., object], *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
         self._threads.append(thread)
         thread.start()
 

@@ -6,9 +6,12 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QToolButton
+from pytestqt.qtbot import QtBot
+
+from app.ui.main_window import MainWindow
 
 
-def test_browse_fills_the_path_field(console, qtbot, tmp_path: Path) -> None:
+def test_browse_fills_the_path_field(console: MainWindow, qtbot: QtBot, tmp_path: Path) -> None:
     bundle = tmp_path / "company-ca.pem"
     bundle.write_text("-----BEGIN CERTIFICATE-----\n")
     dialog = console.open_settings()
@@ -24,7 +27,7 @@ def test_browse_fills_the_path_field(console, qtbot, tmp_path: Path) -> None:
     assert dialog.fields["ca_bundle"].text() == str(bundle)
 
 
-def test_the_keychain_sentence_is_not_clipped(console, qtbot) -> None:
+def test_the_keychain_sentence_is_not_clipped(console: MainWindow, qtbot: QtBot) -> None:
     dialog = console.open_settings()
     qtbot.addWidget(dialog)
     dialog.resize(640, 480)

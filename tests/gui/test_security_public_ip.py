@@ -2,29 +2,36 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPlainTextEdit, QPushButton
+from pytestqt.qtbot import QtBot
 
+from app.ui.security.tab import SecurityTab
 from tests.api.servers import echo_server
+from tests.gui.reach import child
 
 
-def set_services(qtbot, tab, ipv4: str, ipv6: str) -> None:
+def set_services(qtbot: QtBot, tab: SecurityTab, ipv4: str, ipv6: str) -> None:
     """The person opens Echo services…, types one service per family, and saves."""
 
     def fill() -> None:
         dialog = QApplication.activeModalWidget()
+        assert dialog is not None
         for name, url in (("echo_ipv4", ipv4), ("echo_ipv6", ipv6)):
-            edit = dialog.findChild(QPlainTextEdit, name)
+            edit = child(dialog, QPlainTextEdit, name)
             edit.clear()
             qtbot.keyClicks(edit, url)
-        save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
+        save = child(dialog, QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
         qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
 
     QTimer.singleShot(0, fill)
     qtbot.mouseClick(tab.findChild(QPushButton, "echo_settings"), Qt.MouseButton.LeftButton)
 
 
-def test_look_up_shows_both_families_and_why_they_differ(qtbot, tab, monkeypatch) -> None:
+def test_look_up_shows_both_families_and_why_they_differ(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
     with echo_server("127.0.0.1") as v4, echo_server("::1") as v6:
         set_services(qtbot, tab, v4, v6)
@@ -36,7 +43,9 @@ def test_look_up_shows_both_families_and_why_they_differ(qtbot, tab, monkeypatch
     assert "They differ from the 198.51.100.7 the service sees" in text and "proxy, VPN or NAT" in text
 
 
-def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(qtbot, tab, monkeypatch) -> None:
+def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tab.public_ip.maybe_lookup()  # the local sandbox: nothing to look up, nothing said
     assert tab.public_ip.text == ""
     assert tab.public_ip.echo.enabled is False  # SERVICE_CONSOLE_ECHO=off, as in every test
@@ -47,7 +56,7 @@ def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(qtbot, tab, monkey
 
 
 def test_a_hosted_profile_is_not_looked_up_until_echo_services_are_switched_on(
-    qtbot, tab, monkeypatch
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Choosing a hosted profile sends the admin's address to no third party by itself."""
     from app.services.session.profiles import Profile
@@ -65,7 +74,9 @@ def test_a_hosted_profile_is_not_looked_up_until_echo_services_are_switched_on(
     assert asked == [True]
 
 
-def test_an_echo_service_that_does_not_answer_is_said_plainly(qtbot, tab, monkeypatch) -> None:
+def test_an_echo_service_that_does_not_answer_is_said_plainly(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with echo_server("127.0.0.1", body="<html>sign in</html>") as portal:
         set_services(qtbot, tab, portal, "")
         qtbot.mouseClick(tab.findChild(QPushButton, "look_up"), Qt.MouseButton.LeftButton)

@@ -12,6 +12,7 @@ import pytest
 
 from app.sandbox.cli import main
 from app.sandbox.store import Store
+from tests.conftest import SandboxFactory
 from tests.sandbox_process import spawn_sandbox
 
 
@@ -34,7 +35,9 @@ def test_serve_prints_keys_once_and_writes_credentials(tmp_path: Path) -> None:
     assert (creds.stat().st_mode & 0o777) == 0o600
 
 
-def test_dashboard_removes_and_shows(sandbox_factory, capsys) -> None:
+def test_dashboard_removes_and_shows(
+    sandbox_factory: SandboxFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     with sandbox.admin() as admin:
         admin.post(f"{sandbox.org_list}/entries", json={"cidr": "203.0.113.0/24", "description": "office"})
@@ -47,7 +50,7 @@ def test_dashboard_removes_and_shows(sandbox_factory, capsys) -> None:
     assert main(["allowlist", "remove", "198.51.100.1", "--data", data]) == 1
 
 
-def test_dashboard_creates_a_working_key(sandbox_factory) -> None:
+def test_dashboard_creates_a_working_key(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     data = str(sandbox.server.config.data_dir)
     result = subprocess.run(
@@ -61,7 +64,9 @@ def test_dashboard_creates_a_working_key(sandbox_factory) -> None:
         assert client.get("/models").status_code == 200
 
 
-def test_the_dashboard_never_creates_a_store_in_a_wrong_directory(tmp_path: Path, capsys) -> None:
+def test_the_dashboard_never_creates_a_store_in_a_wrong_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     wrong = tmp_path / "not-a-sandbox"
     wrong.mkdir()
     for argv in (["allowlist", "show"], ["allowlist", "disable"], ["keys", "admin"]):
@@ -80,7 +85,9 @@ def test_the_dashboard_points_at_the_embedded_sandbox_folder(tmp_path: Path) -> 
     assert f"use --data {nested}" in str(stopped.value.code)
 
 
-def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(sandbox_factory) -> None:
+def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(
+    sandbox_factory: SandboxFactory,
+) -> None:
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     with sandbox.admin("198.51.100.7") as admin:
         admin.post(f"{sandbox.org_list}/entries", json={"cidr": "198.51.100.0/24"})
@@ -105,7 +112,9 @@ def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(sa
     ]
 
 
-def test_a_key_made_with_a_name_appears_by_that_name_in_the_audit_log(sandbox_factory) -> None:
+def test_a_key_made_with_a_name_appears_by_that_name_in_the_audit_log(
+    sandbox_factory: SandboxFactory,
+) -> None:
     sandbox = sandbox_factory()
     data = str(sandbox.server.config.data_dir)
     made = subprocess.run(

@@ -14,6 +14,7 @@ import openai
 import pytest
 
 from app.sandbox import SandboxServer
+from app.sandbox.engines.local import LocalEngine
 from tests.conftest import start_sandbox
 from tests.local_support import require_local
 
@@ -101,8 +102,10 @@ def test_schema_constrains_the_json(client: openai.OpenAI) -> None:
 
 
 def test_stop_mid_answer_frees_the_model_at_once(client: openai.OpenAI, server: SandboxServer) -> None:
-    model = server.state.engine.default
-    received = 0
+    engine = server.state.engine
+    assert isinstance(engine, LocalEngine)
+    model = engine.default
+    received, stopped = 0, 0.0
     with client.responses.stream(model="service-pro", input="A long story:", max_output_tokens=400) as stream:
         for event in stream:
             received += event.type == "response.output_text.delta"

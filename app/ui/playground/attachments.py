@@ -31,7 +31,7 @@ class AttachmentBar(QWidget):
         attach.clicked.connect(self._attach_dialog)
         attach_url = QPushButton("Image URL…", objectName="attach_url")
         attach_url.clicked.connect(self._attach_url_dialog)
-        self.notice = QLabel(objectName="image_notice")
+        self.notice: QLabel = QLabel(objectName="image_notice")
         self.notice.setStyleSheet("color: #cf222e;")
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)

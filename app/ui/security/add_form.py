@@ -13,7 +13,7 @@ from .scope_bar import plain_label
 COLOURS = {Tone.GOOD: "color: #1a7f37;", Tone.CAUTION: "color: #9a6700;", Tone.BAD: "color: #cf222e;"}
 
 
-DESCRIPTION_LIMIT = 200  # the service's limit (CONTRACT.md)
+DESCRIPTION_LIMIT = 200  # the service's limit on a description, in characters
 
 
 class AddForm(QGroupBox):

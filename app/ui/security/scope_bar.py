@@ -18,7 +18,7 @@ ACTIONS = (
 
 def plain_label(name: str) -> QLabel:
     """A wrapping label that shows its text as text, whatever markup a server put in it."""
-    label = QLabel(objectName=name)
+    label: QLabel = QLabel(objectName=name)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label

@@ -219,5 +219,5 @@ def plain_tip(text: str) -> str:
 
 
 def item_text(model: QStandardItemModel, row: int, column: int) -> str:
-    item = model.item(row, column)
+    item: QStandardItem | None = model.item(row, column)  # None past the last row, whatever the stub says
     return item.text() if item is not None else ""
