@@ -248,7 +248,9 @@ async def test_a_stream_whose_reused_connection_drops_unanswered_is_sent_again()
 def quick_client(url: str, connect: float = 5.0, read: float = 5.0) -> ServiceClient:
     """A client whose connect and read timeouts fit in a test (the defaults are seconds to minutes)."""
     http = httpx.AsyncClient(timeout=httpx.Timeout(read, connect=connect))
-    return ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=2), http=http)
+    # A stream's wait for its head is its own deadline (minutes by default, for buffering proxies): as short.
+    settings = ConnectionSettings(base_url=url, api_key="k", max_retries=2, first_byte_deadline=read)
+    return ServiceClient(settings, http=http)
 
 
 async def fetch(api: ServiceClient, kind: str) -> str:
