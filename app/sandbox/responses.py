@@ -25,7 +25,7 @@ from .engines.base import (
     TextDelta,
     Usage,
 )
-from .errors import ServiceError, quote
+from .errors import ServiceError, one_line, quote
 from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
 from .store import new_id
@@ -76,12 +76,6 @@ def input_tokens(conversation: Conversation) -> int:
         total += 4 + count_tokens(message.text()) + sum(image.tokens() for image in message.images)
         total += sum(count_tokens(call.name) + count_tokens(call.arguments) for call in message.calls)
     return total
-
-
-def one_line(text: str, limit: int = 2000) -> str:
-    """A reason as one line: a traceback that came with it dropped, whitespace folded, bounded."""
-    text = text.split("Traceback (most recent call last)")[0]
-    return quote(" ".join(text.split()) or "no reason given", limit)
 
 
 def list_query(request: Request) -> ItemsQuery:
