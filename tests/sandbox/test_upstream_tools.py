@@ -67,7 +67,7 @@ def _script(prompt: str) -> list[dict[str, Any]]:
 class _Handler(BaseHTTPRequestHandler):
     bodies: list[dict[str, Any]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         if not self.path.endswith("/chat/completions"):
             self.send_error(404)
