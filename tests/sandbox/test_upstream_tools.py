@@ -13,7 +13,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import openai
 import pytest
@@ -65,7 +65,7 @@ def _script(prompt: str) -> list[dict[str, Any]]:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    bodies: list[dict[str, Any]] = []
+    bodies: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
