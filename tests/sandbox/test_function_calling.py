@@ -15,7 +15,7 @@ openai = pytest.importorskip("openai")
 from openai.types.responses import Response  # noqa: E402
 
 from tests.conftest import Sandbox  # noqa: E402
-from tests.sandbox.test_official_client import client, stream_all, strict, strict_event  # noqa: E402
+from tests.sandbox.test_official_client import ITEMS, client, stream_all, strict, strict_event  # noqa: E402
 
 WEATHER: dict[str, Any] = {
     "type": "function",
@@ -82,9 +82,14 @@ def test_outputs_back_by_previous_response_id_and_as_history(sandbox: Sandbox) -
         replayed = strict(
             api.responses.create(model="service-pro", input=history, tools=[WEATHER], store=False)
         )
+        listed = api.responses.input_items.list(chained.id).data
     for answer in (chained, replayed):
         assert [item.type for item in answer.output] == ["message"]
         assert "get_weather returned: “Sunny, 21 °C”" in answer.output_text
+    (item,) = listed
+    data = item.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
+    assert ITEMS.validate_python(data, strict=True).type == "function_call_output"
+    assert item.id.startswith("fco_") and data["call_id"] == call.call_id
 
 
 def test_an_output_for_no_call_is_a_clear_400(sandbox: Sandbox) -> None:
