@@ -92,6 +92,23 @@ def test_outputs_back_by_previous_response_id_and_as_history(sandbox: Sandbox) -
     assert item.id.startswith("fco_") and data["call_id"] == call.call_id
 
 
+def test_a_strict_call_that_does_not_fit_its_schema_fails_the_response(sandbox: Sandbox) -> None:
+    digits = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^[0-9]+$"}}}
+    tool = {"type": "function", "name": "check", "parameters": digits, "strict": True}
+    with client(sandbox) as api:
+        stream = api.responses.create(model="service-pro", input="check", tools=[tool], stream=True)
+        events = [strict_event(event) for event in stream]
+        loose = strict(
+            api.responses.create(model="service-pro", input="check", tools=[{**tool, "strict": False}])
+        )
+    assert (
+        events[-1].type == "response.failed"
+        and "does not fit its parameters" in events[-1].response.error.message
+    )
+    assert events[-2].type == "response.output_item.done" and events[-2].item.status == "incomplete"
+    assert loose.status == "completed" and calls_of(loose)
+
+
 def test_an_output_for_no_call_is_a_clear_400(sandbox: Sandbox) -> None:
     items = [
         {"role": "user", "content": "hi"},
