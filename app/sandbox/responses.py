@@ -11,7 +11,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from app.jsonschema_check import mismatches
+from app.common.jsonschema_check import mismatches
 
 from .builder import Event, ResponseBuilder, count_tokens
 from .contract import ItemsQuery
