@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.jsonschema_check import mismatches
+from app.common.jsonschema_check import mismatches
 
 from .errors import quote
 from .request import Message, ResponseRequest
