@@ -132,23 +132,30 @@ def test_vercel_ai_sdk_tool_round_trip(node_peers: Path, sandbox: Sandbox) -> No
     assert result["calls"] == ["Paris"] and "21" in result["answer"]
 
 
-def test_langchain(sandbox: Sandbox) -> None:
+def langchain_chat(sandbox: Sandbox) -> Any:
     langchain_openai = pytest.importorskip(
         "langchain_openai", reason=f"langchain-openai is not installed: {RUN_WITH}"
     )
-    from langchain_core.messages import HumanMessage, ToolMessage
-
-    chat = langchain_openai.ChatOpenAI(
-        model="service-pro",
-        base_url=sandbox.url,
-        api_key=sandbox.creds.api_key,
-        use_responses_api=True,
+    return langchain_openai.ChatOpenAI(
+        model="service-pro", base_url=sandbox.url, api_key=sandbox.creds.api_key, use_responses_api=True
     )
-    # Multi-turn: LangChain sends the whole history each time.
+
+
+def test_langchain_multi_turn(sandbox: Sandbox) -> None:
+    from langchain_core.messages import HumanMessage
+
+    chat = langchain_chat(sandbox)
+    # LangChain's default: the whole history is sent each time.
     history: list[Any] = [HumanMessage("Remember: pelicans")]
     history.append(chat.invoke(history))
     history.append(HumanMessage("What did I say?"))
     assert "pelicans" in chat.invoke(history).text
+
+
+def test_langchain_tool_round_trip(sandbox: Sandbox) -> None:
+    from langchain_core.messages import HumanMessage, ToolMessage
+
+    chat = langchain_chat(sandbox)
     # A tool round trip with bind_tools.
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}]
     bound = chat.bind_tools(tools)
