@@ -96,7 +96,7 @@ def run_window(args: argparse.Namespace) -> int:
     from PySide6.QtCore import QTimer
 
     from app.bootstrap import Paths, install_excepthook, make_application, make_loop, make_session
-    from app.secrets import SecretStore
+    from app.common.secrets import SecretStore
 
     app = make_application(sys.argv[:1])
     route_qt_messages_to_the_log()

@@ -15,12 +15,12 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from app import __version__
-from app.assets import ICON
-from app.logs import setup_logging
-from app.secrets import SecretStore
-from app.services.messages import MessageBus
-from app.services.profiles import ProfileStore
-from app.services.session import ConsoleSession
+from app.common.assets import ICON
+from app.common.logs import setup_logging
+from app.common.secrets import SecretStore
+from app.services.session.messages import MessageBus
+from app.services.session.profiles import ProfileStore
+from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # asyncio and qasync are imported after the first frame (make_loop)
     import asyncio

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from app.services.conversation_store import ConversationSummary
+from app.core.playground.conversation_store import ConversationSummary
 
 ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 

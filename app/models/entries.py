@@ -19,7 +19,7 @@ from app.netrules import Address
 from app.netrules.index import BITS, EntryIndex, Interval
 
 if TYPE_CHECKING:
-    from app.services.allowlist import Entry
+    from app.services.security.allowlist import Entry
 
 COLUMNS = ("Address or range", "Description", "Created", "Addresses", "Covers you")
 ModelIndex = QModelIndex | QPersistentModelIndex

@@ -11,7 +11,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from app.jsonschema_check import mismatches
+from app.common.jsonschema_check import mismatches
 
 from .background import BackgroundRuns, check_background
 from .builder import Event, ResponseBuilder, count_tokens

@@ -16,7 +16,7 @@ from typing import Any
 import uvicorn
 from starlette.types import ASGIApp
 
-from app.fileio import write_atomically
+from app.common.fileio import write_atomically
 
 from .app import SandboxState, create_app
 from .config import SandboxConfig

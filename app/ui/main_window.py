@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 # and its first use ~50 ms (PySide6 builds the enum types lazily); the tabs, built just after the frame, pay.
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
-from app.services.session import ConsoleSession
+from app.services.session.session import ConsoleSession
 
 from .menus import Menus
 from .toolbar import ConnectionBar
@@ -16,8 +16,8 @@ from .toolbar import ConnectionBar
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent
 
-    from app.services.allow_flow import AllowAfterRefusal
-    from app.services.turns import Turn
+    from app.core.playground.turns import Turn
+    from app.services.security.allow_flow import AllowAfterRefusal
 
 if TYPE_CHECKING:  # built after the window's first frame (ensure_tabs): their imports cost ~100 ms
     from .playground.tab import PlaygroundTab
@@ -61,7 +61,7 @@ class MainWindow(QMainWindow):
         self.session = session
         self.setWindowTitle("Service Console")
         self.resize(1100, 800)
-        from app.services.ui_state import UiState
+        from app.services.session.ui_state import UiState
 
         self.ui_state = UiState(session.profiles.settings)  # the window as it was when the console quit
         geometry = self.ui_state.window_geometry
@@ -102,7 +102,7 @@ class MainWindow(QMainWindow):
         if self._playground is not None:
             return
         self.menus.apply_shortcuts()
-        from app.services.security import SecurityServices
+        from app.services.security.service import SecurityServices
 
         from .playground.tab import PlaygroundTab
         from .security.tab import SecurityTab
@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
 
     def _connect_allow_flow(self) -> None:
         """After a 403 in the Playground: the Security tab on the list that refused, then the request again."""
-        from app.services.allow_flow import AllowAfterRefusal
+        from app.services.security.allow_flow import AllowAfterRefusal
 
         security = self.security
         flow = self.allow_flow = AllowAfterRefusal(security.service, self)
@@ -196,7 +196,7 @@ class MainWindow(QMainWindow):
 
     def _send_again(self, turn: Turn) -> None:
         """Every list that refused the turn admits its address now: the Playground runs it again, as Retry."""
-        from app.services.turns import ErrorKind
+        from app.core.playground.turns import ErrorKind
 
         turns = self.playground.service.turns
         index = next((i for i, kept in enumerate(turns) if kept is turn), None)

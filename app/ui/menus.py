@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget
 
-from app.services.session import ConsoleSession
+from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:
     from typing import TypeAlias

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
 
-from app.services.session import ConnectionState, ConsoleSession
+from app.services.session.session import ConnectionState, ConsoleSession
 
 STATE_COLOURS = {ConnectionState.OK: "#1a7f37", ConnectionState.CHECKING: "#9a6700"}
 STATE_NAMES = {

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QMessageBox
 
-from app.services.conversation_store import StoredTurn
-from app.services.conversations import ConversationsService
-from app.services.messages import MessageBus
+from app.core.playground.conversation_store import StoredTurn
+from app.services.playground.conversations import ConversationsService
+from app.services.session.messages import MessageBus
 from app.ui.playground.conversations import ConversationSidebar
 
 

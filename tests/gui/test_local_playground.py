@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from app.sandbox.engines.local import LocalEngine
-from app.services.playground import RequestOptions
+from app.services.playground.service import RequestOptions
 from tests.local_support import require_local
 
 pytestmark = pytest.mark.local

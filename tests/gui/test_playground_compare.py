@@ -8,7 +8,7 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
 
-from app.services.session import ConnectionState
+from app.services.session.session import ConnectionState
 from app.ui.playground.compare import CompareDialog
 from tests.api.servers import RESET, ScriptedServer, reply, sse, sse_head
 from tests.gui.test_playground import png, send, sse_answer, use_server, wait_done
@@ -183,7 +183,7 @@ def test_stop_ends_the_comparison_cleanly(qtbot, console) -> None:
 def test_a_long_conversation_opens_with_its_first_rows_and_builds_the_rest_as_they_are_reached(
     qtbot, console
 ) -> None:
-    from app.services.conversation_store import StoredTurn
+    from app.core.playground.conversation_store import StoredTurn
     from app.ui.playground.compare import FIRST_ROWS
 
     tab = console.playground

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QToolButton
 
-from app.secrets import SecretStore
+from app.common.secrets import SecretStore
 
 
 def open_console(qtbot, home: Path, questions: list[str]):

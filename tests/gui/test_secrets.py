@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.secrets import KeychainUnavailable, SecretStore
+from app.common.secrets import KeychainUnavailable, SecretStore
 
 
 def secret_of(key: str) -> str:

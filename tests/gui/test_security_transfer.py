@@ -295,7 +295,7 @@ def test_history_lists_each_change_with_its_result(qtbot, tab, monkeypatch) -> N
     add(qtbot, tab, "192.0.2.0/24")
     assert dialog.proxy.index(0, 4).data() == "192.0.2.0/24"
     # Kept locally: a new history object on the same file reads the same records.
-    from app.services.history import ChangeHistory
+    from app.services.security.history import ChangeHistory
 
     again = ChangeHistory(tab.history.path)
     assert [r.what for r in again.records()] == [r.what for r in tab.history.records()]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
-from app.services.profiles import SANDBOX_ID
+from app.services.session.profiles import SANDBOX_ID
 
 
 def test_first_launch_makes_the_sandbox_profile_and_connects(console) -> None:

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
-from app.services.playground import Turn
+from app.services.playground.service import Turn
 from tests.gui.test_playground import send, wait_done
 
 EARLIER_TURNS = 40

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QLabel
 
-from app.services.playground import Turn
+from app.services.playground.service import Turn
 from app.ui.playground.turn_view import TurnView
 from app.ui.playground.turn_views import KEEP_TURNS
 from tests.gui.test_playground import send, wait_done

@@ -21,8 +21,8 @@ from app.api.errors import StatusError
 from app.api.streaming import collect
 from app.api.transport import ConnectionSettings
 from app.api.wire import Response
-from app.services.playground import PlaygroundService, RequestOptions
-from app.services.tasks import TaskRegistry
+from app.core.tasks import TaskRegistry
+from app.services.playground.service import PlaygroundService, RequestOptions
 from tests.peers.servers import PROXY_KEY, PROXY_MODEL, Peer
 
 pytestmark = pytest.mark.peers

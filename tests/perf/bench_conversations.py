@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.services.conversation_store import ConversationStore, StoredTurn
+from app.core.playground.conversation_store import ConversationStore, StoredTurn
 
 CONVERSATIONS = 1_000
 TURNS_EACH = 8
@@ -116,8 +116,8 @@ def search_in_the_sidebar(folder: Path) -> None:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from app.services.conversations import ConversationsService
-    from app.services.messages import MessageBus
+    from app.services.playground.conversations import ConversationsService
+    from app.services.session.messages import MessageBus
     from app.ui.playground.conversations import ConversationSidebar
 
     app = QApplication.instance() or QApplication([])
@@ -151,7 +151,7 @@ def reopen_in_the_playground(folder: Path, conversation_id: str) -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.bootstrap import Paths, make_session
-    from app.services.conversations import ConversationsService
+    from app.services.playground.conversations import ConversationsService
     from app.ui.playground.tab import PlaygroundTab
 
     app = QApplication.instance() or QApplication([])

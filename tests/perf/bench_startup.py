@@ -36,8 +36,8 @@ BARE = (
 def home_with_conversations(root: Path) -> Path:
     """A console home whose data folder holds 1,000 saved conversations."""
     from app.bootstrap import Paths
-    from app.services.conversation_store import ConversationStore
-    from app.services.conversations import FILE_NAME
+    from app.core.playground.conversation_store import ConversationStore
+    from app.services.playground.conversations import FILE_NAME
     from tests.perf.bench_conversations import fill
 
     home = root / "home"

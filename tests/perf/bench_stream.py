@@ -74,8 +74,8 @@ def console_run(creds: dict, home: Path) -> dict:
 
     from app.asyncloop import install_asyncgen_hooks
     from app.bootstrap import Paths, make_session
-    from app.services.playground import Turn
-    from app.services.profiles import Profile
+    from app.services.playground.service import Turn
+    from app.services.session.profiles import Profile
     from app.ui.playground.tab import PlaygroundTab
 
     app = QApplication.instance() or QApplication([])

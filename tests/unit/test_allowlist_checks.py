@@ -3,9 +3,9 @@ reasons (never-admitted entries are tested with the policy)."""
 
 from __future__ import annotations
 
+from app.core.security.checks import Tone, candidate, check_ip, enable_lockout, remove_lockout
 from app.netrules.index import EntryIndex
 from app.netrules.policy import Verdict
-from app.services.allowlist_checks import Tone, candidate, check_ip, enable_lockout, remove_lockout
 
 
 def index(*cidrs: str) -> EntryIndex:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.api import ConnectionSettings, ServiceClient
-from app.services.compare import (
+from app.core.playground.compare import (
     CompareRun,
     CompareSource,
     SourceTurn,
@@ -16,7 +16,7 @@ from app.services.compare import (
     plan_rows,
     sent_options,
 )
-from app.services.turns import Attachment, ErrorKind, RequestOptions, Turn, TurnStatus, build_request
+from app.core.playground.turns import Attachment, ErrorKind, RequestOptions, Turn, TurnStatus, build_request
 from tests.conftest import Sandbox
 
 

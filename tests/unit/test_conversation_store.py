@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.services.conversation_store import (
+from app.core.playground.conversation_store import (
     ConversationStore,
     StoredTurn,
     as_json,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from app.services.embedded import EmbeddedSandbox
+from app.core.embedded import EmbeddedSandbox
 
 
 def test_the_port_chosen_once_is_kept_and_moves_only_when_taken(tmp_path: Path) -> None:

@@ -6,8 +6,8 @@ import os
 import stat
 from pathlib import Path
 
-from app.fileio import write_atomically
-from app.jsonschema_check import mismatches, schema_problem
+from app.common.fileio import write_atomically
+from app.common.jsonschema_check import mismatches, schema_problem
 
 
 def test_write_atomically_replaces_whole_and_private(tmp_path: Path) -> None:

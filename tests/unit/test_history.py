@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from app.services import history as history_module
-from app.services.history import ChangeHistory
+from app.services.security.history import ChangeHistory
+from app.services.security import history as history_module
 
 
 def test_records_are_kept_and_read_back(tmp_path) -> None:

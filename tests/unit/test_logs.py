@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from app.logs import RedactingFilter, redact
+from app.common.logs import RedactingFilter, redact
 
 
 def test_redact_patterns_and_known_secrets() -> None:
@@ -39,7 +39,7 @@ def test_filter_redacts_arguments_and_tracebacks(caplog) -> None:
 
 
 def test_the_log_is_rotated_at_start_once_it_is_large(tmp_path, monkeypatch) -> None:
-    from app import logs
+    from app.common import logs
 
     monkeypatch.setattr(logs, "MAX_LOG_BYTES", 10)
     path = tmp_path / "console.log"

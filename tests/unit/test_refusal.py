@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.api import ConnectionSettings, ServiceClient
+from app.core.security.refusal import Refusal, find_refusal
 from app.netrules.policy import Verdict
-from app.services.refusal import Refusal, find_refusal
 from tests.conftest import Sandbox
 
 pytestmark = pytest.mark.anyio

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.services.rotation_plan import ListScope, RotationError, RotationPlan, RotationStore, Step
+from app.core.security.rotation_plan import ListScope, RotationError, RotationPlan, RotationStore, Step
 
 OLD = ("ipal_old", "198.51.100.0/24", "office")
 ORG = ListScope(None, "Organization")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.services.snippets import all_snippets, python_literal
+from app.core.playground.snippets import all_snippets, python_literal
 
 BODY: dict[str, Any] = {
     "model": "service-think",

@@ -15,8 +15,8 @@ from app.api.errors import (
     Unauthorized,
 )
 from app.api.wire import parse_response
-from app.services.reasoning import is_reasoning_model
-from app.services.turns import (
+from app.core.playground.reasoning import is_reasoning_model
+from app.core.playground.turns import (
     Attachment,
     ErrorKind,
     RequestOptions,

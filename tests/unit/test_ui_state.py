@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from app.services.ui_state import PlaygroundState, UiState
+from app.services.session.ui_state import PlaygroundState, UiState
 
 
 def settings(path: Path) -> QSettings:

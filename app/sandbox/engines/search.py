@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from app.assets import SEARCH_CORPUS
+from app.common.assets import SEARCH_CORPUS
 
 from .base import SearchResult
 

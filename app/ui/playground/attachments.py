@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.images import ImageProblem, prepare_file, prepare_qimage, prepare_url
-from app.services.playground import Attachment
+from app.services.playground.images import ImageProblem, prepare_file, prepare_qimage, prepare_url
+from app.services.playground.service import Attachment
 
 
 class AttachmentBar(QWidget):

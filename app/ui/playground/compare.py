@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.compare import CompareSource, compare_title, default_model, plan_rows
-from app.services.compare_service import CompareJob, CompareService
-from app.services.turns import TurnStatus
+from app.core.playground.compare import CompareSource, compare_title, default_model, plan_rows
+from app.core.playground.turns import TurnStatus
+from app.services.playground.compare import CompareJob, CompareService
 
 from .compare_row import MUTED, CompareRowView, side_status
 

@@ -8,9 +8,9 @@ import time
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.services.compare import CompareRow
-from app.services.playground import PlaygroundService
-from app.services.turns import ErrorKind, Turn, TurnStatus
+from app.core.playground.compare import CompareRow
+from app.core.playground.turns import ErrorKind, Turn, TurnStatus
+from app.services.playground.service import PlaygroundService
 
 from .answer_view import MARKDOWN_LIMIT, AnswerView, figures_text
 

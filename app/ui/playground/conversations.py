@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.models.conversations import ID_ROLE, ConversationsModel
-from app.services.conversations import ConversationsService
+from app.services.playground.conversations import ConversationsService
 
 
 class ConversationSidebar(QWidget):

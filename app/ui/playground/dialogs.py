@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.logs import redact
-from app.services.playground import Turn, redacted_body
+from app.common.logs import redact
+from app.services.playground.service import Turn, redacted_body
 
 SHOWN_HEADERS = (
     "x-request-id",

@@ -15,7 +15,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton, QWidget
 
-from app.services.playground import Turn
+from app.services.playground.service import Turn
 
 from .turn_view import TurnView
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from app.services.session import ConsoleSession
+from app.services.session.session import ConsoleSession
 
 
 class ModelBox(QComboBox):

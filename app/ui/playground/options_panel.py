@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.reasoning import REASONING_EFFORTS, is_reasoning_model
-from app.services.turns import SchemaCheck, check_schema
-from app.services.ui_state import PlaygroundState
+from app.core.playground.reasoning import REASONING_EFFORTS, is_reasoning_model
+from app.core.playground.turns import SchemaCheck, check_schema
+from app.services.session.ui_state import PlaygroundState
 
 EXAMPLE_SCHEMA = json.dumps(
     {

@@ -19,13 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.compare_service import CompareService
-from app.services.conversations import ConversationKeeper, ConversationsService
-from app.services.playground import Attachment, PlaygroundService, RequestOptions
-from app.services.session import ConsoleSession
-from app.services.snippets import all_snippets
-from app.services.turns import SchemaCheck
-from app.services.ui_state import PlaygroundState
+from app.core.playground.snippets import all_snippets
+from app.core.playground.turns import SchemaCheck
+from app.services.playground.compare import CompareService
+from app.services.playground.conversations import ConversationKeeper, ConversationsService
+from app.services.playground.service import Attachment, PlaygroundService, RequestOptions
+from app.services.session.session import ConsoleSession
+from app.services.session.ui_state import PlaygroundState
 
 from .attachments import AttachmentBar
 from .compare import CompareDialog, show_compare

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.playground import PlaygroundService, Turn
-from app.services.refusal import reading_text
-from app.services.turns import ErrorKind, TurnStatus
+from app.core.playground.turns import ErrorKind, TurnStatus
+from app.core.security.refusal import reading_text
+from app.services.playground.service import PlaygroundService, Turn
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 

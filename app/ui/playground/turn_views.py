@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
-from app.services.playground import Turn
-from app.services.turns import TurnStatus
+from app.core.playground.turns import TurnStatus
+from app.services.playground.service import Turn
 
 from .transcript import Transcript
 from .turn_view import TurnView

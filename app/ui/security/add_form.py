@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from app.services.allowlist_checks import Candidate, Tone
+from app.core.security.checks import Candidate, Tone
 
 from .scope_bar import plain_label
 

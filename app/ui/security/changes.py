@@ -9,8 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from app.services.allowlist import AllowlistService, Change
-from app.services.session import ConsoleSession
+from app.services.security.allowlist import AllowlistService, Change
+from app.services.session.session import ConsoleSession
 
 from .add_form import AddForm
 from .entries_panel import EntriesPanel

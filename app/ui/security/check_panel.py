@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGroupBox, QLineEdit, QVBoxLayout, QWidget
 
+from app.core.security.checks import IpCheck, ListCheck
 from app.netrules.policy import Verdict
-from app.services.allowlist_checks import IpCheck, ListCheck
 
 from .scope_bar import plain_label
 

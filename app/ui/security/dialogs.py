@@ -10,10 +10,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
-from app.services.allowlist import TransferError
-from app.services.rotation import ListScope
-from app.services.security import SecurityServices
-from app.services.session import ConsoleSession
+from app.services.security.allowlist import TransferError
+from app.services.security.rotation import ListScope
+from app.services.security.service import SecurityServices
+from app.services.session.session import ConsoleSession
 
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel

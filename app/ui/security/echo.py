@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.public_ip import EchoSettings
+from app.services.security.public_ip import EchoSettings
 
 HELP = (
     "Echo services answer with the address they see you at. The console asks the IPv4 list over IPv4 only "

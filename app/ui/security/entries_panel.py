@@ -11,7 +11,7 @@ from app.models.entries import EntriesModel
 from app.ui.widgets.tables import STRETCH, size_columns
 
 if TYPE_CHECKING:
-    from app.services.allowlist import Entry
+    from app.services.security.allowlist import Entry
 
 
 class EntriesPanel(QWidget):

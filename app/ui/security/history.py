@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.history import ChangeHistory, ChangeRecord
+from app.services.security.history import ChangeHistory, ChangeRecord
 from app.ui.widgets.tables import STRETCH, size_columns
 
 COLUMNS = ("When", "Profile", "Scope", "Action", "What", "Result")

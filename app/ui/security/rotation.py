@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.netrules import EntryError, parse_entry
-from app.services.rotation import ListScope, RotationError, RotationService, Step
+from app.services.security.rotation import ListScope, RotationError, RotationService, Step
 
 if TYPE_CHECKING:
-    from app.services.allowlist import Entry
+    from app.services.security.allowlist import Entry
 
 STEPS = (
     (Step.PLANNED, "Add the new entry"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from app.services.allowlist_checks import Rule
+from app.core.security.checks import Rule
 
 ACTIONS = (
     ("Rotate an IP…", "rotate"),

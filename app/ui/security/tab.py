@@ -9,12 +9,12 @@ from __future__ import annotations
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
 
+from app.core.security.checks import Rule
 from app.models.entries import EntriesModel
 from app.netrules import parse_address
-from app.services.allowlist_checks import Rule
-from app.services.rotation import Step
-from app.services.security import SecurityServices
-from app.services.session import ConsoleSession
+from app.services.security.rotation import Step
+from app.services.security.service import SecurityServices
+from app.services.session.session import ConsoleSession
 
 from .add_form import AddForm
 from .changes import ListChanges

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.netrules.transfer import ImportPlan, PlannedLine, Status
-from app.services.allowlist import AllowlistService
+from app.services.security.allowlist import AllowlistService
 from app.ui.widgets.tables import STRETCH, size_columns
 
 from .guards import confirm_typed

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.secrets import KeychainUnavailable
-from app.services.profiles import Profile, new_profile_id
-from app.services.session import ConsoleSession
+from app.common.secrets import KeychainUnavailable
+from app.services.session.profiles import Profile, new_profile_id
+from app.services.session.session import ConsoleSession
 
 SECRET_FIELDS = (
     ("api_key", "API key"),

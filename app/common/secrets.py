@@ -7,6 +7,7 @@ agrees; it never falls back to a file on its own.
 from __future__ import annotations
 
 import os
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # keyring is imported on first use: it scans entry points, ~0.1 s the window need not wait
@@ -16,7 +17,7 @@ SERVICE = "service-console"
 SECRET_NAMES = ("api_key", "admin_key", "client_key_password")
 
 
-def _errors():
+def _errors() -> ModuleType:
     import keyring.errors
 
     return keyring.errors

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-RESOURCES = Path(__file__).resolve().parents[1] / "resources"
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 ICON = RESOURCES / "icon.png"
 SEARCH_CORPUS = RESOURCES / "search_corpus.json"

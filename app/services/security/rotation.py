@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from app.api.errors import ApiError, Conflict, IpNotAllowed
-
-from .history import ChangeHistory
-from .rotation_plan import ListScope, RotationError, RotationPlan, RotationStore, Step
-from .session import ConsoleSession
+from app.core.security.rotation_plan import ListScope, RotationError, RotationPlan, RotationStore, Step
+from app.services.security.history import ChangeHistory
+from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:
     from app.api.admin import Entry

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from app.fileio import write_atomically
+from app.common.fileio import write_atomically
 
 MAX_RECORDS = 10_000
 log = logging.getLogger(__name__)

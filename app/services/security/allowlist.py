@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 
 from app.api.errors import ApiError, Conflict, IpNotAllowed
+from app.core.security import files
+from app.core.security.files import TransferError
 from app.netrules.transfer import ImportPlan, PlannedLine
-
-from . import allowlist_files as files
-from .allowlist_files import TransferError
-from .allowlist_reads import AllowlistReads, Availability
-from .history import ChangeHistory
-from .session import ConsoleSession
+from app.services.security.history import ChangeHistory
+from app.services.security.reads import AllowlistReads, Availability
+from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist, Entry, Project

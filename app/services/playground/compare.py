@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from .compare import (
+from app.core.playground.compare import (
     CompareRow,
     CompareRun,
     CompareSource,
@@ -16,14 +16,13 @@ from .compare import (
     plan_rows,
     sent_options,
 )
-from .conversations import ConversationKeeper, restored_turn, stored_turn
-from .playground import FLUSH_INTERVAL_MS
-from .turn_runner import report_connection
+from app.core.playground.turn_runner import report_connection
+from app.services.playground.conversations import ConversationKeeper, restored_turn, stored_turn
+from app.services.playground.service import FLUSH_INTERVAL_MS
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
-
-    from .session import ConsoleSession
+    from app.services.session.session import ConsoleSession
 
 TASK = "compare.run"
 

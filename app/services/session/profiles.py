@@ -1,4 +1,4 @@
-"""Profiles: where to connect and how; stored in QSettings. Their secrets live in the keychain (app.secrets)."""
+"""Profiles: where to connect and how; stored in QSettings. Their secrets live in the keychain (app.common.secrets)."""
 
 from __future__ import annotations
 

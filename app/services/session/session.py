@@ -11,16 +11,15 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
-from app.secrets import KeychainUnavailable, SecretStore
-
-from .embedded import EmbeddedSandbox, EngineChoice
+from app.common.secrets import KeychainUnavailable, SecretStore
+from app.core.embedded import EmbeddedSandbox, EngineChoice
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ModelInfo, ServiceClient
     from app.api.transport import ConnectionSettings
-from .messages import MessageBus
-from .profiles import Profile, ProfileStore
-from .tasks import TaskRegistry
+from app.core.tasks import TaskRegistry
+from app.services.session.messages import MessageBus
+from app.services.session.profiles import Profile, ProfileStore
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .reasoning import is_reasoning_model
-from .saved_values import saved_number
-from .turn_runner import TurnRun
-from .turns import Attachment, ErrorKind, RequestOptions, Turn, build_request
+from app.core.playground.reasoning import is_reasoning_model
+from app.core.playground.turn_runner import TurnRun
+from app.core.playground.turns import Attachment, ErrorKind, RequestOptions, Turn, build_request
+from app.core.saved_values import saved_number
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient

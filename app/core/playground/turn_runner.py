@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from app.api.errors import ApiError, ConnectionFailed, RateLimited
-
-from .turns import ErrorKind, TimelineEntry, Turn, TurnStatus, failure_of, final_status
+from app.core.playground.turns import ErrorKind, TimelineEntry, Turn, TurnStatus, failure_of, final_status
 
 if TYPE_CHECKING:  # httpx and pydantic load with the first turn
     from app.api.client import ServiceClient

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, IpNotAllowed
-
-from .allowlist_state import AllowlistState
-from .session import ConsoleSession
+from app.core.security.state import AllowlistState
+from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist

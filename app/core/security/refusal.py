@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.api.errors import ApiError, IpNotAllowed
+from app.core.security.checks import index_of
 from app.netrules import Address, EntryError, parse_address
 from app.netrules.policy import ListAnswer, Verdict, answer, verdict
-
-from .allowlist_checks import index_of
 
 if TYPE_CHECKING:  # pydantic and httpx load with the client, after the window shows
     from app.api.admin import Allowlist

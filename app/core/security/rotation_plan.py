@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from app.fileio import write_atomically
+from app.common.fileio import write_atomically
 from app.netrules import EntryError, canonical, parse_address, parse_entry
 
 log = logging.getLogger(__name__)

@@ -23,14 +23,12 @@ from app.api.errors import (
     TimedOut,
     Unauthorized,
 )
-from app.jsonschema_check import schema_problem
-
-from .reasoning import is_reasoning_model
+from app.common.jsonschema_check import schema_problem
+from app.core.playground.reasoning import is_reasoning_model
 
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
     from app.api.wire import OutputItem, Response
-
-    from .refusal import Refusal
+    from app.core.security.refusal import Refusal
 
 
 class TurnStatus(StrEnum):

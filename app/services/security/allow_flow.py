@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from .allowlist import AllowlistService
-from .turns import Turn
+from app.core.playground.turns import Turn
+from app.services.security.allowlist import AllowlistService
 
 
 class AllowAfterRefusal(QObject):

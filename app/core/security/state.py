@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.core.security import checks
 from app.netrules import EntryError, parse_address
 from app.netrules.index import EntryIndex
 from app.netrules.policy import answer, never_admitted
-
-from . import allowlist_checks as checks
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist, Entry, Project

@@ -12,8 +12,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from .compare import sent_options
-from .conversation_store import (
+from app.core.playground.compare import sent_options
+from app.core.playground.conversation_store import (
     Conversation,
     ConversationStore,
     ConversationSummary,
@@ -22,9 +22,9 @@ from .conversation_store import (
     as_markdown,
     title_from,
 )
-from .messages import MessageBus
-from .playground import PlaygroundService
-from .turns import Turn, TurnStatus
+from app.core.playground.turns import Turn, TurnStatus
+from app.services.playground.service import PlaygroundService
+from app.services.session.messages import MessageBus
 
 log = logging.getLogger(__name__)
 FILE_NAME = "conversations.sqlite3"

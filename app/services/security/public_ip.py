@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from .session import ConnectionState, ConsoleSession
+from app.services.session.session import ConnectionState, ConsoleSession
 
 DEFAULT_IPV4 = ("https://api.ipify.org", "https://ipv4.icanhazip.com")
 DEFAULT_IPV6 = ("https://api6.ipify.org", "https://ipv6.icanhazip.com")

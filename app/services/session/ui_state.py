@@ -9,8 +9,8 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from .reasoning import REASONING_EFFORTS
-from .saved_values import saved_number
+from app.core.playground.reasoning import REASONING_EFFORTS
+from app.core.saved_values import saved_number
 
 SCHEMA_TEXT_LIMIT = 100_000  # a schema typed by a person; anything longer in the file is not theirs
 

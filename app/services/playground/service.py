@@ -11,9 +11,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
     from app.api.wire import UrlCitation
 
-from .session import ConsoleSession
-from .turn_runner import TurnRun, report_connection
-from .turns import (
+from app.core.playground.turn_runner import TurnRun, report_connection
+from app.core.playground.turns import (
     Attachment,
     ErrorKind,
     Figures,
@@ -23,6 +22,7 @@ from .turns import (
     build_request,
     redacted_body,
 )
+from app.services.session.session import ConsoleSession
 
 __all__ = [
     "Attachment",
@@ -157,7 +157,7 @@ class PlaygroundService(QObject):
 
     async def _find_refusal(self, index: int, turn: Turn) -> None:
         """Which list refused the turn, read through the Admin API; the view shows it when it is known."""
-        from .refusal import find_refusal
+        from app.core.security.refusal import find_refusal
 
         client, profile = self.session.client, self.session.profile
         if client is None:

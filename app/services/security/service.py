@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject
 
-from .allowlist import AllowlistService
-from .history import ChangeHistory
-from .public_ip import PublicIpService
-from .rotation import RotationService
-from .session import ConsoleSession
+from app.services.security.allowlist import AllowlistService
+from app.services.security.history import ChangeHistory
+from app.services.security.public_ip import PublicIpService
+from app.services.security.rotation import RotationService
+from app.services.session.session import ConsoleSession
 
 
 @dataclass(frozen=True)
