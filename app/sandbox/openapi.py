@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import models_json_schema
 
 from .config import SandboxConfig
-from .contract import CreateResponse, EntryCreate, ListPatch
+from .contract import CreateResponse, EntryCreate, Includable, ListPatch
+from .contract_state import ConversationCreate, ConversationUpdate, InputTokensRequest, ItemsAdd
 
 
 class Answer(BaseModel):
@@ -66,7 +67,7 @@ class ResponseObject(Answer):
     id: str
     object: Literal["response"]
     created_at: int
-    status: Literal["completed", "incomplete", "failed", "in_progress"]
+    status: Literal["completed", "incomplete", "failed", "in_progress", "queued", "cancelled"]
     model: str
     output: list[OutputItem]
     previous_response_id: str | None = None
@@ -87,6 +88,24 @@ class ItemList(Answer):
     has_more: bool
 
 
+class Conversation(Answer):
+    id: str
+    object: Literal["conversation"]
+    created_at: int
+    metadata: dict[str, str]
+
+
+class ConversationDeleted(Answer):
+    id: str
+    object: Literal["conversation.deleted"]
+    deleted: Literal[True]
+
+
+class InputTokens(Answer):
+    object: Literal["response.input_tokens"]
+    input_tokens: int
+
+
 class Listing(Answer):
     object: Literal["list"]
     data: list[dict[str, Any]]
@@ -104,6 +123,13 @@ _MODELS: list[type[BaseModel]] = [
     ResponseDeleted,
     ItemList,
     Listing,
+    ConversationCreate,
+    ConversationUpdate,
+    ItemsAdd,
+    InputTokensRequest,
+    Conversation,
+    ConversationDeleted,
+    InputTokens,
 ]
 
 
@@ -164,29 +190,75 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
     }
 
 
-def _response_paths() -> dict[str, Any]:
-    created = _json("ResponseObject", "a response, or an event stream")
+def _streamed(name: str, description: str) -> dict[str, Any]:
+    """A JSON answer that is an event stream instead when the request asks for one."""
+    answer = _json(name, description)
     fields = {"event": {"type": "string"}, "data": {"type": "string", "contentMediaType": "application/json"}}
     event = {"type": "object", "required": ["event", "data"], "properties": fields}
-    created["content"]["text/event-stream"] = {"schema": event}
+    answer["content"]["text/event-stream"] = {"schema": event}
+    return answer
+
+
+_INCLUDE = {
+    "name": "include[]",
+    "in": "query",
+    "style": "form",
+    "explode": True,
+    "schema": {"type": "array", "items": {"enum": list(get_args(Includable))}},
+}
+
+
+def _response_paths() -> dict[str, Any]:
+    created = _streamed("ResponseObject", "a response, or an event stream")
     items_query = [
         {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
         {"name": "order", "in": "query", "schema": {"enum": ["asc", "desc"]}},
         {"name": "include[]", "in": "query", "schema": {"type": "string"}},
     ]
+    retrieve_query = [
+        {"name": "stream", "in": "query", "schema": {"enum": ["true", "false"]}},
+        {"name": "starting_after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+        {"name": "include_obfuscation", "in": "query", "schema": {"enum": ["true", "false"]}},
+        _INCLUDE,
+    ]
     one = [_path("response_id")]
     return {
         "/v1/responses": {
             "post": {
                 "requestBody": _body("CreateResponse"),
-                "responses": {"200": created, **_answers("400", "Error", 401, 403, 413, 429)},
+                "responses": {"200": created, **_answers("400", "Error", 401, 403, 404, 413, 429)},
+            }
+        },
+        "/v1/responses/input_tokens": {
+            "post": {
+                "requestBody": _body("InputTokensRequest"),
+                "responses": _answers("200", "InputTokens", 400, 401, 403, 404, 413, 429),
+            }
+        },
+        "/v1/responses/compact": {
+            "post": {
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "responses": _answers("400", "Error", 401, 403, 413, 429),
             }
         },
         "/v1/responses/{response_id}": {
             "parameters": one,
-            "get": {"responses": _answers("200", "ResponseObject", 401, 403, 404, 429)},
+            "get": {
+                "parameters": retrieve_query,
+                "responses": {
+                    "200": _streamed("ResponseObject", "the response, or a background run's events"),
+                    **_answers("400", "Error", 401, 403, 404, 429),
+                },
+            },
             "delete": {"responses": _answers("200", "ResponseDeleted", 401, 403, 404, 429)},
+        },
+        "/v1/responses/{response_id}/cancel": {
+            "parameters": one,
+            "post": {"responses": _answers("200", "ResponseObject", 400, 401, 403, 404, 429)},
         },
         "/v1/responses/{response_id}/input_items": {
             "parameters": one,
@@ -198,12 +270,55 @@ def _response_paths() -> dict[str, Any]:
     }
 
 
+def _conversation_paths() -> dict[str, Any]:
+    one = [_path("conversation_id")]
+    errors = (400, 401, 403, 404, 413, 429)
+    items_query = [
+        {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1}},
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+        {"name": "order", "in": "query", "schema": {"enum": ["asc", "desc"]}},
+        _INCLUDE,
+    ]
+    return {
+        "/v1/conversations": {
+            "post": {
+                "requestBody": _body("ConversationCreate"),
+                "responses": _answers("200", "Conversation", 400, 401, 403, 413, 429),
+            }
+        },
+        "/v1/conversations/{conversation_id}": {
+            "parameters": one,
+            "get": {"responses": _answers("200", "Conversation", 401, 403, 404, 429)},
+            "post": {
+                "requestBody": _body("ConversationUpdate"),
+                "responses": _answers("200", "Conversation", *errors),
+            },
+            "delete": {"responses": _answers("200", "ConversationDeleted", 401, 403, 404, 429)},
+        },
+        "/v1/conversations/{conversation_id}/items": {
+            "parameters": one,
+            "get": {"parameters": items_query, "responses": _answers("200", "ItemList", *errors)},
+            "post": {
+                "parameters": [_INCLUDE],
+                "requestBody": _body("ItemsAdd"),
+                "responses": _answers("200", "ItemList", *errors),
+            },
+        },
+        "/v1/conversations/{conversation_id}/items/{item_id}": {
+            "parameters": [*one, _path("item_id")],
+            "get": {"parameters": [_INCLUDE], "responses": _answers("200", "OutputItem", *errors)},
+            "delete": {"responses": _answers("200", "Conversation", 401, 403, 404, 429)},
+        },
+    }
+
+
 def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     org, project = _path("org_id"), _path("project_id")
     paths: dict[str, Any] = {
         "/healthz": {"get": {"security": [], "responses": {"200": {"description": "alive"}}}},
         "/v1/models": {"get": {"responses": _answers("200", "Listing", 401, 403, 429)}},
         **_response_paths(),
+        **_conversation_paths(),
         "/v1/organizations/{org_id}/projects": {
             "parameters": [org],
             "get": {"responses": _answers("200", "Listing", 401, 403, 429)},

@@ -286,3 +286,21 @@ def test_unknown_paths_are_404(sandbox: Sandbox) -> None:
     with sandbox.api() as http:
         response = http.post("/vector_stores", json={})
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+def test_a_tool_round_trip_in_a_conversation(sandbox: Sandbox) -> None:
+    with client(sandbox) as api:
+        conversation = api.conversations.create()
+        first = strict(
+            api.responses.create(
+                model="service-pro", input="Use get_weather", tools=[WEATHER], conversation=conversation.id
+            )
+        )
+        (call,) = calls_of(first)
+        output: Any = {"type": "function_call_output", "call_id": call.call_id, "output": "Fog"}
+        answer = strict(
+            api.responses.create(
+                model="service-pro", input=[output], tools=[WEATHER], conversation=conversation.id
+            )
+        )
+    assert "get_weather returned: “Fog”" in answer.output_text
