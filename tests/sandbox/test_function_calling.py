@@ -243,6 +243,17 @@ def test_stored_items_are_referenced_by_id(sandbox: Sandbox) -> None:
             "computer_call_output",
         ),
         ({"prompt": {"id": "pmpt_1"}}, "prompt", "prompt"),
+        ({"tool_choice": {"type": "file_search"}}, "tool_choice.type", "file_search"),
+        (
+            {
+                "input": [
+                    {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "c", "output": [{"type": "input_image"}]},
+                ]
+            },
+            "input[1].output[0].type",
+            "input_image",
+        ),
         ({"include": ["file_search_call.results"]}, "include[0]", "file_search_call.results"),
         (
             {"tool_choice": {"type": "allowed_tools", "mode": "sometimes", "tools": []}},
