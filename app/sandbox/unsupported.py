@@ -96,13 +96,13 @@ def reasons(model: str) -> bool:
 
 
 def refuse_reasoning(model: str, reasoning: dict[str, Any] | None) -> None:
-    """The service's answer to `reasoning` settings on a model that does not reason."""
-    if reasoning is None or reasons(model):
+    """The service's answer to a reasoning effort on a model that does not reason. A `summary` alone is
+    accepted there (the Codex CLI sends one to every model it has no metadata for): with no reasoning, there
+    is no summary to give."""
+    if reasoning is None or reasons(model) or reasoning.get("effort") is None:
         return
-    for name in ("effort", "summary", "generate_summary"):
-        if reasoning.get(name) is not None:
-            raise bad(
-                f"Unsupported parameter: 'reasoning.{name}' is not supported with this model.",
-                f"reasoning.{name}",
-                "unsupported_parameter",
-            )
+    raise bad(
+        "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+        "reasoning.effort",
+        "unsupported_parameter",
+    )

@@ -315,3 +315,11 @@ def test_a_tool_round_trip_in_a_conversation(sandbox: Sandbox) -> None:
             )
         )
     assert "get_weather returned: “Fog”" in answer.output_text
+
+
+def test_a_reasoning_summary_alone_is_accepted_on_a_model_that_does_not_reason(sandbox: Sandbox) -> None:
+    with client(sandbox) as api:
+        response = strict(
+            api.responses.create(model="service-pro", input="Hi", reasoning={"summary": "auto"})
+        )
+    assert [item.type for item in response.output] == ["message"]
