@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import jsonschema
+import pydantic
 import pytest
 
 openai = pytest.importorskip("openai")
@@ -323,3 +324,16 @@ def test_a_reasoning_summary_alone_is_accepted_on_a_model_that_does_not_reason(s
             api.responses.create(model="service-pro", input="Hi", reasoning={"summary": "auto"})
         )
     assert [item.type for item in response.output] == ["message"]
+
+
+def test_the_clients_parse_helper_reads_a_pydantic_function_tools_arguments(sandbox: Sandbox) -> None:
+    class GetWeather(pydantic.BaseModel):
+        city: str
+        days: int
+
+    with client(sandbox) as api:
+        parsed = api.responses.parse(
+            model="service-pro", input="Use GetWeather", tools=[openai.pydantic_function_tool(GetWeather)]
+        )
+    call = parsed.output[0]
+    assert call.type == "function_call" and isinstance(call.parsed_arguments, GetWeather)
