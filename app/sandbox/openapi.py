@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import models_json_schema
@@ -204,7 +204,7 @@ _INCLUDE = {
     "in": "query",
     "style": "form",
     "explode": True,
-    "schema": {"type": "array", "items": {"enum": list(Includable.__args__)}},
+    "schema": {"type": "array", "items": {"enum": list(get_args(Includable))}},
 }
 
 

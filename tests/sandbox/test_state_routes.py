@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -14,7 +15,7 @@ from openai.types.conversations import Conversation, ConversationDeletedResource
 from openai.types.responses import Response  # noqa: E402
 from openai.types.responses.input_token_count_response import InputTokenCountResponse  # noqa: E402
 
-from tests.conftest import Sandbox  # noqa: E402
+from tests.conftest import LOOPBACK_PROXY, Sandbox, start_sandbox  # noqa: E402
 from tests.sandbox.test_official_client import client, strict, strict_event  # noqa: E402
 
 ITEM: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(ConversationItem)
@@ -164,6 +165,28 @@ def test_background_stream_resumes_live_and_cancel(sandbox_factory: Any) -> None
         assert strict(api.responses.retrieve(running.id)).status == "cancelled"
 
 
+def test_background_runs_after_a_restart(tmp_path: Path) -> None:
+    server = start_sandbox(tmp_path / "data", stream_delay_ms=20, trusted_proxies=LOOPBACK_PROXY)
+    creds = Sandbox(server).creds
+    try:
+        with client(Sandbox(server)) as api:
+            finished = wait_done(
+                api, api.responses.create(model="service-pro", input="Hi", background=True).id
+            )
+            cut = api.responses.create(model="service-pro", input="Write 5000 words", background=True)
+    finally:
+        server.stop()
+    server = start_sandbox(tmp_path / "data", trusted_proxies=LOOPBACK_PROXY)
+    try:
+        with client(Sandbox(server, creds)) as api:
+            assert strict(api.responses.retrieve(cut.id)).status == "failed"
+            replayed = [strict_event(event) for event in api.responses.retrieve(finished.id, stream=True)]
+            assert replayed[-1].type == "response.completed"
+            assert replayed[-1].response.output_text == finished.output_text
+    finally:
+        server.stop()
+
+
 def test_background_refusals(sandbox: Sandbox) -> None:
     with client(sandbox) as api:
         with pytest.raises(openai.BadRequestError) as unstored:
@@ -241,7 +264,5 @@ def test_encrypted_reasoning_round_trips_and_tampering_is_refused(sandbox: Sandb
         assert again.status == "completed"
         item["encrypted_content"] = item["encrypted_content"][:-4] + "AAAA"
         with pytest.raises(openai.BadRequestError) as tampered:
-            api.responses.create(
-                model="service-think", input=[item, {"role": "user", "content": "Go on"}]
-            )
+            api.responses.create(model="service-think", input=[item, {"role": "user", "content": "Go on"}])
         assert tampered.value.body["param"] == "input[0].encrypted_content"  # type: ignore[index]
