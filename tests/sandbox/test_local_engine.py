@@ -129,3 +129,10 @@ def test_two_concurrent_requests_both_answer(client: openai.OpenAI) -> None:
     for thread in threads:
         thread.join(timeout=120)
     assert set(answers) == {"Cats are", "The sun is"} and all(text.strip() for text in answers.values())
+
+
+def test_input_tokens_are_the_models_own_count(client: openai.OpenAI) -> None:
+    params = {"model": "service-pro", "input": "The ocean is", "instructions": "Answer in one word."}
+    counted = client.responses.input_tokens.count(**params)  # type: ignore[arg-type]
+    answered = client.responses.create(max_output_tokens=16, **params)  # type: ignore[arg-type]
+    assert answered.usage is not None and counted.input_tokens == answered.usage.input_tokens
