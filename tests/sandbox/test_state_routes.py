@@ -90,6 +90,42 @@ def test_response_on_a_conversation_sees_and_extends_it(sandbox: Sandbox) -> Non
         assert page.has_more and len(page.data) == 1 and page.data[0].id == second.output[-1].id
 
 
+def test_tool_round_trip_on_a_conversation(sandbox: Sandbox) -> None:
+    tools: list[Any] = [
+        {
+            "type": "function",
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        }
+    ]
+    with client(sandbox) as api:
+        conversation = api.conversations.create()
+        called = strict(
+            api.responses.create(
+                model="service-pro",
+                tools=tools,
+                input="Use get_weather for Paris",
+                conversation=conversation.id,
+            )
+        )
+        call = next(item for item in called.output if item.type == "function_call")
+        output = {"type": "function_call_output", "call_id": call.call_id, "output": "sunny, 21 C"}
+        answer = strict(
+            api.responses.create(
+                model="service-pro", tools=tools, input=[output], conversation=conversation.id
+            )
+        )
+        assert "21" in answer.output_text
+        kinds = [
+            strict_item(item).type for item in api.conversations.items.list(conversation.id, order="asc")
+        ]
+        assert kinds == ["message", "function_call", "function_call_output", "message"]
+
+
 def test_conversation_errors(sandbox: Sandbox) -> None:
     with client(sandbox) as api:
         conversation = api.conversations.create()
