@@ -302,3 +302,15 @@ def test_encrypted_reasoning_round_trips_and_tampering_is_refused(sandbox: Sandb
         with pytest.raises(openai.BadRequestError) as tampered:
             api.responses.create(model="service-think", input=[item, {"role": "user", "content": "Go on"}])
         assert tampered.value.body["param"] == "input[0].encrypted_content"  # type: ignore[index]
+
+
+def test_query_and_count_refusals_name_the_field(sandbox: Sandbox) -> None:
+    with sandbox.api() as http:
+        conversation = http.post("/conversations", json={}).json()["id"]
+        listed = http.get(f"/conversations/{conversation}/items", params={"include[]": "bogus"})
+        assert listed.status_code == 400 and listed.json()["error"]["param"] == "include[]"
+        orphan = {"type": "function_call_output", "call_id": "call_none", "output": "x"}
+        counted = http.post("/responses/input_tokens", json={"input": [orphan]})
+        assert counted.status_code == 400 and counted.json()["error"]["param"] == "input[0].call_id"
+        stream = http.get("/responses/resp_missing", params={"stream": "maybe"})
+        assert stream.status_code == 400 and stream.json()["error"]["param"] == "stream"
