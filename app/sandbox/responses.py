@@ -32,7 +32,7 @@ from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
 from .sealed import Sealer
 from .store import new_id
-from .tool_loop import check_outputs, message_from_json, message_json, resolve_references
+from .tool_loop import check_calls, check_outputs, message_from_json, message_json, resolve_references
 from .validate import bad, parse_json_body, validate_query
 
 
@@ -203,7 +203,11 @@ class ResponsesRoutes:
                     events = builder.citations(step)
                 for event in events:
                     yield event
-        failure = self._check_format(request, builder.text) if not incomplete else None
+        failure = (
+            None
+            if incomplete
+            else self._check_format(request, builder.text) or check_calls(request, builder.calls)
+        )
         used = usage.input_tokens if usage else input_tokens(conversation)
         counted = usage.output_tokens if usage else None
         for event in builder.fail(used, failure) if failure else builder.finish(used, incomplete, counted):

@@ -59,6 +59,10 @@ def refuse_unsupported(body: dict[str, Any]) -> None:
     for name, what in REFUSED_PARAMETERS.items():
         if body.get(name) is not None:
             raise _not_here(f"'{name}' ({what})", name)
+    choice = body.get("tool_choice")
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if isinstance(kind, str) and kind in REFUSED_TOOLS:
+        raise _not_here(f"A tool_choice of the {quote(kind)} tool", "tool_choice.type")
     tools = body.get("tools")
     for index, tool in enumerate(tools if isinstance(tools, list) else []):
         kind = tool.get("type") if isinstance(tool, dict) else None
@@ -76,13 +80,13 @@ def refuse_unsupported(body: dict[str, Any]) -> None:
         if isinstance(kind, str) and kind not in SUPPORTED_ITEMS:
             raise _not_here(f"An input item of type {quote(kind)}", f"input[{index}].type")
         _refuse_parts(item.get("content"), f"input[{index}].content")
-        _refuse_parts(item.get("output"), f"input[{index}].output")
+        _refuse_parts(item.get("output"), f"input[{index}].output", REFUSED_PARTS | {"input_image"})
 
 
-def _refuse_parts(parts: Any, where: str) -> None:
+def _refuse_parts(parts: Any, where: str, refused: frozenset[str] = REFUSED_PARTS) -> None:
     for index, part in enumerate(parts if isinstance(parts, list) else []):
         kind = part.get("type") if isinstance(part, dict) else None
-        if isinstance(kind, str) and kind in REFUSED_PARTS:
+        if isinstance(kind, str) and kind in refused:
             raise _not_here(f"A content part of type {quote(kind)}", f"{where}[{index}].type")
 
 

@@ -15,7 +15,7 @@ openai = pytest.importorskip("openai")
 from openai.types.responses import Response  # noqa: E402
 
 from tests.conftest import Sandbox  # noqa: E402
-from tests.sandbox.test_official_client import client, stream_all, strict, strict_event  # noqa: E402
+from tests.sandbox.test_official_client import ITEMS, client, stream_all, strict, strict_event  # noqa: E402
 
 WEATHER: dict[str, Any] = {
     "type": "function",
@@ -82,9 +82,31 @@ def test_outputs_back_by_previous_response_id_and_as_history(sandbox: Sandbox) -
         replayed = strict(
             api.responses.create(model="service-pro", input=history, tools=[WEATHER], store=False)
         )
+        listed = api.responses.input_items.list(chained.id).data
     for answer in (chained, replayed):
         assert [item.type for item in answer.output] == ["message"]
         assert "get_weather returned: “Sunny, 21 °C”" in answer.output_text
+    (item,) = listed
+    data = item.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
+    assert ITEMS.validate_python(data, strict=True).type == "function_call_output"
+    assert item.id.startswith("fco_") and data["call_id"] == call.call_id
+
+
+def test_a_strict_call_that_does_not_fit_its_schema_fails_the_response(sandbox: Sandbox) -> None:
+    digits = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^[0-9]+$"}}}
+    tool = {"type": "function", "name": "check", "parameters": digits, "strict": True}
+    with client(sandbox) as api:
+        stream = api.responses.create(model="service-pro", input="check", tools=[tool], stream=True)
+        events = [strict_event(event) for event in stream]
+        loose = strict(
+            api.responses.create(model="service-pro", input="check", tools=[{**tool, "strict": False}])
+        )
+    assert (
+        events[-1].type == "response.failed"
+        and "does not fit its parameters" in events[-1].response.error.message
+    )
+    assert events[-2].type == "response.output_item.done" and events[-2].item.status == "incomplete"
+    assert loose.status == "completed" and calls_of(loose)
 
 
 def test_an_output_for_no_call_is_a_clear_400(sandbox: Sandbox) -> None:
@@ -221,6 +243,17 @@ def test_stored_items_are_referenced_by_id(sandbox: Sandbox) -> None:
             "computer_call_output",
         ),
         ({"prompt": {"id": "pmpt_1"}}, "prompt", "prompt"),
+        ({"tool_choice": {"type": "file_search"}}, "tool_choice.type", "file_search"),
+        (
+            {
+                "input": [
+                    {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "c", "output": [{"type": "input_image"}]},
+                ]
+            },
+            "input[1].output[0].type",
+            "input_image",
+        ),
         ({"include": ["file_search_call.results"]}, "include[0]", "file_search_call.results"),
         (
             {"tool_choice": {"type": "allowed_tools", "mode": "sometimes", "tools": []}},
@@ -264,3 +297,21 @@ def test_unknown_paths_are_404(sandbox: Sandbox) -> None:
     with sandbox.api() as http:
         response = http.post("/vector_stores", json={})
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+def test_a_tool_round_trip_in_a_conversation(sandbox: Sandbox) -> None:
+    with client(sandbox) as api:
+        conversation = api.conversations.create()
+        first = strict(
+            api.responses.create(
+                model="service-pro", input="Use get_weather", tools=[WEATHER], conversation=conversation.id
+            )
+        )
+        (call,) = calls_of(first)
+        output: Any = {"type": "function_call_output", "call_id": call.call_id, "output": "Fog"}
+        answer = strict(
+            api.responses.create(
+                model="service-pro", input=[output], tools=[WEATHER], conversation=conversation.id
+            )
+        )
+    assert "get_weather returned: “Fog”" in answer.output_text

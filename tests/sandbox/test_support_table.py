@@ -25,6 +25,10 @@ def _previous(http: httpx.Client) -> str:
     return str(http.post("/responses", json={"model": "service-pro", "input": "First"}).json()["id"])
 
 
+def _conversation(http: httpx.Client) -> str:
+    return str(http.post("/conversations", json={}).json()["id"])
+
+
 # A value of each parameter, as a client would send it (a callable: made on the server first).
 SAMPLES: dict[str, Any] = {
     "model": "service-pro",
@@ -47,7 +51,7 @@ SAMPLES: dict[str, Any] = {
     "store": False,
     "top_logprobs": 2,
     "background": True,
-    "conversation": lambda http: http.post("/conversations", json={}).json()["id"],
+    "conversation": _conversation,
     "metadata": {"k": "v"},
     "user": "user-1",
     "safety_identifier": "safe-1",
