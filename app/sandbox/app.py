@@ -134,6 +134,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
             methods=["DELETE"],
         ),
         Route(org + "/projects", admin.list_projects, methods=["GET"]),
+        Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
     ]
     for base in (org, project):
         routes += [
@@ -141,6 +142,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
             Route(base + "/ip_allowlist", admin.patch_list, methods=["PATCH"]),
             Route(base + "/ip_allowlist/entries", admin.add_entry, methods=["POST"]),
             Route(base + "/ip_allowlist/entries/{entry_id}", admin.delete_entry, methods=["DELETE"]),
+            Route(base + "/ip_allowlist/entries/{entry_id}", admin.update_entry, methods=["PATCH"]),
         ]
 
     async def api_error(_: Request, error: Exception) -> Response:

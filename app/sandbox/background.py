@@ -58,6 +58,7 @@ class BackgroundRun:
         self.builder = builder
         self.events: list[Event] = []
         self.done = False
+        self.cancel_asked = False  # by POST .../cancel; any other cancellation is the server stopping
         self.task: asyncio.Task[None] | None = None
         self._changed = asyncio.Condition()
 
@@ -119,8 +120,14 @@ class BackgroundRuns:
             async with aclosing(self.runner(run.project_id, conversation, builder, engine)) as events:
                 async for event in events:
                     await run.add(event)
-        except asyncio.CancelledError:  # POST .../cancel: no event names it; the stream just ends
-            builder.response["status"] = "cancelled"
+        except asyncio.CancelledError:
+            if builder.response["status"] not in _LIVE:  # cancelled while storing a finished answer
+                raise
+            if not run.cancel_asked:  # the server is stopping: the run is cut short
+                builder.response["status"] = "failed"
+                builder.response["error"] = {"code": "server_error", "message": _CUT_SHORT}
+                raise
+            builder.response["status"] = "cancelled"  # no event names it: the stream just ends
         except Exception as error:  # the engine failed: the run fails, with its reason
             builder.response["status"] = "failed"
             builder.response["error"] = {"code": "server_error", "message": quote(str(error), 500)}
@@ -145,7 +152,9 @@ class BackgroundRuns:
         run = self.live(project_id, response_id)
         if run is not None:
             if run.task is not None and not run.task.done():
-                run.task.cancel()
+                if run.builder.response["status"] in _LIVE:  # an answer already finished is not undone
+                    run.cancel_asked = True
+                    run.task.cancel()
                 await asyncio.wait({run.task})
             if run.builder.response["status"] in _LIVE:  # cancelled before its task took it up
                 run.builder.response["status"] = "cancelled"

@@ -83,7 +83,7 @@ class ResponseBuilder:
         self.request = request
         self.delta_event = delta_event
         self.sealer = sealer
-        self.logprobs: list[dict[str, Any]] = []  # the answer's tokens, when logprobs were asked for
+        self.logprobs: list[dict[str, Any]] = []  # the open message's tokens, when logprobs were asked for
         self.sequence = 0
         self.output: list[dict[str, Any]] = []
         self.message: dict[str, Any] | None = None

@@ -41,7 +41,13 @@ def query(model: type[Model], request: Request) -> Model:
             raise bad(f"'{quote(name)}' is given more than once.", quote(name))
         else:
             values[name] = value
-    return validate(model, values)
+    try:
+        return validate(model, values)
+    except ServiceError as error:  # 'include[][1]' is the second `include[]`: named as the client wrote it
+        if error.param and error.param.startswith("include[]["):
+            error.message = error.message.replace(error.param, "include[]")
+            error.param = "include[]"
+        raise
 
 
 def conversation_id_of(body: Any) -> str | None:

@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from .contract_state import InputTokensRequest
 from .engines.base import Conversation
 from .request import parse_request
+from .tool_loop import check_outputs
 from .validate import bad, parse_json_body, validate
 
 if TYPE_CHECKING:
@@ -42,7 +43,9 @@ class TokenCounting:
         if no_input:
             parsed.messages, parsed.input_items = [], []
         self.routes.check_sealed(parsed)
-        conversation = Conversation(parsed, self.routes.history(project_id, parsed))
+        history = self.routes.history(project_id, parsed)
+        check_outputs(parsed.output_refs, [*history, *parsed.messages])  # as a response would refuse them
+        conversation = Conversation(parsed, history)
         engine = self.routes.state.engine
         count = getattr(engine, "count_input_tokens", None)
         tokens = await count(conversation) if count is not None else input_tokens(conversation)

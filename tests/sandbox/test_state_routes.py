@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -14,7 +15,7 @@ from openai.types.conversations import Conversation, ConversationDeletedResource
 from openai.types.responses import Response  # noqa: E402
 from openai.types.responses.input_token_count_response import InputTokenCountResponse  # noqa: E402
 
-from tests.conftest import Sandbox  # noqa: E402
+from tests.conftest import LOOPBACK_PROXY, Sandbox, start_sandbox  # noqa: E402
 from tests.sandbox.test_official_client import client, strict, strict_event  # noqa: E402
 
 ITEM: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(ConversationItem)
@@ -87,6 +88,42 @@ def test_response_on_a_conversation_sees_and_extends_it(sandbox: Sandbox) -> Non
         assert items[1].id == first.output[-1].id
         page = api.conversations.items.list(conversation.id, limit=1, order="desc")
         assert page.has_more and len(page.data) == 1 and page.data[0].id == second.output[-1].id
+
+
+def test_tool_round_trip_on_a_conversation(sandbox: Sandbox) -> None:
+    tools: list[Any] = [
+        {
+            "type": "function",
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        }
+    ]
+    with client(sandbox) as api:
+        conversation = api.conversations.create()
+        called = strict(
+            api.responses.create(
+                model="service-pro",
+                tools=tools,
+                input="Use get_weather for Paris",
+                conversation=conversation.id,
+            )
+        )
+        call = next(item for item in called.output if item.type == "function_call")
+        output = {"type": "function_call_output", "call_id": call.call_id, "output": "sunny, 21 C"}
+        answer = strict(
+            api.responses.create(
+                model="service-pro", tools=tools, input=[output], conversation=conversation.id
+            )
+        )
+        assert "21" in answer.output_text
+        kinds = [
+            strict_item(item).type for item in api.conversations.items.list(conversation.id, order="asc")
+        ]
+        assert kinds == ["message", "function_call", "function_call_output", "message"]
 
 
 def test_conversation_errors(sandbox: Sandbox) -> None:
@@ -162,6 +199,28 @@ def test_background_stream_resumes_live_and_cancel(sandbox_factory: Any) -> None
         cancelled = strict(api.responses.cancel(running.id))
         assert cancelled.status == "cancelled"
         assert strict(api.responses.retrieve(running.id)).status == "cancelled"
+
+
+def test_background_runs_after_a_restart(tmp_path: Path) -> None:
+    server = start_sandbox(tmp_path / "data", stream_delay_ms=20, trusted_proxies=LOOPBACK_PROXY)
+    creds = Sandbox(server).creds
+    try:
+        with client(Sandbox(server)) as api:
+            finished = wait_done(
+                api, api.responses.create(model="service-pro", input="Hi", background=True).id
+            )
+            cut = api.responses.create(model="service-pro", input="Write 5000 words", background=True)
+    finally:
+        server.stop()
+    server = start_sandbox(tmp_path / "data", trusted_proxies=LOOPBACK_PROXY)
+    try:
+        with client(Sandbox(server, creds)) as api:
+            assert strict(api.responses.retrieve(cut.id)).status == "failed"
+            replayed = [strict_event(event) for event in api.responses.retrieve(finished.id, stream=True)]
+            assert replayed[-1].type == "response.completed"
+            assert replayed[-1].response.output_text == finished.output_text
+    finally:
+        server.stop()
 
 
 def test_background_refusals(sandbox: Sandbox) -> None:
@@ -243,3 +302,15 @@ def test_encrypted_reasoning_round_trips_and_tampering_is_refused(sandbox: Sandb
         with pytest.raises(openai.BadRequestError) as tampered:
             api.responses.create(model="service-think", input=[item, {"role": "user", "content": "Go on"}])
         assert tampered.value.body["param"] == "input[0].encrypted_content"  # type: ignore[index]
+
+
+def test_query_and_count_refusals_name_the_field(sandbox: Sandbox) -> None:
+    with sandbox.api() as http:
+        conversation = http.post("/conversations", json={}).json()["id"]
+        listed = http.get(f"/conversations/{conversation}/items", params={"include[]": "bogus"})
+        assert listed.status_code == 400 and listed.json()["error"]["param"] == "include[]"
+        orphan = {"type": "function_call_output", "call_id": "call_none", "output": "x"}
+        counted = http.post("/responses/input_tokens", json={"input": [orphan]})
+        assert counted.status_code == 400 and counted.json()["error"]["param"] == "input[0].call_id"
+        stream = http.get("/responses/resp_missing", params={"stream": "maybe"})
+        assert stream.status_code == 400 and stream.json()["error"]["param"] == "stream"
