@@ -67,12 +67,15 @@ def echoed_fields(request: ResponseRequest) -> dict[str, Any]:
 
 
 def _tool_json(tool: Any) -> dict[str, Any]:
-    """A tool as the response repeats it; a function tool always with its `strict` and `parameters`."""
+    """A tool as the response repeats it: a function with its description and parameters (null when not
+    given) and `strict` (true unless sent false, the service's default)."""
     data: dict[str, Any] = tool.model_dump(exclude_none=True, by_alias=True)
-    for function in [data] if data["type"] == "function" else data.get("tools", []):
-        function.setdefault("strict", True if data["type"] == "function" else function.get("strict"))
-        function.setdefault("parameters", None)
+    functions = [data] if data["type"] == "function" else data.get("tools", [])
+    for function in functions:
         function.setdefault("description", None)
+        function.setdefault("parameters", None)
+    if data["type"] == "function":
+        data.setdefault("strict", True)
     return data
 
 
