@@ -9,9 +9,11 @@ import secrets
 import time
 from typing import Any
 
-from .engines.base import Citations, Reasoning, Search, TextDelta
+from .engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta, TokenLogprob
 from .request import ResponseRequest
+from .sealed import ReasoningContent, Sealer
 from .store import new_id
+from .tools import CallRecord
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 Event = dict[str, Any]
@@ -35,8 +37,9 @@ def echoed_fields(request: ResponseRequest) -> dict[str, Any]:
     return {
         "previous_response_id": body.previous_response_id,
         "instructions": body.instructions,
-        "tools": [tool.model_dump(exclude_none=True) for tool in body.tools],
+        "tools": [_tool_json(tool) for tool in body.tools],
         "tool_choice": choice if isinstance(choice, str) else choice.model_dump(),
+        "client_metadata": body.client_metadata,
         "text": text,
         "temperature": request.temperature if request.temperature is not None else 1.0,
         "top_p": request.top_p if request.top_p is not None else 1.0,
@@ -63,22 +66,41 @@ def echoed_fields(request: ResponseRequest) -> dict[str, Any]:
     }
 
 
+def _tool_json(tool: Any) -> dict[str, Any]:
+    """A tool as the response repeats it: a function with its description and parameters (null when not
+    given) and `strict` (true unless sent false, the service's default)."""
+    data: dict[str, Any] = tool.model_dump(exclude_none=True, by_alias=True)
+    functions = [data] if data["type"] == "function" else data.get("tools", [])
+    for function in functions:
+        function.setdefault("description", None)
+        function.setdefault("parameters", None)
+    if data["type"] == "function":
+        data.setdefault("strict", True)
+    return data
+
+
 class ResponseBuilder:
     """Accumulates engine steps into the response object, and yields the matching stream events."""
 
-    def __init__(self, request: ResponseRequest, delta_event: str) -> None:
+    def __init__(self, request: ResponseRequest, delta_event: str, sealer: Sealer | None = None) -> None:
         self.request = request
         self.delta_event = delta_event
+        self.sealer = sealer
+        self.logprobs: list[dict[str, Any]] = []  # the open message's tokens, when logprobs were asked for
         self.sequence = 0
         self.output: list[dict[str, Any]] = []
         self.message: dict[str, Any] | None = None
-        self.text = ""
+        self.text = ""  # every message's text, in order
+        self._message_text = ""  # the open message's
+        self.call: dict[str, Any] | None = None  # the open function call item
+        self._call_index: int | None = None
         self.reasoning_tokens = 0
+        self.call_tokens = 0
         self.response: dict[str, Any] = {
             "id": new_id("resp"),
             "object": "response",
             "created_at": int(time.time()),
-            "status": "in_progress",
+            "status": "queued" if request.body.background else "in_progress",
             "model": request.model,
             "output": self.output,
             **echoed_fields(request),
@@ -96,17 +118,28 @@ class ResponseBuilder:
         return dict(_copy(self.response))
 
     def start(self) -> list[Event]:
-        return [
+        if self.response["status"] != "queued":
+            return [
+                self.event("response.created", response=self.snapshot()),
+                self.event("response.in_progress", response=self.snapshot()),
+            ]
+        # A background response is created queued, then taken up.
+        events = [
             self.event("response.created", response=self.snapshot()),
-            self.event("response.in_progress", response=self.snapshot()),
+            self.event("response.queued", response=self.snapshot()),
         ]
+        self.response["status"] = "in_progress"
+        return [*events, self.event("response.in_progress", response=self.snapshot())]
 
     def reasoning(self, step: Reasoning) -> list[Event]:
         index = len(self.output)
         item: dict[str, Any] = {"type": "reasoning", "id": new_id("rs"), "summary": []}
         if "reasoning.encrypted_content" in self.request.include:
-            # Not encrypted: the sandbox has no secret to hide; opaque to the client all the same.
-            item["encrypted_content"] = base64.b64encode(step.summary.encode()).decode()
+            # Sealed (sealed.py): it comes back as input, and only this sandbox can open it.
+            content = ReasoningContent(step.text or step.summary, step.tokens)
+            item["encrypted_content"] = (
+                self.sealer.seal(content) if self.sealer else base64.b64encode(content.text.encode()).decode()
+            )
         self.reasoning_tokens += step.tokens
         events = [self.event("response.output_item.added", output_index=index, item=_copy(item))]
         self.output.append(item)
@@ -171,22 +204,81 @@ class ResponseBuilder:
         return events
 
     def delta(self, step: TextDelta) -> list[Event]:
-        events = self._open_message() if self.message is None else []
+        events = self._close_call("completed")
+        events += self._open_message() if self.message is None else []
         assert self.message is not None
         self.text += step.text
+        self._message_text += step.text
         extra = {"obfuscation": secrets.token_urlsafe(8)} if self.request.obfuscate else {}
+        self.logprobs += [_part_logprob(token) for token in step.logprobs]
         events.append(
             self.event(
                 self.delta_event,
                 item_id=self.message["id"],
-                output_index=len(self.output) - 1,
+                output_index=self.output.index(self.message),
                 content_index=0,
                 delta=step.text,
-                logprobs=[],
+                logprobs=[_event_logprob(token) for token in step.logprobs],
                 **extra,
             )
         )
         return events
+
+    def function_call(self, step: FunctionCallDelta) -> list[Event]:
+        """A call's first piece opens its item (closing the message or call before it); each piece is a delta."""
+        events: list[Event] = []
+        if self.call is None or step.index != self._call_index:
+            events += self._close_call("completed")
+            if self.message is not None:
+                events += self._close_message("completed")
+            self.call = {
+                "type": "function_call",
+                "id": new_id("fc"),
+                "call_id": new_id("call"),
+                "name": step.name,
+                "arguments": "",
+                "status": "in_progress",
+            }
+            if step.namespace:
+                self.call["namespace"] = step.namespace
+            self._call_index = step.index
+            events.append(
+                self.event("response.output_item.added", output_index=len(self.output), item=_copy(self.call))
+            )
+            self.output.append(self.call)
+        if step.arguments:
+            self.call["arguments"] += step.arguments
+            self.call_tokens += count_tokens(step.arguments)
+            events.append(
+                self.event(
+                    "response.function_call_arguments.delta",
+                    item_id=self.call["id"],
+                    output_index=self.output.index(self.call),
+                    delta=step.arguments,
+                )
+            )
+        return events
+
+    def _close_call(self, status: str) -> list[Event]:
+        if self.call is None:
+            return []
+        call, self.call = self.call, None
+        call["status"] = status
+        index = self.output.index(call)
+        common = {"item_id": call["id"], "output_index": index}
+        return [
+            self.event("response.function_call_arguments.done", **common, arguments=call["arguments"]),
+            self.event("response.output_item.done", output_index=index, item=_copy(call)),
+        ]
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """The function calls of this answer, for the stored history."""
+        return [
+            CallRecord(item["call_id"], item["name"], item["arguments"], item.get("namespace"))
+            for item in self.output
+            if item["type"] == "function_call"
+        ]
 
     def citations(self, step: Citations) -> list[Event]:
         if self.message is None:
@@ -205,7 +297,7 @@ class ResponseBuilder:
                 self.event(
                     "response.output_text.annotation.added",
                     item_id=self.message["id"],
-                    output_index=len(self.output) - 1,
+                    output_index=self.output.index(self.message),
                     content_index=0,
                     annotation_index=len(part["annotations"]),
                     annotation=annotation,
@@ -218,22 +310,25 @@ class ResponseBuilder:
         """output_text.done, content_part.done and output_item.done: every item opened is closed."""
         events = [] if self.message is not None else self._open_message()
         assert self.message is not None
-        part = self.message["content"][0]
-        part["text"] = self.text
-        self.message["status"] = status
-        index = self.output.index(self.message)
-        common = {"item_id": self.message["id"], "output_index": index, "content_index": 0}
+        message, text, logprobs = self.message, self._message_text, self.logprobs
+        self.message, self._message_text, self.logprobs = None, "", []
+        part = message["content"][0]
+        part["text"] = text
+        part["logprobs"] = logprobs
+        message["status"] = status
+        index = self.output.index(message)
+        common = {"item_id": message["id"], "output_index": index, "content_index": 0}
         return [
             *events,
-            self.event("response.output_text.done", **common, text=self.text, logprobs=[]),
+            self.event("response.output_text.done", **common, text=text, logprobs=_strip(logprobs)),
             self.event("response.content_part.done", **common, part=_copy(part)),
-            self.event("response.output_item.done", output_index=index, item=_copy(self.message)),
+            self.event("response.output_item.done", output_index=index, item=_copy(message)),
         ]
 
     def _usage(self, input_tokens: int, output_tokens: int | None = None) -> dict[str, Any]:
         """`output_tokens`: the engine's real count when it has a tokenizer; otherwise an estimate."""
         if output_tokens is None:
-            output_tokens = count_tokens(self.text) + self.reasoning_tokens
+            output_tokens = count_tokens(self.text) + self.reasoning_tokens + self.call_tokens
         return {
             "input_tokens": input_tokens,
             "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
@@ -243,7 +338,10 @@ class ResponseBuilder:
         }
 
     def finish(self, input_tokens: int, incomplete: bool, output_tokens: int | None = None) -> list[Event]:
-        events = self._close_message("incomplete" if incomplete else "completed")
+        status = "incomplete" if incomplete else "completed"
+        events = self._close_call(status)
+        if self.message is not None or not any(item["type"] == "function_call" for item in self.output):
+            events += self._close_message(status)  # an answer of calls alone has no empty message
         self.response["usage"] = self._usage(input_tokens, output_tokens)
         if incomplete:
             self.response["status"] = "incomplete"
@@ -257,10 +355,41 @@ class ResponseBuilder:
 
     def fail(self, input_tokens: int, message: str) -> list[Event]:
         """The answer broke its promised format: close what was opened, then `response.failed`."""
-        events = self._close_message("incomplete")
+        events = self._close_call("incomplete") + self._close_message("incomplete")
         self.response["usage"] = self._usage(input_tokens)
         self.response["status"] = "failed"
         # The client's types allow a fixed list of codes; "server_error" is the one that fits a model fault.
         self.response["error"] = {"code": "server_error", "message": message}
         events.append(self.event("response.failed", response=self.snapshot()))
         return events
+
+
+def _event_logprob(token: TokenLogprob) -> dict[str, Any]:
+    """A token's logprob as a delta event carries it (no bytes)."""
+    top = [{"token": text, "logprob": logprob} for text, logprob in token.top]
+    return {"token": token.token, "logprob": token.logprob, "top_logprobs": top}
+
+
+def _part_logprob(token: TokenLogprob) -> dict[str, Any]:
+    """A token's logprob as the finished output_text part carries it (with each token's UTF-8 bytes)."""
+    top = [{"token": text, "bytes": list(text.encode()), "logprob": lp} for text, lp in token.top]
+    return {
+        "token": token.token,
+        "bytes": list(token.token.encode()),
+        "logprob": token.logprob,
+        "top_logprobs": top,
+    }
+
+
+def _strip(logprobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The part's logprobs without bytes, as the done event carries them."""
+    return [
+        {
+            "token": lp["token"],
+            "logprob": lp["logprob"],
+            "top_logprobs": [
+                {"token": top["token"], "logprob": top["logprob"]} for top in lp["top_logprobs"]
+            ],
+        }
+        for lp in logprobs
+    ]

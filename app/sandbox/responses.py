@@ -13,13 +13,26 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.common.jsonschema_check import mismatches
 
+from .background import BackgroundRuns, check_background
 from .builder import Event, ResponseBuilder, count_tokens
-from .contract import ItemsQuery
-from .engines.base import Conversation, Engine, Reasoning, Search, TextDelta, Usage
-from .errors import ServiceError, quote
+from .contract import ItemsQuery, ReasoningItem
+from .conversations import ConversationRoutes, conversation_id_of
+from .engines.base import (
+    Conversation,
+    Engine,
+    FunctionCallDelta,
+    Incomplete,
+    Reasoning,
+    Search,
+    TextDelta,
+    Usage,
+)
+from .errors import ServiceError, one_line, quote
 from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
+from .sealed import Sealer
 from .store import new_id
+from .tool_loop import check_calls, check_outputs, message_from_json, message_json, resolve_references
 from .validate import bad, parse_json_body, validate_query
 
 
@@ -35,11 +48,11 @@ def project_of(request: Request) -> str:
 
 
 def history_items(messages: list[Message]) -> list[dict[str, Any]]:
-    return [{"role": message.role, "content": message.parts} for message in messages]
+    return [message_json(message) for message in messages]
 
 
 def messages_from_history(items: list[dict[str, Any]]) -> list[Message]:
-    return [Message(item["role"], item["content"]) for item in items]
+    return [message_from_json(item) for item in items]
 
 
 def fit_context(conversation: Conversation, window: int) -> Conversation:
@@ -64,6 +77,7 @@ def input_tokens(conversation: Conversation) -> int:
     total = count_tokens(conversation.request.instructions or "")
     for message in conversation.messages:
         total += 4 + count_tokens(message.text()) + sum(image.tokens() for image in message.images)
+        total += sum(count_tokens(call.name) + count_tokens(call.arguments) for call in message.calls)
     return total
 
 
@@ -81,28 +95,57 @@ def _stored(history: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 class ResponsesRoutes:
     def __init__(self, app_state: Any) -> None:
         self.state = app_state
+        self.sealer = Sealer.for_store(app_state.store)
+        self.conversations = ConversationRoutes(app_state)
+        self.background = BackgroundRuns(app_state.store, self._run)
+
+    def history(self, project_id: str, parsed: ResponseRequest) -> list[Message]:
+        """The earlier turns: of the conversation, or of the previous response (never both: a 400)."""
+        of_conversation = self.conversations.history(project_id, parsed)
+        if of_conversation is not None:
+            return of_conversation[1]
+        if not parsed.previous_response_id:
+            return []
+        stored = self.state.store.load_response(project_id, parsed.previous_response_id)
+        if stored is None:
+            raise bad(
+                f"Previous response with id '{quote(parsed.previous_response_id)}' not found.",
+                "previous_response_id",
+                "previous_response_not_found",
+            )
+        return messages_from_history(_stored(stored[1])[0])
+
+    def check_sealed(self, parsed: ResponseRequest) -> None:
+        """Reasoning items sent back must carry content this sandbox sealed, unchanged."""
+        items = parsed.body.input if isinstance(parsed.body.input, list) else []
+        for index, item in enumerate(items):
+            if isinstance(item, ReasoningItem) and item.encrypted_content is not None:
+                if self.sealer.open(item.encrypted_content) is None:
+                    raise bad(
+                        "The reasoning item's encrypted_content was not made by this sandbox, or was "
+                        "changed: send it back exactly as it came, or leave the item out.",
+                        f"input[{index}].encrypted_content",
+                        "invalid_encrypted_content",
+                    )
 
     async def create(self, request: Request) -> Response:
         project_id = project_of(request)
         body = parse_json_body(await request.body())
         config = self.state.config
+        resolve_references(self.state.store, project_id, body)
         parsed = parse_request(body, config.models, config.max_image_bytes)
+        check_background(parsed)
+        self.check_sealed(parsed)
         engine: Engine = self.state.engine
         prepare = getattr(engine, "prepare", None)
         if prepare is not None:  # refusals an engine must make before a stream starts (the local engine)
             await prepare(parsed)
-        history: list[Message] = []
-        if parsed.previous_response_id:
-            stored = self.state.store.load_response(project_id, parsed.previous_response_id)
-            if stored is None:
-                raise bad(
-                    f"Previous response with id '{quote(parsed.previous_response_id)}' not found.",
-                    "previous_response_id",
-                    "previous_response_not_found",
-                )
-            history = messages_from_history(_stored(stored[1])[0])
+        history = self.history(project_id, parsed)
+        check_outputs(parsed.output_refs, [*history, *parsed.messages])
         conversation = fit_context(Conversation(parsed, history), config.context_window)
-        builder = ResponseBuilder(parsed, config.delta_event_type)
+        builder = ResponseBuilder(parsed, config.delta_event_type, self.sealer)
+        if parsed.body.background:
+            return await self.background.start(project_id, conversation, builder, engine)
         if parsed.stream:
             return StreamingResponse(
                 self._stream(project_id, conversation, builder, engine),
@@ -119,8 +162,12 @@ class ResponsesRoutes:
         request = conversation.request
         for event in builder.start():
             yield event
-        # An engine with a tokenizer stops at max_output_tokens itself; others are held to it by an estimate.
-        budget = None if getattr(engine, "counts_tokens", False) else request.max_output_tokens
+        # An engine with a tokenizer, or one whose source does (upstream), stops at max_output_tokens itself;
+        # others are held to it by an estimate.
+        own_limit = getattr(engine, "counts_tokens", False) or getattr(engine, "limits_output", False)
+        budget = None if own_limit else request.max_output_tokens
+        call_limit = request.tools.call_limit
+        calls_made: set[int] = set()
         incomplete = False
         text_tokens = 0  # a running count: re-counting the whole text per delta was quadratic
         usage: Usage | None = None  # real counts from the engine, when it has a tokenizer
@@ -137,14 +184,30 @@ class ResponsesRoutes:
                         break
                     text_tokens += step_tokens
                     events = builder.delta(step)
+                elif isinstance(step, FunctionCallDelta):
+                    if (
+                        step.index not in calls_made
+                        and call_limit is not None
+                        and len(calls_made) >= call_limit
+                    ):
+                        continue  # past parallel_tool_calls: false or max_tool_calls: the call is not made
+                    calls_made.add(step.index)
+                    events = builder.function_call(step)
                 elif isinstance(step, Usage):
                     usage, incomplete = step, step.incomplete
+                    continue
+                elif isinstance(step, Incomplete):
+                    incomplete = True
                     continue
                 else:
                     events = builder.citations(step)
                 for event in events:
                     yield event
-        failure = self._check_format(request, builder.text) if not incomplete else None
+        failure = (
+            None
+            if incomplete
+            else self._check_format(request, builder.text) or check_calls(request, builder.calls)
+        )
         used = usage.input_tokens if usage else input_tokens(conversation)
         counted = usage.output_tokens if usage else None
         for event in builder.fail(used, failure) if failure else builder.finish(used, incomplete, counted):
@@ -152,9 +215,16 @@ class ResponsesRoutes:
         self.state.count_tokens(project_id, builder.response["usage"]["total_tokens"])
         if request.store and not failure:
             history = history_items(conversation.messages)
-            history.append({"role": "assistant", "content": [{"type": "output_text", "text": builder.text}]})
+            answer = Message(
+                "assistant", [{"type": "output_text", "text": builder.text}], calls=builder.calls
+            )
+            history.append(message_json(answer))
             saved = {"history": history, "input_items": request.input_items}
-            await self.state.store.save_response_async(project_id, builder.response, saved)
+            items = [*request.input_items, *builder.response["output"]]
+            await self.state.store.save_response_async(project_id, builder.response, saved, items)
+        conversation_id = conversation_id_of(request.body)
+        if conversation_id is not None and not failure:
+            await self.conversations.append_turn(conversation_id, request, builder.response)
 
     @staticmethod
     def _check_format(request: ResponseRequest, text: str) -> str | None:
@@ -186,12 +256,10 @@ class ResponsesRoutes:
                     # disconnect, Starlette cancels this writer here, and aclosing stops the engine.
                     await asyncio.sleep(0)
         except Exception as error:  # a failure after the stream began is an `error` event, then the end
-            event = builder.event(
-                "error",
-                code="server_error",
-                message=f"The stream failed: {quote(str(error), 200)}",
-                param=None,
-            )
+            # A ServiceError (the upstream's failure, say) keeps its code and whole reason, on one line.
+            code = error.code if isinstance(error, ServiceError) and error.code else "server_error"
+            reason = one_line(error.message if isinstance(error, ServiceError) else str(error))
+            event = builder.event("error", code=code, message=f"The stream failed: {reason}", param=None)
             yield f"event: error\ndata: {json.dumps(event)}\n\n".encode()
 
     def _load(self, request: Request) -> tuple[str, str, tuple[dict[str, Any], Any]]:
@@ -205,6 +273,14 @@ class ResponsesRoutes:
 
     async def retrieve(self, request: Request) -> Response:
         return JSONResponse(self._load(request)[2][0])
+
+    async def retrieve_or_stream(self, request: Request) -> Response:
+        """A background run's live object or its events (`?stream=true`), else the stored response."""
+        return await self.background.retrieve(request, self.retrieve)
+
+    async def cancel(self, request: Request) -> Response:
+        response_id = request.path_params["response_id"]
+        return JSONResponse(await self.background.cancel(project_of(request), response_id))
 
     async def delete(self, request: Request) -> Response:
         project_id, response_id, _ = self._load(request)

@@ -60,7 +60,17 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE TABLE IF NOT EXISTS responses (
   id TEXT PRIMARY KEY, project_id TEXT NOT NULL, body TEXT NOT NULL, history TEXT NOT NULL,
   created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+  id TEXT NOT NULL, project_id TEXT NOT NULL, item TEXT NOT NULL, PRIMARY KEY (project_id, id));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS response_events (
+  response_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, events TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS conversations (
+  id TEXT PRIMARY KEY, project_id TEXT NOT NULL, metadata TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS conversation_items (
+  conversation_id TEXT NOT NULL, position INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (conversation_id, position), UNIQUE (conversation_id, id));
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
 # Columns added after the first release: a store made before them gets them on open.
@@ -642,24 +652,63 @@ class Store:
             )
             return [{"object": "project", **dict(row)} for row in rows]
 
+    # -- for the modules that keep their own tables (conversation_store.py, background.py) ------------
+
+    def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read on the reading connection (one at a time; SQLite reads are short)."""
+        with self._lock:
+            return work(self._db)
+
+    async def write_async(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a write on the writer thread; resolves once it is on disk."""
+        return await self._run_async(work)
+
+    def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Waits for the disk: on the server's event loop use write_async."""
+        return self._run(work)
+
     # -- responses --------------------------------------------------------------------------------
 
     def _save_response(
-        self, project_id: str, body: dict[str, Any], history: Any
+        self, project_id: str, body: dict[str, Any], history: Any, items: list[dict[str, Any]] | None = None
     ) -> Callable[[sqlite3.Connection], None]:
         row = (body["id"], project_id, json.dumps(body), json.dumps(history), body["created_at"])
+        item_rows = [(item["id"], project_id, json.dumps(item)) for item in items or [] if "id" in item]
 
         def work(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO responses VALUES (?, ?, ?, ?, ?)", row)
+            # An upsert: a background response is written when queued, then again when it ends.
+            db.execute(
+                "INSERT INTO responses VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE "
+                "SET body = excluded.body, history = excluded.history",
+                row,
+            )
+            db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?, ?)", item_rows)
 
         return work
 
-    def save_response(self, project_id: str, body: dict[str, Any], history: Any) -> None:
-        """Waits for the disk: on the server's event loop use save_response_async."""
-        self._run(self._save_response(project_id, body, history))
+    def save_response(
+        self, project_id: str, body: dict[str, Any], history: Any, items: list[dict[str, Any]] | None = None
+    ) -> None:
+        """Waits for the disk: on the server's event loop use save_response_async. `items`: the turn's input
+        and output items, kept by id for `item_reference` inputs."""
+        self._run(self._save_response(project_id, body, history, items))
 
-    async def save_response_async(self, project_id: str, body: dict[str, Any], history: Any) -> None:
-        await self._run_async(self._save_response(project_id, body, history))
+    async def save_response_async(
+        self, project_id: str, body: dict[str, Any], history: Any, items: list[dict[str, Any]] | None = None
+    ) -> None:
+        await self._run_async(self._save_response(project_id, body, history, items))
+
+    def load_items(self, project_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The stored items of these ids (the ones held; an id not held is simply absent)."""
+        found: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            for item_id in dict.fromkeys(ids):
+                row = self._db.execute(
+                    "SELECT item FROM items WHERE project_id = ? AND id = ?", (project_id, item_id)
+                ).fetchone()
+                if row is not None:
+                    found[item_id] = json.loads(row[0])
+        return found
 
     def load_response(self, project_id: str, response_id: str) -> tuple[dict[str, Any], Any] | None:
         with self._lock:
@@ -682,6 +731,8 @@ class Store:
             deleted = db.execute(
                 "DELETE FROM responses WHERE id = ? AND project_id = ?", (response_id, project_id)
             ).rowcount
+            if deleted:  # a background response's kept events go with it
+                db.execute("DELETE FROM response_events WHERE response_id = ?", (response_id,))
             return bool(deleted)
 
         return work

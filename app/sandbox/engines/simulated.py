@@ -12,8 +12,20 @@ import re
 from collections.abc import AsyncGenerator
 
 from . import search as web
-from .base import Citation, Citations, Conversation, Reasoning, Search, SearchResult, Step, TextDelta
+from .base import (
+    Citation,
+    Citations,
+    Conversation,
+    FunctionCallDelta,
+    Reasoning,
+    Search,
+    SearchResult,
+    Step,
+    TextDelta,
+)
+from .logprobs import simulated_logprobs, top_logprobs_wanted
 from .schema_instance import instance_for
+from .simulated_tools import answer_with_outputs, calls_to_make, outputs_given
 
 _WORDS_ASKED = re.compile(r"\b(\d{1,6})\s+words\b", re.IGNORECASE)
 _FILLER = [
@@ -77,20 +89,33 @@ class SimulatedEngine:
             results = web.search(query)
             yield Search(query, tuple(results))
 
+        calls = calls_to_make(conversation, prompt)
+        for index, (spec, arguments) in enumerate(calls):
+            yield FunctionCallDelta(index, spec.name, "", spec.namespace)
+            for piece in chunk_words(arguments):
+                if self.delay:
+                    await asyncio.sleep(self.delay)
+                yield FunctionCallDelta(index, spec.name, piece, spec.namespace)
+        if calls:
+            return
+
         text_format = request.text_format
-        if text_format["type"] == "json_schema":
+        citations: list[Citation] = []
+        outputs = outputs_given(conversation)
+        if outputs and text_format["type"] == "text":
+            text = answer_with_outputs(outputs)
+        elif text_format["type"] == "json_schema":
             text = json.dumps(instance_for(text_format["schema"], prompt), indent=2, ensure_ascii=False)
-            citations: list[Citation] = []
         elif text_format["type"] == "json_object":
             text = json.dumps({"model": request.model, "simulated": True, "answer": _excerpt(prompt, 200)})
-            citations = []
         else:
             text, citations = self._compose(conversation, prompt, results)
 
+        top = top_logprobs_wanted(request)
         for piece in chunk_words(text):
             if self.delay:
                 await asyncio.sleep(self.delay)
-            yield TextDelta(piece)
+            yield TextDelta(piece, simulated_logprobs(piece, top) if top is not None else ())
         if citations:
             yield Citations(tuple(citations))
 
@@ -111,7 +136,7 @@ class SimulatedEngine:
         if effort in ("minimal", "low") or request.reasoning_summary == "concise":
             summary = f"Asked: “{_excerpt(prompt, 60)}”; a short, direct answer."
         tokens = len(summary.split()) * _EFFORT_FACTOR.get(effort, 4)
-        return Reasoning(summary if request.reasoning_summary else "", tokens=tokens)
+        return Reasoning(summary if request.reasoning_summary else "", tokens=tokens, text=summary)
 
     def _compose(
         self, conversation: Conversation, prompt: str, results: list[SearchResult]
