@@ -193,7 +193,7 @@ def test_a_named_function_is_called_through_llama_cpp(front: Sandbox) -> None:
     assert isinstance(json.loads(calls[0]["arguments"])["city"], str)
 
 
-def test_an_answer_the_liteLLM_proxy_cut_is_incomplete(sandbox_factory, proxy: Peer) -> None:
+def test_an_answer_the_liteLLM_proxy_cut_is_incomplete(sandbox_factory: SandboxFactory, proxy: Peer) -> None:
     front: Sandbox = sandbox_factory(engine="upstream", upstream_url=proxy.base_url, upstream_key=PROXY_KEY)
     with slow_client(front) as client:
         body = {"model": "service-pro", "input": "Tell a long story about the sea.", "max_output_tokens": 16}

@@ -186,7 +186,11 @@ def test_a_call_streams_as_function_call_events(client: openai.OpenAI) -> None:
 
 
 def test_input_tokens_are_the_models_own_count(client: openai.OpenAI) -> None:
-    params = {"model": "service-pro", "input": "The ocean is", "instructions": "Answer in one word."}
-    counted = client.responses.input_tokens.count(**params)  # type: ignore[arg-type]
-    answered = client.responses.create(max_output_tokens=16, **params)  # type: ignore[arg-type]
+    params: dict[str, Any] = {
+        "model": "service-pro",
+        "input": "The ocean is",
+        "instructions": "Answer in one word.",
+    }
+    counted = client.responses.input_tokens.count(**params)
+    answered = client.responses.create(max_output_tokens=16, **params)
     assert answered.usage is not None and counted.input_tokens == answered.usage.input_tokens

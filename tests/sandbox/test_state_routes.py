@@ -12,7 +12,7 @@ import pytest
 
 openai = pytest.importorskip("openai")
 from openai.types.conversations import Conversation, ConversationDeletedResource, ConversationItem  # noqa: E402
-from openai.types.responses import Response  # noqa: E402
+from openai.types.responses import Response, ResponseOutputMessage, ResponseOutputText  # noqa: E402
 from openai.types.responses.input_token_count_response import InputTokenCountResponse  # noqa: E402
 
 from tests.conftest import LOOPBACK_PROXY, Sandbox, start_sandbox  # noqa: E402
@@ -134,8 +134,8 @@ def test_conversation_errors(sandbox: Sandbox) -> None:
             api.responses.create(
                 model="service-pro", input="x", conversation=conversation.id, previous_response_id=earlier.id
             )
-        assert both.value.body["param"] == "conversation"  # type: ignore[index]
-        assert both.value.body["code"] == "mutually_exclusive_parameters"  # type: ignore[index]
+        assert both.value.body["param"] == "conversation"
+        assert both.value.body["code"] == "mutually_exclusive_parameters"
         with pytest.raises(openai.NotFoundError):
             api.responses.create(model="service-pro", input="x", conversation="conv_missing")
         with pytest.raises(openai.NotFoundError):
@@ -149,7 +149,7 @@ def test_conversation_errors(sandbox: Sandbox) -> None:
                     }
                 ]
             )
-        assert bad_image.value.body["param"].startswith("items[0].content[0]")  # type: ignore[index]
+        assert bad_image.value.body["param"].startswith("items[0].content[0]")
         with pytest.raises(openai.BadRequestError):
             api.conversations.items.create(conversation.id, items=[])
         with pytest.raises(openai.BadRequestError):
@@ -227,7 +227,7 @@ def test_background_refusals(sandbox: Sandbox) -> None:
     with client(sandbox) as api:
         with pytest.raises(openai.BadRequestError) as unstored:
             api.responses.create(model="service-pro", input="x", background=True, store=False)
-        assert unstored.value.body["param"] == "store"  # type: ignore[index]
+        assert unstored.value.body["param"] == "store"
         plain = api.responses.create(model="service-pro", input="x")
         with pytest.raises(openai.BadRequestError):
             api.responses.cancel(plain.id)
@@ -255,7 +255,16 @@ def test_input_tokens_counts_as_the_response_does(sandbox: Sandbox) -> None:
         assert chained.input_tokens > counted.input_tokens  # the history alone, answer included
         with pytest.raises(openai.BadRequestError) as compact:
             api.responses.compact(model="service-pro", input="hi")
-        assert compact.value.body["code"] == "unsupported_endpoint"  # type: ignore[index]
+        assert compact.value.body["code"] == "unsupported_endpoint"
+
+
+def answer_text(response: Response) -> ResponseOutputText:
+    """The answer's first text part (the last output item is the message)."""
+    message = response.output[-1]
+    assert isinstance(message, ResponseOutputMessage)
+    part = message.content[0]
+    assert isinstance(part, ResponseOutputText)
+    return part
 
 
 def test_simulated_logprobs_are_real_and_deterministic(sandbox: Sandbox) -> None:
@@ -267,8 +276,8 @@ def test_simulated_logprobs_are_real_and_deterministic(sandbox: Sandbox) -> None
             "top_logprobs": 3,
         }
         one, two = strict(api.responses.create(**params)), strict(api.responses.create(**params))
-        part = one.output[-1].content[0]  # type: ignore[union-attr]
-        assert part.logprobs and part.logprobs == two.output[-1].content[0].logprobs  # type: ignore[union-attr]
+        part, again = answer_text(one), answer_text(two)
+        assert part.logprobs and part.logprobs == again.logprobs
         assert "".join(lp.token for lp in part.logprobs) == one.output_text
         for lp in part.logprobs:
             assert len(lp.top_logprobs) == 3 and lp.top_logprobs[0].token == lp.token
@@ -301,7 +310,7 @@ def test_encrypted_reasoning_round_trips_and_tampering_is_refused(sandbox: Sandb
         item["encrypted_content"] = item["encrypted_content"][:-4] + "AAAA"
         with pytest.raises(openai.BadRequestError) as tampered:
             api.responses.create(model="service-think", input=[item, {"role": "user", "content": "Go on"}])
-        assert tampered.value.body["param"] == "input[0].encrypted_content"  # type: ignore[index]
+        assert tampered.value.body["param"] == "input[0].encrypted_content"
 
 
 def test_query_and_count_refusals_name_the_field(sandbox: Sandbox) -> None:
