@@ -158,6 +158,9 @@ def run_window(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from app.common.private import private_files_from_now_on
+
+    private_files_from_now_on()  # the store, conversations, settings, log and exports: the owner's only
     if argv[:1] == ["sandbox"]:
         from app.sandbox.cli import main as sandbox_main
 

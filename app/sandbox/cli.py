@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+from app.common.private import private_files_from_now_on
 from app.netrules import EntryError, Network, parse_entry
 
 from .config import SandboxConfig
@@ -258,6 +259,7 @@ def dashboard_keys(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    private_files_from_now_on()  # the store and its SQLite companions: the owner's only
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         return serve(args)

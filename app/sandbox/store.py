@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.common.private import private_dir, private_file
 from app.netrules import parse_entry
 
 from .allowlists import Allowlist, Entry
@@ -113,7 +114,8 @@ class Store:
     """One SQLite file: the server and the dashboard each open their own. Thread-safe."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        private_file(path)  # prompts, answers, allowlists and key hashes: the owner's only
         self.path = path
         writer_db = _connect(path)  # the writer thread's own, after this set-up
         writer_db.executescript(SCHEMA)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.api.errors import ApiError, Conflict, StatusError
+from app.common.fileio import write_atomically
 from app.netrules.transfer import (
     FileError,
     ImportPlan,
@@ -57,7 +58,7 @@ def write_file(path: Path, entries: Sequence[Entry], scope: dict[str, Any]) -> i
     rows = [entry.model_dump() for entry in entries]
     text = export_json(rows, scope) if path.suffix.lower() == ".json" else export_csv(rows)
     try:
-        path.write_text(text, encoding="utf-8")
+        write_atomically(path, text)  # a failed export leaves an earlier file whole
     except OSError as error:
         raise TransferError(f"Export: {error.strerror or error} ({path}).") from None
     return len(rows)

@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.common.fileio import write_atomically
 from app.core.playground.compare import sent_options
 from app.core.playground.conversation_store import (
     Conversation,
@@ -103,7 +104,7 @@ class ConversationsService(QObject):
             return False
         text = as_markdown(conversation) if path.suffix.lower() == ".md" else as_json(conversation)
         try:
-            path.write_text(text, encoding="utf-8")
+            write_atomically(path, text)  # private (0600), and a failed export leaves an earlier file whole
         except OSError as error:
             self.bus.error(f"Could not write {path}: {error.strerror or error}.")
             return False
