@@ -61,6 +61,10 @@ def write_file(path: Path, entries: Sequence[Entry], scope: dict[str, Any]) -> i
         write_atomically(path, text)  # a failed export leaves an earlier file whole
     except OSError as error:
         raise TransferError(f"Export: {error.strerror or error} ({path}).") from None
+    except UnicodeEncodeError:  # a description holding half of a surrogate pair, as JSON can spell one
+        raise TransferError(
+            f"Export: an entry holds text that cannot be written as UTF-8 ({path})."
+        ) from None
     return len(rows)
 
 

@@ -108,6 +108,9 @@ class ConversationsService(QObject):
         except OSError as error:
             self.bus.error(f"Could not write {path}: {error.strerror or error}.")
             return False
+        except UnicodeEncodeError:
+            self.bus.error(f"Could not write {path}: the conversation holds text that is not valid UTF-8.")
+            return False
         self.bus.info(f"Exported “{conversation.summary.title}” to {path}.")
         return True
 
