@@ -126,9 +126,12 @@ def run_window(args: argparse.Namespace) -> int:
     outcome = {"code": 0}
 
     async def start() -> None:
-        await session.activate()
-        if args.selftest:
+        if not args.selftest:
+            await session.activate()
+            return
+        try:  # the selftest always ends with its one line, whatever fails (a store that cannot open, say)
             try:
+                await session.activate()
                 figures = await selftest(session)
                 figures = {
                     "start_to_window_s": round(shown - STARTED, 4),
@@ -142,6 +145,7 @@ def run_window(args: argparse.Namespace) -> int:
             except Exception as error:  # the selftest reports any failure as its result
                 report(args, {"ok": False, "error": str(error)})
                 outcome["code"] = 1
+        finally:
             app.quit()
 
     async def shutdown() -> None:

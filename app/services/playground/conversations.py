@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.common.fileio import write_atomically
+from app.common.sqlite_rescue import set_aside_if_damaged
 from app.core.playground.compare import sent_options
 from app.core.playground.conversation_store import (
     Conversation,
@@ -44,6 +45,8 @@ class ConversationsService(QObject):
     def store(self) -> ConversationStore:
         """Opened on first use: the window's first frame does not wait for SQLite."""
         if self._store is None:
+            if (aside := set_aside_if_damaged(self.path)) is not None:
+                self.bus.error(aside.explain("The saved conversations file", "the list starts empty"))
             self._store = ConversationStore(self.path)
         return self._store
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -94,6 +95,10 @@ class ConsoleSession(QObject):
         mints new keys whenever the ones it kept are gone (or were kept for a past session only)."""
         self.sandbox.use_engine(EngineChoice(profile.engine or "simulated", profile.model_file))
         keys = self.sandbox.first_start_keys()
+        if (aside := self.sandbox.set_aside) is not None:
+            self.sandbox.set_aside = None
+            lost = "new keys were made, and its allowlists and stored responses start empty"
+            self.bus.error(aside.explain("The local sandbox's store", lost))
         kept = [self.secrets.get(profile.id, name) for name in ("api_key", "admin_key")]
         if keys is None and not all(key and self.sandbox.knows(key) for key in kept):
             keys = self.sandbox.mint_keys()
@@ -137,7 +142,7 @@ class ConsoleSession(QObject):
         if profile.is_sandbox:
             try:
                 profile = self._prepare_sandbox(profile)
-            except OSError as error:
+            except (OSError, sqlite3.Error) as error:
                 self._set_state(ConnectionState.DOWN, f"The local sandbox could not start: {error}.")
                 return
         old, self.client = self.client, None
