@@ -134,8 +134,15 @@ def parse_event(name: str, data: str, received_at: float) -> StreamEvent | None:
     if kind is ResponseEvent and not isinstance(fields.get("response"), dict):
         raise InvalidResponse(f"The server sent a {type_} event whose response is not an object.")
     try:
-        return kind.model_validate(values)
+        event = kind.model_validate(values)
     except ValidationError as error:
         raise InvalidResponse(
             f"The server sent a {type_} event the console cannot read ({problem(error)})."
         ) from None
+    if isinstance(event, ResponseEvent) and event.is_final:
+        missing = [name for name in ("id", "status") if not getattr(event.response, name)]
+        if missing:  # a final response with no id or status is no answer to keep or chain from
+            raise InvalidResponse(
+                f"The server sent a {type_} event whose response has no {' or '.join(missing)}."
+            )
+    return event

@@ -193,7 +193,7 @@ class FormatJsonObject(Strict):
 
 class FormatJsonSchema(Strict):
     type: Literal["json_schema"]
-    name: str
+    name: str = Field(json_schema_extra={"pattern": "^[A-Za-z0-9_-]{1,64}$"})  # as `_name` checks
     schema_: dict[str, Any] = Field(alias="schema")
     strict: bool | None = False
     description: str | None = None
@@ -324,10 +324,16 @@ class CreateResponse(Strict):
 # --- the Admin API --------------------------------------------------------------------------------------
 
 
+CIDR_SHAPE = r"^[ \t]*([0-9]{1,3}(\.[0-9]{1,3}){3}|[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)(/[0-9]{1,3})?[ \t]*$"
+
+
 class EntryCreate(Strict):
     """The body of `POST .../ip_allowlist/entries`."""
 
-    cidr: str = Field(min_length=1, max_length=100)
+    # The published shape of an entry (digits and dots, or hex and colons, then an optional /prefix; ASCII
+    # spaces around it), so a client reading /openapi.json refuses "0" as the server does. Only in the
+    # document: the server's own check (app.netrules) gives the precise message.
+    cidr: str = Field(min_length=1, max_length=100, json_schema_extra={"pattern": CIDR_SHAPE})
     description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
 
 
