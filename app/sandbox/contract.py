@@ -286,8 +286,8 @@ class CreateResponse(Strict):
     stream_options: StreamOptions | None = None
     max_output_tokens: int | None = Field(default=None, ge=16)
     max_tool_calls: int | None = Field(default=None, ge=0)
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    top_p: float | None = Field(default=None, ge=0, le=1)
+    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)  # NaN: no number
+    top_p: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     truncation: Literal["auto", "disabled"] | None = None
     store: bool | None = True

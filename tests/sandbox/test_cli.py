@@ -120,3 +120,28 @@ def test_the_dashboard_points_at_the_embedded_sandbox_folder(tmp_path: Path) -> 
     with pytest.raises(SystemExit) as stopped:
         main(["allowlist", "show", "--data", str(tmp_path)])
     assert f"use --data {nested}" in str(stopped.value.code)
+
+
+def test_a_missing_model_file_names_the_fix(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.sandbox",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(tmp_path),
+            "--engine",
+            "local",
+            "--model-file",
+            str(tmp_path / "missing.gguf"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "does not exist: give --model-file the path of a GGUF file" in done.stderr
