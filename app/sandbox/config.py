@@ -31,6 +31,8 @@ class SandboxConfig:
     max_body_bytes: int = 25 * 1024 * 1024
     max_image_bytes: int = 20 * 1024 * 1024
     stream_delay_ms: float = 0.0
+    head_timeout: float = 10.0  # seconds a connection has to send a whole request head (slow clients)
+    max_connections: int = 4096  # open at once; beyond it a new connection gets a 503 at once
 
     @property
     def models(self) -> list[str]:

@@ -20,6 +20,7 @@ from app.common.fileio import write_atomically
 
 from .app import SandboxState, create_app
 from .config import SandboxConfig
+from .slow_clients import KEEP_ALIVE, MAX_HEAD_BYTES, guarded_protocol, hold_connections
 from .store import Credentials, Store
 
 
@@ -71,10 +72,13 @@ def base_url(host: str, port: int, tls: bool) -> str:
     return f"{'https' if tls else 'http'}://{shown}:{port}/v1"
 
 
-def uvicorn_config(app: ASGIApp, tls: TlsOptions | None) -> uvicorn.Config:
+def uvicorn_config(
+    app: ASGIApp, tls: TlsOptions | None, config: SandboxConfig | None = None
+) -> uvicorn.Config:
     """uvicorn's own proxy-header handling is off, whatever $FORWARDED_ALLOW_IPS says: it would rewrite the
     client address from X-Forwarded-For before the gateway runs. Only the gateway reads that header, and only
     from --trust-proxy peers (CONTRACT.md)."""
+    limits = config or SandboxConfig(data_dir=Path())
     options: dict[str, Any] = {}
     if tls:
         options = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)}
@@ -88,6 +92,10 @@ def uvicorn_config(app: ASGIApp, tls: TlsOptions | None) -> uvicorn.Config:
         timeout_graceful_shutdown=2,
         proxy_headers=False,
         forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
+        # Slow clients (app/sandbox/slow_clients.py): what uvicorn offers, stated, and what it lacks, added.
+        http=guarded_protocol(limits.head_timeout, limits.max_connections),
+        timeout_keep_alive=KEEP_ALIVE,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         **options,
     )
 
@@ -155,7 +163,8 @@ class SandboxServer:
             self.store.close()
             raise
         self.app = create_app(config, self.store)
-        self._server = _PromptServer(uvicorn_config(self.app, tls))
+        hold_connections(config.max_connections)
+        self._server = _PromptServer(uvicorn_config(self.app, tls, config))
         self._thread: threading.Thread | None = None
 
     @property
