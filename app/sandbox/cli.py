@@ -27,6 +27,16 @@ def _network(text: str) -> Network:
         raise argparse.ArgumentTypeError(error.message) from None
 
 
+def _days(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of days") from None
+    if not days >= 0:  # also NaN
+        raise argparse.ArgumentTypeError(f"'{text}' must be 0 (keep) or more days")
+    return days
+
+
 def _model_pair(text: str) -> tuple[str, str]:
     name, sep, target = text.partition("=")
     if not sep or not name or not target:
@@ -88,6 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--context-window", type=int, default=128_000, help="tokens a request may hold (default 128,000)"
     )
     serve.add_argument("--max-body-mb", type=float, default=25.0)
+    serve.add_argument(
+        "--keep-responses-days",
+        type=_days,
+        default=30.0,
+        help="delete stored responses this many days old (default 30, as the hosted service; 0 keeps them)",
+    )
     serve.add_argument("--tls-cert", type=Path)
     serve.add_argument("--tls-key", type=Path)
     serve.add_argument("--client-ca", type=Path, help="require client certificates signed by this CA")
@@ -147,6 +163,7 @@ def serve(args: argparse.Namespace) -> int:
         context_window=args.context_window,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         stream_delay_ms=args.stream_delay_ms,
+        keep_responses_days=args.keep_responses_days or None,
     )
     if args.engine == "local" and (problem := _local_problem(config)):
         print(f"error: {problem}", file=sys.stderr)

@@ -20,6 +20,7 @@ from app.common.fileio import write_atomically
 
 from .app import SandboxState, create_app
 from .config import SandboxConfig
+from .retention import keep_pruning
 from .slow_clients import KEEP_ALIVE, MAX_HEAD_BYTES, guarded_protocol, hold_connections
 from .store import Credentials, Store
 
@@ -190,9 +191,15 @@ class SandboxServer:
         asyncio.run(self._serve())
 
     async def _serve(self) -> None:
+        keep = self.config.keep_responses_days
+        pruning = asyncio.create_task(keep_pruning(self.store, keep)) if keep is not None else None
         try:
             await self._server.serve(sockets=[self._socket])
         finally:
+            if pruning is not None:
+                pruning.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pruning
             # An engine that holds connections (the upstream engine's client) releases them on this loop.
             close = getattr(self.state.engine, "aclose", None)
             if close is not None:

@@ -52,6 +52,7 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE TABLE IF NOT EXISTS responses (
   id TEXT PRIMARY KEY, project_id TEXT NOT NULL, body TEXT NOT NULL, history TEXT NOT NULL,
   created_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS responses_by_age ON responses (created_at);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
@@ -389,6 +390,20 @@ class Store:
 
     async def save_response_async(self, project_id: str, body: dict[str, Any], history: Any) -> None:
         await self._run_async(self._save_response(project_id, body, history))
+
+    async def prune_responses_async(self, created_before: float, batch: int = 500) -> int:
+        """Delete up to `batch` stored responses made before `created_before` (epoch seconds), oldest first;
+        returns how many. On the writer thread, in the same batches as requests' writes: a small batch
+        keeps each transaction short, so requests never wait behind a large backlog."""
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "DELETE FROM responses WHERE rowid IN (SELECT rowid FROM responses WHERE created_at < ? "
+                "ORDER BY created_at LIMIT ?)",
+                (int(created_before), batch),
+            ).rowcount
+
+        return await self._run_async(work)
 
     def load_response(self, project_id: str, response_id: str) -> tuple[dict[str, Any], Any] | None:
         with self._lock:
