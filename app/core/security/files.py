@@ -58,7 +58,7 @@ def write_file(path: Path, entries: Sequence[Entry], scope: dict[str, Any]) -> i
     rows = [entry.model_dump() for entry in entries]
     text = export_json(rows, scope) if path.suffix.lower() == ".json" else export_csv(rows)
     try:
-        write_atomically(path, text)  # a failed export leaves an earlier file whole
+        write_atomically(path, text, make_folder=False)  # a failed export leaves an earlier file whole
     except OSError as error:
         raise TransferError(f"Export: {error.strerror or error} ({path}).") from None
     except UnicodeEncodeError:  # a description holding half of a surrogate pair, as JSON can spell one

@@ -107,7 +107,9 @@ class ConversationsService(QObject):
             return False
         text = as_markdown(conversation) if path.suffix.lower() == ".md" else as_json(conversation)
         try:
-            write_atomically(path, text)  # private (0600), and a failed export leaves an earlier file whole
+            write_atomically(
+                path, text, make_folder=False
+            )  # private (0600), and a failed export leaves an earlier file whole
         except OSError as error:
             self.bus.error(f"Could not write {path}: {error.strerror or error}.")
             return False
@@ -196,13 +198,16 @@ class ConversationKeeper(QObject):
         turn = self.playground.turns[index]
         if not turn.request_body:
             return  # a turn reopened from the file, shown again (an edit further down re-lists it): kept as it is
+        settings = sent_options(turn.request_body)  # the conversation's settings: its newest turn's
         if self.current_id is None:
-            self.current_id = self.conversations.start(title_from(turn.prompt), turn.model)
+            self.current_id = self.conversations.start(title_from(turn.prompt), turn.model, settings)
             if self.current_id is None:
                 return
             self.opened.emit(self.current_id)
         newest = index == len(self.playground.turns) - 1
         self.conversations.save_turn(self.current_id, index, stored_turn(turn), newest)
+        if newest:
+            self.conversations.save_settings(self.current_id, settings)
 
     def new(self) -> None:
         self.current_id = None
