@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import urllib.request
+
+import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPlainTextEdit, QPushButton
 
@@ -24,7 +27,31 @@ def set_services(qtbot, tab, ipv4: str, ipv6: str) -> None:
     qtbot.mouseClick(tab.findChild(QPushButton, "echo_settings"), Qt.MouseButton.LeftButton)
 
 
-def test_look_up_shows_both_families_and_why_they_differ(qtbot, tab, monkeypatch) -> None:
+@pytest.fixture
+def hosted(tab, monkeypatch):
+    """The same server reached as a hosted profile would be: echo services are asked for those only."""
+    monkeypatch.setattr(tab.session.profile, "kind", "remote")
+    tab.your_ip.allow_lookup(tab.public_ip.allowed)
+    return tab
+
+
+def test_the_sandbox_profile_never_asks_the_echo_services(qtbot, tab, monkeypatch) -> None:
+    monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
+    asked: list[str] = []
+    with echo_server("127.0.0.1") as v4:
+        set_services(qtbot, tab, v4, "")
+        button = tab.findChild(QPushButton, "look_up")
+        assert not button.isEnabled() and "Not for the local sandbox" in button.toolTip()
+        tab.public_ip.lookup()  # even when asked in code
+        tab.public_ip.maybe_lookup()
+        with urllib.request.urlopen(v4) as answer:  # the service was up all along, and only this asked it
+            asked.append(answer.read().decode())
+    assert tab.public_ip.text == "" or "Not asked for the local sandbox" in tab.public_ip.text
+    assert tab.public_ip.answers == {} and asked == ["127.0.0.1"]
+
+
+def test_look_up_shows_both_families_and_why_they_differ(qtbot, hosted, monkeypatch) -> None:
+    tab = hosted
     monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
     with echo_server("127.0.0.1") as v4, echo_server("::1") as v6:
         set_services(qtbot, tab, v4, v6)
@@ -44,13 +71,16 @@ def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(qtbot, tab, monkey
     assert tab.public_ip.echo.enabled is True
 
 
-def test_an_echo_service_that_does_not_answer_is_said_plainly(qtbot, tab, monkeypatch) -> None:
+def test_an_echo_service_that_does_not_answer_is_said_plainly(qtbot, hosted, monkeypatch) -> None:
+    tab = hosted
+    buttons = [tab.findChild(QPushButton, name) for name in ("look_up", "echo_settings")]
+    before = [button.mapTo(tab, button.rect().topLeft()) for button in buttons]
     with echo_server("127.0.0.1", body="<html>sign in</html>") as portal:
         set_services(qtbot, tab, portal, "")
         qtbot.mouseClick(tab.findChild(QPushButton, "look_up"), Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: "Public echo services see" in tab.your_ip.public_ip_label.text())
-    assert (
-        "IPv4: none — 127.0.0.1: answered something that is not an address"
-        in tab.your_ip.public_ip_label.text()
-    )
+    label = tab.your_ip.public_ip_label
+    assert label.text() == "Public echo services see: IPv4: none."  # short; the tooltip says why
+    assert "127.0.0.1: answered something that is not an address" in label.toolTip()
+    assert [button.mapTo(tab, button.rect().topLeft()) for button in buttons] == before  # nothing jumped
     assert "IPv6" not in tab.your_ip.public_ip_label.text()  # no IPv6 service set: not asked, not mentioned

@@ -130,6 +130,7 @@ class SecurityTab(QWidget):
         self.model.set_entries([], None)
         self._echo_due = True
         self.your_ip.clear_public_ip()
+        self.your_ip.allow_lookup(self.public_ip.allowed)
         self._show_rotation()
         self.service.refresh()
 
@@ -177,7 +178,10 @@ class SecurityTab(QWidget):
         self._show_public_ip()
 
     def _show_public_ip(self) -> None:
-        self.your_ip.show_public_ip(self.public_ip.text, self.service.source_ip, self.public_ip.answers)
+        public_ip = self.public_ip
+        self.your_ip.show_public_ip(
+            public_ip.text, self.service.source_ip, public_ip.answers, public_ip.details
+        )
 
     def _show_rotation(self) -> None:
         plan = self.rotation.plan
