@@ -43,6 +43,16 @@ TEXT_FIELDS = (
     ("client_key", "Client key file"),
     ("proxy", "Proxy URL"),
 )
+# Examples, never values: a new profile starts empty and these show what goes where.
+PLACEHOLDERS = {
+    "name": "e.g. Production",
+    "base_url": "https://api.example.com/v1",
+    "org_id": "org_… (for the Security tab)",
+    "project_id": "proj_… (optional)",
+    "brand": "service",
+    "models": "empty: the brand's four models",
+    "proxy": "empty: none, or e.g. http://proxy.example:3128",
+}
 FILE_FIELDS = {
     "ca_bundle": ("Choose a CA bundle", "Certificates (*.pem *.crt *.cer);;All files (*)"),
     "client_cert": ("Choose the client certificate", "Certificates (*.pem *.crt *.cer);;All files (*)"),
@@ -53,6 +63,9 @@ ENGINES = (
     ("Simulated model (offline, deterministic)", "simulated"),
     ("Local model: GGUF weights run by llama.cpp", "local"),
 )
+
+
+UNSAVED = "New profile (not saved)"
 
 
 class ProfilesDialog(QDialog):
@@ -77,7 +90,7 @@ class ProfilesDialog(QDialog):
         self.fields: dict[str, QLineEdit] = {}
         form = QFormLayout()
         for name, label in TEXT_FIELDS:
-            self.fields[name] = QLineEdit(objectName=name)
+            self.fields[name] = QLineEdit(objectName=name, placeholderText=PLACEHOLDERS.get(name, ""))
             if name in FILE_FIELDS:
                 form.addRow(label, self._with_browse(name))
             else:
@@ -270,6 +283,10 @@ class ProfilesDialog(QDialog):
             if value and not Path(value).expanduser().is_file():
                 self.result_label.setText(f"✗ {value} is not a file.")
                 return False
+        # The profile itself first: a key the keychain refuses (or the person keeps out of it) must not
+        # take the typed name, URL and ids down with it.
+        self.session.profiles.save(profile)
+        self._rename_row(profile)
         for name, label in SECRET_FIELDS:
             value = self.fields[name].text()
             if value:
@@ -281,12 +298,12 @@ class ProfilesDialog(QDialog):
                     env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
                     instead = f" Set ${env} in the environment instead, or" if env else ""
                     self.result_label.setText(
-                        f"✗ {label} not saved: {error}{instead} unlock or install a keychain and save again."
+                        f"✓ Profile saved. ✗ {label} not saved: {error}{instead} unlock or install a keychain"
+                        " and save again (the field keeps what you typed)."
                     )
                     return False
                 self.fields[name].clear()
                 self.result_label.setText(f"✓ Saved; {label.lower()} kept in the {where}.")
-        self.session.profiles.save(profile)
         if not self.result_label.text():
             self.result_label.setText("✓ Saved.")
         if profile.id == self.session.profiles.current_id():
@@ -294,9 +311,23 @@ class ProfilesDialog(QDialog):
         return True
 
     def add_profile(self) -> None:
-        profile = Profile(id=new_profile_id(), name="New profile", base_url="https://api.example.com/v1")
-        self.session.profiles.save(profile)
-        self.reload(select=profile.id)
+        """A draft, empty, with examples as placeholders: kept (and in the toolbar's list) only once saved."""
+        self.profiles = [p for p in self.profiles if self.session.profiles.get(p.id) is not None]
+        profile = Profile(id=new_profile_id(), name="")
+        self.profiles.append(profile)
+        self.list.blockSignals(True)
+        self.list.clear()
+        for existing in self.profiles:
+            self.list.addItem(existing.name or UNSAVED)
+        self.list.setCurrentRow(len(self.profiles) - 1)
+        self.list.blockSignals(False)
+        self._load(self.list.currentRow())
+        self.fields["name"].setFocus()
+
+    def _rename_row(self, profile: Profile) -> None:
+        row = next((i for i, p in enumerate(self.profiles) if p.id == profile.id), -1)
+        if row >= 0 and self.list.item(row) is not None:
+            self.list.item(row).setText(profile.name)
 
     def remove_profile(self) -> None:
         profile = self.profile
