@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from app.services.session.session import ConsoleSession
+from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus
 from .toolbar import ConnectionBar
@@ -60,13 +61,14 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session
         self.setWindowTitle("Service Console")
-        self.resize(1100, 800)
+        fit_to_screen(self, 1100, 800)  # a first launch on an 800x600 screen fits it, Send included
         from app.services.session.ui_state import UiState
 
         self.ui_state = UiState(session.profiles.settings)  # the window as it was when the console quit
         geometry = self.ui_state.window_geometry
         if geometry is not None:
             self.restoreGeometry(geometry)
+            clamp_to_screen(self)  # left on a larger screen, or at a higher resolution
         self.connection_bar = bar = ConnectionBar(session)
         self.addToolBar(bar)
         # The toolbar's controls, as the window's own: what a person (and a test) finds at the top.

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.security.history import ChangeHistory, ChangeRecord
+from app.ui.screen_fit import fit_to_screen
 from app.ui.widgets.tables import STRETCH, size_columns
 
 COLUMNS = ("When", "Profile", "Scope", "Action", "What", "Result")
@@ -35,7 +36,7 @@ class HistoryDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Allowlist changes made from this console")
         self.setObjectName("history_dialog")
-        self.resize(960, 480)
+        fit_to_screen(self, 960, 480)
         self.history = history
         self.model = QStandardItemModel(0, len(COLUMNS), self)
         self.model.setHorizontalHeaderLabels(COLUMNS)

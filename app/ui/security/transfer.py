@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.netrules.transfer import ImportPlan, PlannedLine, Status
 from app.services.security.allowlist import AllowlistService
+from app.ui.screen_fit import fit_to_screen
 from app.ui.widgets.tables import STRETCH, size_columns
 
 from .guards import confirm_typed
@@ -52,7 +53,7 @@ class ImportDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Import into {service.scope_label}: {filename}")
         self.setObjectName("import_dialog")
-        self.resize(1100, 560)
+        fit_to_screen(self, 1100, 560)
         self.service = service
         self.plan = plan
         self.sent: list[PlannedLine] = []

@@ -10,12 +10,14 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QToolButton,
     QVBoxLayout,
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.common.secrets import KeychainUnavailable
 from app.services.session.profiles import Profile, new_profile_id
 from app.services.session.session import ConsoleSession
+from app.ui.screen_fit import fit_to_screen
 
 SECRET_FIELDS = (
     ("api_key", "API key"),
@@ -73,7 +76,7 @@ class ProfilesDialog(QDialog):
         super().__init__(parent)
         self.session = session
         self.setWindowTitle("Profiles")
-        self.resize(760, 520)
+        fit_to_screen(self, 760, 520)
         self.list = QListWidget(objectName="profiles")
         self.list.currentRowChanged.connect(self._load)
         add = QPushButton("Add", objectName="add_profile")
@@ -139,15 +142,23 @@ class ProfilesDialog(QDialog):
         test.clicked.connect(self.test_connection)
         save = QPushButton("Save", objectName="save")
         save.clicked.connect(self.save)
+        # The fields scroll on a small screen (fifteen rows pass 600 px); Test, Save and the result stay put.
+        fields_page = QWidget()
+        fields_layout = QVBoxLayout(fields_page)
+        fields_layout.setContentsMargins(0, 0, 0, 0)
+        fields_layout.addLayout(form)
+        fields_layout.addWidget(self.where)
+        fields_layout.addStretch(1)
+        scroll = QScrollArea(objectName="profile_fields", widgetResizable=True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(fields_page)
         right = QVBoxLayout()
-        right.addLayout(form)
-        right.addWidget(self.where)
+        right.addWidget(scroll, 1)
         buttons = QHBoxLayout()
         buttons.addWidget(test)
         buttons.addWidget(save)
         right.addLayout(buttons)
         right.addWidget(self.result_label)
-        right.addStretch(1)
 
         body = QHBoxLayout()
         body.addLayout(left, 1)
