@@ -78,7 +78,10 @@ class ConnectionBar(QToolBar):
     def show_state(self, state: str, detail: str) -> None:
         import html  # here: the states come after the first frame, which need not wait for html (~3 ms)
 
-        self.indicator.setText(f"● {STATE_NAMES.get(state, state)}")
+        name = STATE_NAMES.get(state, state)
+        if state == ConnectionState.BLOCKED and self.session.blocked_key:  # which key: they are refused apart
+            name = f"Blocked: {self.session.blocked_key} key (403)"
+        self.indicator.setText(f"● {name}")
         self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
         self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
 

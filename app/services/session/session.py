@@ -74,6 +74,7 @@ class ConsoleSession(QObject):
         self.detail = ""
         self.model_details: dict[str, str] = {}  # model name -> what serves it (the server's `owned_by`)
         self._engine_poll: QTimer | None = None
+        self.blocked_key = ""  # while BLOCKED: "project" or "admin", the key the allowlist refused
 
     # -- profiles and clients ---------------------------------------------------------------------
 
@@ -234,12 +235,20 @@ class ConsoleSession(QObject):
         self.state, self.detail = state, detail
         self.connection_changed.emit(state, detail)
 
-    def report_blocked(self, source_ip: str | None) -> None:
+    def report_blocked(self, source_ip: str | None, key: str = "project") -> None:
         """A request of this session was refused by the IP allowlist: the connection is blocked, said at once
-        (not at the next Check)."""
+        (not at the next Check). `key`: which was refused, "project" (the Responses API, which the project's
+        list and the organization's cover) or "admin" (the Admin API, which only the organization's covers)."""
+        self.blocked_key = key
+        covered = (
+            "the organization's list covers the Admin API; a project's list never does"
+            if key == "admin"
+            else "the organization's list or this project's refuses it; the admin key may still work"
+        )
         self._set_state(
             ConnectionState.BLOCKED,
-            f"Blocked by the IP allowlist: the service sees you at {source_ip or 'an unknown IP'}.",
+            f"The IP allowlist refuses the {key} key: the service sees you at {source_ip or 'an unknown IP'} "
+            f"({covered}).",
         )
 
     def report_unblocked(self) -> None:
@@ -267,7 +276,7 @@ class ConsoleSession(QObject):
                 await client.allowlists.get()
             self._set_state(ConnectionState.OK, f"Connected to {client.base_url}.")
         except IpNotAllowed as error:
-            self.report_blocked(error.source_ip)
+            self.report_blocked(error.source_ip, "project" if client.has_key("api") else "admin")
         except Unauthorized:
             self._set_state(
                 ConnectionState.BAD_KEY, "The API key was refused: check it in File > Profiles… (Ctrl+,)."

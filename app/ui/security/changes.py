@@ -76,8 +76,21 @@ class ListChanges(QObject):
         self.service.set_enabled(True)
 
     def guarded(self, change: str, explanation: str, entry_ids: list[str] | None = None) -> None:
-        """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
-        if not confirm_typed(
+        """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection).
+        A project's list is another matter: it never covers the Admin API, so the admin key keeps working
+        and the change can be undone from this tab; a plain question says so, with no recovery command."""
+        if self.service.project_id is not None:
+            answer = QMessageBox.question(
+                self.owner,
+                "This project's key would be refused",
+                f"{explanation.replace('you would be locked out', 'this project refuses it')}\n\n"
+                "This project's API key (the Playground) would be refused from your address. The admin key "
+                "keeps working: a project's list does not cover the Admin API, so you can undo this here.",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                self.session.bus.info("Nothing was changed.")
+                return
+        elif not confirm_typed(
             self.owner,
             "You would lock yourself out",
             f"{explanation}\n\n{locked_out_help(self.session.recovery_command())}",
