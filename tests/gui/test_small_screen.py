@@ -32,7 +32,7 @@ def assert_fits(window: QWidget) -> None:
         assert window.rect().contains(corner), (button.text(), corner, window.size())
 
 
-def test_a_first_launch_fits_the_screen(small_screen: QRect, console) -> None:  # noqa: ARG001
+def test_a_first_launch_fits_the_screen(small_screen: QRect, console) -> None:
     from app.ui.main_window import MainWindow
 
     window = MainWindow(console.session)
@@ -42,7 +42,7 @@ def test_a_first_launch_fits_the_screen(small_screen: QRect, console) -> None:  
         window.deleteLater()
 
 
-def test_a_size_left_on_a_larger_screen_is_brought_onto_this_one(small_screen: QRect, console, qtbot) -> None:  # noqa: ARG001
+def test_a_size_left_on_a_larger_screen_is_brought_onto_this_one(small_screen: QRect, console, qtbot) -> None:
     from app.ui.main_window import MainWindow
 
     console.resize(1400, 1000)
@@ -55,7 +55,7 @@ def test_a_size_left_on_a_larger_screen_is_brought_onto_this_one(small_screen: Q
 
 
 def test_profiles_history_and_import_preview_fit(
-    small_screen: QRect,  # noqa: ARG001
+    small_screen: QRect,
     console,
     qtbot,
     tab,
