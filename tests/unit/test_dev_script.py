@@ -47,7 +47,9 @@ def test_run_installs_once_then_only_after_pyproject_changes(tmp_path: Path) -> 
     run(tmp_path)
     run(tmp_path)
     calls = log.read_text().splitlines()
-    assert [c for c in calls if c.startswith("pip")] == ["pip -m pip --disable-pip-version-check -q install -e ."]
+    assert [c for c in calls if c.startswith("pip")] == [
+        "pip -m pip --disable-pip-version-check -q install -e ."
+    ]
     assert calls.count("console --version") == 2
     with (tmp_path / "pyproject.toml").open("a") as file:
         file.write("\n# a new dependency, say\n")

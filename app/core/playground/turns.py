@@ -57,6 +57,7 @@ class Attachment:
     url: str
     label: str
     tokens: int
+    sent: str = ""  # what goes out, short, for the chip: "PNG 2048×1365, 12 KB" ("" for a remote URL)
 
 
 @dataclass

@@ -88,7 +88,11 @@ class AttachmentBar(QWidget):
             if widget:
                 widget.deleteLater()
         for index, attachment in enumerate(self.attachments):
-            button = QToolButton(text=f"✕ {attachment.label[:40]} (~{attachment.tokens} tok)")
+            # What will be sent, size included, beside the name; the whole story in the tooltip.
+            name = attachment.label.split(" (", 1)[0]
+            name = name if len(name) <= 24 else name[:23] + "…"
+            sent = f": {attachment.sent}" if attachment.sent else ""
+            button = QToolButton(text=f"✕ {name}{sent} (~{attachment.tokens} tok)")
             button.setObjectName(f"thumb{index}")
             button.setToolTip(f"{attachment.label}\nClick to remove")
             button.clicked.connect(lambda _=False, i=index: self.remove(i))
