@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from app.services.session.session import ConsoleSession
+from app.ui.colours import Ink, hex_of
 from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus
@@ -43,7 +44,10 @@ class NoticeBar(QWidget):
         layout.setContentsMargins(8, 4, 8, 4)
         layout.addWidget(self.label, 1)
         layout.addWidget(close)
-        self.setStyleSheet("#notice { background: #ffebe9; } #notice_text { color: #82071e; }")
+        self.setStyleSheet(
+            f"#notice {{ background: {hex_of(Ink.NOTICE_BACKGROUND)}; }}"
+            f" #notice_text {{ color: {hex_of(Ink.NOTICE_TEXT)}; }}"
+        )
         self.hide()
 
     def show_text(self, text: str) -> None:

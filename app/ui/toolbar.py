@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
 
 from app.services.session.session import ConnectionState, ConsoleSession
+from app.ui.colours import Ink, css
 
-STATE_COLOURS = {ConnectionState.OK: "#1a7f37", ConnectionState.CHECKING: "#9a6700"}
+STATE_COLOURS = {ConnectionState.OK: Ink.GOOD, ConnectionState.CHECKING: Ink.CAUTION}
 STATE_NAMES = {
     ConnectionState.OK: "Connected",
     ConnectionState.CHECKING: "Checking",
@@ -83,7 +84,7 @@ class ConnectionBar(QToolBar):
             name = f"Blocked: {self.session.blocked_key} key (403)"
         self.indicator.setText(f"● {name}")
         self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
-        self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
+        self.indicator.setStyleSheet(css(STATE_COLOURS.get(ConnectionState(state), Ink.BAD)))
 
     def _play_ip(self) -> None:
         """Only an address plays: `999.1.1.1` would reach the service as "unknown" (and be offered as such)."""
@@ -93,7 +94,7 @@ class ConnectionBar(QToolBar):
         try:
             address = str(ipaddress.ip_address(text)) if text else ""
         except ValueError:
-            self.simulated_ip.setStyleSheet("color: #cf222e;")
+            self.simulated_ip.setStyleSheet(css(Ink.BAD))
             self.session.bus.warning(
                 f"“{text[:60]}” is not an IPv4 or IPv6 address: the simulated IP is unchanged."
             )

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.services.playground.images import ImageProblem, prepare_file, prepare_qimage, prepare_url
 from app.services.playground.service import Attachment
+from app.ui.colours import Ink, css
 
 
 class AttachmentBar(QWidget):
@@ -32,7 +33,7 @@ class AttachmentBar(QWidget):
         attach_url = QPushButton("Image URL…", objectName="attach_url")
         attach_url.clicked.connect(self._attach_url_dialog)
         self.notice = QLabel(objectName="image_notice")
-        self.notice.setStyleSheet("color: #cf222e;")
+        self.notice.setStyleSheet(css(Ink.BAD))
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(attach)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.security.history import ChangeHistory, ChangeRecord
+from app.ui.colours import Ink, qcolor
 from app.ui.screen_fit import fit_to_screen
 from app.ui.widgets.tables import STRETCH, size_columns
 
@@ -87,7 +88,7 @@ class HistoryDialog(QDialog):
         items = [QStandardItem(value) for value in values]
         for item in items[4:]:
             item.setToolTip(item.text())
-        items[5].setForeground(QColor("#1a7f37" if record.ok else "#cf222e"))
+        items[5].setForeground(qcolor(Ink.GOOD if record.ok else Ink.BAD))
         if at_top:
             self.model.insertRow(0, items)
         else:

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.core.security.checks import Rule
+from app.ui.colours import Ink, css
 
 ACTIONS = (
     ("Rotate an IP…", "rotate"),
@@ -51,7 +52,7 @@ class ScopeBar(QWidget):
             top.addWidget(button)
 
         self.rotation_banner = plain_label("rotation_banner")
-        self.rotation_banner.setStyleSheet("color: #9a6700;")
+        self.rotation_banner.setStyleSheet(css(Ink.CAUTION))
         resume = QPushButton("Resume rotation…", objectName="resume_rotation")
         resume.clicked.connect(self.resume_clicked)
         self.rotation_row = QWidget()

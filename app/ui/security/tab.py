@@ -15,6 +15,7 @@ from app.netrules import parse_address
 from app.services.security.rotation import Step
 from app.services.security.service import SecurityServices
 from app.services.session.session import ConsoleSession
+from app.ui.colours import Ink, css
 
 from .add_form import AddForm
 from .changes import ListChanges
@@ -63,7 +64,7 @@ class SecurityTab(QWidget):
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.your_ip)
         self.waiting = plain_label("allow_waiting")  # an address to allow after a 403 in the Playground
-        self.waiting.setStyleSheet("color: #0969da;")
+        self.waiting.setStyleSheet(css(Ink.INFO))
         self.waiting.hide()
         layout.addWidget(self.waiting)
         # The forms above the table: their messages grow downward, into the table's room, so the field being
