@@ -28,12 +28,14 @@ class ConnectionBar(QToolBar):
         self.setMovable(False)
         self.profile_box = QComboBox(objectName="profile_box")
         self.profile_box.setMinimumWidth(200)
+        self.profile_box.setAccessibleName("Profile")
         self.profile_box.activated.connect(self._profile_chosen)
         self.indicator = QLabel("● Starting", objectName="indicator")
         # Plain text by construction: the indicator only ever shows the fixed state names above.
         check = QPushButton("Check", objectName="check_connection")
         check.clicked.connect(lambda: session.tasks.start("session.check", session.check_connection()))
         self.simulated_ip = QLineEdit(objectName="simulated_ip", placeholderText="simulated source IP")
+        self.simulated_ip.setAccessibleName("Simulated source IP")
         self.simulated_ip.setToolTip(
             "Local sandbox only: requests appear to come from this address "
             "(sent as X-Forwarded-For, which the embedded sandbox trusts)."

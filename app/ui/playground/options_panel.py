@@ -78,6 +78,7 @@ class OptionsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.instructions = QLineEdit(objectName="instructions", placeholderText="Instructions (optional)")
+        self.instructions.setAccessibleName("Instructions")
         self.params_toggle = QToolButton(text="Parameters ▸", checkable=True, objectName="params_toggle")
         self.params = QWidget(objectName="params")
         form = QFormLayout(self.params)

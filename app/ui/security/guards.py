@@ -82,6 +82,7 @@ class RecoveryPanel(QWidget):
         self.help.setWordWrap(True)
         self.help.setTextFormat(Qt.TextFormat.PlainText)
         self.command = QLineEdit(objectName="recovery_command", readOnly=True)
+        self.command.setAccessibleName("Recovery command")
         self.copy = QPushButton("Copy", objectName="copy_recovery_command")
         self.copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.command.text()))
         row = QHBoxLayout()

@@ -50,6 +50,8 @@ class HistoryDialog(QDialog):
         )
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
         self.table = QTableView(objectName="history_table")
+        self.table.setAccessibleName("Change history")
+        self.table.setTabKeyNavigation(False)
         self.table.setModel(self.proxy)
         size_columns(
             self.table,

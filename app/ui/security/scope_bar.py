@@ -35,6 +35,7 @@ class ScopeBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scope = QComboBox(objectName="scope")
+        self.scope.setAccessibleName("Scope")
         self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scope.activated.connect(lambda _i: self.scope_chosen.emit(self.scope.currentData()))
         self.switch = QCheckBox("Allowlist on", objectName="switch")

@@ -77,6 +77,8 @@ class ImportDialog(QDialog):
             tick.setToolTip(TICK_TIP if line.status.choosable else NEVER_SENT_TIP)
             self.model.appendRow(items)
         self.table = QTableView(objectName="import_preview")
+        self.table.setAccessibleName("Import preview")
+        self.table.setTabKeyNavigation(False)
         self.table.setModel(self.model)
         self.table.setItemDelegateForColumn(0, TickDelegate(self.table))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
