@@ -286,10 +286,10 @@ def check_schema(text: str) -> SchemaCheck:
     try:
         schema = json.loads(text)
     except ValueError as error:
-        return SchemaCheck(None, f"✗ Not valid JSON: {error}")
+        return SchemaCheck(None, f"✗ Not valid JSON: {error}.")
     if not isinstance(schema, dict):
         return SchemaCheck(None, "✗ A schema must be a JSON object.")
     problem = schema_problem(schema)
     if problem is not None:
-        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {problem}")
+        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {problem.rstrip('.')}.")
     return SchemaCheck(schema, "✓ Valid JSON Schema")

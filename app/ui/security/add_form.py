@@ -41,6 +41,9 @@ class AddForm(QGroupBox):
         self.description.textChanged.connect(self._count)
         self.add_button = QPushButton("Add", objectName="add", enabled=False)
         self.add_button.clicked.connect(self.add_clicked)
+        # Enter in either field adds, as the button would (when it can: a refused address is not sent).
+        for field in (self.cidr, self.description):
+            field.returnPressed.connect(self._enter)
         self.verdict = plain_label("verdict")
         self.suggestions = QHBoxLayout()
         row = QHBoxLayout()
@@ -52,6 +55,10 @@ class AddForm(QGroupBox):
         layout.addLayout(row)
         layout.addWidget(self.verdict)
         layout.addLayout(self.suggestions)
+
+    def _enter(self) -> None:
+        if self.add_button.isEnabled():
+            self.add_clicked.emit()
 
     def _count(self, text: str) -> None:
         full = len(text) >= DESCRIPTION_LIMIT
