@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +38,9 @@ class SandboxConfig:
     keep_responses_days: float | None = 30.0
     head_timeout: float = 10.0  # seconds a connection has to send a whole request head (slow clients)
     max_connections: int = 4096  # open at once; beyond it a new connection gets a 503 at once
+    usage_flush_seconds: float = 5.0  # how often the usage counted per entry is written (and at shutdown)
+    expired_grace_seconds: float = 7 * 86_400  # an expired entry is removed by the service this long after
+    clock: Callable[[], float] = time.time  # Unix seconds: expiry, usage, audit times (tests move their own)
 
     @property
     def models(self) -> list[str]:

@@ -23,6 +23,7 @@ from .config import SandboxConfig
 from .retention import keep_pruning
 from .slow_clients import KEEP_ALIVE, MAX_HEAD_BYTES, guarded_protocol, hold_connections
 from .store import Credentials, Store
+from .upkeep import Compiler, Keeper
 
 
 @dataclass(frozen=True)
@@ -152,18 +153,22 @@ class SandboxServer:
         self.tls = tls
         self._socket = bind_socket(host, port)  # first: a port in use fails before the store is opened
         try:
-            self.store = Store(config.database)
+            self.compiler = Compiler()
+            self.store = Store(config.database, config.clock, self.compiler.submit)
         except BaseException:
             self._socket.close()
+            self.compiler.stop()
             raise
         self.port: int = self._socket.getsockname()[1]
         try:
             self.credentials = first_start_credentials(self.store, self.base_url, credentials_out)
         except BaseException:
             self._socket.close()
+            self.compiler.stop()
             self.store.close()
             raise
         self.app = create_app(config, self.store)
+        self.keeper = Keeper(self.store, config.usage_flush_seconds, config.expired_grace_seconds)
         hold_connections(config.max_connections)
         self._server = _PromptServer(uvicorn_config(self.app, tls, config))
         self._thread: threading.Thread | None = None
@@ -180,6 +185,7 @@ class SandboxServer:
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)
         self._thread.start()
+        self.keeper.start()
         deadline = time.monotonic() + timeout
         while not self._server.started:
             if time.monotonic() > deadline:
@@ -210,7 +216,9 @@ class SandboxServer:
         if self._thread:
             self._thread.join(timeout=10)
         self._socket.close()
-        self.store.close()
+        self.keeper.stop()
+        self.compiler.stop()
+        self.store.close()  # writes the usage counted since the last flush
 
     def __enter__(self) -> SandboxServer:
         return self.start()

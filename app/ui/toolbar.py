@@ -78,10 +78,10 @@ class ConnectionBar(QToolBar):
             self.simulated_ip.setText(profile.simulated_ip)
         self.fill_profiles()
 
-    def show_state(self, state: str, detail: str) -> None:
+    def show_state(self, state: ConnectionState, detail: str) -> None:
         import html  # here: the states come after the first frame, which need not wait for html (~3 ms)
 
-        name = STATE_NAMES.get(state, state)
+        name = STATE_NAMES[state]
         if state == ConnectionState.BLOCKED and self.session.blocked_key:  # which key: they are refused apart
             name = f"Blocked: {self.session.blocked_key} key (403)"
         self.indicator.setText(f"● {name}")

@@ -26,10 +26,10 @@ async def test_a_completed_event_without_id_or_status_is_no_success(response: di
     completed = json.dumps({"type": "response.completed", "response": response})
     with raw_server(sse_head() + sse("response.completed", completed)) as url:
         client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
-        stream = client.responses.stream({"model": "m", "input": "x"})
         with pytest.raises(InvalidResponse, match="response has no"):
-            async for _ in stream:
-                pass
+            async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                async for _ in stream:
+                    pass
         assert not stream.state.finished
         await client.aclose()
 
@@ -37,11 +37,11 @@ async def test_a_completed_event_without_id_or_status_is_no_success(response: di
 async def test_a_server_sending_only_comments_meets_the_idle_deadline() -> None:
     with comment_server() as url:
         client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
-        stream = client.responses.stream({"model": "m", "input": "x"})
-        stream.idle_timeout = 0.5
         started = time.monotonic()
         with pytest.raises(TimedOut, match="only keep-alive comments"):
-            async for _ in stream:
-                pass
+            async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                stream.idle_timeout = 0.5
+                async for _ in stream:
+                    pass
         assert time.monotonic() - started < 5
         await client.aclose()

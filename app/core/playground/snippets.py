@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import keyword
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 WIDTH = 100  # a Python line as a formatter would keep it
 
 
-def curl(base_url: str, body: dict[str, Any], env_var: str) -> str:
+def curl(base_url: str, body: Mapping[str, Any], env_var: str) -> str:
     payload = json.dumps(body, indent=2, ensure_ascii=False)
     return (
         f"curl {shlex.quote(base_url + '/responses')} \\\n"
@@ -53,7 +54,7 @@ def _flat(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def python(base_url: str, body: dict[str, Any], env_var: str) -> str:
+def python(base_url: str, body: Mapping[str, Any], env_var: str) -> str:
     """`client.responses.create(model=..., input=..., ...)`; a field that cannot be a keyword argument (none
     of the API's can, but a body is data) goes in `extra_body`, as the official client takes it."""
     named = {key: value for key, value in body.items() if key.isidentifier() and not keyword.iskeyword(key)}
@@ -69,7 +70,7 @@ def python(base_url: str, body: dict[str, Any], env_var: str) -> str:
     )
 
 
-def node(base_url: str, body: dict[str, Any], env_var: str) -> str:
+def node(base_url: str, body: Mapping[str, Any], env_var: str) -> str:
     arguments = json.dumps(body, indent=2, ensure_ascii=False)
     return (
         'import OpenAI from "openai";\n\n'
@@ -79,8 +80,8 @@ def node(base_url: str, body: dict[str, Any], env_var: str) -> str:
     )
 
 
-def all_snippets(base_url: str, body: dict[str, Any], env_var: str) -> dict[str, str]:
-    body = {key: value for key, value in body.items() if key != "stream"}
+def all_snippets(base_url: str, body: Mapping[str, Any], env_var: str) -> dict[str, str]:
+    body = {key: value for key, value in body.items() if key != "stream"}  # the snippet's call decides
     return {
         "curl": curl(base_url, body, env_var),
         "Python": python(base_url, body, env_var),

@@ -116,25 +116,22 @@ class TurnRun:
         turn = self.turn
         if client is None:
             raise ConnectionFailed("No connection: choose a profile first.")
+        assert turn.request_body is not None  # a turn that runs was built with its request
         stream: ResponseStream = client.responses.stream(turn.request_body)
-        try:
+        # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
+        async with stream:
+            turn.headers = stream.state.headers
             async for event in stream:
                 turn.timeline.append(TimelineEntry(event.received_at - started, event.type))
-                if isinstance(event, TextDelta):
-                    if turn.figures.time_to_first_token is None:
-                        turn.figures.time_to_first_token = event.received_at - started
-                    self._pending.append(event.delta)
-                elif (
-                    isinstance(event, OutputItemEvent)
-                    and event.type == "response.output_item.done"
-                    and isinstance(event.item, WebSearchCall | ReasoningItem)
-                ):
-                    self.flush()
-                    turn.items.append(event.item)
-                    self._on_update()
-        finally:
-            turn.headers = stream.state.headers
-            await stream.aclose()  # whatever ended the loop (Stop, a fault in it), the server hears it now
+                match event:
+                    case TextDelta():
+                        if turn.figures.time_to_first_token is None:
+                            turn.figures.time_to_first_token = event.received_at - started
+                        self._pending.append(event.delta)
+                    case OutputItemEvent(item=WebSearchCall() | ReasoningItem()) if event.done:
+                        self.flush()
+                        turn.items.append(event.item)
+                        self._on_update()
         self.flush()
         final = stream.state.response
         assert final is not None  # the stream raises when it ends without a final response

@@ -189,16 +189,16 @@ class ConversationKeeper(QObject):
         self.playground = playground
         self.conversations = conversations
         self.current_id: str | None = None
-        self._restoring = False
+        # Only a turn whose run ended is saved: a turn shown again (`turn_shown`: an edit further down, a
+        # reopened conversation) is in the store as it is.
         playground.turn_finished.connect(self._save)
 
     def _save(self, index: int) -> None:
-        if self._restoring or index >= len(self.playground.turns):
+        if index >= len(self.playground.turns):
             return
         turn = self.playground.turns[index]
-        if not turn.request_body:
-            return  # a turn reopened from the file, shown again (an edit further down re-lists it): kept as it is
-        settings = sent_options(turn.request_body)  # the conversation's settings: its newest turn's
+        # The conversation's settings: those its newest turn was sent with (a reopened turn has none to give).
+        settings = sent_options(turn.request_body) if turn.request_body else None
         if self.current_id is None:
             self.current_id = self.conversations.start(title_from(turn.prompt), turn.model, settings)
             if self.current_id is None:
@@ -206,7 +206,7 @@ class ConversationKeeper(QObject):
             self.opened.emit(self.current_id)
         newest = index == len(self.playground.turns) - 1
         self.conversations.save_turn(self.current_id, index, stored_turn(turn), newest)
-        if newest:
+        if newest and settings:
             self.conversations.save_settings(self.current_id, settings)
 
     def new(self) -> None:
@@ -219,10 +219,6 @@ class ConversationKeeper(QObject):
         if conversation is None:
             return False
         self.current_id = conversation_id
-        self._restoring = True  # shown again, not saved again
-        try:
-            self.playground.restore([restored_turn(turn) for turn in conversation.turns])
-        finally:
-            self._restoring = False
+        self.playground.restore([restored_turn(turn) for turn in conversation.turns])
         self.opened.emit(conversation_id)
         return True

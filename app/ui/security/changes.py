@@ -75,7 +75,7 @@ class ListChanges(QObject):
             return
         self.service.set_enabled(True)
 
-    def guarded(self, change: str, explanation: str, entry_ids: list[str] | None = None) -> None:
+    def guarded(self, change: Change, explanation: str, entry_ids: list[str] | None = None) -> None:
         """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection).
         A project's list is another matter: it never covers the Admin API, so the admin key keeps working
         and the change can be undone from this tab; a plain question says so, with no recovery command."""
