@@ -76,7 +76,7 @@ class ProfilesDialog(QDialog):
         super().__init__(parent)
         self.session = session
         self.setWindowTitle("Profiles")
-        fit_to_screen(self, 760, 520)
+        fit_to_screen(self, 760, 660)  # every field shown where the screen allows; they scroll where not
         self.list = QListWidget(objectName="profiles")
         self.list.currentRowChanged.connect(self._load)
         add = QPushButton("Add", objectName="add_profile")
