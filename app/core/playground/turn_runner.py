@@ -59,6 +59,7 @@ class TurnRun:
         )
         self._pending: list[str] = []
         self.error: ApiError | None = None  # what ended the turn, when a request or stream failed
+        self.no_client = ""  # why there is no client, when the session knows (a profile that cannot be used)
 
     def flush(self) -> None:
         if not self._pending:
@@ -115,7 +116,7 @@ class TurnRun:
 
         turn = self.turn
         if client is None:
-            raise ConnectionFailed("No connection: choose a profile first.")
+            raise ConnectionFailed(self.no_client or "No connection: choose a profile first.")
         assert turn.request_body is not None  # a turn that runs was built with its request
         stream: ResponseStream = client.responses.stream(turn.request_body)
         # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
@@ -127,6 +128,8 @@ class TurnRun:
                     case TextDelta():
                         if turn.figures.time_to_first_token is None:
                             turn.figures.time_to_first_token = event.received_at - started
+                        turn.figures.last_token_at = event.received_at - started
+                        turn.figures.text_deltas += 1
                         self._pending.append(event.delta)
                     case OutputItemEvent(item=WebSearchCall() | ReasoningItem()) if event.done:
                         self.flush()

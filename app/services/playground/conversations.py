@@ -139,6 +139,7 @@ def stored_turn(turn: Turn) -> StoredTurn:
             "output_tokens": figures.output_tokens,
             "time_to_first_token": figures.time_to_first_token,
             "duration": figures.duration,
+            "held_back": figures.held_back,
         },
     )
 
@@ -171,6 +172,7 @@ def restored_turn(stored: StoredTurn) -> Turn:
     turn.figures.total_tokens = turn.figures.input_tokens + turn.figures.output_tokens
     turn.figures.time_to_first_token = details.get("time_to_first_token")
     turn.figures.duration = details.get("duration")
+    turn.figures.held_back_saved = details.get("held_back") is True
     return turn
 
 
