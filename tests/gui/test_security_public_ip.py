@@ -95,9 +95,10 @@ def test_a_hosted_profile_is_not_looked_up_until_echo_services_are_switched_on(
 def test_an_echo_service_that_does_not_answer_is_said_plainly(qtbot, hosted, monkeypatch) -> None:
     tab = hosted
     buttons = [tab.findChild(QPushButton, name) for name in ("look_up", "echo_settings")]
-    before = [button.mapTo(tab, button.rect().topLeft()) for button in buttons]
     with echo_server("127.0.0.1", body="<html>sign in</html>") as portal:
         set_services(qtbot, tab, portal, "")
+        qtbot.wait(50)  # the tab laid out again after the dialog
+        before = [button.mapTo(tab, button.rect().topLeft()) for button in buttons]
         qtbot.mouseClick(tab.findChild(QPushButton, "look_up"), Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: "Public echo services see" in tab.your_ip.public_ip_label.text())
     label = tab.your_ip.public_ip_label
