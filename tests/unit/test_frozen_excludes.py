@@ -10,7 +10,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # A distribution's import name, where it differs from the distribution's name.
-IMPORT_NAMES = {"pytest-qt": "pytestqt", "import-linter": "importlinter"}
+IMPORT_NAMES = {
+    "pytest-qt": "pytestqt",
+    "import-linter": "importlinter",
+    "pytest-xdist": "xdist",
+    "openai-agents": "agents",
+}
 
 
 def dev_tools() -> list[str]:
