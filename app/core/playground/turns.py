@@ -24,6 +24,7 @@ from app.api.errors import (
     Unauthorized,
 )
 from app.common.jsonschema_check import schema_problem
+from app.core.playground.functions import FunctionCall, ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
 
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
@@ -35,6 +36,7 @@ class TurnStatus(StrEnum):
     PENDING = "pending"
     STREAMING = "streaming"
     WAITING = "waiting"  # rate limited: counting down the server's Retry-After before trying again
+    CALLING = "calling"  # the model called functions: waiting for the person (or the saved outputs)
     COMPLETED = "completed"
     INCOMPLETE = "incomplete"
     FAILED = "failed"
@@ -107,6 +109,15 @@ class Turn:
     headers: dict[str, str] = field(default_factory=dict)
     timeline: list[TimelineEntry] = field(default_factory=list)
     figures: Figures = field(default_factory=Figures)
+    tools: ToolSettings = field(default_factory=ToolSettings)  # the functions this turn offered
+    calls: list[FunctionCall] = field(default_factory=list)  # every function call, over every round
+    rounds: int = 1  # requests made for this turn: one, and one more for each set of outputs sent
+    round_note: str = ""  # why the function loop ended early (its bound reached)
+    followups: list[dict[str, Any]] = field(default_factory=list)  # the requests that sent outputs back
+
+    @property
+    def pending_calls(self) -> list[FunctionCall]:
+        return [call for call in self.calls if not call.answered]
 
     @property
     def response_id(self) -> str | None:
@@ -130,6 +141,7 @@ class RequestOptions:
     schema_name: str = "answer"
     chain_on_server: bool = True
     reasoning_effort: str | None = None  # sent to reasoning models only
+    tools: ToolSettings = field(default_factory=ToolSettings)
 
 
 @dataclass(frozen=True)
@@ -149,14 +161,26 @@ def user_message(prompt: str, attachments: Sequence[Attachment]) -> dict[str, An
     return {"role": "user", "content": parts}
 
 
+def call_items(calls: Sequence[FunctionCall]) -> list[dict[str, Any]]:
+    """Each answered call and its output, as input items, in the order the model made them."""
+    items: list[dict[str, Any]] = []
+    for call in calls:
+        if call.answered:
+            items += [call.call_item(), call.output_item()]
+    return items
+
+
 def history_messages(turns: Sequence[Turn]) -> list[dict[str, Any]]:
     """The conversation so far; assistant text as a plain string, which every server accepts (servers that
-    translate to chat completions refuse output_text parts)."""
+    translate to chat completions refuse output_text parts). A turn's function calls and their outputs go
+    between its message and its answer, as the model saw them."""
     messages: list[dict[str, Any]] = []
     for turn in turns:
         if turn.in_history:
             messages.append(user_message(turn.prompt, turn.attachments))
-            messages.append({"role": "assistant", "content": turn.text})
+            messages += call_items(turn.calls)
+            if turn.text or not turn.calls:
+                messages.append({"role": "assistant", "content": turn.text})
     return messages
 
 
@@ -207,8 +231,7 @@ def build_request(
             body[name] = value
     if options.reasoning_effort and is_reasoning_model(options.model):
         body["reasoning"] = {"effort": options.reasoning_effort}
-    if options.web_search:
-        body["tools"] = [{"type": "web_search_preview"}]
+    add_tools(body, options)
     if options.schema is not None:
         body["text"] = {
             "format": {
@@ -219,6 +242,40 @@ def build_request(
             }
         }
     return RequestPlan(body, "previous_response_id" in body, note)
+
+
+def add_tools(body: dict[str, Any], options: RequestOptions) -> None:
+    """Web search and the functions offered, with how the model may call them."""
+    tools: list[dict[str, Any]] = [{"type": "web_search_preview"}] if options.web_search else []
+    settings = options.tools
+    tools += [definition.tool() for definition in settings.functions]
+    if tools:
+        body["tools"] = tools
+    if settings.functions:
+        choice = settings.tool_choice()
+        if choice is not None:
+            body["tool_choice"] = choice
+        if not settings.parallel_calls:
+            body["parallel_tool_calls"] = False
+
+
+def build_followup(earlier: Sequence[Turn], turn: Turn) -> dict[str, Any]:
+    """The request that sends a turn's function outputs back: chained on the response that made the calls
+    when the turn chains on the server, else the whole history with this turn's calls and outputs. The
+    rest (model, tools, options) is the turn's first request's."""
+    body = {key: value for key, value in turn.request_body.items() if key != "input"}
+    chained_first = body.pop("previous_response_id", None) is not None
+    if turn.chain_on_server and turn.response_id:
+        body["previous_response_id"] = turn.response_id
+        body["input"] = [call.output_item() for call in turn.calls if call.round == turn.rounds]
+        return body
+    first = turn.request_body.get("input")
+    if chained_first or not isinstance(first, list):
+        history = [*history_messages(earlier), user_message(turn.prompt, turn.attachments)]
+    else:
+        history = list(first)
+    body["input"] = [*history, *call_items(turn.calls)]
+    return body
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
     from app.api.wire import UrlCitation
 
+from app.core.playground.functions import with_saved_outputs
 from app.core.playground.turn_runner import TurnRun, report_connection
 from app.core.playground.turns import (
     Attachment,
@@ -19,6 +20,7 @@ from app.core.playground.turns import (
     RequestOptions,
     Turn,
     TurnStatus,
+    build_followup,
     build_request,
     redacted_body,
 )
@@ -84,6 +86,7 @@ class PlaygroundService(QObject):
             request_body=plan.body,
             chain_note=plan.chain_note,
             schema=options.schema,
+            tools=options.tools,
         )
         self.turns.append(turn)
         index = len(self.turns) - 1
@@ -134,8 +137,35 @@ class PlaygroundService(QObject):
 
     # -- the stream -------------------------------------------------------------------------------
 
-    async def _run(self, index: int) -> None:
+    def submit_outputs(self, index: int, outputs: dict[str, str]) -> bool:
+        """Answer a turn's pending function calls (call id -> output) and send them back; the loop goes on
+        until the model answers in text, the bound on rounds is reached, or Stop. False when there is
+        nothing to answer (another turn is streaming, or the turn is not waiting for outputs)."""
+        if index >= len(self.turns) or self.streaming:
+            return False
         turn = self.turns[index]
+        if turn.status != TurnStatus.CALLING:
+            return False
+        for call in turn.pending_calls:
+            if call.call_id in outputs:
+                call.output, call.answered_by_saved = outputs[call.call_id], False
+        if turn.pending_calls:
+            return False  # parallel calls are answered together
+        self.session.tasks.start("playground.stream", self._run(index, follow_up=True))
+        return True
+
+    def _next_round(self, index: int) -> dict[str, Any]:
+        turn = self.turns[index]
+        body = build_followup(self.turns[:index], turn)
+        turn.rounds += 1
+        turn.followups.append(body)
+        turn.status = TurnStatus.STREAMING
+        self.turn_updated.emit(index)
+        return body
+
+    async def _run(self, index: int, follow_up: bool = False) -> None:
+        turn = self.turns[index]
+        body = self._next_round(index) if follow_up else None
         run = TurnRun(
             turn,
             lambda chunk: self.text_flushed.emit(index, chunk),
@@ -144,7 +174,20 @@ class PlaygroundService(QObject):
         self._current = run
         self._timer.start()
         try:
-            await run.run(self.session.client)
+            while True:
+                await run.run(self.session.client, body)
+                if turn.status != TurnStatus.CALLING:
+                    break
+                if turn.rounds >= turn.tools.max_rounds:
+                    turn.status = TurnStatus.INCOMPLETE
+                    turn.round_note = (
+                        f"The model was still calling functions after {turn.rounds} rounds, the bound set "
+                        "under Functions: the loop stopped here."
+                    )
+                    break
+                if not with_saved_outputs(turn.pending_calls, turn.tools):
+                    break  # the person answers (TurnView), then submit_outputs goes on
+                body = self._next_round(index)
         finally:
             if self._current is run:  # a turn sent meanwhile has its own run and timer
                 self._current = None

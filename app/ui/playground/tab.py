@@ -23,6 +23,7 @@ from app.core.playground.snippets import all_snippets
 from app.core.playground.turns import SchemaCheck
 from app.services.playground.compare import CompareService
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
+from app.services.playground.function_library import FunctionLibrary
 from app.services.playground.service import Attachment, PlaygroundService, RequestOptions
 from app.services.session.session import ConsoleSession
 from app.services.session.ui_state import PlaygroundState
@@ -57,6 +58,7 @@ class PlaygroundTab(QWidget):
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
         self.compare = CompareService(session, self.keeper, self)
+        self.function_library = FunctionLibrary(session.data_dir, session.bus, self)
         self.setAcceptDrops(True)
         self._build()
         self.views = TurnViews(lambda: self.service.turns, self._build_view, self.transcript)
@@ -93,6 +95,8 @@ class PlaygroundTab(QWidget):
 
         self.options_panel = OptionsPanel()
         panel = self.options_panel
+        panel.functions.library = self.function_library
+        self.functions = panel.functions
         self.model.currentTextChanged.connect(panel.set_model)
         self.structured, self.schema_edit, self.schema_status = (
             panel.structured,
@@ -216,6 +220,7 @@ class PlaygroundTab(QWidget):
             schema=schema,
             chain_on_server=self.chain.isChecked(),
             reasoning_effort=self.options_panel.reasoning_effort_value(),
+            tools=self.functions.tool_settings(),
         )
 
     def send(self) -> None:
@@ -256,6 +261,7 @@ class PlaygroundTab(QWidget):
         view.inspect_requested.connect(self.inspect)
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
+        view.outputs_submitted.connect(self.service.submit_outputs)
         return view
 
     def _refresh_view(self, index: int) -> None:

@@ -24,6 +24,7 @@ from app.core.security.refusal import reading_text
 from app.services.playground.service import PlaygroundService, Turn
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
+from .calls_view import CallsView
 
 __all__ = ["MARKDOWN_LIMIT", "SOFT_BLOCK_CHARS", "AnswerView", "TurnView", "figures_text", "schema_verdict"]
 
@@ -37,6 +38,7 @@ class TurnView(QFrame):
     inspect_requested = Signal(int)
     allow_ip_requested = Signal(int)  # the turn refused by the allowlist
     settings_requested = Signal()
+    outputs_submitted = Signal(int, dict)  # the turn, call id -> output
 
     def __init__(self, service: PlaygroundService, index: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -86,6 +88,9 @@ class TurnView(QFrame):
         self.reasoning_toggle.toggled.connect(self._toggle_reasoning)
         layout.addWidget(self.reasoning_toggle)
         layout.addWidget(self.reasoning_label)
+        self.calls = CallsView()
+        self.calls.outputs_submitted.connect(lambda outputs: self.outputs_submitted.emit(self.index, outputs))
+        layout.addWidget(self.calls)
 
         self.answer = AnswerView()
         self.answer.setObjectName("answer")
@@ -163,6 +168,9 @@ class TurnView(QFrame):
         if details.reasoning:
             self.reasoning_label.setText(details.reasoning)
             self.reasoning_toggle.show()
+        self.calls.show_turn(self.turn)
+        if self.turn.status == TurnStatus.STREAMING and self.turn.rounds > 1 and not self.turn.text:
+            self.status.setText(f"Outputs sent: waiting for the model (round {self.turn.rounds})…")
         if self.turn.status == TurnStatus.WAITING and self.turn.retry_at is not None:
             self._remaining = max(0, round(self.turn.retry_at - time.monotonic()))
             self._tick()
@@ -201,6 +209,18 @@ class TurnView(QFrame):
         if turn.status == TurnStatus.COMPLETED and turn.text:
             self.status.setText(figures)
             self.status.setStyleSheet("color: palette(mid);")
+            return
+        if turn.status == TurnStatus.CALLING:
+            count = len(turn.pending_calls)
+            calls = "a function" if count == 1 else f"{count} functions"
+            self.status.setText(
+                f"The model called {calls}: type each output, then Send outputs. {figures}".strip()
+            )
+            self.status.setStyleSheet("color: #9a6700;")
+            return
+        if turn.round_note:
+            self.status.setText(f"{turn.round_note} {figures}".strip())
+            self.status.setStyleSheet("color: #9a6700;")
             return
         if turn.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) and not turn.text:
             reason = turn.response.stop_reason if turn.response is not None else turn.status
