@@ -35,21 +35,29 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 async def selftest(session: object) -> dict:
-    from app.api import collect
+    """Stream one answer as the Playground does (a Turn run by TurnRun) and read the allowlist; the figures
+    are the ones the turn keeps."""
+    from app.core.playground.turn_runner import TurnRun
+    from app.core.playground.turns import Turn, TurnStatus
 
     client = session.client  # type: ignore[attr-defined]
     if client is None:
         raise RuntimeError(f"no connection: {session.detail}")  # type: ignore[attr-defined]
-    stream = client.responses.stream({"model": session.profile.model_names[0], "input": "Say hello."})  # type: ignore[attr-defined]
-    started = time.perf_counter()
-    _, text = await collect(stream)
-    first = stream.state.first_token_at
+    model = session.profile.model_names[0]  # type: ignore[attr-defined]
+    turn = Turn(
+        "Say hello.", [], model, chain_on_server=False, request_body={"model": model, "input": "Say hello."}
+    )
+    run = TurnRun(turn, on_text=lambda _chunk: None, on_update=lambda: None)
+    await run.run(client)
+    if run.error is not None:
+        raise run.error
     allowlist = await client.allowlists.get()
-    if not text:
-        raise RuntimeError("the answer came back empty")
+    if turn.status != TurnStatus.COMPLETED or not turn.text:
+        raise RuntimeError(f"the answer came back {turn.status.value}, {len(turn.text)} characters")
+    first = turn.figures.time_to_first_token
     return {
-        "time_to_first_token_s": round((first or time.perf_counter()) - started, 4),
-        "answer_chars": len(text),
+        "time_to_first_token_s": round(first if first is not None else turn.figures.duration or 0.0, 4),
+        "answer_chars": len(turn.text),
         "allowlist_entries": len(allowlist.entries),
         "source_ip": allowlist.source_ip,
     }

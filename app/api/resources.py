@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from . import defaults
@@ -21,7 +22,8 @@ class Responses:
         return parse_response(result)
 
     def stream(self, body: dict[str, Any]) -> ResponseStream:
-        return ResponseStream(self._transport.open_stream("/responses", {**body, "stream": True}))
+        """`async with` it: the request is sent on entering, the response closed on leaving."""
+        return ResponseStream(partial(self._transport.open_stream, "/responses", {**body, "stream": True}))
 
     async def retrieve(self, response_id: str) -> Response:
         result, _ = await self._transport.request("GET", f"/responses/{response_id}")

@@ -7,33 +7,24 @@ Every way a stream can go wrong ends in a typed ApiError with a sentence that na
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import httpx
 from httpx_sse import EventSource, SSEError
 
 from .errors import ApiError, ConnectionFailed, InvalidResponse, StreamError, TimedOut
-from .events import ErrorEvent, ResponseEvent, StreamEvent, TextDelta, parse_event
+from .events import ErrorEvent, ResponseEvent, StreamEvent, parse_event
 from .wire import Response
 
 
 @dataclass
 class StreamState:
-    """What a stream has shown so far: kept when the stream breaks, so nothing already seen is lost."""
+    """What a stream has told beyond its events: the answer's headers, and the final response (completed,
+    incomplete or failed) once it came. The text is the consumer's to keep (a turn keeps it): one buffer."""
 
-    chunks: list[str] = field(default_factory=list)  # joined on demand: += on a str is quadratic here
-    response: Response | None = None  # the final response (completed, incomplete or failed)
+    response: Response | None = None
     headers: dict[str, str] = field(default_factory=dict)
-    started_at: float = field(default_factory=time.perf_counter)
-    first_token_at: float | None = None
-
-    @property
-    def text(self) -> str:
-        if len(self.chunks) > 1:
-            self.chunks[:] = ["".join(self.chunks)]
-        return self.chunks[0] if self.chunks else ""
 
     @property
     def finished(self) -> bool:
@@ -60,60 +51,67 @@ def stream_failure(error: httpx.HTTPError) -> ApiError:
 
 
 class ResponseStream:
-    """`async for event in stream` yields typed events; `stream.state` holds the text and final response."""
+    """One streamed response: `async with client.responses.stream(body) as stream:` sends the request and
+    waits for the answer's head (errors such as a 403 raise there); `async for event in stream` yields typed
+    events; leaving the block closes the response in `finally`, whatever ended it (the end, `break`, an
+    error, a cancel), so the server hears at once that nobody reads any more."""
 
-    def __init__(self, response_cm: AbstractAsyncContextManager[httpx.Response]) -> None:
-        self._response_cm = response_cm
+    def __init__(self, open_response: Callable[[], Awaitable[httpx.Response]]) -> None:
+        self._open_response = open_response
         self.state = StreamState()
         self.response: httpx.Response | None = None  # open while streaming; closed after, even on cancel
         self._iterator: AsyncGenerator[StreamEvent, None] | None = None
 
+    async def __aenter__(self) -> ResponseStream:
+        self.response = await self._open_response()
+        self.state.headers = dict(self.response.headers)
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
-        self._iterator = self._events()
+        if self.response is None:
+            raise RuntimeError("A ResponseStream is read inside `async with`, which opens and closes it.")
+        self._iterator = self._events(self.response)
         return self._iterator
 
     async def aclose(self) -> None:
-        """Close the response now. A loop left by `break` or by an error in its body otherwise leaves the
-        connection open, the server still writing, until the collector finalizes the iterator."""
-        if self._iterator is not None:
-            await self._iterator.aclose()
+        """Close the response now (leaving `async with` does); closing twice is harmless."""
+        try:
+            if self._iterator is not None:
+                await self._iterator.aclose()
+        finally:
+            if self.response is not None:
+                await self.response.aclose()
 
-    async def _events(self) -> AsyncGenerator[StreamEvent, None]:
-        async with self._response_cm as response:
-            self.response = response
-            self.state.headers = dict(response.headers)
-            try:
-                async for sse in EventSource(response).aiter_sse():
-                    if not sse.data:
-                        continue
-                    event = parse_event(sse.event, sse.data, time.perf_counter())
-                    if event is None:  # [DONE]: nothing follows
-                        break
-                    self._absorb(event)
-                    yield event
-                    if isinstance(event, ErrorEvent):
-                        raise StreamError(event.message or "The stream failed (no reason given).", event.code)
-            except SSEError as error:
-                raise InvalidResponse(f"The server did not answer with an event stream: {error}.") from None
-            except httpx.HTTPError as error:
-                raise stream_failure(error) from None
+    async def _events(self, response: httpx.Response) -> AsyncGenerator[StreamEvent, None]:
+        try:
+            async for sse in EventSource(response).aiter_sse():
+                if not sse.data:
+                    continue
+                event = parse_event(sse.event, sse.data, time.perf_counter())
+                if event is None:  # [DONE]: nothing follows
+                    break
+                if isinstance(event, ResponseEvent) and event.is_final:
+                    self.state.response = event.response
+                yield event
+                if isinstance(event, ErrorEvent):
+                    raise StreamError(event.message or "The stream failed (no reason given).", event.code)
+        except SSEError as error:
+            raise InvalidResponse(f"The server did not answer with an event stream: {error}.") from None
+        except httpx.HTTPError as error:
+            raise stream_failure(error) from None
         if not self.state.finished:
             raise ConnectionFailed("The stream ended before the response was complete (no final event).")
 
-    def _absorb(self, event: StreamEvent) -> None:
-        state = self.state
-        if isinstance(event, TextDelta):
-            if state.first_token_at is None:
-                state.first_token_at = event.received_at
-            state.chunks.append(event.delta)
-        elif isinstance(event, ResponseEvent) and event.is_final:
-            state.response = event.response
-
 
 async def collect(stream: ResponseStream) -> tuple[Response, str]:
-    """Run a stream to its end; returns the final response and its output_text."""
-    async for _ in stream:
-        pass
+    """Open a stream, run it to its end and close it (a cancel closes it too); returns the final response
+    and its output_text."""
+    async with stream:
+        async for _ in stream:
+            pass
     if stream.state.response is None:  # _events raises first; this keeps the type exact
         raise ConnectionFailed("The stream ended before the response was complete (no final event).")
     return stream.state.response, stream.state.response.output_text

@@ -9,8 +9,7 @@ import asyncio
 import json
 import random
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -267,95 +266,73 @@ class Transport:
         for a write only when `resend_unanswered` says it is safe (else UnansweredWrite)."""
         deadline = self.settings.request_deadline if deadline is None else deadline
         url = self.url(path)
+        headers = self.headers(key)
+
+        def build() -> httpx.Request:
+            return self._client.build_request(method, url, json=json_body, params=params, headers=headers)
+
         try:
             async with asyncio.timeout(deadline):
-                return await self._attempts(method, url, key, json_body, params, retries, resend_unanswered)
+                response = await self._send_retrying(build, url, retries, resend_unanswered)
+                content = await _read_closing(response, url)
         except TimeoutError:
             raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
+        return _decode(response, content), response.headers
 
-    async def _attempts(
-        self,
-        method: str,
-        url: str,
-        key: KeyKind,
-        json_body: Any,
-        params: dict[str, str] | None,
-        retries: int | None,
-        resend_unanswered: ResendCheck | None,
-    ) -> tuple[Any, httpx.Headers]:
-        retries = self.settings.max_retries if retries is None else retries
-        attempt, resent = 0, False
-        while True:
-            request = self._client.build_request(
-                method, url, json=json_body, params=params, headers=self.headers(key)
-            )
-            try:
-                response = await self._client.send(request, stream=True)
-            except httpx.HTTPError as error:
-                failure = _connection_error(error, url)
-                if _unanswered(error) and not resent:
-                    resent = True
-                    await self._resend(method, resend_unanswered, failure, url)
-                    continue
-                # A read timeout on a POST may have been processed: only a failed connect is safe to repeat.
-                safe = method in SAFE_METHODS or isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
-                delay = self._retry_delay(attempt, failure)
-                if attempt < retries and safe and not isinstance(failure, TlsFailed) and delay is not None:
-                    attempt += 1
-                    await asyncio.sleep(delay)
-                    continue
-                raise failure from None
-            content = await _read_closing(response, url)
-            if response.status_code < 400:
-                return _decode(response, content), response.headers
-            status_failure = _error_for(response, content)
-            delay = self._status_retry_delay(attempt, retries, response.status_code, status_failure)
-            if delay is None:
-                raise status_failure
-            attempt += 1
-            await asyncio.sleep(delay)
-
-    @asynccontextmanager
-    async def open_stream(
-        self, path: str, body: Any, *, key: KeyKind = "api"
-    ) -> AsyncIterator[httpx.Response]:
-        """POST and yield the open streaming response once it answered 200; retried only before that.
+    async def open_stream(self, path: str, body: Any, *, key: KeyKind = "api") -> httpx.Response:
+        """POST and return the open streaming response once it answered below 400; retried only before that.
+        The caller closes it (ResponseStream does, in `finally`).
 
         The deadline covers getting the answer's head; the stream itself is watched by the read timeout."""
         url = self.url(path)
         deadline = self.settings.request_deadline
-        try:
-            async with asyncio.timeout(deadline):
-                response = await self._open(url, body, key)
-        except TimeoutError:
-            raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
-        try:
-            yield response
-        finally:
-            await response.aclose()
-
-    async def _open(self, url: str, body: Any, key: KeyKind) -> httpx.Response:
-        retries = self.settings.max_retries
-        attempt, resent = 0, False
         payload = await _encoded_off_the_loop(body)
         headers = {**self.headers(key), "accept": "text/event-stream", "content-type": "application/json"}
+
+        def build() -> httpx.Request:
+            return self._client.build_request("POST", url, content=payload, headers=headers)
+
+        try:
+            async with asyncio.timeout(deadline):
+                # Nothing of the answer was read when a reused connection drops unanswered: creating the
+                # response again is what the official client does, so a stream is always sent again once.
+                return await self._send_retrying(build, url, None, always_resend)
+        except TimeoutError:
+            raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
+
+    async def _send_retrying(
+        self,
+        build: Callable[[], httpx.Request],
+        url: str,
+        retries: int | None,
+        resend_unanswered: ResendCheck | None,
+    ) -> httpx.Response:
+        """The one retry policy of requests and streams; returns the open response of a status below 400.
+
+        - a connection that drops before any byte of the answer: sent again once (a write only when
+          `resend_unanswered` says so, else UnansweredWrite);
+        - a failed connect (refused, or no connection within the connect timeout): nothing was sent, so it
+          is retried with backoff whatever the method; any other connection failure only for GET/HEAD/
+          OPTIONS: a read timeout on a POST may have been processed;
+        - 408/429/5xx: retried with backoff, or after a short Retry-After (a long one goes to the caller);
+        - a TLS failure is never retried: the next handshake fails the same way."""
+        retries = self.settings.max_retries if retries is None else retries
+        attempt, resent = 0, False
         while True:
-            request = self._client.build_request("POST", url, content=payload, headers=headers)
+            request = build()
             try:
                 response = await self._client.send(request, stream=True)
             except httpx.HTTPError as error:
                 failure = _connection_error(error, url)
-                # Nothing of the answer was read: creating a response again is what the official client does.
                 if _unanswered(error) and not resent:
                     resent = True
+                    await self._resend(request.method, resend_unanswered, failure, url)
                     continue
+                safe = request.method in SAFE_METHODS or isinstance(
+                    error, httpx.ConnectError | httpx.ConnectTimeout
+                )
                 delay = self._retry_delay(attempt, failure)
-                if (
-                    attempt < retries
-                    and isinstance(error, httpx.ConnectError)
-                    and not isinstance(failure, TlsFailed)
-                    and delay is not None
-                ):
+                if attempt < retries and safe and not isinstance(failure, TlsFailed) and delay is not None:
                     attempt += 1
                     await asyncio.sleep(delay)
                     continue

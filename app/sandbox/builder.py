@@ -9,9 +9,10 @@ import secrets
 import time
 from typing import Any
 
-from .engines.base import Citations, Reasoning, Search, TextDelta
+from .engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta
 from .request import ResponseRequest
 from .store import new_id
+from .tools import CallRecord
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 Event = dict[str, Any]
@@ -35,8 +36,9 @@ def echoed_fields(request: ResponseRequest) -> dict[str, Any]:
     return {
         "previous_response_id": body.previous_response_id,
         "instructions": body.instructions,
-        "tools": [tool.model_dump(exclude_none=True) for tool in body.tools],
+        "tools": [_tool_json(tool) for tool in body.tools],
         "tool_choice": choice if isinstance(choice, str) else choice.model_dump(),
+        "client_metadata": body.client_metadata,
         "text": text,
         "temperature": request.temperature if request.temperature is not None else 1.0,
         "top_p": request.top_p if request.top_p is not None else 1.0,
@@ -63,6 +65,16 @@ def echoed_fields(request: ResponseRequest) -> dict[str, Any]:
     }
 
 
+def _tool_json(tool: Any) -> dict[str, Any]:
+    """A tool as the response repeats it; a function tool always with its `strict` and `parameters`."""
+    data: dict[str, Any] = tool.model_dump(exclude_none=True, by_alias=True)
+    for function in [data] if data["type"] == "function" else data.get("tools", []):
+        function.setdefault("strict", True if data["type"] == "function" else function.get("strict"))
+        function.setdefault("parameters", None)
+        function.setdefault("description", None)
+    return data
+
+
 class ResponseBuilder:
     """Accumulates engine steps into the response object, and yields the matching stream events."""
 
@@ -72,8 +84,12 @@ class ResponseBuilder:
         self.sequence = 0
         self.output: list[dict[str, Any]] = []
         self.message: dict[str, Any] | None = None
-        self.text = ""
+        self.text = ""  # every message's text, in order
+        self._message_text = ""  # the open message's
+        self.call: dict[str, Any] | None = None  # the open function call item
+        self._call_index: int | None = None
         self.reasoning_tokens = 0
+        self.call_tokens = 0
         self.response: dict[str, Any] = {
             "id": new_id("resp"),
             "object": "response",
@@ -171,15 +187,17 @@ class ResponseBuilder:
         return events
 
     def delta(self, step: TextDelta) -> list[Event]:
-        events = self._open_message() if self.message is None else []
+        events = self._close_call("completed")
+        events += self._open_message() if self.message is None else []
         assert self.message is not None
         self.text += step.text
+        self._message_text += step.text
         extra = {"obfuscation": secrets.token_urlsafe(8)} if self.request.obfuscate else {}
         events.append(
             self.event(
                 self.delta_event,
                 item_id=self.message["id"],
-                output_index=len(self.output) - 1,
+                output_index=self.output.index(self.message),
                 content_index=0,
                 delta=step.text,
                 logprobs=[],
@@ -187,6 +205,62 @@ class ResponseBuilder:
             )
         )
         return events
+
+    def function_call(self, step: FunctionCallDelta) -> list[Event]:
+        """A call's first piece opens its item (closing the message or call before it); each piece is a delta."""
+        events: list[Event] = []
+        if self.call is None or step.index != self._call_index:
+            events += self._close_call("completed")
+            if self.message is not None:
+                events += self._close_message("completed")
+            self.call = {
+                "type": "function_call",
+                "id": new_id("fc"),
+                "call_id": new_id("call"),
+                "name": step.name,
+                "arguments": "",
+                "status": "in_progress",
+            }
+            if step.namespace:
+                self.call["namespace"] = step.namespace
+            self._call_index = step.index
+            events.append(
+                self.event("response.output_item.added", output_index=len(self.output), item=_copy(self.call))
+            )
+            self.output.append(self.call)
+        if step.arguments:
+            self.call["arguments"] += step.arguments
+            self.call_tokens += count_tokens(step.arguments)
+            events.append(
+                self.event(
+                    "response.function_call_arguments.delta",
+                    item_id=self.call["id"],
+                    output_index=self.output.index(self.call),
+                    delta=step.arguments,
+                )
+            )
+        return events
+
+    def _close_call(self, status: str) -> list[Event]:
+        if self.call is None:
+            return []
+        call, self.call = self.call, None
+        call["status"] = status
+        index = self.output.index(call)
+        common = {"item_id": call["id"], "output_index": index}
+        return [
+            self.event("response.function_call_arguments.done", **common, arguments=call["arguments"]),
+            self.event("response.output_item.done", output_index=index, item=_copy(call)),
+        ]
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """The function calls of this answer, for the stored history."""
+        return [
+            CallRecord(item["call_id"], item["name"], item["arguments"], item.get("namespace"))
+            for item in self.output
+            if item["type"] == "function_call"
+        ]
 
     def citations(self, step: Citations) -> list[Event]:
         if self.message is None:
@@ -205,7 +279,7 @@ class ResponseBuilder:
                 self.event(
                     "response.output_text.annotation.added",
                     item_id=self.message["id"],
-                    output_index=len(self.output) - 1,
+                    output_index=self.output.index(self.message),
                     content_index=0,
                     annotation_index=len(part["annotations"]),
                     annotation=annotation,
@@ -218,22 +292,24 @@ class ResponseBuilder:
         """output_text.done, content_part.done and output_item.done: every item opened is closed."""
         events = [] if self.message is not None else self._open_message()
         assert self.message is not None
-        part = self.message["content"][0]
-        part["text"] = self.text
-        self.message["status"] = status
-        index = self.output.index(self.message)
-        common = {"item_id": self.message["id"], "output_index": index, "content_index": 0}
+        message, text = self.message, self._message_text
+        self.message, self._message_text = None, ""
+        part = message["content"][0]
+        part["text"] = text
+        message["status"] = status
+        index = self.output.index(message)
+        common = {"item_id": message["id"], "output_index": index, "content_index": 0}
         return [
             *events,
-            self.event("response.output_text.done", **common, text=self.text, logprobs=[]),
+            self.event("response.output_text.done", **common, text=text, logprobs=[]),
             self.event("response.content_part.done", **common, part=_copy(part)),
-            self.event("response.output_item.done", output_index=index, item=_copy(self.message)),
+            self.event("response.output_item.done", output_index=index, item=_copy(message)),
         ]
 
     def _usage(self, input_tokens: int, output_tokens: int | None = None) -> dict[str, Any]:
         """`output_tokens`: the engine's real count when it has a tokenizer; otherwise an estimate."""
         if output_tokens is None:
-            output_tokens = count_tokens(self.text) + self.reasoning_tokens
+            output_tokens = count_tokens(self.text) + self.reasoning_tokens + self.call_tokens
         return {
             "input_tokens": input_tokens,
             "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
@@ -243,7 +319,10 @@ class ResponseBuilder:
         }
 
     def finish(self, input_tokens: int, incomplete: bool, output_tokens: int | None = None) -> list[Event]:
-        events = self._close_message("incomplete" if incomplete else "completed")
+        status = "incomplete" if incomplete else "completed"
+        events = self._close_call(status)
+        if self.message is not None or not any(item["type"] == "function_call" for item in self.output):
+            events += self._close_message(status)  # an answer of calls alone has no empty message
         self.response["usage"] = self._usage(input_tokens, output_tokens)
         if incomplete:
             self.response["status"] = "incomplete"
@@ -257,7 +336,7 @@ class ResponseBuilder:
 
     def fail(self, input_tokens: int, message: str) -> list[Event]:
         """The answer broke its promised format: close what was opened, then `response.failed`."""
-        events = self._close_message("incomplete")
+        events = self._close_call("incomplete") + self._close_message("incomplete")
         self.response["usage"] = self._usage(input_tokens)
         self.response["status"] = "failed"
         # The client's types allow a fixed list of codes; "server_error" is the one that fits a model fault.

@@ -15,6 +15,16 @@ from pydantic_core import PydanticCustomError
 
 from app.common.jsonschema_check import schema_problem
 
+from .contract_tools import (
+    FunctionCallItem,
+    FunctionCallOutputItem,
+    FunctionTool,
+    ItemReference,
+    NamespaceTool,
+    ToolChoice,
+    item_tag,
+)
+
 MAX_DESCRIPTION = 200
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 SummaryMode = Literal["auto", "concise", "detailed"]
@@ -152,8 +162,11 @@ class WebSearchItem(Strict):
 InputItem = Annotated[
     Annotated[MessageItem, Tag("~message")]
     | Annotated[ReasoningItem, Tag("~reasoning")]
-    | Annotated[WebSearchItem, Tag("~web_search_call")],
-    _type_of("message"),
+    | Annotated[WebSearchItem, Tag("~web_search_call")]
+    | Annotated[FunctionCallItem, Tag("~function_call")]
+    | Annotated[FunctionCallOutputItem, Tag("~function_call_output")]
+    | Annotated[ItemReference, Tag("~item_reference")],
+    Discriminator(item_tag),
 ]
 
 
@@ -181,6 +194,21 @@ class WebSearchTool(Strict):
     search_content_types: list[Literal["text", "image"]] | None = None
     external_web_access: bool | None = None
     filters: dict[str, Any] | None = None
+
+
+def _tool_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else None
+    if isinstance(kind, str) and kind.startswith("web_search"):
+        return "~web_search"
+    return f"~{kind}" if isinstance(kind, str) else "~?"
+
+
+Tool = Annotated[
+    Annotated[WebSearchTool, Tag("~web_search")]
+    | Annotated[FunctionTool, Tag("~function")]
+    | Annotated[NamespaceTool, Tag("~namespace")],
+    Discriminator(_tool_tag),
+]
 
 
 class FormatText(Strict):
@@ -252,10 +280,6 @@ class ConversationRef(Strict):
     id: str = Field(min_length=1)
 
 
-class ToolChoiceTool(Strict):
-    type: Literal["web_search_preview", "web_search_preview_2025_03_11"]
-
-
 def _metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
     if value is not None and (
         len(value) > 16
@@ -277,8 +301,8 @@ class CreateResponse(Strict):
     ]
     instructions: str | None = None
     previous_response_id: NonEmpty | None = None
-    tools: list[WebSearchTool] = Field(default_factory=list)
-    tool_choice: Literal["none", "auto", "required"] | ToolChoiceTool = "auto"
+    tools: list[Tool] = Field(default_factory=list)
+    tool_choice: ToolChoice = "auto"
     text: TextOptions | None = None
     reasoning: ReasoningOptions | None = None
     include: list[Includable] | None = None
@@ -301,6 +325,7 @@ class CreateResponse(Strict):
     prompt_cache_retention: Literal["in_memory", "24h"] | None = None
     prompt: PromptRef | None = None
     conversation: NonEmpty | ConversationRef | None = None
+    client_metadata: dict[str, Any] | None = None  # the Codex CLI's; echoed
     # Parameters of the newest client with no effect here: accepted as objects, not echoed.
     access_programs: dict[str, Any] | None = None
     background_options: dict[str, Any] | None = None

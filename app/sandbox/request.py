@@ -13,8 +13,11 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from .contract import CreateResponse, FormatJsonSchema, InputImage, MessageItem, OutputText, Refusal
+from .contract_tools import ChoiceHosted, FunctionCallItem, FunctionCallOutputItem, ItemReference
 from .errors import quote
 from .store import new_id
+from .tools import CallRecord, ToolPlan, plan_tools
+from .unsupported import refuse_reasoning, refuse_unsupported
 from .validate import bad, validate
 
 IMAGE_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
@@ -52,9 +55,11 @@ class ImageInfo:
 class Message:
     """One turn: `parts` are input_text/output_text {text}, input_image {image_url, detail} or refusal."""
 
-    role: str
+    role: str  # user, assistant, system, developer; "tool" for a function's output
     parts: list[dict[str, Any]]
     images: list[ImageInfo] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)  # an assistant's function calls, after its text
+    call_id: str | None = None  # a "tool" message: the call it answers
 
     def text(self) -> str:
         return "\n".join(part["text"] for part in self.parts if "text" in part)
@@ -75,6 +80,8 @@ class ResponseRequest:
     reasoning_summary: str | None = "auto"  # no `reasoning` at all: a summary, as before
     verbosity: str = "medium"
     include: frozenset[str] = frozenset()
+    tools: ToolPlan = field(default_factory=ToolPlan)
+    output_refs: list[tuple[str, str]] = field(default_factory=list)  # (param, call_id) of each output
 
     @property
     def instructions(self) -> str | None:
@@ -191,10 +198,38 @@ def input_item_json(item: Any) -> dict[str, Any]:
         data.setdefault("id", new_id("msg"))
         data["status"] = data.get("status", "completed")
         return data
-    return dict(item.model_dump(exclude_none=True, by_alias=True))
+    data = dict(item.model_dump(exclude_none=True, by_alias=True))
+    if isinstance(item, FunctionCallItem | FunctionCallOutputItem):
+        data.setdefault("id", new_id("fc" if isinstance(item, FunctionCallItem) else "fco"))
+        data.setdefault("status", "completed")
+    return data
+
+
+def _tool_messages(items: list[Any], param: str, max_image_bytes: int) -> tuple[list[Message], list[tuple[str, str]]]:
+    """The conversation's messages in order: function calls join the assistant turn before them (one chat
+    turn, as Chat Completions has it); outputs are "tool" messages. Also each output's (param, call_id)."""
+    messages: list[Message] = []
+    refs: list[tuple[str, str]] = []
+    for index, item in enumerate(items):
+        where = f"{param}[{index}]"
+        if isinstance(item, MessageItem):
+            messages.append(_message(item, where, max_image_bytes))
+        elif isinstance(item, FunctionCallItem):
+            call = CallRecord(item.call_id, item.name, item.arguments, item.namespace)
+            if messages and messages[-1].role == "assistant" and messages[-1].call_id is None:
+                messages[-1].calls.append(call)
+            else:
+                messages.append(Message("assistant", [], calls=[call]))
+        elif isinstance(item, FunctionCallOutputItem):
+            messages.append(Message("tool", [{"type": "input_text", "text": item.text()}], call_id=item.call_id))
+            refs.append((f"{where}.call_id", item.call_id))
+        elif isinstance(item, ItemReference):  # the route resolves references before it parses
+            raise bad(f"No stored item has the id '{quote(item.id)}'.", f"{where}.id", "item_not_found")
+    return messages, refs
 
 
 def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int) -> ResponseRequest:
+    refuse_unsupported(body)
     parsed = validate(CreateResponse, body)
     if parsed.model not in models:
         raise bad(
@@ -206,17 +241,15 @@ def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int)
         [MessageItem(role="user", content=parsed.input)] if isinstance(parsed.input, str) else []
     )
     items = items or list(parsed.input)
-    messages = [
-        _message(item, f"input[{index}]", max_image_bytes)
-        for index, item in enumerate(items)
-        if isinstance(item, MessageItem)
-    ]
+    refuse_reasoning(parsed.model, body.get("reasoning") if isinstance(body.get("reasoning"), dict) else None)
+    messages, refs = _tool_messages(items, "input", max_image_bytes)
     request = ResponseRequest(parsed.model, messages, parsed, [input_item_json(item) for item in items])
-    choice = parsed.tool_choice
-    if choice != "auto" and choice != "none" and not parsed.tools:
-        raise bad("'tool_choice' names a tool, but 'tools' is empty: add the web search tool.", "tool_choice")
-    request.web_search = bool(parsed.tools) and choice != "none"
-    request.force_search = request.web_search and choice != "auto"
+    request.output_refs = refs
+    request.tools = plan = plan_tools(parsed)
+    searches = any(tool.type.startswith("web_search") for tool in parsed.tools)
+    request.web_search = searches and plan.search_allowed
+    hosted = isinstance(parsed.tool_choice, ChoiceHosted)
+    request.force_search = request.web_search and (hosted or (plan.mode == "required" and not plan.functions))
     if parsed.text is not None and parsed.text.format is not None:
         text_format = parsed.text.format
         request.text_format = text_format.model_dump(by_alias=True, exclude_none=True)

@@ -15,11 +15,21 @@ from app.common.jsonschema_check import mismatches
 
 from .builder import Event, ResponseBuilder, count_tokens
 from .contract import ItemsQuery
-from .engines.base import Conversation, Engine, Reasoning, Search, TextDelta, Usage
+from .engines.base import (
+    Conversation,
+    Engine,
+    FunctionCallDelta,
+    Incomplete,
+    Reasoning,
+    Search,
+    TextDelta,
+    Usage,
+)
 from .errors import ServiceError, quote
 from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
 from .store import new_id
+from .tool_loop import check_outputs, message_from_json, message_json, resolve_references
 from .validate import bad, parse_json_body, validate_query
 
 
@@ -35,11 +45,11 @@ def project_of(request: Request) -> str:
 
 
 def history_items(messages: list[Message]) -> list[dict[str, Any]]:
-    return [{"role": message.role, "content": message.parts} for message in messages]
+    return [message_json(message) for message in messages]
 
 
 def messages_from_history(items: list[dict[str, Any]]) -> list[Message]:
-    return [Message(item["role"], item["content"]) for item in items]
+    return [message_from_json(item) for item in items]
 
 
 def fit_context(conversation: Conversation, window: int) -> Conversation:
@@ -64,7 +74,14 @@ def input_tokens(conversation: Conversation) -> int:
     total = count_tokens(conversation.request.instructions or "")
     for message in conversation.messages:
         total += 4 + count_tokens(message.text()) + sum(image.tokens() for image in message.images)
+        total += sum(count_tokens(call.name) + count_tokens(call.arguments) for call in message.calls)
     return total
+
+
+def one_line(text: str, limit: int = 2000) -> str:
+    """A reason as one line: a traceback that came with it dropped, whitespace folded, bounded."""
+    text = text.split("Traceback (most recent call last)")[0]
+    return quote(" ".join(text.split()) or "no reason given", limit)
 
 
 def list_query(request: Request) -> ItemsQuery:
@@ -86,6 +103,7 @@ class ResponsesRoutes:
         project_id = project_of(request)
         body = parse_json_body(await request.body())
         config = self.state.config
+        resolve_references(self.state.store, project_id, body)
         parsed = parse_request(body, config.models, config.max_image_bytes)
         engine: Engine = self.state.engine
         prepare = getattr(engine, "prepare", None)
@@ -101,6 +119,7 @@ class ResponsesRoutes:
                     "previous_response_not_found",
                 )
             history = messages_from_history(_stored(stored[1])[0])
+        check_outputs(parsed.output_refs, [*history, *parsed.messages])
         conversation = fit_context(Conversation(parsed, history), config.context_window)
         builder = ResponseBuilder(parsed, config.delta_event_type)
         if parsed.stream:
@@ -119,8 +138,12 @@ class ResponsesRoutes:
         request = conversation.request
         for event in builder.start():
             yield event
-        # An engine with a tokenizer stops at max_output_tokens itself; others are held to it by an estimate.
-        budget = None if getattr(engine, "counts_tokens", False) else request.max_output_tokens
+        # An engine with a tokenizer, or one whose source does (upstream), stops at max_output_tokens itself;
+        # others are held to it by an estimate.
+        own_limit = getattr(engine, "counts_tokens", False) or getattr(engine, "limits_output", False)
+        budget = None if own_limit else request.max_output_tokens
+        call_limit = request.tools.call_limit
+        calls_made: set[int] = set()
         incomplete = False
         text_tokens = 0  # a running count: re-counting the whole text per delta was quadratic
         usage: Usage | None = None  # real counts from the engine, when it has a tokenizer
@@ -137,8 +160,16 @@ class ResponsesRoutes:
                         break
                     text_tokens += step_tokens
                     events = builder.delta(step)
+                elif isinstance(step, FunctionCallDelta):
+                    if step.index not in calls_made and call_limit is not None and len(calls_made) >= call_limit:
+                        continue  # past parallel_tool_calls: false or max_tool_calls: the call is not made
+                    calls_made.add(step.index)
+                    events = builder.function_call(step)
                 elif isinstance(step, Usage):
                     usage, incomplete = step, step.incomplete
+                    continue
+                elif isinstance(step, Incomplete):
+                    incomplete = True
                     continue
                 else:
                     events = builder.citations(step)
@@ -152,9 +183,11 @@ class ResponsesRoutes:
         self.state.count_tokens(project_id, builder.response["usage"]["total_tokens"])
         if request.store and not failure:
             history = history_items(conversation.messages)
-            history.append({"role": "assistant", "content": [{"type": "output_text", "text": builder.text}]})
+            answer = Message("assistant", [{"type": "output_text", "text": builder.text}], calls=builder.calls)
+            history.append(message_json(answer))
             saved = {"history": history, "input_items": request.input_items}
-            await self.state.store.save_response_async(project_id, builder.response, saved)
+            items = [*request.input_items, *builder.response["output"]]
+            await self.state.store.save_response_async(project_id, builder.response, saved, items)
 
     @staticmethod
     def _check_format(request: ResponseRequest, text: str) -> str | None:
@@ -186,12 +219,10 @@ class ResponsesRoutes:
                     # disconnect, Starlette cancels this writer here, and aclosing stops the engine.
                     await asyncio.sleep(0)
         except Exception as error:  # a failure after the stream began is an `error` event, then the end
-            event = builder.event(
-                "error",
-                code="server_error",
-                message=f"The stream failed: {quote(str(error), 200)}",
-                param=None,
-            )
+            # A ServiceError (the upstream's failure, say) keeps its code and whole reason, on one line.
+            code = error.code if isinstance(error, ServiceError) and error.code else "server_error"
+            reason = one_line(error.message if isinstance(error, ServiceError) else str(error))
+            event = builder.event("error", code=code, message=f"The stream failed: {reason}", param=None)
             yield f"event: error\ndata: {json.dumps(event)}\n\n".encode()
 
     def _load(self, request: Request) -> tuple[str, str, tuple[dict[str, Any], Any]]:

@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE TABLE IF NOT EXISTS responses (
   id TEXT PRIMARY KEY, project_id TEXT NOT NULL, body TEXT NOT NULL, history TEXT NOT NULL,
   created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+  id TEXT NOT NULL, project_id TEXT NOT NULL, item TEXT NOT NULL, PRIMARY KEY (project_id, id));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
@@ -372,21 +374,40 @@ class Store:
     # -- responses --------------------------------------------------------------------------------
 
     def _save_response(
-        self, project_id: str, body: dict[str, Any], history: Any
+        self, project_id: str, body: dict[str, Any], history: Any, items: list[dict[str, Any]] | None = None
     ) -> Callable[[sqlite3.Connection], None]:
         row = (body["id"], project_id, json.dumps(body), json.dumps(history), body["created_at"])
+        item_rows = [(item["id"], project_id, json.dumps(item)) for item in items or [] if "id" in item]
 
         def work(db: sqlite3.Connection) -> None:
             db.execute("INSERT INTO responses VALUES (?, ?, ?, ?, ?)", row)
+            db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?, ?)", item_rows)
 
         return work
 
-    def save_response(self, project_id: str, body: dict[str, Any], history: Any) -> None:
-        """Waits for the disk: on the server's event loop use save_response_async."""
-        self._run(self._save_response(project_id, body, history))
+    def save_response(
+        self, project_id: str, body: dict[str, Any], history: Any, items: list[dict[str, Any]] | None = None
+    ) -> None:
+        """Waits for the disk: on the server's event loop use save_response_async. `items`: the turn's input
+        and output items, kept by id for `item_reference` inputs."""
+        self._run(self._save_response(project_id, body, history, items))
 
-    async def save_response_async(self, project_id: str, body: dict[str, Any], history: Any) -> None:
-        await self._run_async(self._save_response(project_id, body, history))
+    async def save_response_async(
+        self, project_id: str, body: dict[str, Any], history: Any, items: list[dict[str, Any]] | None = None
+    ) -> None:
+        await self._run_async(self._save_response(project_id, body, history, items))
+
+    def load_items(self, project_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The stored items of these ids (the ones held; an id not held is simply absent)."""
+        found: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            for item_id in dict.fromkeys(ids):
+                row = self._db.execute(
+                    "SELECT item FROM items WHERE project_id = ? AND id = ?", (project_id, item_id)
+                ).fetchone()
+                if row is not None:
+                    found[item_id] = json.loads(row[0])
+        return found
 
     def load_response(self, project_id: str, response_id: str) -> tuple[dict[str, Any], Any] | None:
         with self._lock:

@@ -101,23 +101,46 @@ class ScriptedServer:
     """A loopback HTTP/1.1 peer that answers the n-th request with the n-th action, keeping connections
     alive between them as a real server does; records (method, path, body) of every request."""
 
-    def __init__(self, actions: list[bytes]) -> None:
+    def __init__(
+        self, actions: list[bytes], *, refuse_for: float = 0.0, unreachable_for: float = 0.0
+    ) -> None:
+        """`refuse_for` seconds: the port refuses connections (bound, not listening) before it serves.
+        `unreachable_for` seconds: its accept queue is full, so a connect gets no answer at all (the client's
+        connect timeout), as from a host that drops packets."""
         self.actions = list(actions)
         self.requests: list[tuple[str, str, bytes]] = []
         self._stop = threading.Event()
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.bind(("127.0.0.1", 0))
-        self._listener.listen(8)
+        self._refuse_for, self._unreachable_for = refuse_for, unreachable_for
+        self._filler: socket.socket | None = None
+        if unreachable_for:
+            # Linux drops a SYN while the accept queue is full; a backlog of 0 holds one waiting connection.
+            self._listener.listen(0)
+            self._filler = socket.create_connection(self._listener.getsockname())
+        elif not refuse_for:
+            self._listener.listen(8)
         self._threads: list[threading.Thread] = []
         self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
 
     def __enter__(self) -> ScriptedServer:
-        self._start(self._accept)
+        self._start(self._open_later if self._refuse_for or self._unreachable_for else self._accept)
         return self
+
+    def _open_later(self) -> None:
+        if self._stop.wait(self._refuse_for or self._unreachable_for):
+            return
+        if self._filler is not None:
+            self._filler.close()  # the accept loop takes it off the queue: it sends no request
+        else:
+            self._listener.listen(8)
+        self._accept()
 
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._listener.close()
+        if self._filler is not None:
+            self._filler.close()
         for thread in self._threads:
             thread.join(timeout=3)
 

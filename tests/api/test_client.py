@@ -17,6 +17,7 @@ from app.api import (
     RateLimited,
     ServiceClient,
     StreamError,
+    TextDelta,
     TlsFailed,
     Unauthorized,
     collect,
@@ -47,10 +48,8 @@ async def test_create_and_stream(sandbox: Sandbox) -> None:
     stream = client.responses.stream({"model": "service-pro", "input": "Hello"})
     final, text = await collect(stream)
     assert created.status == final.status == "completed" and created.output_text
-    assert text == stream.state.text and "Hello" in text
-    assert (
-        stream.state.first_token_at is not None and stream.response is not None and stream.response.is_closed
-    )
+    assert "Hello" in text and stream.state.headers
+    assert stream.response is not None and stream.response.is_closed
     await client.aclose()
 
 
@@ -58,9 +57,9 @@ async def test_create_and_stream(sandbox: Sandbox) -> None:
 async def test_both_delta_event_names(sandbox_factory, delta_event: str) -> None:
     sandbox = sandbox_factory(delta_event=delta_event)
     client = client_for(sandbox)
-    stream = client.responses.stream({"model": "service-pro", "input": "Hi"})
-    _, text = await collect(stream)
-    assert stream.state.text == text != ""
+    async with client.responses.stream({"model": "service-pro", "input": "Hi"}) as stream:
+        deltas = [event.delta async for event in stream if isinstance(event, TextDelta)]
+    assert stream.state.response is not None and "".join(deltas) == stream.state.response.output_text != ""
     await client.aclose()
 
 
@@ -80,8 +79,8 @@ async def test_ip_not_allowed_carries_source_ip(sandbox: Sandbox) -> None:
         await client.responses.create({"model": "service-pro", "input": "x"})
     assert caught.value.source_ip == "198.51.100.7"
     with pytest.raises(IpNotAllowed):
-        async for _ in client.responses.stream({"model": "service-pro", "input": "x"}):
-            pass
+        async with client.responses.stream({"model": "service-pro", "input": "x"}):
+            pass  # the refusal is the answer's head: entering the block raises it
     await client.aclose()
 
 
@@ -162,11 +161,13 @@ async def test_dropped_stream_keeps_partial_text() -> None:
     reply = sse_head() + sse("response.output_text.delta", delta)  # then the server hangs up
     with raw_server(reply) as url:
         client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
-        stream = client.responses.stream({"model": "m", "input": "x"})
+        seen: list[str] = []
         with pytest.raises(ConnectionFailed):
-            async for _ in stream:
-                pass
-        assert stream.state.text == "Partial answer" and not stream.state.finished
+            async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                async for event in stream:
+                    seen += [event.delta] if isinstance(event, TextDelta) else []
+        assert seen == ["Partial answer"] and not stream.state.finished
+        assert stream.response is not None and stream.response.is_closed
         await client.aclose()
 
 
@@ -174,15 +175,13 @@ async def test_malformed_event_and_error_event() -> None:
     with raw_server(sse_head() + sse("response.created", "{not json")) as url:
         client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
         with pytest.raises(InvalidResponse, match="malformed"):
-            async for _ in client.responses.stream({"model": "m", "input": "x"}):
-                pass
+            await collect(client.responses.stream({"model": "m", "input": "x"}))
         await client.aclose()
     error = json.dumps({"type": "error", "code": "server_error", "message": "model crashed"})
     with raw_server(sse_head() + sse("error", error)) as url:
         client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
         with pytest.raises(StreamError, match="model crashed"):
-            async for _ in client.responses.stream({"model": "m", "input": "x"}):
-                pass
+            await collect(client.responses.stream({"model": "m", "input": "x"}))
         await client.aclose()
 
 
@@ -193,9 +192,10 @@ async def test_cancel_mid_stream_releases_the_connection(sandbox_factory) -> Non
     first_delta = asyncio.Event()
 
     async def consume() -> None:
-        async for event in stream:
-            if event.is_text_delta:
-                first_delta.set()
+        async with stream:
+            async for event in stream:
+                if event.is_text_delta:
+                    first_delta.set()
 
     task = asyncio.create_task(consume())
     await asyncio.wait_for(first_delta.wait(), 10)
@@ -203,19 +203,19 @@ async def test_cancel_mid_stream_releases_the_connection(sandbox_factory) -> Non
     with pytest.raises(asyncio.CancelledError):
         await task
     assert stream.response is not None and stream.response.is_closed
-    assert not stream.state.finished and stream.state.text
+    assert not stream.state.finished
     assert await client.models()  # the client still works
     await client.aclose()
 
 
 async def test_aclose_after_leaving_the_loop_closes_the_response_at_once(sandbox: Sandbox) -> None:
     client = client_for(sandbox)
-    stream = client.responses.stream({"model": "service-pro", "input": "Write 50000 words"})
-    async for event in stream:
-        if event.is_text_delta:
-            break  # a loop left early: without aclose the connection stays open until the collector runs
-    await stream.aclose()
-    assert stream.response is not None and stream.response.is_closed
+    async with client.responses.stream({"model": "service-pro", "input": "Write 50000 words"}) as stream:
+        async for event in stream:
+            if event.is_text_delta:
+                break  # a loop left early: leaving the block closes the response, not the collector later
+        assert stream.response is not None and not stream.response.is_closed
+    assert stream.response.is_closed
     assert await client.models()
     await client.aclose()
 
@@ -267,9 +267,11 @@ async def test_typed_answers_from_the_sandbox(sandbox: Sandbox) -> None:
     stream = client.responses.stream(
         {"model": "service-pro", "input": "What is CIDR?", "tools": [{"type": "web_search_preview"}]}
     )
-    events = [event async for event in stream]
+    async with stream:
+        events = [event async for event in stream]
     assert isinstance(events[0], ResponseEvent) and events[0].type == "response.created"
     assert any(isinstance(e, OutputItemEvent) and isinstance(e.item, WebSearchCall) for e in events)
     assert isinstance(events[-1], ResponseEvent) and events[-1].is_final
-    assert stream.state.text == events[-1].response.output_text
+    text = "".join(event.delta for event in events if isinstance(event, TextDelta))
+    assert text == events[-1].response.output_text
     await client.aclose()

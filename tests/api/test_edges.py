@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
+import httpx
 import pytest
 
 from app.api import (
@@ -15,6 +17,7 @@ from app.api import (
     RateLimited,
     ServiceClient,
     StreamError,
+    TextDelta,
     TimedOut,
     UnansweredWrite,
     collect,
@@ -178,9 +181,11 @@ async def test_done_unknown_events_and_both_delta_names() -> None:
     )
     with ScriptedServer([events]) as server:
         api = client(server.url, max_retries=0)
-        stream = api.responses.stream({"model": "m", "input": "x"})
-        final, text = await collect(stream)
-        assert text == "Hello world" == stream.state.text and final.id == "resp_1"
+        async with api.responses.stream({"model": "m", "input": "x"}) as stream:
+            deltas = [event.delta async for event in stream if isinstance(event, TextDelta)]
+        final = stream.state.response
+        assert final is not None and final.output_text == "Hello world" == "".join(deltas)
+        assert final.id == "resp_1"
         await api.aclose()
 
 
@@ -208,12 +213,14 @@ async def test_a_reset_mid_stream_names_its_cause() -> None:
     chunk = b"%x\r\n%s\r\n" % (len(data), data)
     with ScriptedServer([RESET + head + chunk]) as server:
         api = client(server.url, max_retries=0)
-        stream = api.responses.stream({"model": "m", "input": "x"})
+        seen: list[str] = []
         with pytest.raises(ConnectionFailed) as caught:
-            await collect(stream)
+            async with api.responses.stream({"model": "m", "input": "x"}) as stream:
+                async for event in stream:
+                    seen += [event.delta] if isinstance(event, TextDelta) else []
         message = str(caught.value)
         assert "mid-stream" in message and not message.endswith(": .") and len(message.split(": ", 1)[1]) > 2
-        assert stream.state.text == "Partial"
+        assert seen == ["Partial"]
         await api.aclose()
 
 
@@ -232,4 +239,74 @@ async def test_a_stream_whose_reused_connection_drops_unanswered_is_sent_again()
         await api.models()
         _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
         assert text == "again" and [m for m, _, _ in server.requests] == ["GET", "POST", "POST"]
+        await api.aclose()
+
+
+def quick_client(url: str, connect: float = 5.0, read: float = 5.0) -> ServiceClient:
+    """A client whose connect and read timeouts fit in a test (the defaults are seconds to minutes)."""
+    http = httpx.AsyncClient(timeout=httpx.Timeout(read, connect=connect))
+    return ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=2), http=http)
+
+
+async def fetch(api: ServiceClient, kind: str) -> str:
+    """A GET of the model list, or a streamed POST /responses: the two ways a call goes through the transport."""
+    if kind == "request":
+        return (await api.models())[0]
+    _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
+    return text
+
+
+ANSWER = {"request": MODELS, "stream": sse_reply(completed("m"))}
+
+
+@pytest.mark.parametrize("kind", ["request", "stream"])
+async def test_a_refused_connection_is_retried_for_requests_and_streams(kind: str) -> None:
+    with ScriptedServer([ANSWER[kind]], refuse_for=0.1) as server:
+        api = quick_client(server.url)
+        assert await fetch(api, kind) == "m"
+        assert len(server.requests) == 1  # the refused attempts never reached it
+        await api.aclose()
+
+
+@pytest.mark.parametrize("kind", ["request", "stream"])
+async def test_a_connect_timeout_is_retried_for_requests_and_streams(kind: str) -> None:
+    """Nothing was sent when no connection was made, so a POST that opens a stream is as safe to repeat as a
+    GET (the stream loop once retried only a refused connection, not a timed-out one)."""
+    with ScriptedServer([ANSWER[kind]], unreachable_for=0.35) as server:
+        api = quick_client(server.url, connect=0.3)
+        started = time.monotonic()
+        assert await fetch(api, kind) == "m"
+        assert time.monotonic() - started >= 0.3 and len(server.requests) == 1
+        await api.aclose()
+
+
+@pytest.mark.parametrize(("kind", "sent"), [("request", 2), ("stream", 1)])
+async def test_a_read_timeout_is_retried_for_a_get_only(kind: str, sent: int) -> None:
+    """A POST whose answer stalled may have been processed: it is not sent again; a GET is."""
+    with ScriptedServer([STALL, ANSWER[kind]]) as server:
+        api = quick_client(server.url, read=0.3)
+        if sent == 2:
+            assert await fetch(api, kind) == "m"
+        else:
+            with pytest.raises(TimedOut):
+                await fetch(api, kind)
+        assert len(server.requests) == sent
+        await api.aclose()
+
+
+async def test_collect_closes_the_stream_when_cancelled() -> None:
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    data = b'data: {"type": "response.output_text.delta", "delta": "Partial"}\n\n'
+    # One event, then nothing: the stream waits for more until it is cancelled.
+    with ScriptedServer([head + b"%x\r\n%s\r\n" % (len(data), data)]) as server:
+        api = client(server.url, max_retries=0)
+        stream = api.responses.stream({"model": "m", "input": "x"})
+        task = asyncio.create_task(collect(stream))
+        while stream.response is None:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert stream.response.is_closed
         await api.aclose()

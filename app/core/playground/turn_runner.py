@@ -138,7 +138,9 @@ class TurnRun:
         if client is None:
             raise ConnectionFailed("No connection: choose a profile first.")
         stream: ResponseStream = client.responses.stream(body or turn.request_body)
-        try:
+        # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
+        async with stream:
+            turn.headers = stream.state.headers
             async for event in stream:
                 turn.timeline.append(TimelineEntry(event.received_at - started, event.type))
                 if isinstance(event, TextDelta):
@@ -161,9 +163,6 @@ class TurnRun:
                     self.flush()
                     self._add_call(event.item)
                     self._on_update()
-        finally:
-            turn.headers = stream.state.headers
-            await stream.aclose()  # whatever ended the loop (Stop, a fault in it), the server hears it now
         self.flush()
         final = stream.state.response
         assert final is not None  # the stream raises when it ends without a final response

@@ -6,7 +6,7 @@ What an engine reads (app/sandbox/request.py): `conversation.messages` (earlier 
 `Message` with `.role`, `.text()`, `.parts` and `.images`; `conversation.request` is a `ResponseRequest`
 with `.model`, `.instructions`, `.max_output_tokens`, `.temperature`, `.top_p`, `.text_format` (a dict:
 {"type": "text" | "json_object"} or {"type": "json_schema", "name", "schema", "strict"}), `.web_search`,
-`.force_search`, `.reasoning_effort`, `.reasoning_summary`, `.verbosity` ("low" | "medium" | "high") and
+`.force_search`, `.tools` (a `ToolPlan`: the functions this turn may call, and how), `.reasoning_effort`, `.reasoning_summary`, `.verbosity` ("low" | "medium" | "high") and
 `.body`, the whole validated `contract.CreateResponse`.
 """
 
@@ -67,7 +67,23 @@ class Usage:
     incomplete: bool = False  # the answer hit max_output_tokens
 
 
-Step = Reasoning | Search | TextDelta | Citations | Usage
+@dataclass(frozen=True)
+class FunctionCallDelta:
+    """A piece of a function call's arguments (a JSON text). The first piece of a call (a new `index`)
+    opens its item, named `name`; the call ends when the answer does or another call begins."""
+
+    index: int
+    name: str
+    arguments: str
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """The engine's source cut the answer at max_output_tokens and sent no token counts (else: Usage)."""
+
+
+Step = Reasoning | Search | TextDelta | Citations | Usage | FunctionCallDelta | Incomplete
 
 
 @dataclass

@@ -12,8 +12,19 @@ import re
 from collections.abc import AsyncGenerator
 
 from . import search as web
-from .base import Citation, Citations, Conversation, Reasoning, Search, SearchResult, Step, TextDelta
+from .base import (
+    Citation,
+    Citations,
+    Conversation,
+    FunctionCallDelta,
+    Reasoning,
+    Search,
+    SearchResult,
+    Step,
+    TextDelta,
+)
 from .schema_instance import instance_for
+from .simulated_tools import answer_with_outputs, calls_to_make, outputs_given
 
 _WORDS_ASKED = re.compile(r"\b(\d{1,6})\s+words\b", re.IGNORECASE)
 _FILLER = [
@@ -77,8 +88,21 @@ class SimulatedEngine:
             results = web.search(query)
             yield Search(query, tuple(results))
 
+        calls = calls_to_make(conversation, prompt)
+        for index, (spec, arguments) in enumerate(calls):
+            yield FunctionCallDelta(index, spec.name, "", spec.namespace)
+            for piece in chunk_words(arguments):
+                if self.delay:
+                    await asyncio.sleep(self.delay)
+                yield FunctionCallDelta(index, spec.name, piece, spec.namespace)
+        if calls:
+            return
+
         text_format = request.text_format
-        if text_format["type"] == "json_schema":
+        outputs = outputs_given(conversation)
+        if outputs and text_format["type"] == "text":
+            text, citations = answer_with_outputs(outputs), []
+        elif text_format["type"] == "json_schema":
             text = json.dumps(instance_for(text_format["schema"], prompt), indent=2, ensure_ascii=False)
             citations: list[Citation] = []
         elif text_format["type"] == "json_object":
