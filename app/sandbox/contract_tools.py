@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 from pydantic_core import PydanticCustomError
 
-from app.jsonschema_check import schema_problem
+from app.common.jsonschema_check import schema_problem
 
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 ItemStatus = Literal["in_progress", "completed", "incomplete"]

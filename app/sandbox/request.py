@@ -205,7 +205,9 @@ def input_item_json(item: Any) -> dict[str, Any]:
     return data
 
 
-def _tool_messages(items: list[Any], param: str, max_image_bytes: int) -> tuple[list[Message], list[tuple[str, str]]]:
+def _tool_messages(
+    items: list[Any], param: str, max_image_bytes: int
+) -> tuple[list[Message], list[tuple[str, str]]]:
     """The conversation's messages in order: function calls join the assistant turn before them (one chat
     turn, as Chat Completions has it); outputs are "tool" messages. Also each output's (param, call_id)."""
     messages: list[Message] = []
@@ -221,7 +223,9 @@ def _tool_messages(items: list[Any], param: str, max_image_bytes: int) -> tuple[
             else:
                 messages.append(Message("assistant", [], calls=[call]))
         elif isinstance(item, FunctionCallOutputItem):
-            messages.append(Message("tool", [{"type": "input_text", "text": item.text()}], call_id=item.call_id))
+            messages.append(
+                Message("tool", [{"type": "input_text", "text": item.text()}], call_id=item.call_id)
+            )
             refs.append((f"{where}.call_id", item.call_id))
         elif isinstance(item, ItemReference):  # the route resolves references before it parses
             raise bad(f"No stored item has the id '{quote(item.id)}'.", f"{where}.id", "item_not_found")

@@ -161,7 +161,11 @@ class ResponsesRoutes:
                     text_tokens += step_tokens
                     events = builder.delta(step)
                 elif isinstance(step, FunctionCallDelta):
-                    if step.index not in calls_made and call_limit is not None and len(calls_made) >= call_limit:
+                    if (
+                        step.index not in calls_made
+                        and call_limit is not None
+                        and len(calls_made) >= call_limit
+                    ):
                         continue  # past parallel_tool_calls: false or max_tool_calls: the call is not made
                     calls_made.add(step.index)
                     events = builder.function_call(step)
@@ -183,7 +187,9 @@ class ResponsesRoutes:
         self.state.count_tokens(project_id, builder.response["usage"]["total_tokens"])
         if request.store and not failure:
             history = history_items(conversation.messages)
-            answer = Message("assistant", [{"type": "output_text", "text": builder.text}], calls=builder.calls)
+            answer = Message(
+                "assistant", [{"type": "output_text", "text": builder.text}], calls=builder.calls
+            )
             history.append(message_json(answer))
             saved = {"history": history, "input_items": request.input_items}
             items = [*request.input_items, *builder.response["output"]]

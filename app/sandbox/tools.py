@@ -83,7 +83,13 @@ def _offered(body: CreateResponse) -> list[FunctionSpec]:
     specs: list[FunctionSpec] = []
     seen: set[tuple[str | None, str]] = set()
     for index, tool in enumerate(body.tools):
-        group = tool.tools if isinstance(tool, NamespaceTool) else [tool] if isinstance(tool, FunctionTool) else []
+        group = (
+            tool.tools
+            if isinstance(tool, NamespaceTool)
+            else [tool]
+            if isinstance(tool, FunctionTool)
+            else []
+        )
         namespace = tool.name if isinstance(tool, NamespaceTool) else None
         for inner, function in enumerate(group):
             key = (namespace, function.name)
@@ -100,9 +106,11 @@ def _allowed(choice: ChoiceAllowed, offered: list[FunctionSpec], searches: bool)
     allowed: list[str] = []
     for index, tool in enumerate(choice.tools):
         kind, name = tool.get("type"), tool.get("name")
-        if kind in ("function", "namespace") and isinstance(name, str) and name in names | {
-            spec.namespace for spec in offered if spec.namespace
-        }:
+        if (
+            kind in ("function", "namespace")
+            and isinstance(name, str)
+            and name in names | {spec.namespace for spec in offered if spec.namespace}
+        ):
             allowed.append(name)
         elif isinstance(kind, str) and kind.startswith("web_search") and searches:
             continue
@@ -119,7 +127,11 @@ def plan_tools(body: CreateResponse) -> ToolPlan:
     searches = any(isinstance(tool, WebSearchTool) for tool in body.tools)
     choice = body.tool_choice
     parallel = body.parallel_tool_calls is not False
-    common: dict[str, Any] = {"parallel": parallel, "max_calls": body.max_tool_calls, "offered": tuple(offered)}
+    common: dict[str, Any] = {
+        "parallel": parallel,
+        "max_calls": body.max_tool_calls,
+        "offered": tuple(offered),
+    }
     if isinstance(choice, str):
         if choice == "required" and not body.tools:
             raise bad("'tool_choice' is 'required', but 'tools' is empty: add a tool.", "tool_choice")

@@ -49,7 +49,9 @@ REFUSED_INCLUDES = frozenset(
 
 
 def _not_here(what: str, param: str) -> Exception:
-    return bad(f"{what} is not supported here: the sandbox does not implement it.", param, "unsupported_value")
+    return bad(
+        f"{what} is not supported here: the sandbox does not implement it.", param, "unsupported_value"
+    )
 
 
 def refuse_unsupported(body: dict[str, Any]) -> None:

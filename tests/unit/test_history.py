@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from app.services.security.history import ChangeHistory
 from app.services.security import history as history_module
+from app.services.security.history import ChangeHistory
 
 
 def test_records_are_kept_and_read_back(tmp_path) -> None:

@@ -114,6 +114,18 @@ class Turn:
     rounds: int = 1  # requests made for this turn: one, and one more for each set of outputs sent
     round_note: str = ""  # why the function loop ended early (its bound reached)
     followups: list[dict[str, Any]] = field(default_factory=list)  # the requests that sent outputs back
+    from_file: bool = False  # reopened from a saved conversation, not (re)sent in this session
+    chain_requested: bool = True  # the person asked to chain on the server (function outputs chain too)
+
+    def output_items(self) -> list[OutputItem]:
+        """Every output item of the turn over all its rounds: the searches and reasoning as they finished,
+        then the last response's other items (its message, with the sources)."""
+        seen = {getattr(item, "id", "") for item in self.items}
+        latest = self.response.output if self.response is not None else ()
+        return [
+            *self.items,
+            *(item for item in latest if getattr(item, "id", "") not in seen or not getattr(item, "id", "")),
+        ]
 
     @property
     def pending_calls(self) -> list[FunctionCall]:
@@ -265,7 +277,7 @@ def build_followup(earlier: Sequence[Turn], turn: Turn) -> dict[str, Any]:
     rest (model, tools, options) is the turn's first request's."""
     body = {key: value for key, value in turn.request_body.items() if key != "input"}
     chained_first = body.pop("previous_response_id", None) is not None
-    if turn.chain_on_server and turn.response_id:
+    if turn.chain_requested and turn.response_id:
         body["previous_response_id"] = turn.response_id
         body["input"] = [call.output_item() for call in turn.calls if call.round == turn.rounds]
         return body

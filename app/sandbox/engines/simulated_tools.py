@@ -69,17 +69,13 @@ def calls_to_make(conversation: Conversation, prompt: str) -> list[tuple[Functio
             chosen = [plan.functions[0]]
     if not plan.parallel:
         chosen = chosen[:1]
-    return [
-        (spec, json.dumps(instance_for(spec.parameters, prompt), ensure_ascii=False)) for spec in chosen
-    ]
+    return [(spec, json.dumps(instance_for(spec.parameters, prompt), ensure_ascii=False)) for spec in chosen]
 
 
 def answer_with_outputs(outputs: list[tuple[str, str]]) -> str:
     """The text answer once the functions have answered: it says what each returned."""
     lines = [f"The function {name} returned: “{_excerpt(output, 300)}”." for name, output in outputs]
-    return "This is the sandbox's simulated model, answering from your functions' results. " + " ".join(
-        lines
-    )
+    return "This is the sandbox's simulated model, answering from your functions' results. " + " ".join(lines)
 
 
 def _excerpt(text: str, limit: int) -> str:

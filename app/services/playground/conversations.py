@@ -22,6 +22,7 @@ from app.core.playground.conversation_store import (
     as_markdown,
     title_from,
 )
+from app.core.playground.turn_record import restore_shown, shown_again
 from app.core.playground.turns import Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.services.session.messages import MessageBus
@@ -130,6 +131,7 @@ def stored_turn(turn: Turn) -> StoredTurn:
             "output_tokens": figures.output_tokens,
             "time_to_first_token": figures.time_to_first_token,
             "duration": figures.duration,
+            **shown_again(turn),
         },
     )
 
@@ -162,6 +164,7 @@ def restored_turn(stored: StoredTurn) -> Turn:
     turn.figures.total_tokens = turn.figures.input_tokens + turn.figures.output_tokens
     turn.figures.time_to_first_token = details.get("time_to_first_token")
     turn.figures.duration = details.get("duration")
+    restore_shown(turn, details)
     return turn
 
 
@@ -187,7 +190,7 @@ class ConversationKeeper(QObject):
         if self._restoring or index >= len(self.playground.turns):
             return
         turn = self.playground.turns[index]
-        if not turn.request_body:
+        if turn.from_file:
             return  # a turn reopened from the file, shown again (an edit further down re-lists it): kept as it is
         if self.current_id is None:
             self.current_id = self.conversations.start(title_from(turn.prompt), turn.model)

@@ -87,6 +87,7 @@ class PlaygroundService(QObject):
             chain_note=plan.chain_note,
             schema=options.schema,
             tools=options.tools,
+            chain_requested=options.chain_on_server,
         )
         self.turns.append(turn)
         index = len(self.turns) - 1
@@ -129,7 +130,15 @@ class PlaygroundService(QObject):
         self.totals_changed.emit()
 
     def stop(self) -> bool:
-        return self.session.tasks.cancel("playground.stream")
+        """Stop the turn streaming, or end a turn waiting for function outputs where it is."""
+        if self.session.tasks.cancel("playground.stream"):
+            return True
+        for index, turn in enumerate(self.turns):
+            if turn.status == TurnStatus.CALLING:
+                turn.status = TurnStatus.STOPPED
+                self.turn_finished.emit(index)
+                return True
+        return False
 
     @property
     def streaming(self) -> bool:
@@ -151,6 +160,7 @@ class PlaygroundService(QObject):
                 call.output, call.answered_by_saved = outputs[call.call_id], False
         if turn.pending_calls:
             return False  # parallel calls are answered together
+        turn.from_file = False  # answered now: saved again as it goes on
         self.session.tasks.start("playground.stream", self._run(index, follow_up=True))
         return True
 
@@ -230,5 +240,5 @@ class PlaygroundService(QObject):
     def details(turn: Turn) -> TurnDetails:
         from app.api.wire import citations, reasoning_summary, search_queries
 
-        items = turn.response.output if turn.response is not None else turn.items
+        items = turn.output_items()
         return TurnDetails(search_queries(items), citations(items), reasoning_summary(items))

@@ -166,6 +166,9 @@ class PlaygroundTab(QWidget):
         turns = self.service.turns
         if turns:
             self.model.prefer(turns[-1].model)  # go on with the model it was talking to
+            offered = next((turn.tools for turn in reversed(turns) if turn.tools.functions), None)
+            if offered is not None:  # the functions are kept with the conversation
+                self.functions.set_tool_settings(offered)
 
     def reload_models(self) -> None:
         self.model.reload()
