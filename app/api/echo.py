@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import ssl
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
@@ -40,30 +42,53 @@ def _address_from(body: str) -> str:
     return text
 
 
-def _plain(error: httpx.HTTPError) -> str:
+def _plain(error: httpx.HTTPError, proxy: str | None) -> str:
     """What a person reads instead of an exception's class name ("ConnectError")."""
     if isinstance(error, httpx.TimeoutException):
         return f"no answer within {TIMEOUT_S:g} s"
+    if "CERTIFICATE_VERIFY_FAILED" in str(error):
+        through = " (through the proxy, which may re-sign TLS)" if proxy else ""
+        return (
+            f"its certificate is not trusted{through}: add the CA that issued it to the profile's CA bundle"
+        )
+    if isinstance(error, httpx.ProxyError):
+        return f"the proxy refused ({error})"
+    if isinstance(error, httpx.ConnectError) and proxy:
+        return "could not connect through the proxy (is it running?)"
     if isinstance(error, httpx.ConnectError):
         return "could not connect (no route over this address family, or the service is down)"
     return f"the connection failed ({type(error).__name__})"
 
 
-async def lookup(urls: list[str] | tuple[str, ...], family: int, proxy: str | None = None) -> EchoAnswer:
-    """Ask each service in turn; the first good answer wins. Raises EchoFailed naming what each said."""
+async def lookup(
+    urls: list[str] | tuple[str, ...], family: int, proxy: str | None = None, ca_bundle: Path | None = None
+) -> EchoAnswer:
+    """Ask each service in turn; the first good answer wins. Raises EchoFailed naming what each said.
+
+    `proxy` and `ca_bundle` are the profile's: behind an intercepting proxy the echo services' certificates
+    are re-signed by it, as the service's are."""
     if not urls:
         raise EchoFailed(f"No IPv{family} echo service is set.")
-    transport = httpx.AsyncHTTPTransport(local_address="0.0.0.0" if family == 4 else "::", retries=0)
+    verify: ssl.SSLContext | bool = True
+    if ca_bundle is not None:
+        try:
+            verify = ssl.create_default_context(cafile=str(ca_bundle))
+        except (OSError, ssl.SSLError) as error:
+            raise EchoFailed(f"The profile's CA bundle could not be read: {error}.") from None
+    # Through a proxy the proxy picks the family of the outgoing connection; the local address would only
+    # bind the hop to the proxy (and fail for an IPv4 proxy under "::"), so it is left out there.
+    local_address = None if proxy else ("0.0.0.0" if family == 4 else "::")
+    transport = httpx.AsyncHTTPTransport(local_address=local_address, retries=0, verify=verify, proxy=proxy)
     problems = []
     async with httpx.AsyncClient(
-        transport=transport, timeout=TIMEOUT_S, proxy=proxy, follow_redirects=True, trust_env=proxy is None
+        transport=transport, timeout=TIMEOUT_S, follow_redirects=True, trust_env=proxy is None, verify=verify
     ) as client:
         for url in urls:
             host = urlsplit(url).hostname or url
             try:
                 response = await client.get(url, headers={"Accept": "text/plain, application/json"})
             except httpx.HTTPError as error:
-                problems.append(f"{host}: {_plain(error)}")
+                problems.append(f"{host}: {_plain(error, proxy)}")
                 continue
             if response.status_code != 200:
                 problems.append(f"{host}: HTTP {response.status_code}")

@@ -17,6 +17,27 @@ class TlsFailed(ConnectionFailed):
     """The TLS handshake failed: unknown CA, wrong or missing client certificate."""
 
 
+class ClientCertificateProblem(TlsFailed):
+    """Mutual TLS went wrong: no certificate sent, a key that would not open, or a proxy that re-signs TLS
+    standing between the console and a server that asks for the console's certificate. Never retried."""
+
+
+class ProxyFailed(ConnectionFailed):
+    """The proxy itself answered or failed (not the service): `str()` names it."""
+
+
+class ProxyAuthRequired(ProxyFailed):
+    """407: the proxy wants credentials, or refused the ones given. Never retried: it cannot succeed."""
+
+
+class ProxyRefused(ProxyFailed):
+    """The proxy's own rules refused the destination (a 403 to CONNECT): never the service's allowlist."""
+
+
+class ProxyUnreachable(ProxyFailed):
+    """No connection to the proxy itself (down, wrong host or port)."""
+
+
 class TimedOut(ApiError):
     """No answer in time."""
 

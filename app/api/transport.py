@@ -18,11 +18,15 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from app.common.proxy_url import BadProxyUrl, parse_proxy_url
+
 from . import defaults
 from .errors import (
     ApiError,
-    ConnectionFailed,
+    ClientCertificateProblem,
     InvalidResponse,
+    ProxyAuthRequired,
+    ProxyRefused,
     StatusError,
     TimedOut,
     TlsFailed,
@@ -30,7 +34,7 @@ from .errors import (
     retry_after,
     status_error,
 )
-from .streaming import describe
+from .network_errors import Route, connection_error, route_for, status_through_proxy
 
 KeyKind = Literal["api", "admin", "none"]
 # Asked before a write whose connection dropped unanswered is sent again: True if resending is safe.
@@ -59,6 +63,8 @@ class ConnectionSettings:
     forwarded_for: str | None = None  # the sandbox profile's simulated source IP
     max_retries: int = defaults.MAX_RETRIES
     request_deadline: float = defaults.REQUEST_DEADLINE
+    # A stream's wait for the answer's head: a buffering proxy sends nothing until the whole answer is there.
+    first_byte_deadline: float = defaults.FIRST_BYTE_DEADLINE
 
     def __repr__(self) -> str:  # never show keys, even in a debugger or a log line
         return (
@@ -85,18 +91,26 @@ def ssl_context(settings: ConnectionSettings) -> ssl.SSLContext | bool:
         return True
     try:
         context = ssl.create_default_context(cafile=str(settings.ca_bundle) if settings.ca_bundle else None)
-        if settings.client_cert:
+    except FileNotFoundError as error:
+        raise TlsFailed(f"A TLS file is missing: {error.filename}.") from None
+    except ssl.SSLError:
+        raise TlsFailed(f"The CA bundle {settings.ca_bundle} holds no PEM certificate.") from None
+    if settings.client_cert:
+        # A callable, even for no passphrase: with None, OpenSSL would ask for one on the terminal.
+        password = settings.client_key_password or ""
+        try:
             context.load_cert_chain(
                 str(settings.client_cert),
                 str(settings.client_key) if settings.client_key else None,
-                settings.client_key_password,
+                lambda: password,
             )
-    except FileNotFoundError as error:
-        raise TlsFailed(f"A TLS file is missing: {error.filename}.") from None
-    except ssl.SSLError as error:
-        raise TlsFailed(
-            f"The client certificate or key could not be loaded (wrong passphrase?): {error.reason}."
-        ) from None
+        except FileNotFoundError as error:
+            raise TlsFailed(f"A TLS file is missing: {error.filename}.") from None
+        except ssl.SSLError:
+            from .certificates import key_problem  # cryptography: only once loading failed
+
+            why = key_problem(settings.client_cert, settings.client_key, settings.client_key_password)
+            raise ClientCertificateProblem(f"The client certificate could not be loaded: {why}.") from None
     return context
 
 
@@ -106,23 +120,6 @@ async def _encoded_off_the_loop(body: Any) -> bytes:
     encode = partial(json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     text = await asyncio.to_thread(encode, body)
     return text.encode()
-
-
-def _connection_error(error: httpx.HTTPError, url: str) -> ApiError:
-    text = describe(error)
-    if isinstance(error, httpx.TimeoutException):
-        return TimedOut(f"{url} did not answer in time ({type(error).__name__}).")
-    if isinstance(error, httpx.DecodingError):
-        return InvalidResponse(f"{url} answered a body that could not be decoded: {text}.")
-    if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
-        return TlsFailed(
-            f"The server's certificate is not trusted ({text}). Add its CA bundle to the profile."
-        )
-    if any(word in text for word in ("SSL", "TLS", "certificate", "tlsv1 alert")):
-        return TlsFailed(f"The TLS handshake with {url} failed: {text}. Check the client certificate.")
-    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        return ConnectionFailed(f"The connection to {url} was lost: {text}.")
-    return ConnectionFailed(f"Cannot reach {url}: {text}. Is the server running?")
 
 
 def _unanswered(error: httpx.HTTPError) -> bool:
@@ -163,41 +160,68 @@ def _decode(response: httpx.Response, content: bytes) -> Any:
         raise InvalidResponse(f"{response.request.url} answered something that is not JSON.") from None
 
 
-def _error_for(response: httpx.Response, content: bytes) -> StatusError:
-    """Status first, then body: an HTML or text page maps to the typed error of its status."""
+def _error_for(response: httpx.Response, content: bytes, route: Route) -> ApiError:
+    """Status first, then body: an HTML or text page maps to the typed error of its status, or, through a
+    proxy, to the proxy's own answer (a 407, a 403 of its rules), which is never the service's."""
     body = _json_or_none(content)
     api_error = isinstance(body, dict) and isinstance(body.get("error"), dict)
+    proxied = status_through_proxy(response.status_code, api_error, str(response.request.url), route)
+    if proxied is not None:
+        return proxied
     what = "" if api_error else _page_kind(response, content)
     return status_error(response.status_code, body, dict(response.headers), what)
 
 
-async def _read_closing(response: httpx.Response, url: str) -> bytes:
+async def _read_closing(response: httpx.Response, url: str, route: Route) -> bytes:
     """The whole body of an answer, the response closed after; a failure while reading is a typed error."""
     try:
         return await response.aread()
     except httpx.HTTPError as error:
-        raise _connection_error(error, url) from None
+        raise await connection_error(error, url, route) from None
     finally:
         await response.aclose()
+
+
+# Failures that the same request meets again however often it is sent.
+FINAL_FAILURES = (TlsFailed, ProxyAuthRequired, ProxyRefused)
 
 
 class Transport:
     def __init__(self, settings: ConnectionSettings, client: httpx.AsyncClient | None = None) -> None:
         self.settings = settings
         self.base_url = validate_base_url(settings.base_url)
-        self._client = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(
-                defaults.READ_TIMEOUT,
-                connect=defaults.CONNECT_TIMEOUT,
-                write=defaults.WRITE_TIMEOUT,
-                pool=defaults.POOL_TIMEOUT,
-            ),
-            limits=httpx.Limits(keepalive_expiry=defaults.KEEPALIVE_EXPIRY),
-            verify=ssl_context(settings),
-            proxy=settings.proxy or None,
-            trust_env=settings.trust_env and not settings.proxy,
-            headers={"user-agent": defaults.USER_AGENT},
-        )
+        if settings.proxy:
+            try:
+                parse_proxy_url(settings.proxy)
+            except BadProxyUrl as error:
+                raise ApiError(f"The proxy URL cannot be used: {error}") from None
+        try:
+            self._client = client or httpx.AsyncClient(
+                timeout=httpx.Timeout(
+                    defaults.READ_TIMEOUT,
+                    connect=defaults.CONNECT_TIMEOUT,
+                    write=defaults.WRITE_TIMEOUT,
+                    pool=defaults.POOL_TIMEOUT,
+                ),
+                limits=httpx.Limits(keepalive_expiry=defaults.KEEPALIVE_EXPIRY),
+                verify=ssl_context(settings),
+                proxy=settings.proxy or None,
+                trust_env=settings.trust_env and not settings.proxy,
+                headers={"user-agent": defaults.USER_AGENT},
+            )
+        except (ValueError, ImportError) as error:  # a proxy from the environment httpx cannot use
+            raise ApiError(f"The proxy cannot be used: {error}.") from None
+        self._routes: dict[str, Route] = {}
+
+    def route(self, url: str) -> Route:
+        """The proxy and TLS files a request to `url` goes through (the environment's proxy per host)."""
+        host = urlsplit(url).netloc
+        if host not in self._routes:
+            settings = self.settings
+            self._routes[host] = route_for(
+                url, settings.proxy, settings.trust_env, settings.client_cert is not None, settings.ca_bundle
+            )
+        return self._routes[host]
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -218,6 +242,8 @@ class Transport:
     def _status_retry_delay(attempt: int, retries: int, status: int, failure: ApiError) -> float | None:
         """The wait before trying a failed status again, or None when the failure is final."""
         delay = Transport._retry_delay(attempt, failure)
+        if isinstance(failure, FINAL_FAILURES):
+            return None
         if attempt < retries and status in defaults.RETRYABLE_STATUSES and delay is not None:
             return delay
         return None
@@ -274,7 +300,7 @@ class Transport:
         try:
             async with asyncio.timeout(deadline):
                 response = await self._send_retrying(build, url, retries, resend_unanswered)
-                content = await _read_closing(response, url)
+                content = await _read_closing(response, url, self.route(url))
         except TimeoutError:
             raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
         return _decode(response, content), response.headers
@@ -283,14 +309,22 @@ class Transport:
         """POST and return the open streaming response once it answered below 400; retried only before that.
         The caller closes it (ResponseStream does, in `finally`).
 
-        The deadline covers getting the answer's head; the stream itself is watched by the read timeout."""
+        The wait for the answer's head has its own deadline, `first_byte_deadline`, longer than a request's:
+        a proxy that buffers sends the head only once the whole answer is there. Once streaming, the read
+        timeout watches for a stall; no deadline cuts an answer that keeps coming."""
         url = self.url(path)
-        deadline = self.settings.request_deadline
+        deadline = self.settings.first_byte_deadline
         payload = await _encoded_off_the_loop(body)
         headers = {**self.headers(key), "accept": "text/event-stream", "content-type": "application/json"}
+        timeout = httpx.Timeout(
+            max(defaults.READ_TIMEOUT, deadline),
+            connect=defaults.CONNECT_TIMEOUT,
+            write=defaults.WRITE_TIMEOUT,
+            pool=defaults.POOL_TIMEOUT,
+        )
 
         def build() -> httpx.Request:
-            return self._client.build_request("POST", url, content=payload, headers=headers)
+            return self._client.build_request("POST", url, content=payload, headers=headers, timeout=timeout)
 
         try:
             async with asyncio.timeout(deadline):
@@ -298,7 +332,16 @@ class Transport:
                 # response again is what the official client does, so a stream is always sent again once.
                 return await self._send_retrying(build, url, None, always_resend)
         except TimeoutError:
-            raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
+            through = self.route(url).proxy_name
+            raise TimedOut(
+                f"{url} gave no answer within {deadline:g} s"
+                + (
+                    f" through the proxy {through}, which may hold a streamed answer back until it is whole: "
+                    "a longer “Wait for first byte” in File > Profiles… lets it arrive."
+                    if through
+                    else "."
+                )
+            ) from None
 
     async def _send_retrying(
         self,
@@ -315,7 +358,7 @@ class Transport:
           is retried with backoff whatever the method; any other connection failure only for GET/HEAD/
           OPTIONS: a read timeout on a POST may have been processed;
         - 408/429/5xx: retried with backoff, or after a short Retry-After (a long one goes to the caller);
-        - a TLS failure is never retried: the next handshake fails the same way."""
+        - a TLS failure, or a proxy's 407 or refusal, is never retried: the next attempt fails the same way."""
         retries = self.settings.max_retries if retries is None else retries
         attempt, resent = 0, False
         while True:
@@ -323,8 +366,8 @@ class Transport:
             try:
                 response = await self._client.send(request, stream=True)
             except httpx.HTTPError as error:
-                failure = _connection_error(error, url)
-                if _unanswered(error) and not resent:
+                failure = await connection_error(error, url, self.route(url), resent)
+                if _unanswered(error) and not resent and not isinstance(failure, FINAL_FAILURES):
                     resent = True
                     await self._resend(request.method, resend_unanswered, failure, url)
                     continue
@@ -332,15 +375,20 @@ class Transport:
                     error, httpx.ConnectError | httpx.ConnectTimeout
                 )
                 delay = self._retry_delay(attempt, failure)
-                if attempt < retries and safe and not isinstance(failure, TlsFailed) and delay is not None:
+                if (
+                    attempt < retries
+                    and safe
+                    and not isinstance(failure, FINAL_FAILURES)
+                    and delay is not None
+                ):
                     attempt += 1
                     await asyncio.sleep(delay)
                     continue
                 raise failure from None
             if response.status_code < 400:
                 return response
-            content = await _read_closing(response, url)
-            status_failure = _error_for(response, content)
+            content = await _read_closing(response, url, self.route(url))
+            status_failure = _error_for(response, content, self.route(url))
             delay = self._status_retry_delay(attempt, retries, response.status_code, status_failure)
             if delay is None:
                 raise status_failure

@@ -10,6 +10,10 @@ from pathlib import Path
 _KEY_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)(bearer\s+)[^\s'\",]+"),
+    # The password of a URL with credentials (a proxy's, as httpx and its errors print it): user:***@host.
+    re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@'\"]+:)[^\s@'\"]+@"),
+    # A Proxy-Authorization header's Basic credentials.
+    re.compile(r"(?i)(proxy-authorization['\"]?\s*[:=,]\s*['\"]?\s*basic\s+)[^\s'\",]+"),
 )
 
 
@@ -18,7 +22,9 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
         if secret:
             text = text.replace(secret, "***")
     text = _KEY_PATTERNS[0].sub("sk-***", text)
-    return _KEY_PATTERNS[1].sub(r"\1***", text)
+    text = _KEY_PATTERNS[1].sub(r"\1***", text)
+    text = _KEY_PATTERNS[2].sub(r"\1***@", text)
+    return _KEY_PATTERNS[3].sub(r"\1***", text)
 
 
 class RedactingFilter(logging.Filter):

@@ -1,4 +1,4 @@
-"""Secrets (API key, admin key, client key passphrase) in the OS keychain through keyring, and nowhere else.
+"""Secrets (API key, admin key, client key passphrase, proxy password) in the OS keychain through keyring, and nowhere else.
 
 With no working keychain the console may keep a secret for this session only, in memory, when the person
 agrees; it never falls back to a file on its own.
@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # keyring is imported on first use: it scans entry points, ~0
     from keyring.backend import KeyringBackend
 
 SERVICE = "service-console"
-SECRET_NAMES = ("api_key", "admin_key", "client_key_password")
+SECRET_NAMES = ("api_key", "admin_key", "client_key_password", "proxy_password")
 
 
 def _errors() -> ModuleType:
@@ -49,6 +49,7 @@ class SecretStore:
     def __init__(self, backend: KeyringBackend | None = None) -> None:
         self._backend = backend
         self._session: dict[tuple[str, str], str] = {}
+        self._read: set[str] = set()  # every secret handed out this session, for the log redactor
         self.locked = False  # the last keychain read met a locked keychain
 
     @property
@@ -72,6 +73,8 @@ class SecretStore:
                 value = None
         if value is None and env_var:
             value = os.environ.get(env_var) or None
+        if value:
+            self._read.add(value)
         return value
 
     def source(self, profile_id: str, name: str, env_var: str | None = None) -> str:
@@ -118,5 +121,5 @@ class SecretStore:
             self.delete(profile_id, name)
 
     def known_values(self) -> list[str]:
-        """Secrets held in this session, for the log redactor."""
-        return list(self._session.values())
+        """Secrets held or handed out in this session, for the log redactor."""
+        return [*self._session.values(), *self._read]

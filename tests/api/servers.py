@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 import threading
 from collections.abc import Iterator
@@ -53,9 +54,9 @@ def sse(event: str, data: str) -> bytes:
 
 
 @contextmanager
-def echo_server(host: str, body: str | None = None) -> Iterator[str]:
+def echo_server(host: str, body: str | None = None, tls: ssl.SSLContext | None = None) -> Iterator[str]:
     """An IP echo service on a loopback address (127.0.0.1 or ::1): answers the caller's address as it sees
-    it, or `body` when given. Yields its URL."""
+    it, or `body` when given; over HTTPS with `tls`. Yields its URL."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Handler(BaseHTTPRequestHandler):
@@ -74,11 +75,13 @@ def echo_server(host: str, body: str | None = None) -> Iterator[str]:
         address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
 
     server = Server((host, 0), Handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         shown = f"[{host}]" if ":" in host else host
-        yield f"http://{shown}:{server.server_address[1]}/"
+        yield f"{'https' if tls else 'http'}://{shown}:{server.server_address[1]}/"
     finally:
         server.shutdown()
         server.server_close()

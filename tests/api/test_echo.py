@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app.api.echo import EchoFailed, lookup
@@ -46,3 +48,28 @@ async def test_nothing_set_or_nothing_answering_is_a_clear_error() -> None:
         await lookup([], 6)
     with pytest.raises(EchoFailed, match=r"127\.0\.0\.1: could not connect"):
         await lookup(["http://127.0.0.1:1/"], 4)
+
+
+async def test_the_lookup_trusts_the_profile_s_ca_bundle_and_goes_through_its_proxy(tmp_path: Path) -> None:
+    """Behind an intercepting proxy the echo services' certificates are the proxy's: the profile's CA bundle
+    is what makes them trusted, and a lookup without it says the certificate is the problem."""
+    import ssl
+
+    import trustme
+
+    from tests.api.loopback_proxy import loopback_proxy
+
+    ca = trustme.CA()
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    with echo_server("127.0.0.1", tls=context) as url:
+        answer = await lookup([url], 4, ca_bundle=tmp_path / "ca.pem")
+        assert answer.address == "127.0.0.1"
+        with pytest.raises(EchoFailed, match="certificate is not trusted"):
+            await lookup([url], 4)
+        with loopback_proxy() as proxy:
+            answer = await lookup([url], 4, proxy=proxy.url, ca_bundle=tmp_path / "ca.pem")
+            assert answer.address == "127.0.0.1" and proxy.requests[0].startswith(b"CONNECT 127.0.0.1:")
+            with pytest.raises(EchoFailed, match=r"certificate is not trusted \(through the proxy"):
+                await lookup([url], 4, proxy=proxy.url)

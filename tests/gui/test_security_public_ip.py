@@ -41,7 +41,28 @@ def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(qtbot, tab, monkey
     assert tab.public_ip.text == ""
     assert tab.public_ip.echo.enabled is False  # SERVICE_CONSOLE_ECHO=off, as in every test
     monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
+    assert tab.public_ip.echo.enabled is False  # off until the admin switches echo services on
+    tab.public_ip.settings.setValue("echo/enabled", True)
     assert tab.public_ip.echo.enabled is True
+
+
+def test_a_hosted_profile_is_not_looked_up_until_echo_services_are_switched_on(
+    qtbot, tab, monkeypatch
+) -> None:
+    """Choosing a hosted profile sends the admin's address to no third party by itself."""
+    from app.services.session.profiles import Profile
+
+    monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
+    session = tab.public_ip.session
+    monkeypatch.setattr(session, "profile", Profile(id="hosted", name="Hosted", base_url="https://h/v1"))
+    monkeypatch.setattr(session, "state", "ok")
+    asked: list[bool] = []
+    monkeypatch.setattr(tab.public_ip, "lookup", lambda: asked.append(True))
+    tab.public_ip.maybe_lookup()
+    assert asked == [] and tab.public_ip.text == "Public IP lookup is off (Echo services…)."
+    tab.public_ip.settings.setValue("echo/enabled", True)
+    tab.public_ip.maybe_lookup()
+    assert asked == [True]
 
 
 def test_an_echo_service_that_does_not_answer_is_said_plainly(qtbot, tab, monkeypatch) -> None:

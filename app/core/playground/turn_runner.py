@@ -146,6 +146,8 @@ class TurnRun:
                 if isinstance(event, TextDelta):
                     if turn.figures.time_to_first_token is None:
                         turn.figures.time_to_first_token = event.received_at - started
+                    turn.figures.last_token_at = event.received_at - started
+                    turn.figures.text_deltas += 1
                     self._pending.append(event.delta)
                 elif (
                     isinstance(event, OutputItemEvent)

@@ -61,6 +61,15 @@ class Attachment:
     tokens: int
 
 
+# An answer "arrived all at once" when its text deltas, many of them, came within this share of the wait for
+# the first one (and under HELD_BACK_SPAN_S), after a wait of at least HELD_BACK_MIN_WAIT_S: what a proxy
+# that buffers the whole answer does. A server that streams spreads them over the generation.
+HELD_BACK_MIN_DELTAS = 10
+HELD_BACK_MIN_WAIT_S = 1.0
+HELD_BACK_SHARE = 0.05
+HELD_BACK_SPAN_S = 0.25
+
+
 @dataclass
 class Figures:
     time_to_first_token: float | None = None
@@ -68,10 +77,25 @@ class Figures:
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
+    last_token_at: float | None = None  # seconds from the start to the last text delta
+    text_deltas: int = 0
+    held_back_saved: bool = False  # a saved turn's verdict (its deltas' times are not saved)
+
+    @property
+    def held_back(self) -> bool:
+        """The answer arrived all at once, after a wait: something in between (a proxy) held the stream."""
+        if self.held_back_saved:
+            return True
+        first, last = self.time_to_first_token, self.last_token_at
+        if first is None or last is None or self.text_deltas < HELD_BACK_MIN_DELTAS:
+            return False
+        span = last - first
+        return first >= HELD_BACK_MIN_WAIT_S and span <= min(HELD_BACK_SPAN_S, HELD_BACK_SHARE * first)
 
     @property
     def tokens_per_second(self) -> float | None:
-        if not self.duration or not self.output_tokens:
+        """None when the answer was held back: its tokens' pace is the proxy's, not the model's."""
+        if not self.duration or not self.output_tokens or self.held_back:
             return None
         streaming = self.duration - (self.time_to_first_token or 0)
         return self.output_tokens / streaming if streaming > 0 else None

@@ -132,6 +132,7 @@ def stored_turn(turn: Turn) -> StoredTurn:
             "time_to_first_token": figures.time_to_first_token,
             "duration": figures.duration,
             **shown_again(turn),
+            "held_back": figures.held_back,
         },
     )
 
@@ -165,6 +166,7 @@ def restored_turn(stored: StoredTurn) -> Turn:
     turn.figures.time_to_first_token = details.get("time_to_first_token")
     turn.figures.duration = details.get("duration")
     restore_shown(turn, details)
+    turn.figures.held_back_saved = details.get("held_back") is True
     return turn
 
 

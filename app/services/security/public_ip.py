@@ -1,8 +1,10 @@
 """Your public IP as echo services see it (IPv4 and IPv6 apart), beside the IP the service sees.
 
-The services are settings (QSettings `echo/…`). Lookups run on their own only for profiles of a hosted
+The services are settings (QSettings `echo/…`), off until the admin switches them on: they are third-party
+hosts that learn the admin's address. Once on, lookups run on their own only for profiles of a hosted
 service, never for the local sandbox (whose view of you is loopback or the simulated IP), never while the
-service itself is unreachable (offline), and never when SERVICE_CONSOLE_ECHO=off (the tests set it).
+service itself is unreachable (offline), and never when SERVICE_CONSOLE_ECHO=off (the tests set it). They go
+through the profile's proxy and trust its CA bundle, as the service's requests do.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ class EchoSettings:
             items = value if isinstance(value, list) else str(value).split()
             return [str(u).strip() for u in items if str(u).strip()]
 
-        enabled = settings.value("echo/enabled", True)
+        enabled = settings.value("echo/enabled", False)
         return cls(
             str(enabled).lower() not in ("false", "0", "no")
             and os.environ.get("SERVICE_CONSOLE_ECHO") != "off",
@@ -93,10 +95,21 @@ class PublicIpService(QObject):
 
     async def _lookup(self, echo: EchoSettings) -> None:
         from app.api.echo import lookup
+        from app.common.proxy_url import BadProxyUrl
 
-        proxy = self.session.profile.proxy if self.session.profile else None
+        profile = self.session.profile
+        proxy, ca_bundle = None, None
+        if profile is not None and not profile.is_sandbox:
+            try:
+                settings = self.session.settings_for(profile)
+            except BadProxyUrl as error:
+                self._say(f"Public IP lookup skipped: {html.escape(str(error))}")
+                return
+            proxy, ca_bundle = settings.proxy, settings.ca_bundle
         results = await asyncio.gather(
-            lookup(echo.ipv4, 4, proxy or None), lookup(echo.ipv6, 6, proxy or None), return_exceptions=True
+            lookup(echo.ipv4, 4, proxy, ca_bundle),
+            lookup(echo.ipv6, 6, proxy, ca_bundle),
+            return_exceptions=True,
         )
         parts = []
         self.answers = {}

@@ -27,7 +27,10 @@ class Profile:
     ca_bundle: str = ""
     client_cert: str = ""
     client_key: str = ""
-    proxy: str = ""
+    proxy: str = ""  # without its password, which the keychain keeps (secret "proxy_password")
+    # Seconds to wait for a streamed answer's first byte: a buffering proxy sends nothing until the whole
+    # answer is there, so this is longer than the whole-request deadline of other calls.
+    first_byte_wait: int = 300
 
     @property
     def is_sandbox(self) -> bool:
@@ -48,6 +51,15 @@ class Profile:
     @property
     def env_prefix(self) -> str:
         return re.sub(r"[^A-Z0-9]", "_", self.brand.upper()) or "SERVICE"
+
+
+def _seconds(value: object, default: int = 300) -> int:
+    """A number of seconds read back from console.ini (a string there); the default when unreadable."""
+    try:
+        seconds = int(str(value))
+    except ValueError:
+        return default
+    return seconds if 1 <= seconds <= 3600 else default
 
 
 def new_profile_id() -> str:
@@ -78,6 +90,7 @@ class ProfileStore(QObject):
             values = {key: self._settings.value(key) for key in self._settings.childKeys() if key in names}
             models = values.get("models") or []
             values["models"] = [models] if isinstance(models, str) else list(models)
+            values["first_byte_wait"] = _seconds(values.get("first_byte_wait"))
             profiles.append(Profile(**{k: ("" if v is None else v) for k, v in values.items()}))  # type: ignore[arg-type]
         self._settings.endArray()
         return profiles

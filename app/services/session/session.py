@@ -11,17 +11,20 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
+from app.common.proxy_url import BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable, SecretStore
 from app.core.embedded import EmbeddedSandbox, EngineChoice
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ModelInfo, ServiceClient
     from app.api.transport import ConnectionSettings
+    from app.core.playground.snippets import SnippetNetwork
 from app.core.tasks import TaskRegistry
 from app.services.session.messages import MessageBus
 from app.services.session.profiles import Profile, ProfileStore
 
 log = logging.getLogger(__name__)
+SNIPPET_SECRETS = ("proxy_password", "client_key_password")
 
 
 class ConnectionState(StrEnum):
@@ -107,7 +110,8 @@ class ConsoleSession(QObject):
         profile.base_url, profile.org_id, profile.project_id = self.sandbox.base_url, org_id, project_id
         return profile
 
-    def settings_for(self, profile: Profile) -> ConnectionSettings:
+    def settings_for(self, profile: Profile, proxy_password: str | None = None) -> ConnectionSettings:
+        """How to reach the profile's service; `proxy_password` (typed, not yet saved) before the stored one."""
         from app.api.transport import ConnectionSettings
 
         def path(text: str) -> Path | None:
@@ -115,17 +119,73 @@ class ConsoleSession(QObject):
 
         return ConnectionSettings(
             base_url=profile.base_url,
+            first_byte_deadline=float(profile.first_byte_wait),
             api_key=self.secrets.get(profile.id, "api_key", profile.api_key_env),
             admin_key=self.secrets.get(profile.id, "admin_key", profile.admin_key_env),
             ca_bundle=path(profile.ca_bundle),
             client_cert=path(profile.client_cert),
             client_key=path(profile.client_key),
             client_key_password=self.secrets.get(profile.id, "client_key_password"),
-            proxy=profile.proxy or None,
+            proxy=self.proxy_for(profile, proxy_password),
             # The embedded sandbox trusts loopback as a proxy, where a missing X-Forwarded-For means "unknown"
             # (fail closed): always name an address, the simulated one or loopback itself.
             forwarded_for=(profile.simulated_ip or "127.0.0.1") if profile.is_sandbox else None,
         )
+
+    def proxy_for(self, profile: Profile, password: str | None = None) -> str | None:
+        """The profile's proxy URL with its password from the keychain, as httpx takes it; None for no proxy.
+        Raises BadProxyUrl for a URL that cannot be one (an old console.ini, or one edited by hand)."""
+        if not profile.proxy.strip():
+            return None
+        proxy = parse_proxy_url(profile.proxy)
+        stored = password or self.secrets.get(profile.id, "proxy_password")
+        return proxy.with_password(stored or proxy.password)
+
+    def snippet_network(self) -> SnippetNetwork:
+        """The current profile's proxy and TLS files for Get code: paths and the URL without its password;
+        the secrets are named by the environment variables the snippet reads them from."""
+        from app.core.playground.snippets import DIRECT, SnippetNetwork
+
+        profile = self.profile
+        if profile is None or profile.is_sandbox:
+            return DIRECT
+        try:
+            proxy = parse_proxy_url(profile.proxy) if profile.proxy.strip() else None
+        except BadProxyUrl:
+            proxy = None
+        has = {name: self.secrets.source(profile.id, name) != "none" for name in SNIPPET_SECRETS}
+        return SnippetNetwork(
+            proxy=proxy.public if proxy else "",
+            proxy_password_env=f"{profile.env_prefix}_PROXY_PASSWORD"
+            if proxy and proxy.username and (has["proxy_password"] or proxy.password)
+            else "",
+            ca_bundle=profile.ca_bundle,
+            client_cert=profile.client_cert,
+            client_key=profile.client_key,
+            passphrase_env=f"{profile.env_prefix}_CLIENT_KEY_PASSPHRASE"
+            if has["client_key_password"]
+            else "",
+        )
+
+    def migrate_proxy_passwords(self) -> None:
+        """A console.ini written before the keychain kept proxy passwords holds `http://user:pass@…`: the
+        password moves to the keychain and the file keeps the URL without it. With no keychain the file is
+        left as it is (nothing is lost), and the log says so without the password."""
+        for profile in self.profiles.all():
+            try:
+                proxy = parse_proxy_url(profile.proxy) if profile.proxy.strip() else None
+            except BadProxyUrl:
+                continue  # said at activation and in the dialog
+            if proxy is None or not proxy.password:
+                continue
+            try:
+                self.secrets.set(profile.id, "proxy_password", proxy.password)
+            except KeychainUnavailable as error:
+                log.warning("The proxy password of %s stays in console.ini: %s", profile.name, error)
+                continue
+            profile.proxy = proxy.public
+            self.profiles.save(profile)
+            log.info("The proxy password of %s moved from console.ini to the keychain.", profile.name)
 
     async def activate(self, profile_id: str | None = None) -> None:
         """Switch to a profile (the current one by default): close the old client, make the new one."""
@@ -148,6 +208,8 @@ class ConsoleSession(QObject):
 
         try:
             self.client = ServiceClient(self.settings_for(profile), profile.org_id)
+        except BadProxyUrl as error:
+            self._set_state(ConnectionState.ERROR, f"{error} Fix the Proxy URL in File > Profiles… (Ctrl+,).")
         except ApiError as error:
             self._set_state(ConnectionState.ERROR, str(error))
         self.client_changed.emit()
@@ -283,6 +345,9 @@ class ConsoleSession(QObject):
             client = ServiceClient(settings, org_id)
         except ApiError as error:
             return f"✗ {error}"
+        except Exception as error:  # the dialog says whatever failed; the log keeps the trace
+            log.exception("Test connection could not make a client")
+            return f"✗ The connection could not be set up: {error}"
         try:
             models = await client.models() if settings.api_key else []
             if settings.admin_key and org_id:

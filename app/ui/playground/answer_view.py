@@ -71,7 +71,9 @@ def figures_text(turn: Turn) -> str:
         parts.append(f"first token {figures.time_to_first_token * 1000:,.0f} ms")
     if figures.duration is not None:
         parts.append(f"{figures.duration:,.2f} s")
-    if figures.tokens_per_second:
+    if figures.held_back:
+        parts.append("arrived all at once: a proxy held the stream back")
+    elif figures.tokens_per_second:
         parts.append(f"{figures.tokens_per_second:,.0f} tok/s")
     if figures.total_tokens:
         parts.append(

@@ -308,7 +308,12 @@ class PlaygroundTab(QWidget):
             self.message.toPlainText().strip() or "Hello", self.attachments, self.options()
         )
         base_url = self.session.client.base_url if self.session.client else ""
-        return all_snippets(base_url, body, profile.api_key_env if profile else "SERVICE_API_KEY")
+        return all_snippets(
+            base_url,
+            body,
+            profile.api_key_env if profile else "SERVICE_API_KEY",
+            self.session.snippet_network(),
+        )
 
     def show_code(self) -> None:
         TextTabsDialog("Get code", self.code_snippets(), self).show()

@@ -17,11 +17,13 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSizePolicy,
+    QSpinBox,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.common.proxy_url import EXAMPLE, BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable
 from app.services.session.profiles import Profile, new_profile_id
 from app.services.session.session import ConsoleSession
@@ -30,6 +32,7 @@ SECRET_FIELDS = (
     ("api_key", "API key"),
     ("admin_key", "Admin key"),
     ("client_key_password", "Client key passphrase"),
+    ("proxy_password", "Proxy password"),
 )
 TEXT_FIELDS = (
     ("name", "Name"),
@@ -82,6 +85,17 @@ class ProfilesDialog(QDialog):
                 form.addRow(label, self._with_browse(name))
             else:
                 form.addRow(label, self.fields[name])
+            if name == "proxy":
+                self.fields[name].setPlaceholderText(f"{EXAMPLE} (or socks5://…); empty: $HTTPS_PROXY")
+                self.proxy_hint = QLabel(objectName="proxy_hint")
+                self.fields[name].textChanged.connect(self._check_proxy)
+                form.addRow("", self.proxy_hint)
+        self.first_byte_wait = QSpinBox(objectName="first_byte_wait", minimum=5, maximum=3600, suffix=" s")
+        self.first_byte_wait.setToolTip(
+            "How long a streamed answer may take to begin. A proxy that buffers sends nothing until the "
+            "whole answer is there, so this is longer than the 30 s other requests get."
+        )
+        form.addRow("Wait for first byte", self.first_byte_wait)
         # The embedded sandbox's engine (the Local sandbox profile only).
         self.engine = QComboBox(objectName="engine")
         for label, value in ENGINES:
@@ -101,7 +115,7 @@ class ProfilesDialog(QDialog):
             edit = QLineEdit(objectName=name)
             edit.setEchoMode(QLineEdit.EchoMode.Password)
             self.fields[name] = edit
-            if name == "client_key_password":
+            if name in ("client_key_password", "proxy_password"):
                 form.addRow(label, edit)
                 continue
             secret_row = QWidget()
@@ -156,6 +170,19 @@ class ProfilesDialog(QDialog):
         browse.clicked.connect(lambda: self.browse(name))
         layout.addWidget(browse)
         return row
+
+    def _check_proxy(self, text: str) -> None:
+        """The Proxy URL checked as it is typed: what will be used, or why it cannot be."""
+        if not text.strip():
+            self.proxy_hint.setText("")
+            return
+        try:
+            proxy = parse_proxy_url(text)
+        except BadProxyUrl as error:
+            self.proxy_hint.setText(f"✗ {error}")
+            return
+        moved = " (its password goes to the keychain)" if proxy.password else ""
+        self.proxy_hint.setText(f"→ {proxy.public}{moved}")
 
     def copy_secret(self, name: str) -> None:
         """The stored key on the clipboard, on the person's request: how a sandbox key is found."""
@@ -213,6 +240,8 @@ class ProfilesDialog(QDialog):
             self.form.setRowVisible(row, sandbox)
         self.engine.setCurrentIndex(max(0, self.engine.findData(profile.engine or "simulated")))
         self.fields["model_file"].setText(profile.model_file)
+        self.first_byte_wait.setValue(profile.first_byte_wait)
+        self._show_proxy_masked(profile)
         self.engine_status.setText(self.session.sandbox.engine_status().text if sandbox else "")
         sources = []
         for name, label in SECRET_FIELDS:
@@ -241,6 +270,17 @@ class ProfilesDialog(QDialog):
         )
         self.result_label.clear()
 
+    def _show_proxy_masked(self, profile: Profile) -> None:
+        """A console.ini that still holds the proxy's password in its URL (no keychain took it at start):
+        the field shows the URL without it, the password goes to the masked field, and Save moves it."""
+        try:
+            proxy = parse_proxy_url(profile.proxy) if profile.proxy else None
+        except BadProxyUrl:
+            return
+        if proxy is not None and proxy.password:
+            self.fields["proxy"].setText(proxy.public)
+            self.fields["proxy_password"].setText(proxy.password)
+
     def _form_profile(self) -> Profile | None:
         profile = self.profile
         if profile is None:
@@ -256,7 +296,24 @@ class ProfilesDialog(QDialog):
         if profile.is_sandbox:
             profile.engine = str(self.engine.currentData())
             profile.model_file = self.fields["model_file"].text().strip()
+        profile.first_byte_wait = self.first_byte_wait.value()
         return profile
+
+    def _split_proxy(self, profile: Profile) -> bool:
+        """The Proxy URL as it will be kept: scheme added, its password moved to the Proxy password field
+        (then the keychain). False, with the reason shown, when it cannot be a proxy URL."""
+        if not profile.proxy:
+            return True
+        try:
+            proxy = parse_proxy_url(profile.proxy)
+        except BadProxyUrl as error:
+            self.result_label.setText(f"✗ Proxy URL: {error}")
+            return False
+        if proxy.password and not self.fields["proxy_password"].text():
+            self.fields["proxy_password"].setText(proxy.password)
+        profile.proxy = proxy.public
+        self.fields["proxy"].setText(proxy.public)
+        return True
 
     def save(self) -> bool:
         profile = self._form_profile()
@@ -265,11 +322,14 @@ class ProfilesDialog(QDialog):
         if not profile.name:
             self.result_label.setText("✗ A profile needs a name.")
             return False
+        if not self._split_proxy(profile):
+            return False
         for path_field in ("ca_bundle", "client_cert", "client_key", "model_file"):
             value = getattr(profile, path_field)
             if value and not Path(value).expanduser().is_file():
                 self.result_label.setText(f"✗ {value} is not a file.")
                 return False
+        said = ""
         for name, label in SECRET_FIELDS:
             value = self.fields[name].text()
             if value:
@@ -284,11 +344,11 @@ class ProfilesDialog(QDialog):
                         f"✗ {label} not saved: {error}{instead} unlock or install a keychain and save again."
                     )
                     return False
-                self.fields[name].clear()
-                self.result_label.setText(f"✓ Saved; {label.lower()} kept in the {where}.")
+                said = f"✓ Saved; {label.lower()} kept in the {where}."
         self.session.profiles.save(profile)
-        if not self.result_label.text():
-            self.result_label.setText("✓ Saved.")
+        # The list and the secret fields show what is now stored (the name, "stored in the keychain").
+        self.reload(select=profile.id)
+        self.result_label.setText(said or "✓ Saved.")
         if profile.id == self.session.profiles.current_id():
             self.session.tasks.start("session.activate", self.session.activate(profile.id))
         return True
@@ -321,13 +381,24 @@ class ProfilesDialog(QDialog):
             return
         if profile.is_sandbox and self.session.profile is not None:
             profile = self.session.profile
-        settings = self.session.settings_for(profile)
+        if not self._split_proxy(profile):
+            return
+        password = self.fields["proxy_password"].text()
+        try:
+            settings = self.session.settings_for(profile, proxy_password=password or None)
+        except BadProxyUrl as error:
+            self.result_label.setText(f"✗ Proxy URL: {error}")
+            return
         for name in ("api_key", "admin_key"):
             if self.fields[name].text():
                 setattr(settings, name, self.fields[name].text())
         self.result_label.setText("Testing…")
 
         async def run() -> None:
-            self.result_label.setText(await self.session.test_settings(settings, profile.org_id))
+            said = "✗ The test failed: the log says why."
+            try:
+                said = await self.session.test_settings(settings, profile.org_id)
+            finally:  # whatever happened, the person sees it here, not only in the log
+                self.result_label.setText(said)
 
         self.session.tasks.start("settings.test", run())
