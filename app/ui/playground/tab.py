@@ -308,11 +308,14 @@ class PlaygroundTab(QWidget):
             self.message.toPlainText().strip() or "Hello", self.attachments, self.options()
         )
         base_url = self.session.client.base_url if self.session.client else ""
+        tools = self.functions.tool_settings()
         return all_snippets(
             base_url,
             body,
             profile.api_key_env if profile else "SERVICE_API_KEY",
             self.session.snippet_network(),
+            tools.functions,
+            tools.max_rounds,
         )
 
     def show_code(self) -> None:
