@@ -241,3 +241,30 @@ def test_a_reopened_conversation_looks_as_it_did(
     tab.find_bar.open_bar()
     qtbot.keyClicks(tab.find_bar.field, "light rain")
     qtbot.waitUntil(lambda: "of" in tab.find_bar.count.text(), timeout=3000)
+
+
+def test_compare_reruns_with_the_functions_and_the_outputs_given(qtbot: QtBot, tab: PlaygroundTab) -> None:
+    from tests.gui.test_playground_compare import CLICK, compare_window, run_on
+
+    open_options(qtbot, tab)
+    add_example(tab, "get_weather")
+    click_box(qtbot, tab.functions.answer_with_saved)
+    send(qtbot, tab, "Use get_weather for Lyon")
+    wait_calling_or_done(qtbot, tab)
+    view = tab.views[0]
+    (box,) = view.calls.boxes
+    assert box.output is not None
+    qtbot.keyClicks(box.output, "hail, 2 degrees")
+    send_button = view.findChild(QPushButton, "send_outputs")
+    assert send_button is not None
+    qtbot.mouseClick(send_button, Qt.MouseButton.LeftButton)
+    wait_done(qtbot, tab)
+
+    qtbot.mouseClick(tab.sidebar.compare_button, CLICK)
+    dialog = compare_window(qtbot, tab)
+    run_on(qtbot, dialog, "service-think")
+    rerun = dialog.rows[0].rerun
+    assert rerun is not None and rerun.status == TurnStatus.COMPLETED, rerun and rerun.error
+    assert [tool["name"] for tool in rerun.request_body["tools"]] == ["get_weather"]
+    assert rerun.calls[0].output == "hail, 2 degrees"  # answered as the original was
+    assert "hail, 2 degrees" in rerun.text

@@ -43,7 +43,7 @@ def python_function_loop(
     )
     table = ", ".join(f"{json.dumps(item.name)}: {python_identifier(item.name)}" for item in functions)
     options = {key: value for key, value in body.items() if key not in ("input", "previous_response_id")}
-    first = {key: body[key] for key in ("input", "previous_response_id") if key in body}
+    first: dict[str, Any] = {key: body[key] for key in ("input", "previous_response_id") if key in body}
     return (
         "\n\n# Stand-ins for your functions: each returns the output saved with it in the console.\n"
         + stubs
@@ -78,7 +78,7 @@ def node_function_loop(body: dict[str, Any], functions: Sequence[FunctionDefinit
         for item in functions
     )
     options = {key: value for key, value in body.items() if key not in ("input", "previous_response_id")}
-    first = {key: body[key] for key in ("input", "previous_response_id") if key in body}
+    first: dict[str, Any] = {key: body[key] for key in ("input", "previous_response_id") if key in body}
     request = json.dumps(options, indent=2, ensure_ascii=False).replace("\n", "\n  ")
     first_fields = "".join(
         f"    {key}: {json.dumps(value, indent=2, ensure_ascii=False).replace(chr(10), chr(10) + '    ')},\n"

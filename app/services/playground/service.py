@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
     from app.api.wire import UrlCitation
 
-from app.core.playground.functions import with_saved_outputs
+from app.core.playground.function_loop import next_round, run_turn
 from app.core.playground.turn_runner import TurnRun, report_connection
 from app.core.playground.turns import (
     Attachment,
@@ -20,7 +20,6 @@ from app.core.playground.turns import (
     RequestOptions,
     Turn,
     TurnStatus,
-    build_followup,
     build_request,
     redacted_body,
 )
@@ -164,18 +163,12 @@ class PlaygroundService(QObject):
         self.session.tasks.start("playground.stream", self._run(index, follow_up=True))
         return True
 
-    def _next_round(self, index: int) -> dict[str, Any]:
-        turn = self.turns[index]
-        body = build_followup(self.turns[:index], turn)
-        turn.rounds += 1
-        turn.followups.append(body)
-        turn.status = TurnStatus.STREAMING
-        self.turn_updated.emit(index)
-        return body
-
     async def _run(self, index: int, follow_up: bool = False) -> None:
         turn = self.turns[index]
-        body = self._next_round(index) if follow_up else None
+        body = None
+        if follow_up:
+            body = next_round(self.turns[:index], turn)
+            self.turn_updated.emit(index)
         run = TurnRun(
             turn,
             lambda chunk: self.text_flushed.emit(index, chunk),
@@ -184,20 +177,13 @@ class PlaygroundService(QObject):
         self._current = run
         self._timer.start()
         try:
-            while True:
-                await run.run(self.session.client, body)
-                if turn.status != TurnStatus.CALLING:
-                    break
-                if turn.rounds >= turn.tools.max_rounds:
-                    turn.status = TurnStatus.INCOMPLETE
-                    turn.round_note = (
-                        f"The model was still calling functions after {turn.rounds} rounds, the bound set "
-                        "under Functions: the loop stopped here."
-                    )
-                    break
-                if not with_saved_outputs(turn.pending_calls, turn.tools):
-                    break  # the person answers (TurnView), then submit_outputs goes on
-                body = self._next_round(index)
+            await run_turn(
+                run,
+                self.session.client,
+                lambda: self.turns[:index],
+                body=body,
+                on_round=lambda: self.turn_updated.emit(index),
+            )
         finally:
             if self._current is run:  # a turn sent meanwhile has its own run and timer
                 self._current = None
