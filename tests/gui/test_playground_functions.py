@@ -268,3 +268,17 @@ def test_compare_reruns_with_the_functions_and_the_outputs_given(qtbot: QtBot, t
     assert [tool["name"] for tool in rerun.request_body["tools"]] == ["get_weather"]
     assert rerun.calls[0].output == "hail, 2 degrees"  # answered as the original was
     assert "hail, 2 degrees" in rerun.text
+
+
+def test_the_model_box_says_which_models_call_functions(
+    qtbot: QtBot, console: MainWindow, tab: PlaygroundTab
+) -> None:
+    qtbot.waitUntil(lambda: bool(console.session.model_functions), timeout=10000)
+    assert "calls functions" in tab.model.toolTip()  # the sandbox says so for each of its models
+    open_options(qtbot, tab)
+    assert not tab.functions.support.isVisible()
+    # A server that says a model does not call functions (an upstream model without tools, say).
+    console.session.model_functions[tab.model.currentText()] = False
+    console.session.models_changed.emit()
+    assert "does not call functions" in tab.model.toolTip()
+    assert tab.functions.support.isVisible() and "not called" in tab.functions.support.text()

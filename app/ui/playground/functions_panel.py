@@ -84,6 +84,11 @@ class FunctionsPanel(QWidget):
             "A call to a function with a saved output is answered with it by itself; the others wait for you"
         )
 
+        self.support = QLabel(objectName="function_support")
+        self.support.setWordWrap(True)
+        self.support.setStyleSheet("color: #9a6700;")
+        self.support.hide()
+
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         for widget in (
@@ -107,6 +112,7 @@ class FunctionsPanel(QWidget):
         how.addStretch(1)
         inner = QVBoxLayout(self.body)
         inner.setContentsMargins(18, 0, 0, 0)
+        inner.addWidget(self.support)
         inner.addWidget(self.list)
         inner.addLayout(buttons)
         inner.addLayout(how)
@@ -156,6 +162,15 @@ class FunctionsPanel(QWidget):
         self.choice.setCurrentIndex(max(0, self.choice.findData(wanted)))
         self.enabled.setChecked(bool(settings.functions))
         self.changed.emit()
+
+    def set_model_support(self, model: str, calls_functions: bool | None) -> None:
+        """Say when the model chosen does not call functions (the server says so for its models)."""
+        self.support.setText(
+            f"{model} does not call functions: offered, they are not called."
+            if calls_functions is False
+            else ""
+        )
+        self.support.setVisible(calls_functions is False)
 
     # -- editing ----------------------------------------------------------------------------------
 

@@ -98,6 +98,8 @@ class PlaygroundTab(QWidget):
         panel.functions.library = self.function_library
         self.functions = panel.functions
         self.model.currentTextChanged.connect(panel.set_model)
+        self.model.currentTextChanged.connect(self._show_function_support)
+        self.session.models_changed.connect(self._show_function_support)
         self.structured, self.schema_edit, self.schema_status = (
             panel.structured,
             panel.schema_edit,
@@ -169,6 +171,9 @@ class PlaygroundTab(QWidget):
             offered = next((turn.tools for turn in reversed(turns) if turn.tools.functions), None)
             if offered is not None:  # the functions are kept with the conversation
                 self.functions.set_tool_settings(offered)
+
+    def _show_function_support(self) -> None:
+        self.functions.set_model_support(self.model.currentText(), self.model.calls_functions())
 
     def reload_models(self) -> None:
         self.model.reload()
