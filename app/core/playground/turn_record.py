@@ -7,12 +7,16 @@ Read back tolerantly: the details come from a file, and a damaged value loses th
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.playground.functions import ToolSettings, calls_from_saved
 from app.core.playground.turns import TimelineEntry, Turn, redacted_body
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 log = logging.getLogger(__name__)
 TIMELINE_LIMIT = 2_000  # events kept per turn: deltas are many, and the inspector counts them anyway
@@ -47,11 +51,21 @@ def _citations(items: Any) -> list[Any]:
     return citations(items)
 
 
+@functools.cache
+def _item_reader() -> TypeAdapter[Any]:
+    """One reader for saved output items: building a TypeAdapter costs ~5 ms, once per turn was 1 s at 200."""
+    from pydantic import TypeAdapter
+
+    from app.api.wire import OutputItem
+
+    return TypeAdapter(OutputItem)
+
+
 def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
     """Give a turn read from the file what it showed: calls, items, notes and the inspector's data."""
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import ValidationError
 
-    from app.api.wire import MessageItem, OutputItem, OutputText, UrlCitation
+    from app.api.wire import MessageItem, OutputText, UrlCitation
 
     turn.from_file = True
     turn.calls = calls_from_saved(details.get("calls"))
@@ -60,11 +74,10 @@ def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
     turn.rounds = rounds if isinstance(rounds, int) and rounds >= 1 else 1
     turn.round_note = _text(details.get("round_note"))
     turn.chain_note = _text(details.get("chain_note"))
-    adapter: TypeAdapter[Any] = TypeAdapter(OutputItem)
     items: list[Any] = []
     for value in details.get("items") or []:
         try:
-            items.append(adapter.validate_python(value))
+            items.append(_item_reader().validate_python(value))
         except ValidationError as error:
             log.warning("a saved output item was not read: %s", error.errors()[0]["msg"])
     raw_citations = details.get("citations") or []
