@@ -5,6 +5,7 @@ simulated model calls a function when the prompt names it (README, "function cal
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -211,7 +212,7 @@ def test_add_edit_duplicate_remove_and_the_library(
 
 
 def test_a_reopened_conversation_looks_as_it_did(
-    qtbot: QtBot, console: MainWindow, tab: PlaygroundTab
+    qtbot: QtBot, console: MainWindow, tab: PlaygroundTab, tmp_path: Path
 ) -> None:
     open_options(qtbot, tab)
     add_example(tab, "get_weather")
@@ -237,6 +238,13 @@ def test_a_reopened_conversation_looks_as_it_did(
     assert reopened.timeline and reopened.headers
     # The functions it was sent with are back in the panel.
     assert [item.name for item in tab.functions.functions] == ["get_weather"]
+    # The exports include the calls and their outputs.
+    markdown, document = tmp_path / "talk.md", tmp_path / "talk.json"
+    assert tab.conversations.export(conversation_id, markdown)
+    assert tab.conversations.export(conversation_id, document)
+    assert "**Function call** `get_weather`" in markdown.read_text() and "light rain" in markdown.read_text()
+    exported = json.loads(document.read_text())
+    assert exported["turns"][0]["details"]["calls"][0]["output"] == turn.calls[0].output
     # Find finds text in the arguments and the outputs.
     tab.find_bar.open_bar()
     qtbot.keyClicks(tab.find_bar.field, "light rain")
