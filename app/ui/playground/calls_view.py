@@ -63,7 +63,7 @@ class CallBox(QFrame):
         self.output.setFont(mono)
         self.output.setAccessibleName(f"Output of {call.name}")
         self.output.setPlaceholderText(f"The output of {call.name}, e.g. JSON; sent back to the model")
-        self.output.setMaximumHeight(90)
+        self.output.setMaximumHeight(4 * self.output.fontMetrics().lineSpacing() + 12)
         self.output.setTabChangesFocus(True)
         definition = turn.tools.definition(call.name)
         row = QHBoxLayout()
