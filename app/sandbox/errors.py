@@ -24,6 +24,12 @@ def quote(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def one_line(text: str, limit: int = 2000) -> str:
+    """A reason as one line: a traceback that came with it dropped, whitespace folded, bounded."""
+    text = text.split("Traceback (most recent call last)")[0]
+    return quote(" ".join(text.split()) or "no reason given", limit)
+
+
 class ServiceError(Exception):
     """Raised by the sandbox's handlers; turned into a JSON error response by the app's exception handler.
 

@@ -25,11 +25,11 @@ from .engines.base import (
     TextDelta,
     Usage,
 )
-from .errors import ServiceError, quote
+from .errors import ServiceError, one_line, quote
 from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
 from .store import new_id
-from .tool_loop import check_outputs, message_from_json, message_json, resolve_references
+from .tool_loop import check_calls, check_outputs, message_from_json, message_json, resolve_references
 from .validate import bad, parse_json_body, validate_query
 
 
@@ -76,12 +76,6 @@ def input_tokens(conversation: Conversation) -> int:
         total += 4 + count_tokens(message.text()) + sum(image.tokens() for image in message.images)
         total += sum(count_tokens(call.name) + count_tokens(call.arguments) for call in message.calls)
     return total
-
-
-def one_line(text: str, limit: int = 2000) -> str:
-    """A reason as one line: a traceback that came with it dropped, whitespace folded, bounded."""
-    text = text.split("Traceback (most recent call last)")[0]
-    return quote(" ".join(text.split()) or "no reason given", limit)
 
 
 def list_query(request: Request) -> ItemsQuery:
@@ -179,7 +173,11 @@ class ResponsesRoutes:
                     events = builder.citations(step)
                 for event in events:
                     yield event
-        failure = self._check_format(request, builder.text) if not incomplete else None
+        failure = (
+            None
+            if incomplete
+            else self._check_format(request, builder.text) or check_calls(request, builder.calls)
+        )
         used = usage.input_tokens if usage else input_tokens(conversation)
         counted = usage.output_tokens if usage else None
         for event in builder.fail(used, failure) if failure else builder.finish(used, incomplete, counted):

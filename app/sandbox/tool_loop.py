@@ -7,10 +7,13 @@ the service does: a reference to an item it does not hold is a 400 naming `input
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from app.common.jsonschema_check import mismatches
+
 from .errors import quote
-from .request import Message
+from .request import Message, ResponseRequest
 from .store import Store
 from .tools import CallRecord
 from .validate import bad
@@ -54,6 +57,25 @@ def check_outputs(refs: list[tuple[str, str]], messages: list[Message]) -> None:
                 param,
                 "invalid_value",
             )
+
+
+def check_calls(request: ResponseRequest, calls: list[CallRecord]) -> str | None:
+    """Why a call of a `strict` function does not fit its parameters schema (the answer then fails, as a
+    broken structured output does), or None."""
+    for call in calls:
+        spec = next(
+            (s for s in request.tools.offered if s.name == call.name and s.namespace == call.namespace), None
+        )
+        if spec is None or not spec.strict:
+            continue
+        try:
+            arguments = json.loads(call.arguments)
+        except ValueError:
+            return f"The model's call of {quote(call.name)} has arguments that are not valid JSON."
+        errors = mismatches(arguments, spec.parameters)
+        if errors:
+            return f"The model's call of {quote(call.name)} does not fit its parameters: {quote(errors[0].message, 200)}."
+    return None
 
 
 def message_json(message: Message) -> dict[str, Any]:

@@ -148,3 +148,48 @@ def test_a_server_without_the_api_is_named(sandbox_factory, llama: Peer) -> None
     assert "has no Responses API" in error["message"] and error["code"] == "upstream_unsupported"
     with httpx.Client() as plain:
         assert plain.post(f"{llama.base_url}/responses", json={}).status_code == 404  # what it really lacks
+
+
+CITY = {
+    "type": "object",
+    "properties": {"city": {"type": "string", "maxLength": 30}},
+    "required": ["city"],
+    "additionalProperties": False,
+}
+
+
+def test_an_answer_llama_cpp_cut_at_max_tokens_is_incomplete_with_its_usage(front: Sandbox) -> None:
+    with slow_client(front) as client:
+        body = {"model": "service-pro", "input": "Tell a long story about the sea.", "max_output_tokens": 16}
+        plain = client.post("/responses", json=body).json()
+        streamed = sse_events(client.post("/responses", json={**body, "stream": True}).text)
+    for response in (plain, streamed[-1]["response"]):
+        assert response["status"] == "incomplete", response
+        assert response["incomplete_details"] == {"reason": "max_output_tokens"}
+        assert 0 < response["usage"]["output_tokens"] <= 16  # llama.cpp's count where it sends one
+
+
+def test_a_named_function_is_called_through_llama_cpp(front: Sandbox) -> None:
+    tool = {"type": "function", "name": "get_weather", "parameters": CITY}
+    with slow_client(front) as client:
+        response = client.post(
+            "/responses",
+            json={
+                "model": "service-pro",
+                "input": "Weather in Oslo?",
+                "tools": [tool],
+                "tool_choice": {"type": "function", "name": "get_weather"},
+                "max_output_tokens": 60,
+            },
+        ).json()
+    calls = [item for item in response["output"] if item["type"] == "function_call"]
+    assert calls and calls[0]["name"] == "get_weather", response
+    assert isinstance(json.loads(calls[0]["arguments"])["city"], str)
+
+
+def test_an_answer_the_liteLLM_proxy_cut_is_incomplete(sandbox_factory, proxy: Peer) -> None:
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=proxy.base_url, upstream_key=PROXY_KEY)
+    with slow_client(front) as client:
+        body = {"model": "service-pro", "input": "Tell a long story about the sea.", "max_output_tokens": 16}
+        response = client.post("/responses", json=body).json()
+    assert response["status"] == "incomplete" and response["usage"]["output_tokens"] <= 16, response

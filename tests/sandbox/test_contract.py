@@ -183,7 +183,8 @@ def test_input_items_after_and_unknown_ids(sandbox: Sandbox) -> None:
         ({"include": ["everything"]}, "include[0]"),
         ({"service_tier": "gold"}, "service_tier"),
         ({"stream_options": {"include_obfuscation": "yes"}}, "stream_options.include_obfuscation"),
-        ({"input": [{"type": "function_call"}]}, "input[0].type"),
+        ({"input": [{"type": "function_call"}]}, "input[0].call_id"),
+        ({"input": [{"type": "teleport"}]}, "input[0].type"),
         (
             {"input": [{"role": "user", "content": [{"type": "output_text", "text": "x"}]}]},
             "input[0].content[0].type",

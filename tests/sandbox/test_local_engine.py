@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import openai
@@ -129,3 +130,53 @@ def test_two_concurrent_requests_both_answer(client: openai.OpenAI) -> None:
     for thread in threads:
         thread.join(timeout=120)
     assert set(answers) == {"Cats are", "The sun is"} and all(text.strip() for text in answers.values())
+
+
+WEATHER_TOOL: Any = {
+    "type": "function",
+    "name": "get_weather",
+    "description": "The weather in a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string", "maxLength": 40}, "days": {"type": "integer"}},
+        "required": ["city", "days"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+def test_a_required_call_holds_to_the_schema_and_its_output_gets_an_answer(client: openai.OpenAI) -> None:
+    first = client.responses.create(
+        model="service-pro",
+        input="What is the weather in Paris?",
+        tools=[WEATHER_TOOL],
+        tool_choice="required",
+        max_output_tokens=60,
+    )
+    (call,) = [item for item in first.output if item.type == "function_call"]
+    assert call.name == "get_weather"
+    jsonschema.validate(json.loads(call.arguments), WEATHER_TOOL["parameters"])
+    output: Any = {"type": "function_call_output", "call_id": call.call_id, "output": "Sunny, 21 C"}
+    answer = client.responses.create(
+        model="service-pro",
+        input=[output],
+        previous_response_id=first.id,
+        tools=[WEATHER_TOOL],
+        max_output_tokens=24,
+    )
+    assert answer.status in ("completed", "incomplete") and answer.output
+
+
+def test_a_call_streams_as_function_call_events(client: openai.OpenAI) -> None:
+    with client.responses.stream(
+        model="service-pro",
+        input="Weather in Oslo?",
+        tools=[WEATHER_TOOL],
+        tool_choice={"type": "function", "name": "get_weather"},
+        max_output_tokens=60,
+    ) as stream:
+        types = [event.type for event in stream]
+        final = stream.get_final_response()
+    assert "response.function_call_arguments.done" in types
+    assert final.output[0].type == "function_call"

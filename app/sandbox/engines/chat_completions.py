@@ -2,7 +2,8 @@
 
 Chat Completions (llama.cpp's server, llama-cpp-python, older Ollama and vLLM) and the Responses API
 itself: requests are built from the sandbox's typed request, and streamed answers are read back into
-plain text deltas, so the sandbox always streams its own well-formed events.
+engine steps (text deltas, function-call deltas, the upstream's own usage and whether it cut the answer at
+max_output_tokens), so the sandbox always streams its own well-formed events.
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..request import Message
-from .base import Conversation
+from .base import Conversation, FunctionCallDelta, Incomplete, Step, TextDelta, Usage
+from .upstream_tools import (
+    WireNames,
+    chat_calls,
+    chat_tool_options,
+    responses_items,
+    responses_tool_options,
+)
 
 _CHAT_ROLES = {"developer": "system"}  # chat servers know system, user, assistant
 
@@ -63,10 +71,17 @@ def chat_request(
         messages.append({"role": "system", "content": request.instructions})
     for message in conversation.messages:
         role = _CHAT_ROLES.get(message.role, message.role)
-        messages.append({"role": role, "content": _chat_content(message)})
+        if message.role == "tool":
+            messages.append({"role": "tool", "tool_call_id": message.call_id, "content": message.text()})
+        elif message.calls:
+            calls = chat_calls(message.calls)
+            messages.append({"role": role, "content": message.text() or None, "tool_calls": calls})
+        else:
+            messages.append({"role": role, "content": _chat_content(message)})
     body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
     body["stream_options"] = {"include_usage": True}
     body.update(_common_options(conversation))
+    body.update(chat_tool_options(request.tools))
     if request.max_output_tokens is not None:
         body["max_tokens"] = request.max_output_tokens
     text_format = request.text_format
@@ -90,10 +105,13 @@ def responses_request(conversation: Conversation, model: str) -> dict[str, Any]:
     """A streamed `POST /responses` body carrying the whole history (the sandbox keeps the chain itself)."""
     request = conversation.request
     items = [
-        {"role": message.role, "content": _responses_content(message)} for message in conversation.messages
+        item
+        for message in conversation.messages
+        for item in responses_items(message, _responses_content(message))
     ]
     body: dict[str, Any] = {"model": model, "input": items, "stream": True}
     body.update(_common_options(conversation))
+    body.update(responses_tool_options(request.tools))
     if request.instructions:
         body["instructions"] = request.instructions
     if request.max_output_tokens is not None:
@@ -119,31 +137,104 @@ async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[Any]:
             raise UpstreamFailure(f"it sent a malformed stream event: {data[:80]!r}") from None
 
 
-async def chat_deltas(lines: AsyncIterator[str]) -> AsyncIterator[str]:
-    """The text of a streamed chat completion, delta by delta."""
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _chat_usage(chunk: dict[str, Any]) -> tuple[int, int] | None:
+    usage = chunk.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    return None if prompt is None or completion is None else (prompt, completion)
+
+
+def _end(usage: tuple[int, int] | None, cut: bool) -> list[Step]:
+    """The last steps: the upstream's own counts when it sent them, and whether it hit max_output_tokens."""
+    if usage is not None:
+        return [Usage(usage[0], usage[1], incomplete=cut)]
+    return [Incomplete()] if cut else []
+
+
+async def chat_deltas(lines: AsyncIterator[str], names: WireNames) -> AsyncIterator[Step]:
+    """A streamed chat completion as steps: its text, its tool calls, and how it ended."""
+    usage: tuple[int, int] | None = None
+    cut = False
+    called: dict[int, str] = {}  # a call's index -> its wire name (sent in the call's first chunk only)
     async for chunk in _sse_data(lines):
         if not isinstance(chunk, dict):
             continue
         if isinstance(chunk.get("error"), dict):
             raise UpstreamFailure(str(chunk["error"].get("message") or chunk["error"]))
+        usage = _chat_usage(chunk) or usage
         for choice in chunk.get("choices") or []:
-            delta = choice.get("delta") if isinstance(choice, dict) else None
-            content = delta.get("content") if isinstance(delta, dict) else None
+            if not isinstance(choice, dict):
+                continue
+            cut = cut or choice.get("finish_reason") == "length"
+            delta = choice.get("delta")
+            if not isinstance(delta, dict):
+                continue
+            content = delta.get("content")
             if isinstance(content, str) and content:
-                yield content
+                yield TextDelta(content)
+            for call in delta.get("tool_calls") or []:
+                piece = _chat_call(call, called, names)
+                if piece is not None:
+                    yield piece
+    for step in _end(usage, cut):
+        yield step
+
+
+def _chat_call(call: Any, called: dict[int, str], names: WireNames) -> FunctionCallDelta | None:
+    if not isinstance(call, dict):
+        return None
+    index = call.get("index", len(called))
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    if not isinstance(index, int) or not isinstance(function, dict):
+        return None
+    if isinstance(function.get("name"), str) and function["name"]:
+        called.setdefault(index, function["name"])
+    if index not in called:
+        return None
+    arguments = function.get("arguments")
+    name, namespace = names.back(called[index])
+    return FunctionCallDelta(index, name, arguments if isinstance(arguments, str) else "", namespace)
 
 
 _DELTA_EVENTS = {"response.output_text.delta", "response.text.delta"}
 
 
-async def responses_deltas(lines: AsyncIterator[str]) -> AsyncIterator[str]:
-    """The text of a streamed Responses answer; a failure event becomes an `UpstreamFailure`."""
+def _responses_usage(event: dict[str, Any]) -> tuple[int, int] | None:
+    response = event.get("response")
+    usage = response.get("usage") if isinstance(response, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    given, made = _count(usage.get("input_tokens")), _count(usage.get("output_tokens"))
+    return None if given is None or made is None else (given, made)
+
+
+async def responses_deltas(lines: AsyncIterator[str], names: WireNames) -> AsyncIterator[Step]:
+    """A streamed Responses answer as steps; a failure event becomes an `UpstreamFailure`."""
+    called: dict[int, tuple[str, bool]] = {}  # output index -> (wire name, whether arguments came as deltas)
     async for event in _sse_data(lines):
         if not isinstance(event, dict):
             continue
         kind = event.get("type")
+        index = event.get("output_index")
+        given = event.get("item")
+        item: dict[str, Any] = given if isinstance(given, dict) else {}
         if kind in _DELTA_EVENTS and isinstance(event.get("delta"), str):
-            yield event["delta"]
+            yield TextDelta(event["delta"])
+        elif kind == "response.output_item.added" and item.get("type") == "function_call":
+            if isinstance(index, int) and isinstance(item.get("name"), str):
+                called[index] = (item["name"], False)
+                yield FunctionCallDelta(index, *_named(names, item["name"], ""))
+        elif kind == "response.function_call_arguments.delta" and isinstance(index, int) and index in called:
+            called[index] = (called[index][0], True)
+            yield FunctionCallDelta(index, *_named(names, called[index][0], str(event.get("delta") or "")))
+        elif kind == "response.output_item.done" and isinstance(index, int) and index in called:
+            if not called[index][1] and isinstance(item.get("arguments"), str):  # no deltas: all at once
+                yield FunctionCallDelta(index, *_named(names, called[index][0], item["arguments"]))
         elif kind == "error":
             raise UpstreamFailure(str(event.get("message") or "an error event"))
         elif kind == "response.failed":
@@ -152,4 +243,11 @@ async def responses_deltas(lines: AsyncIterator[str]) -> AsyncIterator[str]:
             message = error.get("message") if isinstance(error, dict) else None
             raise UpstreamFailure(str(message or "the response failed"))
         elif kind in ("response.completed", "response.incomplete"):
+            for step in _end(_responses_usage(event), kind == "response.incomplete"):
+                yield step
             return
+
+
+def _named(names: WireNames, wire_name: str, arguments: str) -> tuple[str, str, str | None]:
+    name, namespace = names.back(wire_name)
+    return name, arguments, namespace

@@ -19,9 +19,11 @@ from typing import Any
 
 from ..errors import ServiceError
 from ..request import ResponseRequest
+from ..tools import ToolPlan
 from . import search as web
-from .base import Conversation, Search, SearchResult, Step, TextDelta, Usage
+from .base import Conversation, FunctionCallDelta, Search, SearchResult, Step, TextDelta, Usage
 from .gguf import BackgroundModel, ModelStatus, ModelUnavailable
+from .local_tools import CALL_END, CALL_START, call_grammar, is_call, parse_call, still_deciding
 from .prompt import build_prompt
 
 DEFAULT_CONTEXT = 4096
@@ -32,7 +34,7 @@ class _End:
     """The worker is done: nothing follows in the queue."""
 
 
-_Item = str | Usage | BaseException | _End
+_Item = str | Usage | FunctionCallDelta | BaseException | _End
 
 
 class _Job:
@@ -58,6 +60,7 @@ class _Sampling:
     temperature: float | None
     top_p: float | None
     grammar: Callable[[], Any] | None
+    tools: ToolPlan | None = None  # the functions the model may call this turn (None: it answers in text)
 
 
 class LocalEngine:
@@ -125,7 +128,7 @@ class LocalEngine:
             while not isinstance(item := await job.queue.get(), _End):
                 if isinstance(item, str):
                     yield TextDelta(item)
-                elif isinstance(item, Usage):
+                elif isinstance(item, Usage | FunctionCallDelta):
                     yield item
                 elif isinstance(item, ModelUnavailable):
                     raise _unavailable(item)
@@ -140,8 +143,15 @@ class LocalEngine:
         request = conversation.request
         template = model.llama.metadata.get("tokenizer.chat_template") if model.llama is not None else None
         prompt, stop = build_prompt(conversation, results, template, model.llama)
+        tools = request.tools if request.tools.active else None
         return _Sampling(
-            prompt, stop, request.max_output_tokens, request.temperature, request.top_p, _grammar(request)
+            prompt,
+            stop,
+            request.max_output_tokens,
+            request.temperature,
+            request.top_p,
+            _grammar(request),
+            tools,
         )
 
 
@@ -186,6 +196,17 @@ def _generate(model: BackgroundModel, sampling: _Sampling, job: _Job) -> None:
         job.put(_End())
 
 
+def _options(sampling: _Sampling, max_tokens: int, grammar: Callable[[], Any] | None) -> dict[str, Any]:
+    options: dict[str, Any] = {"stop": sampling.stop, "max_tokens": max_tokens, "stream": True}
+    if sampling.temperature is not None:
+        options["temperature"] = sampling.temperature
+    if sampling.top_p is not None:
+        options["top_p"] = sampling.top_p
+    if grammar is not None:
+        options["grammar"] = grammar()
+    return options
+
+
 def _sample(llama: Any, context: int, sampling: _Sampling, job: _Job) -> None:
     tokens: list[int] = llama.tokenize(sampling.prompt.encode(), add_bos=True, special=True)
     room = context - len(tokens)
@@ -197,27 +218,67 @@ def _sample(llama: Any, context: int, sampling: _Sampling, job: _Job) -> None:
             "input",
         )
     max_tokens = min(sampling.max_tokens or room, room)
+    tools = sampling.tools
+    if tools is not None and tools.mode == "required":
+        _sample_call(llama, tokens, max_tokens, sampling, tools, job)
+        return
     text, finish = "", None
-    options: dict[str, Any] = {"stop": sampling.stop, "max_tokens": max_tokens, "stream": True}
-    if sampling.temperature is not None:
-        options["temperature"] = sampling.temperature
-    if sampling.top_p is not None:
-        options["top_p"] = sampling.top_p
-    if sampling.grammar is not None:
-        options["grammar"] = sampling.grammar()
-    chunks = llama.create_completion(tokens, **options)
+    held: str | None = ""  # the answer's start while it might still become a call; None once it cannot
+    chunks = llama.create_completion(tokens, **_options(sampling, max_tokens, sampling.grammar))
     try:
         for chunk in chunks:
             if job.cancelled.is_set():
                 return
             choice = chunk["choices"][0]
-            if choice["text"]:
-                text += choice["text"]
-                job.put(choice["text"])
             finish = choice["finish_reason"] or finish
+            if not choice["text"]:
+                continue
+            text += choice["text"]
+            if tools is not None and held is not None:  # the start might be a call: hold it until known
+                held += choice["text"]
+                if still_deciding(held):
+                    continue
+                if is_call(held):
+                    break
+                job.put(held)
+                held = None
+                continue
+            job.put(choice["text"])
     finally:
         chunks.close()
+    if tools is not None and held is not None and is_call(held):
+        _sample_call(llama, tokens, max_tokens, sampling, tools, job)
+        return
+    if held:
+        job.put(held)
     output_tokens = len(llama.tokenize(text.encode(), add_bos=False, special=True)) if text else 0
     if finish == "length":
         output_tokens = max(output_tokens, max_tokens)
     job.put(Usage(len(tokens), output_tokens, incomplete=finish == "length"))
+
+
+def _sample_call(
+    llama: Any, tokens: list[int], max_tokens: int, sampling: _Sampling, tools: ToolPlan, job: _Job
+) -> None:
+    """A call: the JSON after the call mark, under the grammar of the functions' schemas."""
+    mark = llama.tokenize(CALL_START.encode(), add_bos=False, special=True)
+    options = _options(sampling, max_tokens, call_grammar(tools))
+    options["stop"] = [CALL_END]
+    text, finish = "", None
+    chunks = llama.create_completion(tokens + mark, **options)
+    try:
+        for chunk in chunks:
+            if job.cancelled.is_set():
+                return
+            text += chunk["choices"][0]["text"]
+            finish = chunk["choices"][0]["finish_reason"] or finish
+    finally:
+        chunks.close()
+    call = parse_call(text, tools)
+    if call is not None and finish != "length":
+        name, arguments, namespace = call
+        job.put(FunctionCallDelta(0, name, arguments, namespace))
+    output_tokens = len(mark) + (
+        len(llama.tokenize(text.encode(), add_bos=False, special=True)) if text else 0
+    )
+    job.put(Usage(len(tokens), output_tokens, incomplete=finish == "length" or call is None))

@@ -5,15 +5,19 @@ Base weights such as the default Gemma 3 270M carry none; wrapped in a chat form
 while as a plain completion they write sensible text. So a lone prompt is continued as it stands, and a
 conversation (instructions, earlier turns) becomes a "User:/Assistant:" transcript ending in "Assistant:",
 which a base model continues as the next line of dialogue; "User:" on a new line stops it.
+Functions the turn may call are described as local_tools.py says (the template's tools section, or the
+preamble); earlier calls are written in the call format, and their outputs as "Tool:" lines.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..request import Message
 from .base import Conversation, SearchResult
+from .local_tools import call_text, template_tools, tools_preamble
 
-_ROLE_NAMES = {"user": "User", "assistant": "Assistant"}
+_ROLE_NAMES = {"user": "User", "assistant": "Assistant", "tool": "Tool"}
 TRANSCRIPT_STOP = ["\nUser:"]
 
 
@@ -25,14 +29,20 @@ def build_prompt(
     if template and llama is not None:
         return _templated(conversation, context, template, llama)
     request = conversation.request
-    messages = [m for m in conversation.messages if m.role in _ROLE_NAMES and m.text().strip()]
+    messages = [m for m in conversation.messages if m.role in _ROLE_NAMES and _said(m)]
     system = [m.text() for m in conversation.messages if m.role in ("system", "developer")]
-    preamble = "\n\n".join(part for part in (request.instructions, *system, context) if part)
+    tools = tools_preamble(request.tools) if request.tools.active else ""
+    preamble = "\n\n".join(part for part in (request.instructions, *system, context, tools) if part)
     if not preamble and len(messages) == 1 and messages[0].role == "user":
         return messages[0].text(), []
-    lines = [f"{_ROLE_NAMES[m.role]}: {m.text().strip()}" for m in messages]
+    lines = [f"{_ROLE_NAMES[m.role]}: {_said(m)}" for m in messages]
     prompt = (preamble + "\n\n" if preamble else "") + "\n".join(lines) + "\nAssistant:"
     return prompt, TRANSCRIPT_STOP
+
+
+def _said(message: Message) -> str:
+    """A turn's text, with its function calls in the call format after it."""
+    return (message.text().strip() + call_text(message)).strip()
 
 
 def _search_context(results: list[SearchResult]) -> str:
@@ -46,11 +56,17 @@ def _templated(conversation: Conversation, context: str, template: str, llama: A
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
     request = conversation.request
-    system = "\n\n".join(part for part in (request.instructions, context) if part)
+    plan = request.tools
+    own_tools = plan.active and "tools" in template  # the template renders the functions itself
+    preamble = tools_preamble(plan) if plan.active and not own_tools else ""
+    system = "\n\n".join(part for part in (request.instructions, context, preamble) if part)
     messages: list[Any] = [{"role": "system", "content": system}] if system else []
     for message in conversation.messages:
         role = "system" if message.role == "developer" else message.role
-        messages.append({"role": role, "content": message.text()})
+        if role == "tool" and "tool" not in template:
+            messages.append({"role": "user", "content": f"Function result: {message.text()}"})
+        else:
+            messages.append({"role": role, "content": _said(message)})
 
     def token_text(token: int) -> str:
         return str(llama.detokenize([token], special=True).decode("utf-8", errors="ignore"))
@@ -58,6 +74,6 @@ def _templated(conversation: Conversation, context: str, template: str, llama: A
     formatter = Jinja2ChatFormatter(
         template, eos_token=token_text(llama.token_eos()), bos_token=token_text(llama.token_bos())
     )
-    formatted = formatter(messages=messages)
+    formatted = formatter(messages=messages, tools=template_tools(plan) if own_tools else None)
     stop = formatted.stop if isinstance(formatted.stop, list) else [formatted.stop] if formatted.stop else []
     return formatted.prompt, stop

@@ -104,15 +104,14 @@ class SimulatedEngine:
             return
 
         text_format = request.text_format
+        citations: list[Citation] = []
         outputs = outputs_given(conversation)
         if outputs and text_format["type"] == "text":
-            text, citations = answer_with_outputs(outputs), []
+            text = answer_with_outputs(outputs)
         elif text_format["type"] == "json_schema":
             text = json.dumps(instance_for(text_format["schema"], prompt), indent=2, ensure_ascii=False)
-            citations: list[Citation] = []
         elif text_format["type"] == "json_object":
             text = json.dumps({"model": request.model, "simulated": True, "answer": _excerpt(prompt, 200)})
-            citations = []
         else:
             text, citations = self._compose(conversation, prompt, results)
 

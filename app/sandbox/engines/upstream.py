@@ -11,11 +11,12 @@ import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from enum import Enum
+from functools import partial
 
 import httpx
 
-from ..errors import ServiceError
-from .base import Conversation, Step, TextDelta
+from ..errors import ServiceError, one_line
+from .base import Conversation, Step
 from .chat_completions import (
     UpstreamFailure,
     chat_deltas,
@@ -23,6 +24,7 @@ from .chat_completions import (
     responses_deltas,
     responses_request,
 )
+from .upstream_tools import WireNames
 
 # Upstream statuses that mean "this request", so the sandbox's client gets them as its own 4xx.
 _CLIENT_STATUSES = {400, 413, 415, 422}
@@ -41,20 +43,21 @@ def _upstream_message(response: httpx.Response) -> str:
     try:
         body = response.json()
     except ValueError:
-        return response.text.strip()[:200] or "no reason given"
+        return one_line(response.text)
     if isinstance(body, dict):
         error = body.get("error", body.get("detail", body.get("message")))
         if isinstance(error, dict):
             error = error.get("message", error)
         if error is not None:
-            return str(error)[:500]
-    return json.dumps(body)[:200]
+            return one_line(str(error))
+    return one_line(json.dumps(body))
 
 
 class UpstreamEngine:
     """Runs each conversation on the upstream server and yields its answer as text deltas."""
 
     name = "upstream"
+    limits_output = True  # max_output_tokens goes upstream, which cuts the answer and says so itself
 
     def __init__(
         self, url: str, key: str | None, model_map: dict[str, str], api: UpstreamApi = UpstreamApi.AUTO
@@ -86,17 +89,18 @@ class UpstreamEngine:
     async def run(self, conversation: Conversation) -> AsyncGenerator[Step, None]:
         api = await self.api()
         model = self.model_map.get(conversation.request.model, conversation.request.model)
+        names = WireNames(conversation.request.tools)
         if api is UpstreamApi.RESPONSES:
-            async for text in self._stream(
-                "/responses", responses_request(conversation, model), responses_deltas
-            ):
-                yield TextDelta(text)
+            body = responses_request(conversation, model)
+            async for step in self._stream("/responses", body, partial(responses_deltas, names=names)):
+                yield step
             return
         wants_schema = conversation.request.text_format["type"] == "json_schema"
         body = chat_request(conversation, model, self._schema_in_json_object)
+        read = partial(chat_deltas, names=names)
         try:
-            async for text in self._stream("/chat/completions", body, chat_deltas):
-                yield TextDelta(text)
+            async for step in self._stream("/chat/completions", body, read):
+                yield step
         except ServiceError as error:
             # llama.cpp's servers take a schema only inside `json_object`: ask again once in their form.
             # (llama-cpp-python answers 500 for a response format it does not know.)
@@ -107,23 +111,23 @@ class UpstreamEngine:
                 raise
             self._schema_in_json_object = True
             body = chat_request(conversation, model, schema_in_json_object=True)
-            async for text in self._stream("/chat/completions", body, chat_deltas):
-                yield TextDelta(text)
+            async for step in self._stream("/chat/completions", body, read):
+                yield step
 
     async def _stream(
-        self, path: str, body: dict[str, object], read: Callable[[AsyncIterator[str]], AsyncIterator[str]]
-    ) -> AsyncIterator[str]:
+        self, path: str, body: dict[str, object], read: Callable[[AsyncIterator[str]], AsyncIterator[Step]]
+    ) -> AsyncIterator[Step]:
         try:
             async with self.client.stream("POST", self.url + path, json=body) as upstream:
                 if upstream.status_code >= 400:
                     await upstream.aread()
                     raise self._refused(path, upstream)
-                async for text in read(upstream.aiter_lines()):
-                    yield text
+                async for step in read(upstream.aiter_lines()):
+                    yield step
         except UpstreamFailure as failure:
             raise ServiceError(
                 502,
-                f"The upstream server at {self.url} failed mid-answer: {failure.message}",
+                f"The upstream server at {self.url} failed mid-answer: {one_line(failure.message)}",
                 "upstream_error",
             ) from None
         except httpx.HTTPError as error:

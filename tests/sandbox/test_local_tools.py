@@ -1,0 +1,66 @@
+"""The local engine's function-calling pieces that need no weights: the call schema its grammar is built
+from, the prompt that tells a model without a tools template about the functions, and reading a call."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+
+from app.sandbox.engines.base import Conversation
+from app.sandbox.engines.local_tools import call_schema, parse_call, still_deciding
+from app.sandbox.engines.prompt import build_prompt
+from app.sandbox.request import parse_request
+
+WEATHER: dict[str, Any] = {
+    "type": "function",
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
+GROUP = {"type": "namespace", "name": "crm", "description": "", "tools": [{**WEATHER, "name": "find"}]}
+
+
+def _request(**body: Any) -> Any:
+    return parse_request({"model": "service-pro", "input": "Weather?", **body}, ["service-pro"], 1000)
+
+
+def test_the_call_schema_is_a_valid_schema_that_fixes_the_name() -> None:
+    schema = call_schema(_request(tools=[WEATHER, GROUP]).tools)
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    jsonschema.validate({"name": "crm__find", "arguments": {"city": "Oslo"}}, schema)
+    forced = call_schema(
+        _request(tools=[WEATHER, GROUP], tool_choice={"type": "function", "name": "find"}).tools
+    )
+    assert forced["properties"]["name"] == {"const": "crm__find"}
+
+
+def test_a_prompt_without_a_template_describes_the_functions_and_earlier_calls() -> None:
+    request = _request(
+        tools=[WEATHER],
+        input=[
+            {"role": "user", "content": "Weather?"},
+            {
+                "type": "function_call",
+                "call_id": "c1",
+                "name": "get_weather",
+                "arguments": '{"city": "Oslo"}',
+            },
+            {"type": "function_call_output", "call_id": "c1", "output": "Rain"},
+        ],
+    )
+    prompt, stop = build_prompt(Conversation(request, []), [], None)
+    assert "get_weather" in prompt and "<tool_call>" in prompt and prompt.endswith("Assistant:")
+    assert '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' in prompt
+    assert "Tool: Rain" in prompt and stop == ["\nUser:"]
+
+
+def test_reading_a_call_and_holding_back_its_mark() -> None:
+    plan = _request(tools=[GROUP]).tools
+    assert parse_call('{"name": "crm__find", "arguments": {"city": "Oslo"}}', plan) == (
+        "find",
+        json.dumps({"city": "Oslo"}),
+        "crm",
+    )
+    assert parse_call("not json", plan) is None
+    assert still_deciding(" <tool") and not still_deciding("Hello") and not still_deciding("<tool_call>{")
