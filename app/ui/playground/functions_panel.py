@@ -43,7 +43,9 @@ class FunctionsPanel(QWidget):
         self.body = QWidget(objectName="functions_body")
         self.list = QListWidget(objectName="function_list")
         self.list.setAccessibleName("Functions offered")
-        self.list.setMaximumHeight(4 * self.list.fontMetrics().lineSpacing() + 12)  # four functions, then it scrolls
+        self.list.setMaximumHeight(
+            4 * self.list.fontMetrics().lineSpacing() + 12
+        )  # four functions, then it scrolls
         self.list.itemDoubleClicked.connect(lambda _item: self.edit_selected())
         self.list.currentRowChanged.connect(lambda _row: self._enable_row_buttons())
 
