@@ -14,6 +14,7 @@ _EXPORTS = {
     "ConnectionSettings": "transport",
     "ResponseStream": "streaming",
     "collect": "streaming",
+    "Event": "events",
     "StreamEvent": "events",
     "TextDelta": "events",
     "ResponseEvent": "events",
@@ -28,6 +29,8 @@ _EXPORTS = {
     "Allowlist": "admin",
     "Entry": "admin",
     "Project": "admin",
+    "AuditEvent": "admin",
+    "AuditPage": "admin",
 }
 _ERRORS = (
     "ApiError",
@@ -38,6 +41,7 @@ _ERRORS = (
     "InvalidResponse",
     "IpNotAllowed",
     "NotFound",
+    "PreconditionFailed",
     "RateLimited",
     "ServerError",
     "StatusError",

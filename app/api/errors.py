@@ -2,7 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .admin import Allowlist
+
+
+class ErrorCode(StrEnum):
+    """The service's error codes the console acts on. A code it does not know is kept as its text (`code_of`),
+    so a newer service's codes still reach the person."""
+
+    IP_NOT_ALLOWED = "ip_not_allowed"  # 403: the allowlist refused the caller's address
+    INVALID_API_KEY = "invalid_api_key"
+    INSUFFICIENT_PERMISSIONS = "insufficient_permissions"  # a project key on the Admin API
+    RATE_LIMIT_EXCEEDED = "rate_limit_exceeded"
+    # 409: the change would lock the caller out; ?force=true sends it anyway.
+    WOULD_BLOCK_CALLER = "would_block_caller"
+    TOO_MANY_ENTRIES = "too_many_entries"  # the list is full
+    DUPLICATE_ENTRY = "duplicate_entry"
+    INVALID_CIDR = "invalid_cidr"
+    ENTRY_NOT_FOUND = "entry_not_found"
+    PROJECT_NOT_FOUND = "project_not_found"
+
+
+def code_of(value: object) -> ErrorCode | str | None:
+    """A code from an error body: the known member, an unknown one as its text, None when absent."""
+    if value is None:
+        return None
+    text = str(value)
+    try:
+        return ErrorCode(text)
+    except ValueError:
+        return text
 
 
 class ApiError(Exception):
@@ -55,7 +87,7 @@ class StatusError(ApiError):
         self,
         status: int,
         message: str,
-        code: str | None = None,
+        code: ErrorCode | str | None = None,
         param: str | None = None,
         headers: dict[str, str] | None = None,
         body: Any = None,
@@ -63,7 +95,7 @@ class StatusError(ApiError):
         super().__init__(message)
         self.status = status
         self.message = message
-        self.code = code
+        self.code = code_of(code)
         self.param = param
         self.headers = headers or {}
         self.body = body
@@ -103,6 +135,27 @@ class NotFound(StatusError):
 
 class Conflict(StatusError):
     status = 409
+
+
+class PreconditionFailed(StatusError):
+    """412 precondition_failed: the list changed since it was read (If-Match named an earlier version).
+
+    `current` is the list as it stands now, sent with the refusal, so the change can be shown and made again."""
+
+    status = 412
+
+    @property
+    def current(self) -> Allowlist | None:
+        """The list as it stands (an `app.api.admin.Allowlist`), or None when the body did not carry one."""
+        from .admin import Allowlist, parse  # here: admin imports this module
+
+        data = self.body.get("current") if isinstance(self.body, dict) else None
+        if not isinstance(data, dict):
+            return None
+        try:
+            return parse(Allowlist, data, "the current list")
+        except InvalidResponse:
+            return None
 
 
 class PayloadTooLarge(StatusError):
@@ -145,9 +198,9 @@ class ServerError(StatusError):
 class StreamError(ApiError):
     """The server sent an `error` event after the stream began."""
 
-    def __init__(self, message: str, code: str | None = None) -> None:
+    def __init__(self, message: str, code: ErrorCode | str | None = None) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = code_of(code)
 
 
 _BY_STATUS: dict[int, type[StatusError]] = {
@@ -156,6 +209,7 @@ _BY_STATUS: dict[int, type[StatusError]] = {
     403: Forbidden,
     404: NotFound,
     409: Conflict,
+    412: PreconditionFailed,
     413: PayloadTooLarge,
     429: RateLimited,
 }
@@ -170,11 +224,12 @@ def status_error(status: int, body: Any, headers: dict[str, str], what: str = ""
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):
         message = str(error.get("message") or f"HTTP {status}")
-        code, param = error.get("code"), error.get("param")
-        code, param = (None if code is None else str(code)), (None if param is None else str(param))
+        code, param = code_of(error.get("code")), error.get("param")
+        param = None if param is None else str(param)
     else:
-        message, code, param = f"The server answered HTTP {status}{f' ({what})' if what else ''}.", None, None
-    if status == 403 and code == "ip_not_allowed":
+        message = f"The server answered HTTP {status}{f' ({what})' if what else ''}."
+        code, param = None, None
+    if status == 403 and code == ErrorCode.IP_NOT_ALLOWED:
         kind: type[StatusError] = IpNotAllowed
     elif status >= 500:
         kind = ServerError

@@ -1,85 +1,79 @@
-"""The stream events the console reads, typed; every other event type passes through as an OtherEvent.
+"""The stream events the console reads, as a discriminated union of models; every other event type passes
+through as an OtherEvent, so a server that sends more than the console knows still streams.
 
 `parse_event` turns one Server-Sent Event into a typed event, `None` for the `[DONE]` terminator that
-OpenAI-compatible servers send last, or an InvalidResponse saying what was wrong with it.
+OpenAI-compatible servers send last, or an InvalidResponse saying what was wrong with it. Consumers dispatch
+on the class (isinstance, match), never on the `type` text.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Discriminator, Tag, TypeAdapter, ValidationError, field_validator, model_validator
 
 from .errors import InvalidResponse
 from .wire import OutputItem, Response, WireModel, problem
 
-# CONTRACT.md: the interface document says response.text.delta, the public API output_text.delta.
-DELTA_TYPES = frozenset({"response.output_text.delta", "response.text.delta"})
-FINAL_TYPES = frozenset({"response.completed", "response.failed", "response.incomplete"})
-LIFECYCLE_TYPES = FINAL_TYPES | {"response.created", "response.in_progress", "response.queued"}
-ITEM_TYPES = frozenset({"response.output_item.added", "response.output_item.done"})
-SEARCH_TYPES = frozenset(
-    {
-        "response.web_search_call.in_progress",
-        "response.web_search_call.searching",
-        "response.web_search_call.completed",
-    }
-)
 DONE = "[DONE]"
+
+# The interface document names the delta event response.text.delta; the public API, output_text.delta.
+TextDeltaType = Literal["response.output_text.delta", "response.text.delta"]
+FinalType = Literal["response.completed", "response.failed", "response.incomplete"]
+ResponseEventType = Literal["response.created", "response.in_progress", "response.queued", FinalType]
+OutputItemEventType = Literal["response.output_item.added", "response.output_item.done"]
+WebSearchEventType = Literal[
+    "response.web_search_call.in_progress",
+    "response.web_search_call.searching",
+    "response.web_search_call.completed",
+]
 
 
 class StreamEvent(WireModel):
-    """Any event: its type, and when it arrived (time.perf_counter())."""
+    """What every event has: its type, and when it arrived (time.perf_counter())."""
 
     type: str
     sequence_number: int | None = None
     received_at: float = 0.0
 
-    @property
-    def is_text_delta(self) -> bool:
-        return False
-
-    @property
-    def delta(self) -> str:
-        return ""
-
 
 class OtherEvent(StreamEvent):
-    """An event type the console does not act on (content_part.added, output_text.done…)."""
+    """An event type the console does not act on (content_part.added, output_text.done, a new one…)."""
 
 
 class ResponseEvent(StreamEvent):
     """created, in_progress, and the final completed / failed / incomplete, with the whole response."""
 
+    type: ResponseEventType
     response: Response
 
     @property
     def is_final(self) -> bool:
-        return self.type in FINAL_TYPES
+        return self.type in get_args(FinalType)
 
 
 class OutputItemEvent(StreamEvent):
+    type: OutputItemEventType
     output_index: int = 0
     item: OutputItem
 
+    @property
+    def done(self) -> bool:
+        """The item is whole (a search or reasoning that finished), not just begun."""
+        return self.type == "response.output_item.done"
+
 
 class TextDelta(StreamEvent):
+    type: TextDeltaType
     item_id: str = ""
     output_index: int = 0
     content_index: int = 0
-    delta_text: str = Field(alias="delta")
-
-    @property
-    def is_text_delta(self) -> bool:
-        return True
-
-    @property
-    def delta(self) -> str:
-        return self.delta_text
+    delta: str
 
 
 class WebSearchProgress(StreamEvent):
+    type: WebSearchEventType
     item_id: str = ""
     output_index: int = 0
 
@@ -87,8 +81,16 @@ class WebSearchProgress(StreamEvent):
 class ErrorEvent(StreamEvent):
     """The stream failed after it began. Some servers nest the fields under `error`."""
 
+    type: Literal["error"]
     message: str = ""
     code: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten_nested_error(cls, value: Any) -> Any:
+        if isinstance(value, dict) and isinstance(value.get("error"), dict):
+            return {**value["error"], **value}
+        return value
 
     @field_validator("code", mode="before")
     @classmethod
@@ -96,25 +98,37 @@ class ErrorEvent(StreamEvent):
         return None if value is None else str(value)
 
 
-def _kind(type_: str) -> type[StreamEvent]:
-    if type_ in DELTA_TYPES:
-        return TextDelta
-    if type_ in LIFECYCLE_TYPES:
-        return ResponseEvent
-    if type_ in ITEM_TYPES:
-        return OutputItemEvent
-    if type_ in SEARCH_TYPES:
-        return WebSearchProgress
-    if type_ == "error":
-        return ErrorEvent
-    return OtherEvent
+_TAGS: dict[str, str] = {
+    **{name: "text_delta" for name in get_args(TextDeltaType)},
+    **{name: "response" for name in get_args(ResponseEventType)},
+    **{name: "output_item" for name in get_args(OutputItemEventType)},
+    **{name: "web_search" for name in get_args(WebSearchEventType)},
+    "error": "error",
+}
+
+
+def _event_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return _TAGS.get(kind, "other") if isinstance(kind, str) else "other"
+
+
+Event = Annotated[
+    Annotated[TextDelta, Tag("text_delta")]
+    | Annotated[ResponseEvent, Tag("response")]
+    | Annotated[OutputItemEvent, Tag("output_item")]
+    | Annotated[WebSearchProgress, Tag("web_search")]
+    | Annotated[ErrorEvent, Tag("error")]
+    | Annotated[OtherEvent, Tag("other")],
+    Discriminator(_event_tag),
+]
+_EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 def _shown(text: str) -> str:
     return repr(text[:80]) + ("…" if len(text) > 80 else "")
 
 
-def parse_event(name: str, data: str, received_at: float) -> StreamEvent | None:
+def parse_event(name: str, data: str, received_at: float) -> Event | None:
     """One SSE (its `event:` name and `data:` text) as a typed event; None for `[DONE]`."""
     if data.strip() == DONE:
         return None
@@ -127,14 +141,11 @@ def parse_event(name: str, data: str, received_at: float) -> StreamEvent | None:
     type_ = fields.get("type") or name
     if not isinstance(type_, str) or not type_:
         raise InvalidResponse(f"The server sent an event without a type: {_shown(data)}.")
-    kind = _kind(type_)
     values = {**fields, "type": type_, "received_at": received_at}
-    if kind is ErrorEvent and isinstance(fields.get("error"), dict):
-        values = {**fields["error"], **values}
-    if kind is ResponseEvent and not isinstance(fields.get("response"), dict):
+    if _event_tag(values) == "response" and not isinstance(fields.get("response"), dict):
         raise InvalidResponse(f"The server sent a {type_} event whose response is not an object.")
     try:
-        return kind.model_validate(values)
+        return _EVENTS.validate_python(values)
     except ValidationError as error:
         raise InvalidResponse(
             f"The server sent a {type_} event the console cannot read ({problem(error)})."

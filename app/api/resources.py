@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 from . import defaults
+from .requests import ResponseRequest
 from .streaming import ResponseStream
 from .transport import Transport
 from .wire import Response, parse_response
@@ -15,15 +15,17 @@ class Responses:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
 
-    async def create(self, body: dict[str, Any]) -> Response:
+    async def create(self, body: ResponseRequest) -> Response:
+        sent: ResponseRequest = {**body, "stream": False}
         result, _ = await self._transport.request(
-            "POST", "/responses", json_body={**body, "stream": False}, deadline=defaults.GENERATION_DEADLINE
+            "POST", "/responses", json_body=sent, deadline=defaults.GENERATION_DEADLINE
         )
         return parse_response(result)
 
-    def stream(self, body: dict[str, Any]) -> ResponseStream:
+    def stream(self, body: ResponseRequest) -> ResponseStream:
         """`async with` it: the request is sent on entering, the response closed on leaving."""
-        return ResponseStream(partial(self._transport.open_stream, "/responses", {**body, "stream": True}))
+        sent: ResponseRequest = {**body, "stream": True}
+        return ResponseStream(partial(self._transport.open_stream, "/responses", sent))
 
     async def retrieve(self, response_id: str) -> Response:
         result, _ = await self._transport.request("GET", f"/responses/{response_id}")

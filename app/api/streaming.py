@@ -14,7 +14,7 @@ import httpx
 from httpx_sse import EventSource, SSEError
 
 from .errors import ApiError, ConnectionFailed, InvalidResponse, StreamError, TimedOut
-from .events import ErrorEvent, ResponseEvent, StreamEvent, parse_event
+from .events import ErrorEvent, Event, ResponseEvent, parse_event
 from .wire import Response
 
 
@@ -60,7 +60,7 @@ class ResponseStream:
         self._open_response = open_response
         self.state = StreamState()
         self.response: httpx.Response | None = None  # open while streaming; closed after, even on cancel
-        self._iterator: AsyncGenerator[StreamEvent, None] | None = None
+        self._iterator: AsyncGenerator[Event, None] | None = None
 
     async def __aenter__(self) -> ResponseStream:
         self.response = await self._open_response()
@@ -70,7 +70,7 @@ class ResponseStream:
     async def __aexit__(self, *_: object) -> None:
         await self.aclose()
 
-    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+    def __aiter__(self) -> AsyncIterator[Event]:
         if self.response is None:
             raise RuntimeError("A ResponseStream is read inside `async with`, which opens and closes it.")
         self._iterator = self._events(self.response)
@@ -85,7 +85,7 @@ class ResponseStream:
             if self.response is not None:
                 await self.response.aclose()
 
-    async def _events(self, response: httpx.Response) -> AsyncGenerator[StreamEvent, None]:
+    async def _events(self, response: httpx.Response) -> AsyncGenerator[Event, None]:
         try:
             async for sse in EventSource(response).aiter_sse():
                 if not sse.data:
@@ -93,8 +93,9 @@ class ResponseStream:
                 event = parse_event(sse.event, sse.data, time.perf_counter())
                 if event is None:  # [DONE]: nothing follows
                     break
-                if isinstance(event, ResponseEvent) and event.is_final:
-                    self.state.response = event.response
+                match event:
+                    case ResponseEvent() if event.is_final:
+                        self.state.response = event.response
                 yield event
                 if isinstance(event, ErrorEvent):
                     raise StreamError(event.message or "The stream failed (no reason given).", event.code)

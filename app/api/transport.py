@@ -285,6 +285,7 @@ class Transport:
         retries: int | None = None,
         deadline: float | None = None,
         resend_unanswered: ResendCheck | None = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[Any, httpx.Headers]:
         """Send one request, retrying 408/429/5xx and connection failures with backoff, within a deadline.
 
@@ -292,10 +293,12 @@ class Transport:
         for a write only when `resend_unanswered` says it is safe (else UnansweredWrite)."""
         deadline = self.settings.request_deadline if deadline is None else deadline
         url = self.url(path)
-        headers = self.headers(key)
+        sent_headers = {**self.headers(key), **(headers or {})}
 
         def build() -> httpx.Request:
-            return self._client.build_request(method, url, json=json_body, params=params, headers=headers)
+            return self._client.build_request(
+                method, url, json=json_body, params=params, headers=sent_headers
+            )
 
         try:
             async with asyncio.timeout(deadline):

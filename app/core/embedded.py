@@ -7,6 +7,7 @@ import ipaddress
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,17 +33,27 @@ class EngineChoice:
     model_file: str = ""  # local: a GGUF file; "" = the `local` extra's Gemma 3 270M
 
 
+class EngineState(StrEnum):
+    """Where the embedded sandbox's engine stands; the local engine's load states and the simulated one."""
+
+    SIMULATED = "simulated"
+    WAITING = "waiting"
+    LOADING = "loading"
+    READY = "ready"
+    FAILED = "failed"
+
+
 @dataclass(frozen=True)
 class EngineStatus:
-    state: str  # "simulated", "waiting", "loading", "ready", "failed"
+    state: EngineState
     text: str  # for the status bar: the engine, the weights file and its size, what is happening
 
     @property
     def settled(self) -> bool:
-        return self.state in ("simulated", "ready", "failed")
+        return self.state in (EngineState.SIMULATED, EngineState.READY, EngineState.FAILED)
 
 
-SIMULATED = EngineStatus("simulated", "Sandbox: the simulated model (offline, deterministic)")
+SIMULATED = EngineStatus(EngineState.SIMULATED, "Sandbox: the simulated model (offline, deterministic)")
 
 
 class EmbeddedSandbox:
@@ -78,12 +89,14 @@ class EmbeddedSandbox:
             return SIMULATED
         first = self.server.config.models[0] if self.server is not None else ""
         current = status(first)
-        state = current.state.value
+        state = EngineState(
+            current.state.value
+        )  # the sandbox's LoadState, by its value: no import of it here
         size = f"{current.size_bytes / 1_000_000:,.0f} MB" if current.size_bytes else "size unknown"
         described = f"{current.file_name} ({size})"
-        if state == "ready":
+        if state == EngineState.READY:
             return EngineStatus(state, f"Sandbox: local model {described}")
-        if state == "failed":
+        if state == EngineState.FAILED:
             return EngineStatus(state, f"Sandbox: the local model cannot run: {current.error}")
         return EngineStatus(state, f"Sandbox: loading the local model {described}…")
 

@@ -126,6 +126,10 @@ class EntryIndex:
                 del blocks[prefix]
         self._left_reach.pop(version, None)
 
+    def rows(self) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+        """Copies of the sorted (start, prefix, serial) rows of IPv4 and IPv6: a SegmentTable's input."""
+        return list(self._rows[4]), list(self._rows[6])
+
     @property
     def removed(self) -> int:
         """How many serials stand for removed entries (the sandbox rebuilds past a point)."""

@@ -109,6 +109,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route("/v1/responses/{response_id}", responses.delete, methods=["DELETE"]),
         Route("/v1/responses/{response_id}/input_items", responses.input_items, methods=["GET"]),
         Route(org + "/projects", admin.list_projects, methods=["GET"]),
+        Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
     ]
     for base in (org, project):
         routes += [
@@ -116,6 +117,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
             Route(base + "/ip_allowlist", admin.patch_list, methods=["PATCH"]),
             Route(base + "/ip_allowlist/entries", admin.add_entry, methods=["POST"]),
             Route(base + "/ip_allowlist/entries/{entry_id}", admin.delete_entry, methods=["DELETE"]),
+            Route(base + "/ip_allowlist/entries/{entry_id}", admin.update_entry, methods=["PATCH"]),
         ]
 
     async def api_error(_: Request, error: Exception) -> Response:

@@ -25,6 +25,21 @@ def _network(text: str) -> Network:
         raise argparse.ArgumentTypeError(error.message) from None
 
 
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+
+
+def _duration(text: str) -> float:
+    """Seconds from '90', '90s', '30m', '12h' or '7d'."""
+    number, unit = (text[:-1], text[-1]) if text[-1:] in _UNITS else (text, "s")
+    try:
+        seconds = float(number) * _UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a duration (like 90s, 30m, 12h or 7d)") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive duration")
+    return seconds
+
+
 def _model_pair(text: str) -> tuple[str, str]:
     name, sep, target = text.partition("=")
     if not sep or not name or not target:
@@ -86,6 +101,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--context-window", type=int, default=128_000, help="tokens a request may hold (default 128,000)"
     )
     serve.add_argument("--max-body-mb", type=float, default=25.0)
+    serve.add_argument(
+        "--expired-grace",
+        type=_duration,
+        default=7 * 86_400,
+        metavar="DURATION",
+        help="remove an expired entry this long after it expired (e.g. 7d, 12h, 30m, 90s; default 7d)",
+    )
+    serve.add_argument(
+        "--usage-flush",
+        type=_duration,
+        default=5.0,
+        metavar="DURATION",
+        help="write the usage counted per entry this often (default 5s; also at shutdown)",
+    )
     serve.add_argument("--tls-cert", type=Path)
     serve.add_argument("--tls-key", type=Path)
     serve.add_argument("--client-ca", type=Path, help="require client certificates signed by this CA")
@@ -114,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("kind", choices=["admin", "project"])
     keys.add_argument("--data", type=Path, required=True)
     keys.add_argument("--project", help="project id for a project key (default: the first)")
+    keys.add_argument("--name", default="", help="what the audit log calls the key (e.g. 'CI of repo X')")
     return parser
 
 
@@ -145,6 +175,8 @@ def serve(args: argparse.Namespace) -> int:
         context_window=args.context_window,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         stream_delay_ms=args.stream_delay_ms,
+        expired_grace_seconds=args.expired_grace,
+        usage_flush_seconds=args.usage_flush,
     )
     if args.engine == "local" and (problem := _local_problem(config)):
         print(f"error: {problem}", file=sys.stderr)
@@ -241,8 +273,11 @@ def dashboard_allowlist(args: argparse.Namespace) -> int:
     print(
         f"{scope} {owner}: {'enabled' if allowlist.enabled else 'disabled'}, {len(allowlist.entries)} entries"
     )
+    now = store.clock()
     for entry in allowlist.entries:
-        print(f"  {entry.id}  {entry.cidr:<43} {entry.description}")
+        expiry = "" if entry.expires_at is None else f" expires_at={entry.expires_at}"
+        expiry += " (expired)" if entry.expired(now) else ""
+        print(f"  {entry.id}  {entry.cidr:<43} {entry.description}{expiry}")
     return 0
 
 
@@ -250,10 +285,10 @@ def dashboard_keys(args: argparse.Namespace) -> int:
     store = open_existing_store(args.data)
     _, org = _owner(store, None, None)
     if args.kind == "admin":
-        print(store.create_key("admin", org))
+        print(store.create_key("admin", org, name=args.name))
         return 0
     project = args.project or store.projects(org)[0]["id"]
-    print(store.create_key("project", org, project))
+    print(store.create_key("project", org, project, args.name))
     return 0
 
 

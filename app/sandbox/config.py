@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +33,9 @@ class SandboxConfig:
     max_body_bytes: int = 25 * 1024 * 1024
     max_image_bytes: int = 20 * 1024 * 1024
     stream_delay_ms: float = 0.0
+    usage_flush_seconds: float = 5.0  # how often the usage counted per entry is written (and at shutdown)
+    expired_grace_seconds: float = 7 * 86_400  # an expired entry is removed by the service this long after
+    clock: Callable[[], float] = time.time  # Unix seconds: expiry, usage, audit times (tests move their own)
 
     @property
     def models(self) -> list[str]:

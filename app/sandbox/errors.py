@@ -12,6 +12,7 @@ TYPES = {
     404: "not_found_error",
     405: "invalid_request_error",
     409: "conflict_error",
+    412: "conflict_error",
     413: "invalid_request_error",
     415: "invalid_request_error",
     429: "rate_limit_error",
@@ -43,6 +44,7 @@ class ServiceError(Exception):
         code: str | None = None,
         param: str | None = None,
         headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -50,9 +52,10 @@ class ServiceError(Exception):
         self.code = code
         self.param = param
         self.headers = headers or {}
+        self.extra = extra or {}  # beside "error" in the body (a 412's current list)
 
     def body(self) -> dict[str, Any]:
-        return error_body(self.status, self.message, self.code, self.param)
+        return {**error_body(self.status, self.message, self.code, self.param), **self.extra}
 
 
 def error_body(

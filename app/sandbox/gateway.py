@@ -13,17 +13,17 @@ import math
 import re
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.netrules import Address, Network, parse_client_ip
-from app.netrules.policy import ListAnswer, Verdict, verdict
 
 from .config import SandboxConfig
 from .errors import error_bytes
-from .store import Allowlist, KeyRecord, Store
+from .store import AllowlistRecord, KeyRecord, Store
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
@@ -35,7 +35,7 @@ class RequestContext:
 
     source_ip: Address | None
     key: KeyRecord
-    allowlists: tuple[Allowlist, ...]
+    allowlists: tuple[AllowlistRecord, ...]
 
 
 def resolve_source_ip(scope: Scope, trusted: list[Network]) -> Address | None:
@@ -100,25 +100,40 @@ class Gateway:
         self.store = store
         self.config = config
         self.limiter = RateLimiter(config.rate_limit_per_minute)
+        self.clock = config.clock
+        # The last API requests that reached the sandbox, (method, path) oldest first: what a client really
+        # sent, for a person or a test counting round trips. Bounded; appending to a deque is thread-safe.
+        self.seen: deque[tuple[str, str]] = deque(maxlen=1000)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not (scope["path"] == "/v1" or scope["path"].startswith("/v1/")):
             await self.app(scope, receive, send)
             return
+        self.seen.append((scope["method"], scope["path"]))
 
         source_ip = resolve_source_ip(scope, self.config.trusted_proxies)
         token = bearer_token(scope)
         organization, project = self._applicable_allowlists(scope["path"], token)
-        org_answer, project_answer = _answer(organization, source_ip), _answer(project, source_ip)
+        now = int(self.clock())  # whole seconds: an entry expires at its second
         active = [
-            allowlist
-            for allowlist, said in ((organization, org_answer), (project, project_answer))
-            if allowlist is not None and said is not None and said.enabled
+            allowlist for allowlist in (organization, project) if allowlist is not None and allowlist.enabled
         ]
+        if not active:
+            admitted = True
+        elif source_ip is None:
+            admitted = False  # an unknown address fails closed wherever a list is on
+        elif len(active) == 1:  # the usual case: one lookup that counts the request as it admits it
+            admitted = active[0].match(source_ip, now, True) >= 0
+        else:  # both lists must admit before either counts the request
+            serials = [allowlist.match(source_ip, now) for allowlist in active]
+            admitted = min(serials) >= 0
+            if admitted:
+                for allowlist, serial in zip(active, serials, strict=True):
+                    allowlist.count(serial, now)
         extra: list[tuple[bytes, bytes]] = []
         if active:
             extra.append((b"x-request-source-ip", str(source_ip or "unknown").encode()))
-        if org_answer is not None and verdict(org_answer, project_answer) != Verdict.ADMITTED:
+        if not admitted:
             # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
             seen = str(source_ip) if source_ip is not None else "an unknown address"
             message = (
@@ -163,7 +178,7 @@ class Gateway:
 
     def _applicable_allowlists(
         self, path: str, token: str | None
-    ) -> tuple[Allowlist | None, Allowlist | None]:
+    ) -> tuple[AllowlistRecord | None, AllowlistRecord | None]:
         """The organization's and the project's list for this request (None where it names none), chosen
         without validating the key; a list that is off admits everyone.
 
@@ -229,13 +244,6 @@ class Gateway:
             return await receive()
 
         return replay
-
-
-def _answer(allowlist: Allowlist | None, source_ip: Address | None) -> ListAnswer | None:
-    """What one list says of the request's address; an unknown address is refused wherever a list is on."""
-    if allowlist is None:
-        return None
-    return allowlist.answer(source_ip) if source_ip is not None else ListAnswer(allowlist.enabled)
 
 
 async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

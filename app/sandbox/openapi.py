@@ -5,89 +5,165 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from .config import SandboxConfig
-from .contract import CreateResponse, EntryCreate, ListPatch
+from .contract import (
+    AuditActor,
+    AuditResult,
+    AuditType,
+    CreateResponse,
+    EntryCreate,
+    EntryPatch,
+    InputItem,
+    ListPatch,
+)
+
+SUFFIX = "Schema"
+
+
+def _document_name(model: type) -> str:
+    return model.__name__.removesuffix(SUFFIX)
 
 
 class Answer(BaseModel):
-    """Answers may carry more than the document names (as the hosted service's do)."""
+    """Answers may carry more than the document names (as the hosted service's do).
 
-    model_config = ConfigDict(extra="allow")
+    An answer's model is named `…Schema` here (EntrySchema), apart from the console's `Entry` and the
+    store's `EntryRecord`; the document names it as the service does (Entry), in its title and its
+    component name."""
+
+    model_config = ConfigDict(extra="allow", model_title_generator=_document_name)
 
 
-class ErrorDetail(Answer):
+class ErrorDetailSchema(Answer):
     message: str
     type: str
     param: str | None
     code: str | None
 
 
-class Error(Answer):
-    error: ErrorDetail
+class ErrorSchema(Answer):
+    error: ErrorDetailSchema
 
 
-class Entry(Answer):
+class EntrySchema(Answer):
+    """`expired`: the gateway no longer admits by it (`expires_at` has passed); it stays listed until an
+    admin removes it or the service does, a grace period later. `hit_count`/`last_matched_at`: requests the
+    gateway admitted by this entry (the most specific unexpired entry holding the address), flushed in batches."""
+
     object: Literal["ip_allowlist.entry"]
     id: str
     cidr: str
     description: str
     created_at: int
+    expires_at: int | None
+    expired: bool
+    hit_count: int
+    last_matched_at: int | None
 
 
-class Allowlist(Answer):
+class AllowlistSchema(Answer):
+    """`version` changes with every change to the list (not with usage); it is also the `ETag` header."""
+
     object: Literal["ip_allowlist"]
     scope: Literal["organization", "project"]
     owner_id: str
     enabled: bool
-    entries: list[Entry]
+    version: str
+    entries: list[EntrySchema]
     source_ip: str | None
 
 
-class EntryDeleted(Answer):
+class PreconditionFailedSchema(ErrorSchema):
+    """412: `If-Match` named a version the list no longer has; `current` is the list as it stands."""
+
+    current: AllowlistSchema
+
+
+class AuditStateSchema(Answer):
+    """One side of a change: an entry's fields, or a list's switch."""
+
+    id: str | None = None
+    cidr: str | None = None
+    description: str | None = None
+    expires_at: int | None = None
+    enabled: bool | None = None
+
+
+class ActorSchema(Answer):
+    """Who asked: an admin key (its id and name, never the secret), the dashboard, or the service."""
+
+    type: AuditActor
+    id: str | None
+    name: str
+
+
+class AuditEventSchema(Answer):
+    object: Literal["audit_log.event"]
+    id: str
+    type: AuditType
+    created_at: int
+    actor: ActorSchema
+    source_ip: str | None
+    scope: Literal["organization", "project"]
+    owner_id: str
+    project_id: str | None
+    entry_id: str | None
+    before: AuditStateSchema | None
+    after: AuditStateSchema | None
+    result: AuditResult
+    status: int
+    code: str | None
+    forced: bool
+
+
+class AuditLogSchema(Answer):
+    object: Literal["list"]
+    data: list[AuditEventSchema]
+    first_id: str | None
+    last_id: str | None
+    has_more: bool
+
+
+class EntryDeletedSchema(Answer):
     object: Literal["ip_allowlist.entry.deleted"]
     id: str
     deleted: Literal[True]
 
 
-class Usage(Answer):
+class UsageSchema(Answer):
     input_tokens: int
     output_tokens: int
     total_tokens: int
 
 
-class OutputItem(Answer):
-    type: str
-    id: str
-
-
-class ResponseObject(Answer):
+class ResponseObjectSchema(Answer):
     id: str
     object: Literal["response"]
     created_at: int
     status: Literal["completed", "incomplete", "failed", "in_progress"]
     model: str
-    output: list[OutputItem]
+    output: list[InputItem]  # an answer's items are the items a request may send back: one definition
     previous_response_id: str | None = None
-    usage: Usage | None = None
+    usage: UsageSchema | None = None
 
 
-class ResponseDeleted(Answer):
+class ResponseDeletedSchema(Answer):
     id: str
     object: Literal["response.deleted"]
     deleted: Literal[True]
 
 
-class ItemList(Answer):
+class ItemListSchema(Answer):
     object: Literal["list"]
-    data: list[OutputItem]
+    data: list[InputItem]
     first_id: str
     last_id: str
     has_more: bool
 
 
-class Listing(Answer):
+class ListingSchema(Answer):
     object: Literal["list"]
     data: list[dict[str, Any]]
 
@@ -95,22 +171,43 @@ class Listing(Answer):
 _MODELS: list[type[BaseModel]] = [
     CreateResponse,
     EntryCreate,
+    EntryPatch,
     ListPatch,
-    Error,
-    Entry,
-    Allowlist,
-    EntryDeleted,
-    ResponseObject,
-    ResponseDeleted,
-    ItemList,
-    Listing,
+    ErrorSchema,
+    EntrySchema,
+    AllowlistSchema,
+    PreconditionFailedSchema,
+    AuditEventSchema,
+    AuditLogSchema,
+    EntryDeletedSchema,
+    ResponseObjectSchema,
+    ResponseDeletedSchema,
+    ItemListSchema,
+    ListingSchema,
 ]
+
+
+class _ComponentNames(GenerateJsonSchema):
+    """Components named as the service names them: an answer model without its `Schema` suffix."""
+
+    def normalize_name(self, name: str) -> str:
+        name = super().normalize_name(name)
+        return name.removesuffix(SUFFIX) if name in _ANSWER_NAMES else name
+
+
+def _answer_names(model: type[Answer] = Answer) -> set[str]:
+    return {name for sub in model.__subclasses__() for name in {sub.__name__, *_answer_names(sub)}}
+
+
+_ANSWER_NAMES = _answer_names()
 
 
 def components() -> dict[str, Any]:
     """Every model's JSON Schema under components/schemas, request models in their validation mode."""
     _, schema = models_json_schema(
-        [(model, "validation") for model in _MODELS], ref_template="#/components/schemas/{model}"
+        [(model, "validation") for model in _MODELS],
+        ref_template="#/components/schemas/{model}",
+        schema_generator=_ComponentNames,
     )
     return dict(schema["$defs"])
 
@@ -127,6 +224,22 @@ def _answers(ok: str, ok_model: str, *errors: int) -> dict[str, Any]:
     return {ok: _json(ok_model), **{str(code): _json("Error", "error") for code in errors}}
 
 
+_ETAG = {"ETag": {"description": "the list's version, quoted", "schema": {"type": "string"}}}
+
+
+def _etagged(answers: dict[str, Any]) -> dict[str, Any]:
+    answers["200"]["headers"] = _ETAG
+    return answers
+
+
+def _versioned(ok: str, ok_model: str, *errors: int) -> dict[str, Any]:
+    """The answers of a list read or change: the list's version in `ETag`, and 412 with the current list."""
+    answers = _answers(ok, ok_model, *errors)
+    answers[ok]["headers"] = _ETAG
+    answers["412"] = _json("PreconditionFailed", "If-Match names an earlier version of the list")
+    return answers
+
+
 def _body(name: str) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
 
@@ -136,6 +249,7 @@ def _path(name: str) -> dict[str, Any]:
 
 
 _FORCE = {"name": "force", "in": "query", "schema": {"enum": ["true", "false"]}}
+_IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string", "maxLength": 200}}
 _ADMIN_ERRORS = (400, 401, 403, 404, 409, 413, 429)
 
 
@@ -143,23 +257,32 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
     return {
         f"{prefix}/ip_allowlist": {
             "parameters": params,
-            "get": {"responses": _answers("200", "Allowlist", 401, 403, 404, 429)},
+            "get": {"responses": _etagged(_answers("200", "Allowlist", 401, 403, 404, 429))},
             "patch": {
-                "parameters": [_FORCE],
+                "parameters": [_FORCE, _IF_MATCH],
                 "requestBody": _body("ListPatch"),
-                "responses": _answers("200", "Allowlist", *_ADMIN_ERRORS),
+                "responses": _versioned("200", "Allowlist", *_ADMIN_ERRORS),
             },
         },
         f"{prefix}/ip_allowlist/entries": {
             "parameters": params,
             "post": {
+                "parameters": [_IF_MATCH],
                 "requestBody": _body("EntryCreate"),
-                "responses": _answers("201", "Entry", *_ADMIN_ERRORS),
+                "responses": _versioned("201", "Entry", *_ADMIN_ERRORS),
             },
         },
         f"{prefix}/ip_allowlist/entries/{{entry_id}}": {
             "parameters": [*params, _path("entry_id")],
-            "delete": {"parameters": [_FORCE], "responses": _answers("200", "EntryDeleted", *_ADMIN_ERRORS)},
+            "delete": {
+                "parameters": [_FORCE, _IF_MATCH],
+                "responses": _versioned("200", "EntryDeleted", *_ADMIN_ERRORS),
+            },
+            "patch": {
+                "parameters": [_FORCE, _IF_MATCH],
+                "requestBody": _body("EntryPatch"),
+                "responses": _versioned("200", "Entry", *_ADMIN_ERRORS),
+            },
         },
     }
 
@@ -198,6 +321,16 @@ def _response_paths() -> dict[str, Any]:
     }
 
 
+def _audit_query() -> list[dict[str, Any]]:
+    text = {"type": "string", "minLength": 1, "maxLength": 64}
+    return [
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+        {"name": "after", "in": "query", "schema": {"type": "string", "pattern": "^audit_[0-9]{1,18}$"}},
+        {"name": "type", "in": "query", "schema": {"enum": [kind.value for kind in AuditType]}},
+        {"name": "project_id", "in": "query", "schema": text},
+    ]
+
+
 def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     org, project = _path("org_id"), _path("project_id")
     paths: dict[str, Any] = {
@@ -207,6 +340,13 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
         "/v1/organizations/{org_id}/projects": {
             "parameters": [org],
             "get": {"responses": _answers("200", "Listing", 401, 403, 429)},
+        },
+        "/v1/organizations/{org_id}/audit_log": {
+            "parameters": [org],
+            "get": {
+                "parameters": _audit_query(),
+                "responses": _answers("200", "AuditLog", 400, 401, 403, 429),
+            },
         },
     }
     schemas = components()

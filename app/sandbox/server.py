@@ -21,6 +21,7 @@ from app.common.fileio import write_atomically
 from .app import SandboxState, create_app
 from .config import SandboxConfig
 from .store import Credentials, Store
+from .upkeep import Compiler, Keeper
 
 
 @dataclass(frozen=True)
@@ -143,18 +144,22 @@ class SandboxServer:
         self.tls = tls
         self._socket = bind_socket(host, port)  # first: a port in use fails before the store is opened
         try:
-            self.store = Store(config.database)
+            self.compiler = Compiler()
+            self.store = Store(config.database, config.clock, self.compiler.submit)
         except BaseException:
             self._socket.close()
+            self.compiler.stop()
             raise
         self.port: int = self._socket.getsockname()[1]
         try:
             self.credentials = first_start_credentials(self.store, self.base_url, credentials_out)
         except BaseException:
             self._socket.close()
+            self.compiler.stop()
             self.store.close()
             raise
         self.app = create_app(config, self.store)
+        self.keeper = Keeper(self.store, config.usage_flush_seconds, config.expired_grace_seconds)
         self._server = _PromptServer(uvicorn_config(self.app, tls))
         self._thread: threading.Thread | None = None
 
@@ -170,6 +175,7 @@ class SandboxServer:
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)
         self._thread.start()
+        self.keeper.start()
         deadline = time.monotonic() + timeout
         while not self._server.started:
             if time.monotonic() > deadline:
@@ -194,7 +200,9 @@ class SandboxServer:
         if self._thread:
             self._thread.join(timeout=10)
         self._socket.close()
-        self.store.close()
+        self.keeper.stop()
+        self.compiler.stop()
+        self.store.close()  # writes the usage counted since the last flush
 
     def __enter__(self) -> SandboxServer:
         return self.start()

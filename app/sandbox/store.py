@@ -4,9 +4,11 @@ WAL with synchronous=FULL: a write is acknowledged only after it is on disk, so 
 Every write runs on one writer thread with its own connection, which commits the writes waiting together
 (writer.py), so the server's event loop never waits on a disk flush (`*_async` methods); the plain methods
 wait for it from any other thread. Reads use a second connection. The allowlists live in memory (one
-`Allowlist` each, changed in place by the writer); other processes (the dashboard command line) may write
+`AllowlistRecord` each, changed in place by the writer); other processes (the dashboard command line) may write
 the same file, and a generation number that every allowlist write raises tells us when they did, so no
-list in memory outlives a change.
+list in memory outlives a change. Each list also has a version of its own (its ETag), raised by every
+change to it; every change is written to the audit log in the same transaction (audit.py). Usage per entry
+(hit counts) is counted in memory by the gateway and written in batches (`flush_usage`), never per request.
 """
 
 from __future__ import annotations
@@ -21,19 +23,24 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from app.netrules import parse_entry
 
-from .allowlists import Allowlist, Entry
+from . import audit
+from .allowlists import AllowlistRecord, EntryRecord, EntryUsage
+from .audit import DASHBOARD_ORIGIN, SERVICE_ORIGIN, AuditRecord, Origin
+from .contract import AuditQuery, AuditType
 from .writer import BatchWriter
 
-__all__ = ["Allowlist", "Credentials", "DuplicateEntry", "Entry", "KeyRecord", "Store"]
+__all__ = ["AllowlistRecord", "Credentials", "DuplicateEntry", "EntryRecord", "KeyRecord", "Origin", "Store"]
 
 T = TypeVar("T")
-Guard = Callable[[Allowlist], None]  # looks at the list as it stands before a change; raises to refuse it
+Guard = Callable[
+    [AllowlistRecord], None
+]  # looks at the list as it stands before a change; raises to refuse it
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL);
@@ -56,6 +63,16 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
+# Columns added after the first release: a store made before them gets them on open.
+_ADDED_COLUMNS = (
+    ("entries", "expires_at", "INTEGER"),
+    ("entries", "hit_count", "INTEGER NOT NULL DEFAULT 0"),
+    ("entries", "last_matched_at", "INTEGER"),
+    ("allowlists", "version", "INTEGER NOT NULL DEFAULT 0"),
+    ("api_keys", "name", "TEXT NOT NULL DEFAULT ''"),
+)
+KEY_COLUMNS = "key_hash, kind, org_id, project_id, created_at, name"
+ENTRY_COLUMNS = "id, cidr, description, created_at, expires_at, hit_count, last_matched_at"
 GENERATION = "SELECT value FROM meta WHERE name = 'allowlists_generation'"
 NEXT_GENERATION = "UPDATE meta SET value = value + 1 WHERE name = 'allowlists_generation'"
 
@@ -74,6 +91,33 @@ class KeyRecord:
     kind: str
     org_id: str
     project_id: str | None
+    id: str = ""  # "key_" and the first 16 hex digits of the hash: names the key, reveals nothing of it
+    name: str = ""
+
+
+def key_id(key_hash: str) -> str:
+    return f"key_{key_hash[:16]}"
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    for table, column, kind in _ADDED_COLUMNS:
+        if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS entries_expiring ON entries (expires_at) WHERE expires_at IS NOT NULL"
+    )
+
+
+def _entry(row: sqlite3.Row) -> EntryRecord:
+    return EntryRecord(
+        row["id"],
+        row["cidr"],
+        row["description"],
+        row["created_at"],
+        row["expires_at"],
+        row["hit_count"],
+        row["last_matched_at"],
+    )
 
 
 def make_key(kind: str, owner_id: str) -> str:
@@ -114,15 +158,25 @@ def _connect(path: Path) -> sqlite3.Connection:
 class Store:
     """One SQLite file: the server and the dashboard each open their own. Thread-safe."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self,
+        path: Path,
+        clock: Callable[[], float] = time.time,
+        compile_later: Callable[[AllowlistRecord], None] | None = None,
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.clock = clock  # Unix seconds; tests give a clock they move
+        self._compile_later = compile_later
         writer_db = _connect(path)  # the writer thread's own, after this set-up
-        writer_db.executescript(SCHEMA)
+        writer_db.executescript(SCHEMA + audit.SCHEMA)
+        _migrate(writer_db)
         # Guards the reading connection and the lists in memory; never held across a disk flush.
         self._lock = threading.RLock()
         self._db = _connect(path)
-        self._lists: dict[tuple[str, str], Allowlist] = {}
+        self._lists: dict[tuple[str, str], AllowlistRecord] = {}
+        self._carried: dict[tuple[str, str], list[EntryUsage]] = {}
+        self._keys: dict[str, KeyRecord] = {}  # by hash: the keys found so far
         self._generation = -1  # the allowlist generation the lists in memory stand for
         self._committing = False  # the writer raised the generation and is committing it
         self._dirty = False  # a write failed after changing memory: read everything again
@@ -130,6 +184,7 @@ class Store:
         self._writer = BatchWriter(writer_db, self)
 
     def close(self) -> None:
+        self.flush_usage()  # what the gateway counted since the last flush, before the writer stops
         self._writer.close()
         with self._lock:
             self._db.close()
@@ -169,6 +224,8 @@ class Store:
     # -- allowlists in memory ---------------------------------------------------------------------
 
     def _forget_lists(self, generation: int) -> None:
+        for key, allowlist in self._lists.items():  # usage not yet flushed goes on with the list read again
+            self._carried.setdefault(key, []).extend(allowlist.take_usage())
         self._lists.clear()
         self._generation, self._dirty = generation, False
 
@@ -179,24 +236,38 @@ class Store:
         if self._dirty or not ours:
             self._forget_lists(generation)
 
-    def _load(self, db: sqlite3.Connection, scope: str, owner_id: str) -> Allowlist:
+    def _load(self, db: sqlite3.Connection, scope: str, owner_id: str) -> AllowlistRecord:
         """The list from `db`, kept in memory (the lock is held)."""
         allowlist = self._lists.get((scope, owner_id))
         if allowlist is None:
             row = db.execute(
-                "SELECT enabled FROM allowlists WHERE scope = ? AND owner_id = ?", (scope, owner_id)
+                "SELECT enabled, version FROM allowlists WHERE scope = ? AND owner_id = ?", (scope, owner_id)
             ).fetchone()
             rows = db.execute(
-                "SELECT id, cidr, description, created_at FROM entries WHERE scope = ? AND owner_id = ? "
-                "ORDER BY created_at, rowid",
+                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE scope = ? AND owner_id = ? ORDER BY created_at, rowid",
                 (scope, owner_id),
             ).fetchall()
-            entries = (Entry(r["id"], r["cidr"], r["description"], r["created_at"]) for r in rows)
-            allowlist = Allowlist(scope, owner_id, bool(row and row[0]), entries, self._lock)
+            enabled, version = (bool(row[0]), row[1]) if row else (False, 0)
+            allowlist = AllowlistRecord(
+                scope, owner_id, enabled, map(_entry, rows), self._lock, version, self._compile_later
+            )
+            allowlist.carry(self._carried.pop((scope, owner_id), ()))
             self._lists[(scope, owner_id)] = allowlist
         return allowlist
 
-    def allowlist(self, scope: str, owner_id: str) -> Allowlist:
+    def _bump(self, db: sqlite3.Connection, allowlist: AllowlistRecord, enabled: bool | None = None) -> None:
+        """Raise the list's version (and set its switch), in the change's transaction."""
+        switch = allowlist.enabled if enabled is None else enabled
+        db.execute(
+            "INSERT INTO allowlists (scope, owner_id, enabled, version) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (scope, owner_id) DO UPDATE SET enabled = excluded.enabled, version = excluded.version",
+            (allowlist.scope, allowlist.owner_id, int(switch), allowlist.version + 1),
+        )
+
+    def _now(self) -> int:
+        return int(self.clock())
+
+    def allowlist(self, scope: str, owner_id: str) -> AllowlistRecord:
         """The list as it stands: kept in memory, read again only after another process wrote."""
         with self._lock:
             self._check_generation()
@@ -209,38 +280,52 @@ class Store:
                 self._db.execute("COMMIT")
 
     def _set_enabled(
-        self, scope: str, owner_id: str, enabled: bool, guard: Guard | None
-    ) -> Callable[[sqlite3.Connection], Allowlist]:
-        def work(db: sqlite3.Connection) -> Allowlist:
+        self, scope: str, owner_id: str, enabled: bool, guard: Guard | None, origin: Origin
+    ) -> Callable[[sqlite3.Connection], AllowlistRecord]:
+        def work(db: sqlite3.Connection) -> AllowlistRecord:
             with self._lock:
                 allowlist = self._load(db, scope, owner_id)
                 if guard:
                     guard(allowlist)
-                db.execute(
-                    "INSERT INTO allowlists (scope, owner_id, enabled) VALUES (?, ?, ?) "
-                    "ON CONFLICT (scope, owner_id) DO UPDATE SET enabled = excluded.enabled",
-                    (scope, owner_id, int(enabled)),
-                )
+                kind = AuditType.ENABLED if enabled else AuditType.DISABLED
+                before, after = {"enabled": allowlist.enabled}, {"enabled": enabled}
+                self._bump(db, allowlist, enabled)
+                audit.insert(db, AuditRecord(kind, scope, owner_id, origin, None, before, after), self._now())
                 allowlist.enabled = enabled
+                allowlist.version += 1
             return allowlist
 
         return work
 
-    def set_enabled(self, scope: str, owner_id: str, enabled: bool, guard: Guard | None = None) -> Allowlist:
-        return self._run(self._set_enabled(scope, owner_id, enabled, guard), lists=True)
+    def set_enabled(
+        self,
+        scope: str,
+        owner_id: str,
+        enabled: bool,
+        guard: Guard | None = None,
+        origin: Origin = DASHBOARD_ORIGIN,
+    ) -> AllowlistRecord:
+        return self._run(self._set_enabled(scope, owner_id, enabled, guard, origin), lists=True)
 
     async def set_enabled_async(
-        self, scope: str, owner_id: str, enabled: bool, guard: Guard | None = None
-    ) -> Allowlist:
-        return await self._run_async(self._set_enabled(scope, owner_id, enabled, guard), lists=True)
+        self, scope: str, owner_id: str, enabled: bool, guard: Guard | None, origin: Origin
+    ) -> AllowlistRecord:
+        return await self._run_async(self._set_enabled(scope, owner_id, enabled, guard, origin), lists=True)
 
     def _add_entry(
-        self, scope: str, owner_id: str, cidr: str, description: str, guard: Guard | None
-    ) -> Callable[[sqlite3.Connection], Entry]:
+        self,
+        scope: str,
+        owner_id: str,
+        cidr: str,
+        description: str,
+        expires_at: int | None,
+        guard: Guard | None,
+        origin: Origin,
+    ) -> Callable[[sqlite3.Connection], tuple[EntryRecord, int]]:
         network = parse_entry(cidr)
-        entry = Entry(new_id("ipal"), network.with_prefixlen, description, int(time.time()))
+        entry = EntryRecord(new_id("ipal"), network.with_prefixlen, description, self._now(), expires_at)
 
-        def work(db: sqlite3.Connection) -> Entry:
+        def work(db: sqlite3.Connection) -> tuple[EntryRecord, int]:
             with self._lock:
                 allowlist = self._load(db, scope, owner_id)
                 if guard:
@@ -252,51 +337,209 @@ class Store:
                 if existing is not None:
                     raise DuplicateEntry(existing[0])
                 db.execute(
-                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)",
-                    (entry.id, scope, owner_id, entry.cidr, description, entry.created_at),
+                    "INSERT INTO entries (id, scope, owner_id, cidr, description, created_at, expires_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (entry.id, scope, owner_id, entry.cidr, description, entry.created_at, expires_at),
                 )
+                self._bump(db, allowlist)
+                record = AuditRecord(
+                    AuditType.ENTRY_CREATED, scope, owner_id, origin, entry.id, None, entry.state()
+                )
+                audit.insert(db, record, self._now())
                 allowlist.added(entry, network)
-            return entry
+                allowlist.version += 1
+                return entry, allowlist.version
 
         return work
 
     def add_entry(
-        self, scope: str, owner_id: str, cidr: str, description: str, guard: Guard | None = None
-    ) -> Entry:
+        self,
+        scope: str,
+        owner_id: str,
+        cidr: str,
+        description: str,
+        guard: Guard | None = None,
+        expires_at: int | None = None,
+        origin: Origin = DASHBOARD_ORIGIN,
+    ) -> EntryRecord:
         """Add a canonical CIDR; DuplicateEntry names the entry that already is it."""
-        return self._run(self._add_entry(scope, owner_id, cidr, description, guard), lists=True)
+        work = self._add_entry(scope, owner_id, cidr, description, expires_at, guard, origin)
+        return self._run(work, lists=True)[0]
 
     async def add_entry_async(
-        self, scope: str, owner_id: str, cidr: str, description: str, guard: Guard | None = None
-    ) -> Entry:
-        return await self._run_async(self._add_entry(scope, owner_id, cidr, description, guard), lists=True)
+        self,
+        scope: str,
+        owner_id: str,
+        cidr: str,
+        description: str,
+        expires_at: int | None,
+        guard: Guard | None,
+        origin: Origin,
+    ) -> tuple[EntryRecord, int]:
+        """The entry added, and the list's version after it."""
+        work = self._add_entry(scope, owner_id, cidr, description, expires_at, guard, origin)
+        return await self._run_async(work, lists=True)
 
-    def _remove_entry(
-        self, scope: str, owner_id: str, entry_id: str, guard: Guard | None
-    ) -> Callable[[sqlite3.Connection], bool]:
-        def work(db: sqlite3.Connection) -> bool:
+    def _update_entry(
+        self,
+        scope: str,
+        owner_id: str,
+        entry_id: str,
+        expires_at: int | None,
+        description: str | None,
+        guard: Guard | None,
+        origin: Origin,
+    ) -> Callable[[sqlite3.Connection], tuple[EntryRecord, int]]:
+        def work(db: sqlite3.Connection) -> tuple[EntryRecord, int]:
             with self._lock:
                 allowlist = self._load(db, scope, owner_id)
                 if guard:
                     guard(allowlist)
+                before = allowlist.get(entry_id)
+                if before is None:
+                    raise KeyError(entry_id)
+                after = replace(
+                    before,
+                    expires_at=expires_at,
+                    description=before.description if description is None else description,
+                )
+                db.execute(
+                    "UPDATE entries SET expires_at = ?, description = ? WHERE id = ?",
+                    (after.expires_at, after.description, entry_id),
+                )
+                self._bump(db, allowlist)
+                record = AuditRecord(
+                    AuditType.ENTRY_UPDATED, scope, owner_id, origin, entry_id, before.state(), after.state()
+                )
+                audit.insert(db, record, self._now())
+                allowlist.updated(after)
+                allowlist.version += 1
+                return after, allowlist.version
+
+        return work
+
+    async def update_entry_async(
+        self,
+        scope: str,
+        owner_id: str,
+        entry_id: str,
+        expires_at: int | None,
+        description: str | None,
+        guard: Guard | None,
+        origin: Origin,
+    ) -> tuple[EntryRecord, int]:
+        """The entry with its new expiry (and description), and the list's version after it; KeyError if
+        the list has no such entry."""
+        work = self._update_entry(scope, owner_id, entry_id, expires_at, description, guard, origin)
+        return await self._run_async(work, lists=True)
+
+    def _remove_entry(
+        self, scope: str, owner_id: str, entry_id: str, guard: Guard | None, origin: Origin, kind: AuditType
+    ) -> Callable[[sqlite3.Connection], int | None]:
+        def work(db: sqlite3.Connection) -> int | None:
+            with self._lock:
+                allowlist = self._load(db, scope, owner_id)
+                if guard:
+                    guard(allowlist)
+                before = allowlist.get(entry_id)
                 cursor = db.execute(
                     "DELETE FROM entries WHERE scope = ? AND owner_id = ? AND id = ?",
                     (scope, owner_id, entry_id),
                 )
+                if not cursor.rowcount:
+                    return None
+                self._bump(db, allowlist)
+                state = before.state() if before else {"id": entry_id}
+                audit.insert(
+                    db, AuditRecord(kind, scope, owner_id, origin, entry_id, state, None), self._now()
+                )
                 allowlist.removed(entry_id)
-            return cursor.rowcount > 0
+                allowlist.version += 1
+                return allowlist.version
 
         return work
 
-    def remove_entry(self, scope: str, owner_id: str, entry_id: str, guard: Guard | None = None) -> bool:
-        return self._run(self._remove_entry(scope, owner_id, entry_id, guard), lists=True)
+    def remove_entry(
+        self,
+        scope: str,
+        owner_id: str,
+        entry_id: str,
+        guard: Guard | None = None,
+        origin: Origin = DASHBOARD_ORIGIN,
+    ) -> bool:
+        work = self._remove_entry(scope, owner_id, entry_id, guard, origin, AuditType.ENTRY_DELETED)
+        return self._run(work, lists=True) is not None
 
     async def remove_entry_async(
-        self, scope: str, owner_id: str, entry_id: str, guard: Guard | None = None
-    ) -> bool:
-        return await self._run_async(self._remove_entry(scope, owner_id, entry_id, guard), lists=True)
+        self, scope: str, owner_id: str, entry_id: str, guard: Guard | None, origin: Origin
+    ) -> int | None:
+        """The list's version after the removal, or None when the list had no such entry."""
+        work = self._remove_entry(scope, owner_id, entry_id, guard, origin, AuditType.ENTRY_DELETED)
+        return await self._run_async(work, lists=True)
 
-    def find_entry(self, scope: str, owner_id: str, id_or_cidr: str) -> Entry | None:
+    # -- upkeep: expired entries, usage -----------------------------------------------------------
+
+    def remove_expired(self, grace_seconds: float) -> int:
+        """Remove the entries that expired at least `grace_seconds` ago (the service's own change, in the
+        audit log as such); how many. Looked for on the reading connection first, so a sweep that finds
+        nothing writes nothing."""
+        cutoff = self.clock() - grace_seconds
+        with self._lock:
+            due = self._db.execute(
+                "SELECT id, scope, owner_id FROM entries WHERE expires_at IS NOT NULL AND expires_at <= ?",
+                (cutoff,),
+            ).fetchall()
+        removed = 0
+        for row in due:
+            work = self._remove_entry(
+                row["scope"], row["owner_id"], row["id"], None, SERVICE_ORIGIN, AuditType.ENTRY_EXPIRED
+            )
+            future = self._submit(work, lists=True)
+            removed += future.result() is not None
+        return removed
+
+    def flush_usage(self) -> int:
+        """Write what the gateway counted since the last flush; how many entries it touched.
+
+        The counters are taken and applied to the lists on the writer, under the lock, so no reader sees
+        them counted twice or not at all. A commit that fails loses that batch of counts (usage, not
+        state: the lists stay right)."""
+        with self._lock:
+            if not any(allowlist.has_usage() for allowlist in self._lists.values()) and not self._carried:
+                return 0
+
+        def work(db: sqlite3.Connection) -> int:
+            with self._lock:
+                taken = [(allowlist, allowlist.take_usage()) for allowlist in self._lists.values()]
+                carried = [usage for items in self._carried.values() for usage in items]
+                self._carried.clear()
+                rows = [
+                    (usage.hits, usage.last_matched_at, usage.entry_id)
+                    for usage in [*carried, *(usage for _, items in taken for usage in items)]
+                ]
+                db.executemany(
+                    "UPDATE entries SET hit_count = hit_count + ?, "
+                    "last_matched_at = MAX(COALESCE(last_matched_at, 0), ?) WHERE id = ?",
+                    rows,
+                )
+                for allowlist, items in taken:
+                    allowlist.flushed(items)
+                return len(rows)
+
+        return self._run(work)
+
+    # -- the audit log ----------------------------------------------------------------------------
+
+    async def record_async(self, record: AuditRecord) -> None:
+        """Record a refused change (a change made is recorded with it, in its own transaction)."""
+        now = self._now()
+        await self._run_async(lambda db: audit.insert(db, record, now))
+
+    def audit_page(self, org_id: str, query: AuditQuery) -> dict[str, Any]:
+        with self._lock:
+            return audit.page(self._db, org_id, query)
+
+    def find_entry(self, scope: str, owner_id: str, id_or_cidr: str) -> EntryRecord | None:
         return self.allowlist(scope, owner_id).find(id_or_cidr)
 
     # -- organizations, projects, keys ------------------------------------------------------------
@@ -322,22 +565,24 @@ class Store:
                 "INSERT INTO projects VALUES (?, ?, ?, ?)",
                 (creds.project_id, creds.org_id, project_name, now),
             )
-            for key, kind, project_id in (
-                (creds.admin_key, "admin", None),
-                (creds.api_key, "project", creds.project_id),
+            for key, kind, project_id, name in (
+                (creds.admin_key, "admin", None, "First admin key"),
+                (creds.api_key, "project", creds.project_id, "First project key"),
             ):
                 db.execute(
-                    "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?)",
-                    (hash_key(key), kind, creds.org_id, project_id, now),
+                    f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    (hash_key(key), kind, creds.org_id, project_id, now, name),
                 )
             return creds
 
         return self._run(work)
 
-    def create_key(self, kind: str, org_id: str, project_id: str | None = None) -> str:
+    def create_key(self, kind: str, org_id: str, project_id: str | None = None, name: str = "") -> str:
+        """A new key (returned once: the store keeps its hash); `name` is what the audit log shows."""
         key = make_key(kind, project_id if kind == "project" and project_id else org_id)
-        row = (hash_key(key), kind, org_id, project_id, int(time.time()))
-        self._run(lambda db: db.execute("INSERT INTO api_keys VALUES (?, ?, ?, ?, ?)", row))
+        row = (hash_key(key), kind, org_id, project_id, int(time.time()), name)
+        insert = f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+        self._run(lambda db: db.execute(insert, row))
         return key
 
     def create_project(self, org_id: str, name: str) -> str:
@@ -347,12 +592,20 @@ class Store:
         return project_id
 
     def lookup_key(self, key: str) -> KeyRecord | None:
+        """The key's record. Keys are never changed nor revoked, so one found is kept in memory by its hash
+        (a query per request was a large part of the gateway's cost); an unknown one is asked every time,
+        as the dashboard may create it meanwhile."""
         digest = hash_key(key)
+        known = self._keys.get(digest)
+        if known is not None:
+            return known
         with self._lock:
             row = self._db.execute("SELECT * FROM api_keys WHERE key_hash = ?", (digest,)).fetchone()
         if row is None or not hmac.compare_digest(row["key_hash"], digest):
             return None
-        return KeyRecord(row["kind"], row["org_id"], row["project_id"])
+        record = KeyRecord(row["kind"], row["org_id"], row["project_id"], key_id(digest), row["name"])
+        self._keys[digest] = record
+        return record
 
     def orgs(self) -> list[dict[str, Any]]:
         with self._lock:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 # and its first use ~50 ms (PySide6 builds the enum types lazily); the tabs, built just after the frame, pay.
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
-from app.services.session.session import ConsoleSession
+from app.services.session.messages import Message, MessageLevel
+from app.services.session.session import ConnectionState, ConsoleSession
 
 from .menus import Menus
 from .toolbar import ConnectionBar
@@ -161,14 +162,14 @@ class MainWindow(QMainWindow):
         """Help > About (the menus own it)."""
         self.menus.about()
 
-    def show_connection(self, state: str, detail: str) -> None:
+    def show_connection(self, state: ConnectionState, detail: str) -> None:
         self.connection_bar.show_state(state, detail)
         self.statusBar().showMessage(detail, 10000)
 
-    def show_message(self, level: str, text: str) -> None:
-        self.statusBar().showMessage(text, 15000)
-        if level == "error":
-            self.notice.show_text(text)
+    def show_message(self, message: Message) -> None:
+        self.statusBar().showMessage(message.text, 15000)
+        if message.level == MessageLevel.ERROR:
+            self.notice.show_text(message.text)
 
     def open_settings(self) -> ProfilesDialog:
         from .settings.profiles_dialog import ProfilesDialog

@@ -75,10 +75,10 @@ class ConnectionBar(QToolBar):
             self.simulated_ip.setText(profile.simulated_ip)
         self.fill_profiles()
 
-    def show_state(self, state: str, detail: str) -> None:
+    def show_state(self, state: ConnectionState, detail: str) -> None:
         import html  # here: the states come after the first frame, which need not wait for html (~3 ms)
 
-        self.indicator.setText(f"● {STATE_NAMES.get(state, state)}")
+        self.indicator.setText(f"● {STATE_NAMES[state]}")
         self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
         self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
 

@@ -194,7 +194,7 @@ async def test_cancel_mid_stream_releases_the_connection(sandbox_factory) -> Non
     async def consume() -> None:
         async with stream:
             async for event in stream:
-                if event.is_text_delta:
+                if isinstance(event, TextDelta):
                     first_delta.set()
 
     task = asyncio.create_task(consume())
@@ -212,7 +212,7 @@ async def test_aclose_after_leaving_the_loop_closes_the_response_at_once(sandbox
     client = client_for(sandbox)
     async with client.responses.stream({"model": "service-pro", "input": "Write 50000 words"}) as stream:
         async for event in stream:
-            if event.is_text_delta:
+            if isinstance(event, TextDelta):
                 break  # a loop left early: leaving the block closes the response, not the collector later
         assert stream.response is not None and not stream.response.is_closed
     assert stream.response.is_closed

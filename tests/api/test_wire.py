@@ -124,7 +124,7 @@ def test_events_are_typed_by_their_type() -> None:
     assert isinstance(final, ResponseEvent) and final.is_final and final.response.output_text == "Hello world"
     for name in ("response.output_text.delta", "response.text.delta"):
         delta = event({"type": name, "delta": "Hi", "item_id": "m", "extra": True})
-        assert isinstance(delta, TextDelta) and delta.delta == "Hi" and delta.is_text_delta
+        assert isinstance(delta, TextDelta) and delta.delta == "Hi"
         assert delta.received_at == 1.5
     item = event({"type": "response.output_item.done", "output_index": 0, "item": FULL["output"][0]})  # type: ignore[index]
     assert isinstance(item, OutputItemEvent) and isinstance(item.item, WebSearchCall)
@@ -167,3 +167,25 @@ def test_every_malformed_event_is_a_typed_error(data: str, said: str) -> None:
     with pytest.raises(InvalidResponse) as caught:
         parse_event("", data, 0.0)
     assert said in str(caught.value) and len(str(caught.value)) < 300
+
+
+def test_a_known_type_with_a_new_field_and_an_unknown_type_both_stream() -> None:
+    """The union dispatches on the type: a known type is its model whatever else it carries; an unknown one is
+    an OtherEvent that keeps its type, never an error."""
+    added = event({"type": "response.output_item.added", "item": {"type": "message"}, "new": 1})
+    assert isinstance(added, OutputItemEvent) and not added.done
+    other = event({"type": "response.audio.delta", "delta": 5})
+    assert isinstance(other, OtherEvent) and other.type == "response.audio.delta"
+
+
+def test_error_codes_the_console_knows_are_typed_and_unknown_ones_kept() -> None:
+    from app.api.errors import Conflict, ErrorCode, status_error
+
+    def body(code: object) -> dict[str, object]:
+        return {"error": {"message": "no", "type": "conflict_error", "code": code, "param": None}}
+
+    known = status_error(409, body("would_block_caller"), {})
+    assert isinstance(known, Conflict) and known.code is ErrorCode.WOULD_BLOCK_CALLER
+    newer = status_error(409, body("quota_frozen"), {})
+    assert newer.code == "quota_frozen" and not isinstance(newer.code, ErrorCode)
+    assert status_error(409, body(7), {}).code == "7" and status_error(409, body(None), {}).code is None

@@ -184,3 +184,33 @@ def test_the_open_conversation_is_kept_without_a_clean_quit(qloop, qtbot, tmp_pa
     again = open_console(qtbot, tmp_path)
     assert [turn.prompt for turn in again.playground.service.turns] == ["Remember the lighthouse"]
     close_console(qtbot, again)
+
+
+def test_editing_the_third_of_ten_messages_saves_only_what_changed(
+    qloop, qtbot, tmp_path: Path, monkeypatch
+) -> None:
+    """The turns before an edit are shown again, not finished again: before, each was saved again (a SQLite
+    write on the GUI thread and a re-query of the sidebar) and an edit of the 3rd message wrote 3 times."""
+    window = open_console(qtbot, tmp_path)
+    tab = window.playground
+    for number in range(1, 11):
+        send(qtbot, tab, f"message {number}")
+        wait_done(qtbot, tab, number)
+    qtbot.waitUntil(lambda: tab.sidebar.model.summaries[0].turn_count == 10)
+    statements: list[str] = []
+    tab.conversations.store._db.set_trace_callback(statements.append)  # SQLite's own record of what ran
+    requeried: list[bool] = []
+    tab.conversations.changed.connect(lambda: requeried.append(True))
+    monkeypatch.setattr(
+        "PySide6.QtWidgets.QInputDialog.getMultiLineText", lambda *a, **k: ("message 3, edited", True)
+    )
+    qtbot.mouseClick(tab.views[2].edit_button, Qt.MouseButton.LeftButton)
+    wait_done(qtbot, tab, 3)
+    assert [t.prompt for t in tab.service.turns][2:] == ["message 3, edited"]
+    qtbot.waitUntil(lambda: tab.sidebar.model.summaries[0].turn_count == 3)
+    writes = [s for s in statements if s.split(None, 1)[0].upper() in ("INSERT", "UPDATE", "DELETE")]
+    transactions = [s for s in statements if s.upper().startswith("BEGIN")]
+    assert len(transactions) == 1 and len(requeried) == 1
+    assert any("DELETE FROM turns" in s for s in writes)  # the turns after the edit are gone from the store
+    tab.conversations.store._db.set_trace_callback(None)
+    close_console(qtbot, window)

@@ -215,3 +215,22 @@ def test_markup_from_the_network_is_shown_as_text(qtbot, tab, monkeypatch) -> No
         "Public echo services see: IPv4 <b>192.0.2.1</b>.", "<b>y</b>", {4: "192.0.2.1"}
     )
     assert "&lt;b&gt;y&lt;/b&gt;" in tab.your_ip.public_ip_label.text()
+
+
+def test_an_add_on_a_project_list_shows_the_posts_answer_without_reading_the_lists_again(qtbot, tab) -> None:
+    """Counted by the sandbox itself (the requests its gateway saw): the check that the list did not change
+    elsewhere, then the POST, whose answer is the new entry. Reading both lists again after it made four."""
+    tab.scope_bar.scope.setCurrentIndex(1)
+    tab.scope_bar.scope.activated.emit(1)
+    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
+    seen = tab.session.sandbox.server.app.seen
+    before = len(seen)
+    add(qtbot, tab, "203.0.113.0/24", "branch")
+    qtbot.waitUntil(lambda: not tab.session.tasks.running("allowlist.add"))  # a read after it, sent by now
+    project_list = (
+        f"/v1/organizations/{tab.session.profile.org_id}/projects/{tab.service.project_id}/ip_allowlist"
+    )
+    assert list(seen)[before:] == [("GET", project_list), ("POST", project_list + "/entries")]
+    shown = tab.service.data.entries
+    assert [(e.cidr, e.description) for e in shown] == [("203.0.113.0/24", "branch")]
+    assert tab.model.rowCount() == 1 and tab.model.data(tab.model.index(0, 0)) == "203.0.113.0/24"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QLabel, QPushButton
 
 from app.services.session.profiles import SANDBOX_ID
 
@@ -81,3 +81,17 @@ def test_bad_base_url_is_a_clear_message(console, qtbot) -> None:
     qtbot.mouseClick(dialog.findChild(QPushButton, "test"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "✗" in dialog.result_label.text())
     assert "not a URL" in dialog.result_label.text()
+
+
+def test_the_message_bus_carries_a_level_an_error_shows_a_notice(console, qtbot) -> None:
+    from app.services.session.messages import Message, MessageLevel
+
+    posted: list[Message] = []
+    console.session.bus.posted.connect(posted.append)
+    console.session.bus.info("Saved.")
+    assert not console.notice.isVisible() and console.statusBar().currentMessage() == "Saved."
+    console.session.bus.error("The turn could not be saved: disk full.")
+    assert posted == [Message(MessageLevel.INFO, "Saved."), Message(MessageLevel.ERROR, posted[1].text)]
+    assert (
+        console.notice.isVisible() and "disk full" in console.notice.findChild(QLabel, "notice_text").text()
+    )

@@ -13,6 +13,7 @@ def test_list_shape_and_source_ip(sandbox) -> None:
         "scope": "organization",
         "owner_id": sandbox.creds.org_id,
         "enabled": False,
+        "version": "v0",
         "entries": [],
         "source_ip": "198.51.100.7",
     }

@@ -78,3 +78,45 @@ def test_the_dashboard_points_at_the_embedded_sandbox_folder(tmp_path: Path) -> 
     with pytest.raises(SystemExit) as stopped:
         main(["allowlist", "show", "--data", str(tmp_path)])
     assert f"use --data {nested}" in str(stopped.value.code)
+
+
+def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(sandbox_factory) -> None:
+    sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
+    with sandbox.admin("198.51.100.7") as admin:
+        admin.post(f"{sandbox.org_list}/entries", json={"cidr": "198.51.100.0/24"})
+        before = admin.get(sandbox.org_list).headers["etag"]
+        data = str(sandbox.server.config.data_dir)
+        for command in (
+            ["allowlist", "enable"],
+            ["allowlist", "remove", "198.51.100.0/24"],
+            ["allowlist", "disable"],
+        ):
+            subprocess.run(
+                [sys.executable, "-m", "app.sandbox", *command, "--data", data],
+                check=True,
+                capture_output=True,
+            )
+        after = admin.get(sandbox.org_list)
+        assert after.json()["entries"] == [] and after.headers["etag"] != before  # the server saw the changes
+        events = admin.get(f"/organizations/{sandbox.creds.org_id}/audit_log").json()["data"][:3]
+    assert [(e["type"], e["actor"]) for e in events] == [
+        (kind, {"type": "dashboard", "id": None, "name": "dashboard"})
+        for kind in ("ip_allowlist.disabled", "ip_allowlist.entry.deleted", "ip_allowlist.enabled")
+    ]
+
+
+def test_a_key_made_with_a_name_appears_by_that_name_in_the_audit_log(sandbox_factory) -> None:
+    sandbox = sandbox_factory()
+    data = str(sandbox.server.config.data_dir)
+    made = subprocess.run(
+        [sys.executable, "-m", "app.sandbox", "keys", "admin", "--name", "CI of repo X", "--data", data],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    key = made.stdout.strip()
+    with sandbox.client(key, "198.51.100.7") as ci:
+        assert ci.post(f"{sandbox.org_list}/entries", json={"cidr": "198.51.100.7/32"}).status_code == 201
+        event = ci.get(f"/organizations/{sandbox.creds.org_id}/audit_log").json()["data"][0]
+    assert event["actor"]["name"] == "CI of repo X" and event["actor"]["type"] == "api_key"
+    assert key not in json.dumps(event)

@@ -240,25 +240,23 @@ def enable_project_list(sandbox, *cidrs: str, ip: str = "198.51.100.1") -> None:
         assert patch.status_code == 200
 
 
-def test_the_gateway_decides_with_the_policy_rule_the_console_asks(sandbox, monkeypatch) -> None:
-    """One rule: the gateway's 403 is netrules' `verdict` over each list's answer, as the console computes it."""
-    from app.netrules.policy import Verdict, verdict
-    from app.sandbox import gateway
+def test_the_gateway_decides_with_the_policy_rule_the_console_asks(sandbox) -> None:
+    """One rule: for every address, the gateway admits exactly when netrules' `verdict` over each list's
+    answer (as the console computes it from the lists it reads) says so."""
+    from app.netrules import EntryIndex, parse_address
+    from app.netrules.policy import Verdict, answer, verdict
 
-    asked: list[tuple[bool, bool | None, Verdict]] = []
-
-    def recorded(organization, project=None):
-        decision = verdict(organization, project)
-        asked.append((organization.admits, None if project is None else project.admits, decision))
-        return decision
-
-    monkeypatch.setattr(gateway, "verdict", recorded)
-    enable_org_list(sandbox, "198.51.100.0/24", "192.0.2.0/24")
-    enable_project_list(sandbox, "192.0.2.0/25")
-    asked.clear()
-    with sandbox.api("192.0.2.200") as client:
-        assert ask(client).status_code == 403
-    assert asked == [(True, False, Verdict.PROJECT)]
+    org_cidrs, project_cidrs = ["198.51.100.0/24", "192.0.2.0/24"], ["192.0.2.0/25"]
+    enable_org_list(sandbox, *org_cidrs)
+    enable_project_list(sandbox, *project_cidrs)
+    org_index = EntryIndex.of_cidrs(org_cidrs, org_cidrs)
+    project_index = EntryIndex.of_cidrs(project_cidrs, project_cidrs)
+    for text in ("192.0.2.200", "192.0.2.5", "198.51.100.7", "203.0.113.9", "::ffff:192.0.2.9"):
+        address = parse_address(text)
+        expected = verdict(answer(org_index, True, address), answer(project_index, True, address))
+        with sandbox.api(text) as client:
+            status = ask(client).status_code
+        assert (status != 403) == (expected == Verdict.ADMITTED), text
 
 
 def test_the_403_does_not_say_which_list_refused(sandbox_factory) -> None:

@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 OPTION_KEYS = ("instructions", "temperature", "top_p", "max_output_tokens", "tools", "text", "reasoning")
 
 
-def sent_options(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The options a request was sent with, as kept with a saved turn."""
-    return {key: body[key] for key in OPTION_KEYS if key in body}
+def sent_options(body: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The options a request was sent with, as kept with a saved turn (read back tolerantly: options_for)."""
+    return {key: body[key] for key in OPTION_KEYS if key in body} if body is not None else {}
 
 
 def options_for(sent: Mapping[str, Any], model: str) -> tuple[RequestOptions, list[str]]:

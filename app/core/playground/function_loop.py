@@ -5,7 +5,7 @@ within the turn's bound on rounds. A call nobody can answer leaves the turn wait
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.core.playground.functions import FunctionCall, with_saved_outputs
 from app.core.playground.turn_runner import TurnRun
@@ -13,6 +13,7 @@ from app.core.playground.turns import Turn, TurnStatus, build_followup
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
+    from app.api.requests import ResponseRequest
 
 Answerer = Callable[[Turn, list[FunctionCall]], bool]  # answers what it can; True when every call is
 
@@ -21,7 +22,7 @@ def answer_with_saved(turn: Turn, calls: list[FunctionCall]) -> bool:
     return with_saved_outputs(calls, turn.tools)
 
 
-def next_round(earlier: Sequence[Turn], turn: Turn) -> dict[str, Any]:
+def next_round(earlier: Sequence[Turn], turn: Turn) -> ResponseRequest:
     """The request that sends this round's outputs back; the turn counts one more round."""
     body = build_followup(earlier, turn)
     turn.rounds += 1
@@ -35,7 +36,7 @@ async def run_turn(
     client: ServiceClient | None,
     earlier: Callable[[], Sequence[Turn]],
     answer: Answerer = answer_with_saved,
-    body: dict[str, Any] | None = None,
+    body: ResponseRequest | None = None,
     on_round: Callable[[], None] = lambda: None,
 ) -> None:
     """Stream the turn (from `body`, a follow-up, when given) and go on while the calls are answered."""

@@ -12,6 +12,13 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from app.api.requests import (
+    FunctionCallInput,
+    FunctionCallOutput,
+    FunctionTool,
+    NamedFunction,
+    ToolChoiceParam,
+)
 from app.common.jsonschema_check import mismatches, schema_problem
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the Responses API accepts as a function's name
@@ -29,13 +36,19 @@ class FunctionDefinition:
     strict: bool = False
     mock_output: str = ""  # a saved answer: a re-run answers each call of this function with it
 
-    def tool(self) -> dict[str, Any]:
+    def tool(self) -> FunctionTool:
         """The tool as the request carries it (the mock output stays in the console)."""
-        tool: dict[str, Any] = {"type": "function", "name": self.name}
+        tool = FunctionTool(
+            type="function", name=self.name, parameters=dict(self.parameters), strict=self.strict
+        )
         if self.description:
-            tool["description"] = self.description
-        tool["parameters"] = dict(self.parameters)
-        tool["strict"] = self.strict
+            tool = FunctionTool(
+                type="function",
+                name=self.name,
+                description=self.description,
+                parameters=dict(self.parameters),
+                strict=self.strict,
+            )
         return tool
 
     def as_saved(self) -> dict[str, Any]:
@@ -160,12 +173,14 @@ class ToolSettings:
     max_rounds: int = DEFAULT_MAX_ROUNDS
     answer_with_saved: bool = True  # a call whose function has a saved output is answered by itself
 
-    def tool_choice(self) -> str | dict[str, str] | None:
+    def tool_choice(self) -> ToolChoiceParam | None:
         """The request's tool_choice: None when the default (auto) needs no saying."""
         if self.choice == ToolChoice.FUNCTION and self.forced:
-            return {"type": "function", "name": self.forced}
-        if self.choice in (ToolChoice.NONE, ToolChoice.REQUIRED):
-            return str(self.choice)
+            return NamedFunction(type="function", name=self.forced)
+        if self.choice == ToolChoice.NONE:
+            return "none"
+        if self.choice == ToolChoice.REQUIRED:
+            return "required"
         return None
 
     def definition(self, name: str) -> FunctionDefinition | None:
@@ -223,14 +238,14 @@ class FunctionCall:
         except ValueError:
             return self.arguments
 
-    def call_item(self) -> dict[str, Any]:
+    def call_item(self) -> FunctionCallInput:
         """The call as an input item, for a request that sends the whole history."""
-        item = {"type": "function_call", "call_id": self.call_id, "name": self.name}
-        item["arguments"] = self.arguments
-        return item
+        return FunctionCallInput(
+            type="function_call", call_id=self.call_id, name=self.name, arguments=self.arguments
+        )
 
-    def output_item(self) -> dict[str, Any]:
-        return {"type": "function_call_output", "call_id": self.call_id, "output": self.output or ""}
+    def output_item(self) -> FunctionCallOutput:
+        return FunctionCallOutput(type="function_call_output", call_id=self.call_id, output=self.output or "")
 
     def as_saved(self) -> dict[str, Any]:
         return {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import keyword
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.core.playground.functions import FunctionDefinition
@@ -29,7 +29,7 @@ def python_identifier(name: str) -> str:
 
 
 def python_function_loop(
-    body: dict[str, Any],
+    body: Mapping[str, Any],
     functions: Sequence[FunctionDefinition],
     max_rounds: int,
     arguments: Callable[[dict[str, Any]], list[str]],
@@ -71,7 +71,9 @@ def python_function_loop(
     )
 
 
-def node_function_loop(body: dict[str, Any], functions: Sequence[FunctionDefinition], max_rounds: int) -> str:
+def node_function_loop(
+    body: Mapping[str, Any], functions: Sequence[FunctionDefinition], max_rounds: int
+) -> str:
     """The body of `main()`: stand-ins, the request's options, the first call, the loop."""
     stubs = "".join(
         f"    {json.dumps(item.name)}: async (args) => {json.dumps(_stub_output(item), ensure_ascii=False)},\n"

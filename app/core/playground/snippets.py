@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import keyword
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -67,7 +67,7 @@ def _curl_network(network: SnippetNetwork) -> list[str]:
 
 def curl(
     base_url: str,
-    body: dict[str, Any],
+    body: Mapping[str, Any],
     env_var: str,
     network: SnippetNetwork = DIRECT,
     functions: bool = False,
@@ -159,7 +159,7 @@ def _python_network(network: SnippetNetwork) -> tuple[bool, str, str]:
 
 def python(
     base_url: str,
-    body: dict[str, Any],
+    body: Mapping[str, Any],
     env_var: str,
     network: SnippetNetwork = DIRECT,
     functions: Sequence[FunctionDefinition] = (),
@@ -195,7 +195,7 @@ def python(
     )
 
 
-def _python_arguments(body: dict[str, Any]) -> list[str]:
+def _python_arguments(body: Mapping[str, Any]) -> list[str]:
     named = {key: value for key, value in body.items() if key.isidentifier() and not keyword.iskeyword(key)}
     extra = {key: value for key, value in body.items() if key not in named}
     if extra:
@@ -237,7 +237,7 @@ def _node_network(network: SnippetNetwork) -> tuple[str, str, str]:
 
 def node(
     base_url: str,
-    body: dict[str, Any],
+    body: Mapping[str, Any],
     env_var: str,
     network: SnippetNetwork = DIRECT,
     functions: Sequence[FunctionDefinition] = (),
@@ -274,7 +274,7 @@ def _indented(text: str, by: str = "  ") -> str:
 
 def all_snippets(
     base_url: str,
-    body: dict[str, Any],
+    body: Mapping[str, Any],
     env_var: str,
     network: SnippetNetwork = DIRECT,
     functions: Sequence[FunctionDefinition] = (),

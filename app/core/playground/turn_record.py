@@ -10,13 +10,15 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from app.core.playground.functions import ToolSettings, calls_from_saved
 from app.core.playground.turns import TimelineEntry, Turn, redacted_body
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
+
+    from app.api.requests import ResponseRequest
 
 log = logging.getLogger(__name__)
 TIMELINE_LIMIT = 2_000  # events kept per turn: deltas are many, and the inspector counts them anyway
@@ -67,7 +69,6 @@ def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
 
     from app.api.wire import MessageItem, OutputText, UrlCitation
 
-    turn.from_file = True
     turn.calls = calls_from_saved(details.get("calls"))
     turn.tools = ToolSettings.from_saved(details.get("tools"))
     rounds = details.get("rounds")
@@ -93,11 +94,13 @@ def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
     if turn.response is not None:
         turn.response = turn.response.model_copy(update={"output": tuple(items)})
     request = details.get("request")
-    turn.request_body = dict(request) if isinstance(request, Mapping) else {}
+    # The request as it was sent (image data shortened): the inspector shows it, and a turn reopened while
+    # waiting for function outputs sends them back from it. Read from the file, so checked only for its model.
+    if isinstance(request, Mapping) and isinstance(request.get("model"), str) and "input" in request:
+        turn.request_body = cast("ResponseRequest", dict(request))
     followups = details.get("followups")
-    turn.followups = (
-        [dict(body) for body in followups if isinstance(body, Mapping)] if isinstance(followups, list) else []
-    )
+    kept = followups if isinstance(followups, list) else []
+    turn.followups = [cast("ResponseRequest", dict(body)) for body in kept if isinstance(body, Mapping)]
     headers = details.get("headers")
     if isinstance(headers, Mapping):
         turn.headers = {str(key): str(value) for key, value in headers.items()}

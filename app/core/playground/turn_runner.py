@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.api.errors import ApiError, ConnectionFailed, RateLimited
 from app.core.playground.functions import FunctionCall
@@ -19,6 +19,7 @@ from app.core.playground.turns import ErrorKind, TimelineEntry, Turn, TurnStatus
 
 if TYPE_CHECKING:  # httpx and pydantic load with the first turn
     from app.api.client import ServiceClient
+    from app.api.requests import ResponseRequest
     from app.api.streaming import ResponseStream
     from app.api.wire import FunctionCallItem
 
@@ -76,7 +77,7 @@ class TurnRun:
             return
         turn.calls.append(FunctionCall(item.call_id, item.name, item.arguments, item.id, round=turn.rounds))
 
-    async def run(self, client: ServiceClient | None, body: dict[str, Any] | None = None) -> None:
+    async def run(self, client: ServiceClient | None, body: ResponseRequest | None = None) -> None:
         """To the end of the turn (or of this round of it: `body` sends function outputs back); a cancel
         (Stop) marks it stopped and is raised again."""
         turn = self.turn
@@ -109,7 +110,7 @@ class TurnRun:
                 turn.figures.total_tokens = base_tokens[2] + usage.total_tokens
 
     async def _stream_waiting_once(
-        self, client: ServiceClient | None, started: float, body: dict[str, Any] | None
+        self, client: ServiceClient | None, started: float, body: ResponseRequest | None
     ) -> None:
         """Stream the turn; a 429 before any text is waited out once, in view (a countdown; Stop cancels)."""
         turn = self.turn
@@ -129,7 +130,7 @@ class TurnRun:
             await self._stream(client, started, body)
 
     async def _stream(
-        self, client: ServiceClient | None, started: float, body: dict[str, Any] | None
+        self, client: ServiceClient | None, started: float, body: ResponseRequest | None
     ) -> None:
         from app.api.events import OutputItemEvent, TextDelta
         from app.api.wire import FunctionCallItem, ReasoningItem, WebSearchCall
@@ -137,34 +138,29 @@ class TurnRun:
         turn = self.turn
         if client is None:
             raise ConnectionFailed("No connection: choose a profile first.")
-        stream: ResponseStream = client.responses.stream(body or turn.request_body)
+        request = body or turn.request_body
+        assert request is not None  # a turn that runs was built with its request
+        stream: ResponseStream = client.responses.stream(request)
         # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
         async with stream:
             turn.headers = stream.state.headers
             async for event in stream:
                 turn.timeline.append(TimelineEntry(event.received_at - started, event.type))
-                if isinstance(event, TextDelta):
-                    if turn.figures.time_to_first_token is None:
-                        turn.figures.time_to_first_token = event.received_at - started
-                    turn.figures.last_token_at = event.received_at - started
-                    turn.figures.text_deltas += 1
-                    self._pending.append(event.delta)
-                elif (
-                    isinstance(event, OutputItemEvent)
-                    and event.type == "response.output_item.done"
-                    and isinstance(event.item, WebSearchCall | ReasoningItem)
-                ):
-                    self.flush()
-                    turn.items.append(event.item)
-                    self._on_update()
-                elif (
-                    isinstance(event, OutputItemEvent)
-                    and event.type == "response.output_item.done"
-                    and isinstance(event.item, FunctionCallItem)
-                ):
-                    self.flush()
-                    self._add_call(event.item)
-                    self._on_update()
+                match event:
+                    case TextDelta():
+                        if turn.figures.time_to_first_token is None:
+                            turn.figures.time_to_first_token = event.received_at - started
+                        turn.figures.last_token_at = event.received_at - started
+                        turn.figures.text_deltas += 1
+                        self._pending.append(event.delta)
+                    case OutputItemEvent(item=WebSearchCall() | ReasoningItem()) if event.done:
+                        self.flush()
+                        turn.items.append(event.item)
+                        self._on_update()
+                    case OutputItemEvent(item=FunctionCallItem() as call) if event.done:
+                        self.flush()
+                        self._add_call(call)
+                        self._on_update()
         self.flush()
         final = stream.state.response
         assert final is not None  # the stream raises when it ends without a final response

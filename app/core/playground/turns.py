@@ -23,6 +23,17 @@ from app.api.errors import (
     TimedOut,
     Unauthorized,
 )
+from app.api.requests import (
+    AssistantMessage,
+    FunctionTool,
+    InputImage,
+    InputItem,
+    InputText,
+    JsonSchema,
+    ResponseRequest,
+    UserMessage,
+    WebSearchTool,
+)
 from app.common.jsonschema_check import schema_problem
 from app.core.playground.functions import FunctionCall, ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
@@ -115,7 +126,7 @@ class Turn:
     attachments: list[Attachment]
     model: str
     chain_on_server: bool
-    request_body: dict[str, Any] = field(default_factory=dict)
+    request_body: ResponseRequest | None = None  # None for a turn reopened from the file
     text: str = ""
     response: Response | None = None  # the final response, once it came
     items: list[OutputItem] = field(default_factory=list)  # searches and reasoning as they finish
@@ -129,7 +140,7 @@ class Turn:
     retry_after: float | None = None
     retry_at: float | None = None  # time.monotonic() when a WAITING turn tries again
     chain_note: str = ""  # why a turn meant to chain on the server sent the whole history instead
-    schema: dict[str, Any] | None = None  # the JSON schema the answer was asked to match
+    schema: JsonSchema | None = None  # the JSON schema the answer was asked to match
     headers: dict[str, str] = field(default_factory=dict)
     timeline: list[TimelineEntry] = field(default_factory=list)
     figures: Figures = field(default_factory=Figures)
@@ -137,8 +148,7 @@ class Turn:
     calls: list[FunctionCall] = field(default_factory=list)  # every function call, over every round
     rounds: int = 1  # requests made for this turn: one, and one more for each set of outputs sent
     round_note: str = ""  # why the function loop ended early (its bound reached)
-    followups: list[dict[str, Any]] = field(default_factory=list)  # the requests that sent outputs back
-    from_file: bool = False  # reopened from a saved conversation, not (re)sent in this session
+    followups: list[ResponseRequest] = field(default_factory=list)  # the requests that sent outputs back
     chain_requested: bool = True  # the person asked to chain on the server (function outputs chain too)
 
     def output_items(self) -> list[OutputItem]:
@@ -173,7 +183,7 @@ class RequestOptions:
     top_p: float | None = None
     max_output_tokens: int | None = None
     web_search: bool = False
-    schema: dict[str, Any] | None = None  # a JSON schema for structured outputs
+    schema: JsonSchema | None = None  # a JSON schema for structured outputs
     schema_name: str = "answer"
     chain_on_server: bool = True
     reasoning_effort: str | None = None  # sent to reasoning models only
@@ -184,39 +194,38 @@ class RequestOptions:
 class RequestPlan:
     """The body of a turn's request, and how it continues the conversation."""
 
-    body: dict[str, Any]
+    body: ResponseRequest
     chained: bool  # previous_response_id was sent
     chain_note: str = ""
 
 
-def user_message(prompt: str, attachments: Sequence[Attachment]) -> dict[str, Any]:
+def user_message(prompt: str, attachments: Sequence[Attachment]) -> UserMessage:
     if not attachments:
         return {"role": "user", "content": prompt}
-    parts: list[dict[str, Any]] = [{"type": "input_text", "text": prompt}] if prompt else []
-    parts += [{"type": "input_image", "image_url": image.url} for image in attachments]
+    parts: list[InputText | InputImage] = [{"type": "input_text", "text": prompt}] if prompt else []
+    parts += [InputImage(type="input_image", image_url=image.url) for image in attachments]
     return {"role": "user", "content": parts}
 
 
-def call_items(calls: Sequence[FunctionCall]) -> list[dict[str, Any]]:
+def call_items(calls: Sequence[FunctionCall]) -> list[InputItem]:
     """Each answered call and its output, as input items, in the order the model made them."""
-    items: list[dict[str, Any]] = []
+    items: list[InputItem] = []
     for call in calls:
         if call.answered:
             items += [call.call_item(), call.output_item()]
     return items
 
 
-def history_messages(turns: Sequence[Turn]) -> list[dict[str, Any]]:
-    """The conversation so far; assistant text as a plain string, which every server accepts (servers that
-    translate to chat completions refuse output_text parts). A turn's function calls and their outputs go
-    between its message and its answer, as the model saw them."""
-    messages: list[dict[str, Any]] = []
+def history_messages(turns: Sequence[Turn]) -> list[InputItem]:
+    """The conversation so far; assistant text as a plain string (see AssistantMessage). A turn's function
+    calls and their outputs go between its message and its answer, as the model saw them."""
+    messages: list[InputItem] = []
     for turn in turns:
         if turn.in_history:
             messages.append(user_message(turn.prompt, turn.attachments))
             messages += call_items(turn.calls)
             if turn.text or not turn.calls:
-                messages.append({"role": "assistant", "content": turn.text})
+                messages.append(AssistantMessage(role="assistant", content=turn.text))
     return messages
 
 
@@ -246,25 +255,29 @@ def build_request(
 ) -> RequestPlan:
     """The request of a new turn after `earlier`: chained on the last answer's id when asked and possible,
     else the whole history, saying why when chaining was asked for."""
-    body: dict[str, Any] = {"model": options.model}
     previous = next((turn for turn in reversed(earlier) if turn.in_history), None)
     note = _left_out_note(earlier) if options.chain_on_server else ""
     if options.chain_on_server and previous is not None and previous.response_id:
-        body["previous_response_id"] = previous.response_id
-        body["input"] = [user_message(prompt, attachments)] if attachments else prompt
+        chained_input: str | list[InputItem] = [user_message(prompt, attachments)] if attachments else prompt
+        body = ResponseRequest(
+            model=options.model, previous_response_id=previous.response_id, input=chained_input
+        )
         if note:
             note += " This turn chains on the answer before it."
     else:
         if options.chain_on_server and previous is not None:
             note = " ".join(filter(None, (note, _chain_note(previous))))
         history = history_messages(earlier)
-        body["input"] = [*history, user_message(prompt, attachments)] if history or attachments else prompt
+        whole = [*history, user_message(prompt, attachments)] if history or attachments else prompt
+        body = ResponseRequest(model=options.model, input=whole)
     if options.instructions.strip():
         body["instructions"] = options.instructions.strip()
-    for name in ("temperature", "top_p", "max_output_tokens"):
-        value = getattr(options, name)
-        if value is not None:
-            body[name] = value
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if options.top_p is not None:
+        body["top_p"] = options.top_p
+    if options.max_output_tokens is not None:
+        body["max_output_tokens"] = options.max_output_tokens
     if options.reasoning_effort and is_reasoning_model(options.model):
         body["reasoning"] = {"effort": options.reasoning_effort}
     add_tools(body, options)
@@ -280,9 +293,11 @@ def build_request(
     return RequestPlan(body, "previous_response_id" in body, note)
 
 
-def add_tools(body: dict[str, Any], options: RequestOptions) -> None:
+def add_tools(body: ResponseRequest, options: RequestOptions) -> None:
     """Web search and the functions offered, with how the model may call them."""
-    tools: list[dict[str, Any]] = [{"type": "web_search_preview"}] if options.web_search else []
+    tools: list[WebSearchTool | FunctionTool] = (
+        [WebSearchTool(type="web_search_preview")] if options.web_search else []
+    )
     settings = options.tools
     tools += [definition.tool() for definition in settings.functions]
     if tools:
@@ -295,21 +310,24 @@ def add_tools(body: dict[str, Any], options: RequestOptions) -> None:
             body["parallel_tool_calls"] = False
 
 
-def build_followup(earlier: Sequence[Turn], turn: Turn) -> dict[str, Any]:
+def build_followup(earlier: Sequence[Turn], turn: Turn) -> ResponseRequest:
     """The request that sends a turn's function outputs back: chained on the response that made the calls
     when the turn chains on the server, else the whole history with this turn's calls and outputs. The
     rest (model, tools, options) is the turn's first request's."""
-    body = {key: value for key, value in turn.request_body.items() if key != "input"}
+    first = turn.request_body
+    assert first is not None  # a turn waiting for outputs was sent in this session
+    body = copy.copy(first)
     chained_first = body.pop("previous_response_id", None) is not None
     if turn.chain_requested and turn.response_id:
         body["previous_response_id"] = turn.response_id
         body["input"] = [call.output_item() for call in turn.calls if call.round == turn.rounds]
         return body
-    first = turn.request_body.get("input")
-    if chained_first or not isinstance(first, list):
+    sent = first["input"]
+    history: list[InputItem]
+    if chained_first or not isinstance(sent, list):
         history = [*history_messages(earlier), user_message(turn.prompt, turn.attachments)]
     else:
-        history = list(first)
+        history = list(sent)
     body["input"] = [*history, *call_items(turn.calls)]
     return body
 
@@ -351,9 +369,9 @@ def final_status(response: Response) -> TurnStatus:
     return status if status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) else TurnStatus.FAILED
 
 
-def redacted_body(body: dict[str, Any]) -> dict[str, Any]:
+def redacted_body(body: Mapping[str, Any] | None) -> dict[str, Any]:
     """What the inspector shows; request bodies carry no key, but long image data is shortened."""
-    shown = copy.deepcopy(body)
+    shown = copy.deepcopy(dict(body or {}))
     for message in shown.get("input", []) if isinstance(shown.get("input"), list) else []:
         for part in message.get("content", []) if isinstance(message.get("content"), list) else []:
             url = part.get("image_url", "")
@@ -366,7 +384,7 @@ def redacted_body(body: dict[str, Any]) -> dict[str, Any]:
 class SchemaCheck:
     """A JSON schema typed by the person: the schema when usable, and a sentence either way."""
 
-    schema: dict[str, Any] | None
+    schema: JsonSchema | None
     message: str
 
     @property

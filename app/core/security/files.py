@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.api.errors import ApiError, Conflict, StatusError
+from app.api.errors import ApiError, Conflict, ErrorCode, StatusError
 from app.netrules.transfer import (
     FileError,
     ImportPlan,
@@ -84,7 +84,7 @@ async def send_lines(
         except StatusError as error:
             report(index, False, error.message)
             failed += 1
-            if error.code == "too_many_entries" or error.status in (401, 403):
+            if error.code == ErrorCode.TOO_MANY_ENTRIES or error.status in (401, 403):
                 stop_reason = error.message
             continue
         except ApiError as error:  # down, timed out

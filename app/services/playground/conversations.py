@@ -185,15 +185,14 @@ class ConversationKeeper(QObject):
         self.playground = playground
         self.conversations = conversations
         self.current_id: str | None = None
-        self._restoring = False
+        # Only a turn whose run ended is saved: a turn shown again (`turn_shown`: an edit further down, a
+        # reopened conversation) is in the store as it is.
         playground.turn_finished.connect(self._save)
 
     def _save(self, index: int) -> None:
-        if self._restoring or index >= len(self.playground.turns):
+        if index >= len(self.playground.turns):
             return
         turn = self.playground.turns[index]
-        if turn.from_file:
-            return  # a turn reopened from the file, shown again (an edit further down re-lists it): kept as it is
         if self.current_id is None:
             self.current_id = self.conversations.start(title_from(turn.prompt), turn.model)
             if self.current_id is None:
@@ -212,10 +211,6 @@ class ConversationKeeper(QObject):
         if conversation is None:
             return False
         self.current_id = conversation_id
-        self._restoring = True  # shown again, not saved again
-        try:
-            self.playground.restore([restored_turn(turn) for turn in conversation.turns])
-        finally:
-            self._restoring = False
+        self.playground.restore([restored_turn(turn) for turn in conversation.turns])
         self.opened.emit(conversation_id)
         return True

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
+    from app.api.requests import ResponseRequest
     from app.api.wire import UrlCitation
 
 from app.core.playground.function_loop import next_round, run_turn
@@ -51,7 +52,8 @@ class PlaygroundService(QObject):
     turn_added = Signal(int)
     text_flushed = Signal(int, str)  # turn index, the text that arrived since the last flush
     turn_updated = Signal(int)  # search, reasoning or status changed
-    turn_finished = Signal(int)
+    turn_finished = Signal(int)  # a turn's run ended (completed, failed, stopped): its outcome is new
+    turn_shown = Signal(int)  # a turn finished earlier is shown again (an edit below it, a reopened one)
     totals_changed = Signal()
     conversation_reset = Signal()
 
@@ -68,7 +70,7 @@ class PlaygroundService(QObject):
 
     def build_body(
         self, prompt: str, attachments: list[Attachment], options: RequestOptions, index: int | None = None
-    ) -> dict[str, Any]:
+    ) -> ResponseRequest:
         """The body a turn at `index` (a new one by default) would send; see turns.build_request."""
         index = len(self.turns) if index is None else index
         return build_request(self.turns[:index], prompt, attachments, options).body
@@ -107,9 +109,9 @@ class PlaygroundService(QObject):
         self.stop()
         del self.turns[index:]
         self.conversation_reset.emit()
-        for i in range(len(self.turns)):
+        for i in range(len(self.turns)):  # nothing of these changed: shown again, not finished (saved) again
             self.turn_added.emit(i)
-            self.turn_finished.emit(i)
+            self.turn_shown.emit(i)
         return self.send(prompt, attachments, options)
 
     def restore(self, turns: list[Turn]) -> None:
@@ -119,7 +121,7 @@ class PlaygroundService(QObject):
         self.conversation_reset.emit()
         for index in range(len(self.turns)):
             self.turn_added.emit(index)
-            self.turn_finished.emit(index)
+            self.turn_shown.emit(index)
         self.totals_changed.emit()
 
     def new_conversation(self) -> None:
@@ -159,7 +161,6 @@ class PlaygroundService(QObject):
                 call.output, call.answered_by_saved = outputs[call.call_id], False
         if turn.pending_calls:
             return False  # parallel calls are answered together
-        turn.from_file = False  # answered now: saved again as it goes on
         self.session.tasks.start("playground.stream", self._run(index, follow_up=True))
         return True
 

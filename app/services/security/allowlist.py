@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 
-from app.api.errors import ApiError, Conflict, IpNotAllowed
+from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed
 from app.core.security import files
 from app.core.security.files import TransferError
 from app.netrules.transfer import ImportPlan, PlannedLine
@@ -53,7 +53,9 @@ class PartialImport(Exception):
 
 
 class AllowlistService(AllowlistReads):
-    guard = Signal(str, str)  # a Change in GUARDED, the service's explanation: needs a typed confirmation
+    # A Change in GUARDED (`object`: a str signal would hand over a bare str), the service's explanation:
+    # the change needs a typed confirmation.
+    guard = Signal(object, str)
     changed_elsewhere = Signal(str)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 
@@ -97,7 +99,7 @@ class AllowlistService(AllowlistReads):
 
     # -- changes: each re-reads the list first, and goes to the history ----------------------------
 
-    def record(self, action: str, what: str, result: str = "ok") -> None:
+    def record(self, action: Change, what: str, result: str = "ok") -> None:
         profile = self.session.profile
         self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
 
@@ -122,18 +124,24 @@ class AllowlistService(AllowlistReads):
             )
         return current
 
-    def run(self, name: Change, coroutine: Coroutine[Any, Any, None], what: str) -> None:
-        """Run one change; its outcome goes to the history (`what` says what it was) and to the signals."""
+    def run(
+        self, name: Change, coroutine: Coroutine[Any, Any, None], what: str, read_after: bool = True
+    ) -> None:
+        """Run one change; its outcome goes to the history (`what` says what it was) and to the signals.
+        The lists are read again after it, unless it succeeded and `read_after` is False: the change showed
+        the service's answer itself, which is the list as it is now."""
 
         async def wrapped() -> None:
             try:
                 await coroutine
                 self.record(name, what)
+                if not read_after:
+                    return
             except StaleList as stale:
                 self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
             except Conflict as conflict:
-                if conflict.code == "would_block_caller" and name in GUARDED:
+                if conflict.code == ErrorCode.WOULD_BLOCK_CALLER and name in GUARDED:
                     self.record(name, what, "stopped: it would have blocked your own IP")
                     self.guard.emit(name, conflict.message)
                 else:
@@ -153,12 +161,18 @@ class AllowlistService(AllowlistReads):
 
     def add(self, cidr: str, description: str) -> None:
         async def go() -> None:
-            await self._fresh()
-            assert self.session.client is not None
-            await self.session.client.allowlists.add(cidr, description, self.project_id)
+            current = await self._fresh()
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            entry = await client.allowlists.add(cidr, description, scope)
+            if current.entry(entry.id) is None:  # a resent add answers the entry it had already made
+                self._answered(scope, current.model_copy(update={"entries": (*current.entries, entry)}))
             self.session.bus.info(f"Added {cidr}.")
 
-        self.run(Change.ADD, go(), f"{cidr}" + (f" “{description}”" if description else ""))
+        # The POST's answer is the new entry: shown as it is, not by reading both lists again (two requests,
+        # not four). Anything that went wrong still reads them again.
+        what = f"{cidr}" + (f" “{description}”" if description else "")
+        self.run(Change.ADD, go(), what, read_after=False)
 
     def remove(self, entry_ids: list[str], force: bool = False) -> None:
         async def go() -> None:

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
 from app.common.proxy_url import BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable, SecretStore
-from app.core.embedded import EmbeddedSandbox, EngineChoice
+from app.core.embedded import EmbeddedSandbox, EngineChoice, EngineState
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ModelInfo, ServiceClient
@@ -41,7 +41,8 @@ class ConnectionState(StrEnum):
 
 class ConsoleSession(QObject):
     client_changed = Signal()
-    connection_changed = Signal(str, str)  # state, a sentence saying why
+    # A ConnectionState, a sentence saying why. `object`: a `str` signal would hand the slot a bare str.
+    connection_changed = Signal(object, str)
     engine_changed = Signal(str)  # the sandbox's engine, as the status bar says it ("" for other profiles)
     models_changed = Signal()  # `model_details` was read again from the server
     simulated_ip_changed = Signal(str)  # the sandbox profile now plays this source address
@@ -238,7 +239,7 @@ class ConsoleSession(QObject):
             self.engine_changed.emit(current.text)
             if current.settled:
                 poll.stop()
-                if current.state == "failed":
+                if current.state == EngineState.FAILED:
                     self.bus.error(current.text)
                 self.tasks.start("session.models", self._read_models())
 

@@ -66,6 +66,7 @@ class PlaygroundTab(QWidget):
         self.service.text_flushed.connect(lambda index, chunk: self.views[index].append_text(chunk))
         self.service.turn_updated.connect(self._refresh_view)
         self.service.turn_finished.connect(self._finish_view)
+        self.service.turn_shown.connect(self._finish_view)
         self.service.totals_changed.connect(self._show_totals)
         self.service.conversation_reset.connect(self._clear_views)
         session.client_changed.connect(self.reload_models)

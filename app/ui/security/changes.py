@@ -75,7 +75,7 @@ class ListChanges(QObject):
             return
         self.service.set_enabled(True)
 
-    def guarded(self, change: str, explanation: str, entry_ids: list[str] | None = None) -> None:
+    def guarded(self, change: Change, explanation: str, entry_ids: list[str] | None = None) -> None:
         """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
         if not confirm_typed(
             self.owner,

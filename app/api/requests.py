@@ -1,0 +1,131 @@
+"""Typed bodies of the requests the console sends (TypedDicts: plain JSON at run time, checked by mypy).
+
+Only typing here, no httpx or pydantic: the Playground builds these before the network stack is loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, Required, TypedDict
+
+# A JSON Schema is arbitrary JSON the person typed: an object whose values the console does not type.
+JsonSchema = dict[str, Any]
+
+
+class InputText(TypedDict):
+    type: Literal["input_text"]
+    text: str
+
+
+class InputImage(TypedDict):
+    type: Literal["input_image"]
+    image_url: str  # a data URL (checked and scaled) or a remote URL
+
+
+class UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str | list[InputText | InputImage]
+
+
+class AssistantMessage(TypedDict):
+    """An earlier answer sent back as history: plain text, which every server accepts (servers that translate
+    to chat completions refuse output_text parts)."""
+
+    role: Literal["assistant"]
+    content: str
+
+
+InputMessage = UserMessage | AssistantMessage
+
+
+class FunctionCallInput(TypedDict):
+    """A function call the model made, sent back as history."""
+
+    type: Literal["function_call"]
+    call_id: str
+    name: str
+    arguments: str  # the JSON text the model wrote
+
+
+class FunctionCallOutput(TypedDict):
+    type: Literal["function_call_output"]
+    call_id: str
+    output: str
+
+
+InputItem = UserMessage | AssistantMessage | FunctionCallInput | FunctionCallOutput
+
+
+class ReasoningParam(TypedDict):
+    effort: str
+
+
+class WebSearchTool(TypedDict):
+    type: Literal["web_search_preview"]
+
+
+class FunctionTool(TypedDict):
+    type: Literal["function"]
+    name: str
+    description: NotRequired[str]
+    parameters: JsonSchema
+    strict: bool
+
+
+class NamedFunction(TypedDict):
+    """tool_choice naming the one function to call."""
+
+    type: Literal["function"]
+    name: str
+
+
+ToolChoiceParam = Literal["none", "auto", "required"] | NamedFunction
+
+
+class JsonSchemaFormat(TypedDict):
+    type: Literal["json_schema"]
+    name: str
+    schema: JsonSchema
+    strict: bool
+
+
+class TextParam(TypedDict):
+    format: JsonSchemaFormat
+
+
+class ResponseRequest(TypedDict, total=False):
+    """POST /responses."""
+
+    model: Required[str]
+    input: Required[str | list[InputItem]]
+    previous_response_id: str
+    instructions: str
+    temperature: float
+    top_p: float
+    max_output_tokens: int
+    reasoning: ReasoningParam
+    tools: list[WebSearchTool | FunctionTool]
+    tool_choice: ToolChoiceParam
+    parallel_tool_calls: bool
+    text: TextParam
+    stream: bool
+
+
+class EntryCreate(TypedDict):
+    """POST …/ip_allowlist/entries."""
+
+    cidr: str
+    description: NotRequired[str]
+    expires_at: NotRequired[int]  # Unix seconds; absent: never expires
+
+
+class EntryUpdate(TypedDict):
+    """PATCH …/ip_allowlist/entries/{id}."""
+
+    expires_at: int | None  # None: never expires
+    description: NotRequired[str]
+
+
+class AllowlistUpdate(TypedDict):
+    """PATCH …/ip_allowlist."""
+
+    enabled: bool
