@@ -16,7 +16,11 @@ EXAMPLE = "http://proxy.example.com:8080"
 
 
 class BadProxyUrl(ValueError):
-    """The text cannot be a proxy URL; `str()` says why and what would be."""
+    """The text cannot be a proxy URL; `str()` says why and what would be, `short` why in a few words."""
+
+    def __init__(self, message: str, short: str = "") -> None:
+        super().__init__(message)
+        self.short = short or message.rstrip(".")
 
 
 @dataclass(frozen=True)
@@ -65,16 +69,19 @@ def parse_proxy_url(text: str) -> ProxyUrl:
     if scheme not in SCHEMES:
         raise BadProxyUrl(
             f"“{scheme}://” is not a proxy scheme the console speaks: use http://, https:// or socks5:// "
-            f"(for example {EXAMPLE})."
+            f"(for example {EXAMPLE}).",
+            f"“{scheme}://” is not a proxy scheme (http, https, socks5)",
         )
     if not parts.hostname:
-        raise BadProxyUrl(f"The proxy URL names no host: it should look like {EXAMPLE}.")
+        raise BadProxyUrl(f"The proxy URL names no host: it should look like {EXAMPLE}.", "No host")
     try:
         port = parts.port
     except ValueError:
         raise BadProxyUrl("The proxy URL's port is not a number from 1 to 65535.") from None
     if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise BadProxyUrl(f"A proxy URL is a host and a port only, with no path: like {EXAMPLE}.")
+        raise BadProxyUrl(
+            f"A proxy URL is a host and a port only, with no path: like {EXAMPLE}.", "No path, please"
+        )
     return ProxyUrl(
         scheme=scheme,
         host=parts.hostname,

@@ -7,6 +7,7 @@ import ast
 import logging
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,7 +107,9 @@ def test_get_code_carries_the_profile_s_proxy_and_tls_files() -> None:
     assert "proxy" not in "".join(direct.values()).lower() and "http_client" not in direct["Python"]
 
 
-def test_the_python_snippet_with_a_proxy_runs_as_written(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_the_python_snippet_with_a_proxy_runs_as_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Executed with stand-ins for the official client and httpx: the proxy, its credentials from the
     environment and the TLS context reach the client."""
     import trustme

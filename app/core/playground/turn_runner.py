@@ -62,6 +62,7 @@ class TurnRun:
         )
         self._pending: list[str] = []
         self.error: ApiError | None = None  # what ended the turn, when a request or stream failed
+        self.no_client = ""  # why there is no client, when the session knows (a profile that cannot be used)
 
     def flush(self) -> None:
         if not self._pending:
@@ -137,7 +138,7 @@ class TurnRun:
 
         turn = self.turn
         if client is None:
-            raise ConnectionFailed("No connection: choose a profile first.")
+            raise ConnectionFailed(self.no_client or "No connection: choose a profile first.")
         request = body or turn.request_body
         assert request is not None  # a turn that runs was built with its request
         stream: ResponseStream = client.responses.stream(request)

@@ -175,6 +175,8 @@ class PlaygroundService(QObject):
             lambda chunk: self.text_flushed.emit(index, chunk),
             lambda: self.turn_updated.emit(index),
         )
+        if self.session.client is None and self.session.detail:
+            run.no_client = f"No connection: {self.session.detail}"
         self._current = run
         self._timer.start()
         try:

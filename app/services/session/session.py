@@ -212,8 +212,10 @@ class ConsoleSession(QObject):
             self.client = ServiceClient(self.settings_for(profile), profile.org_id)
         except BadProxyUrl as error:
             self._set_state(ConnectionState.ERROR, f"{error} Fix the Proxy URL in File > Profiles… (Ctrl+,).")
+            self.bus.error(f"“{profile.name}” cannot connect: {self.detail}")  # on screen, not only the log
         except ApiError as error:
             self._set_state(ConnectionState.ERROR, str(error))
+            self.bus.error(f"“{profile.name}” cannot connect: {error}")
         self.client_changed.emit()
         self._watch_engine(profile)
         if self.client is not None:

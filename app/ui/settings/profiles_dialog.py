@@ -89,6 +89,7 @@ class ProfilesDialog(QDialog):
                 self.fields[name].setPlaceholderText(f"{EXAMPLE} (or socks5://…); empty: $HTTPS_PROXY")
                 self.proxy_hint = QLabel(objectName="proxy_hint")
                 self.fields[name].textChanged.connect(self._check_proxy)
+                self.fields[name].editingFinished.connect(self._mask_proxy_password)
                 form.addRow("", self.proxy_hint)
         self.first_byte_wait = QSpinBox(objectName="first_byte_wait", minimum=5, maximum=3600, suffix=" s")
         self.first_byte_wait.setToolTip(
@@ -172,17 +173,32 @@ class ProfilesDialog(QDialog):
         return row
 
     def _check_proxy(self, text: str) -> None:
-        """The Proxy URL checked as it is typed: what will be used, or why it cannot be."""
+        """The Proxy URL checked as it is typed: what will be used, or why it cannot be. One short line (a
+        wrapped label in a form row is clipped, and a long one would widen the dialog past a small screen);
+        the whole sentence is the tooltip, and Save or Test shows it in full."""
+        self.proxy_hint.setToolTip("")
         if not text.strip():
             self.proxy_hint.setText("")
             return
         try:
             proxy = parse_proxy_url(text)
         except BadProxyUrl as error:
-            self.proxy_hint.setText(f"✗ {error}")
+            self.proxy_hint.setText(f"✗ {error.short}")
+            self.proxy_hint.setToolTip(str(error))
             return
-        moved = " (its password goes to the keychain)" if proxy.password else ""
+        moved = " (password to the keychain)" if proxy.password else ""
         self.proxy_hint.setText(f"→ {proxy.public}{moved}")
+
+    def _mask_proxy_password(self) -> None:
+        """A password typed into the Proxy URL leaves it as soon as the field does: it goes to the masked
+        Proxy password field (and at Save to the keychain), so it is on screen only while typed."""
+        try:
+            proxy = parse_proxy_url(self.fields["proxy"].text())
+        except BadProxyUrl:
+            return
+        if proxy.password:
+            self.fields["proxy_password"].setText(proxy.password)
+            self.fields["proxy"].setText(proxy.public)
 
     def copy_secret(self, name: str) -> None:
         """The stored key on the clipboard, on the person's request: how a sandbox key is found."""
