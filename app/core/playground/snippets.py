@@ -246,6 +246,7 @@ def node(
     """CommonJS (require, an async main), so that it runs as saved in a project made by `npm init -y`,
     whose package.json does not say "type": "module"; an ES module would fail there on its first import."""
     requires, setup, fetch_options = _node_network(network)
+    packages = "openai undici" if requires else "openai"  # the proxy and TLS agents come from undici
     arguments = json.dumps(body, indent=2, ensure_ascii=False)
     if functions:
         call = node_function_loop(body, functions, max_rounds)
@@ -255,7 +256,7 @@ def node(
             "  console.log(response.output_text);\n"
         )
     return (
-        "// Save as main.js in an npm project (npm init -y; npm install openai), then: node main.js\n"
+        f"// Save as main.js in an npm project (npm init -y; npm install {packages}), then: node main.js\n"
         + requires
         + 'const OpenAI = require("openai");\n\n'
         + setup
