@@ -78,7 +78,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
-    async def models(_: Request) -> Response:
+    def model_list() -> dict[str, Any]:
         describe = getattr(state.engine, "describe", None)  # the real model behind each name (local engine)
         # Whether each model can call functions, where the engine knows (an upstream server's models: not
         # said). Not a field of the service's model object: clients ignore it, the console's model box shows it.
@@ -93,7 +93,14 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
             }
             for name in config.models
         ]
-        return JSONResponse({"object": "list", "data": data})
+        return {"object": "list", "data": data}
+
+    # Without an engine that names its weights the list never changes: one response, rendered once and
+    # sent for every request (a Response keeps nothing of a request it answered).
+    fixed_models = None if hasattr(state.engine, "describe") else JSONResponse(model_list())
+
+    async def models(_: Request) -> Response:
+        return fixed_models if fixed_models is not None else JSONResponse(model_list())
 
     async def openapi(_: Request) -> Response:
         return JSONResponse(openapi_document(config))

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +33,7 @@ from app.netrules import parse_entry
 from . import audit
 from .allowlists import AllowlistRecord, EntryRecord, EntryUsage
 from .audit import DASHBOARD_ORIGIN, SERVICE_ORIGIN, AuditRecord, Origin
+from .commits import CommitWatch
 from .contract import AuditQuery, AuditType
 from .writer import BatchWriter
 
@@ -84,6 +86,11 @@ def new_id(prefix: str) -> str:
 def hash_key(key: str) -> str:
     # Keys are 256-bit random secrets, so a plain SHA-256 is enough (no password stretching needed).
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+# The gateway hashes the key of every request; the few keys in use are hashed once (kept in memory only,
+# bounded, as the process holds each request's key anyway).
+_hash_cached = lru_cache(maxsize=1024)(hash_key)
 
 
 @dataclass(frozen=True)
@@ -177,6 +184,8 @@ class Store:
         self._lists: dict[tuple[str, str], AllowlistRecord] = {}
         self._carried: dict[tuple[str, str], list[EntryUsage]] = {}
         self._keys: dict[str, KeyRecord] = {}  # by hash: the keys found so far
+        self._project_orgs: dict[str, str] = {}  # projects never move: the organization of each found
+        self._commits = CommitWatch(path)
         self._generation = -1  # the allowlist generation the lists in memory stand for
         self._committing = False  # the writer raised the generation and is committing it
         self._dirty = False  # a write failed after changing memory: read everything again
@@ -187,6 +196,7 @@ class Store:
         self.flush_usage()  # what the gateway counted since the last flush, before the writer stops
         self._writer.close()
         with self._lock:
+            self._commits.close()
             self._db.close()
 
     # -- the writer -------------------------------------------------------------------------------
@@ -230,7 +240,11 @@ class Store:
         self._generation, self._dirty = generation, False
 
     def _check_generation(self) -> None:
-        """Under the lock, on the reading connection: drop the lists if another process changed them."""
+        """Under the lock, on the reading connection: drop the lists if another process changed them.
+        Nothing committed since the last check (the WAL-index header says so): nothing to ask."""
+        if not self._dirty and self._commits.unchanged():
+            return
+        self._commits.seen()  # before the query: a commit after this makes the next call ask again
         generation = self._db.execute(GENERATION).fetchone()[0]
         ours = generation == self._generation or (self._committing and generation == self._generation - 1)
         if self._dirty or not ours:
@@ -595,7 +609,7 @@ class Store:
         """The key's record. Keys are never changed nor revoked, so one found is kept in memory by its hash
         (a query per request was a large part of the gateway's cost); an unknown one is asked every time,
         as the dashboard may create it meanwhile."""
-        digest = hash_key(key)
+        digest = _hash_cached(key)
         known = self._keys.get(digest)
         if known is not None:
             return known
@@ -612,9 +626,15 @@ class Store:
             return [dict(row) for row in self._db.execute("SELECT id, name FROM orgs ORDER BY created_at")]
 
     def project_org(self, project_id: str) -> str | None:
+        known = self._project_orgs.get(project_id)
+        if known is not None:
+            return known
         with self._lock:
             row = self._db.execute("SELECT org_id FROM projects WHERE id = ?", (project_id,)).fetchone()
-        return None if row is None else row[0]
+        if row is None:
+            return None
+        self._project_orgs[project_id] = str(row[0])
+        return str(row[0])
 
     def projects(self, org_id: str) -> list[dict[str, Any]]:
         with self._lock:

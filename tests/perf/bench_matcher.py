@@ -91,12 +91,12 @@ def main() -> None:
         linear_probes = addresses[: max(20, 200_000 // count)]
         rows: list[tuple[float, ...]] = []
         for _ in range(repeats):
-            start = time.perf_counter()
+            start = time.thread_time()  # CPU of this thread, as per_lookup
             index = EntryIndex.of_entries(decoded)
-            build = time.perf_counter() - start
-            start = time.perf_counter()
+            build = time.thread_time() - start
+            start = time.thread_time()
             SegmentTable(*index.rows())
-            compile_time = time.perf_counter() - start
+            compile_time = time.thread_time() - start
             allowlist = AllowlistRecord("organization", "org", True, entries, threading.RLock())
             gateway = per_lookup(gateway_lookup(allowlist), addresses)
             indexed = per_lookup(index.contains, addresses)
