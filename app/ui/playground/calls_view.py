@@ -4,8 +4,11 @@ answered together."""
 
 from __future__ import annotations
 
+import functools
+import html
+
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -22,6 +25,24 @@ from app.core.playground.turns import Turn, TurnStatus
 OK_STYLE, PROBLEM_STYLE, NOTE_STYLE = "color: #1a7f37;", "color: #cf222e;", "color: palette(mid);"
 
 
+@functools.cache
+def _mono() -> QFont:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+def answered_html(call: FunctionCall, verdict_ok: bool, verdict: str) -> str:
+    """An answered call in one label (a reopened conversation draws many): the model's and the person's
+    text escaped, so only the console's own markup is rich text."""
+    colour = "#1a7f37" if verdict_ok else "#cf222e"
+    how = "Output (the saved output)" if call.answered_by_saved else "Output"
+    return (
+        f"<b>ƒ {html.escape(call.name)}</b> · call {html.escape(call.call_id)} · round {call.round}"
+        f"<pre>{html.escape(call.pretty_arguments())}</pre>"
+        f'<span style="color: {colour}">{html.escape(verdict)}</span>'
+        f"<br>{how}:<pre>{html.escape(call.output or '')}</pre>"
+    )
+
+
 class CallBox(QFrame):
     """One call: what the model asked for, and its answer (shown, or to be typed)."""
 
@@ -30,37 +51,35 @@ class CallBox(QFrame):
         self.call = call
         self.setObjectName(f"call_{call.call_id}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        head = QLabel(f"<b>ƒ {call.name}</b> · call {call.call_id} · round {call.round}")
+        verdict = check_arguments(call, turn.tools.definition(call.name))
+        self.output: QPlainTextEdit | None = None
+        if call.answered:
+            self.verdict = QLabel(answered_html(call, verdict.ok, verdict.text), objectName="call_answered")
+            self.verdict.setTextFormat(Qt.TextFormat.RichText)
+            self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.verdict.setWordWrap(True)
+            layout.addWidget(self.verdict)
+            return
+        head = QLabel(
+            f"<b>ƒ {html.escape(call.name)}</b> · call {html.escape(call.call_id)} · round {call.round}"
+        )
         head.setObjectName("call_head")
         layout.addWidget(head)
         arguments = QLabel(call.pretty_arguments())
         arguments.setObjectName("call_arguments")
-        arguments.setFont(mono)
+        arguments.setFont(_mono())
         arguments.setTextFormat(Qt.TextFormat.PlainText)  # the model's text, never markup
         arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         arguments.setWordWrap(True)
         layout.addWidget(arguments)
-        verdict = check_arguments(call, turn.tools.definition(call.name))
         self.verdict = QLabel(verdict.text, objectName="call_verdict")
         self.verdict.setWordWrap(True)
         self.verdict.setStyleSheet(OK_STYLE if verdict.ok else PROBLEM_STYLE)
         layout.addWidget(self.verdict)
-        self.output: QPlainTextEdit | None = None
-        if call.answered:
-            how = "Output (the saved output)" if call.answered_by_saved else "Output"
-            shown = QLabel(f"{how}:\n{call.output}")
-            shown.setObjectName("call_output")
-            shown.setFont(mono)
-            shown.setTextFormat(Qt.TextFormat.PlainText)
-            shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            shown.setWordWrap(True)
-            layout.addWidget(shown)
-            return
         self.output = QPlainTextEdit(objectName="call_output_edit")
-        self.output.setFont(mono)
+        self.output.setFont(_mono())
         self.output.setAccessibleName(f"Output of {call.name}")
         self.output.setPlaceholderText(f"The output of {call.name}, e.g. JSON; sent back to the model")
         self.output.setMaximumHeight(4 * self.output.fontMetrics().lineSpacing() + 12)
