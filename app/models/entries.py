@@ -9,19 +9,33 @@ from __future__ import annotations
 
 import datetime as dt
 import operator
+import time
 from collections.abc import Sequence
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from app.core.security.expiry import describe_left
+from app.core.security.views import EntryView, shown_by
 from app.netrules import Address
 from app.netrules.index import BITS, EntryIndex, Interval
 
 if TYPE_CHECKING:
     from app.services.security.allowlist import Entry
 
-COLUMNS = ("Address or range", "Description", "Created", "Addresses", "Covers you")
+COLUMNS = (
+    "Address or range",
+    "Description",
+    "Expires",
+    "Hits",
+    "Last matched",
+    "Created",
+    "Addresses",
+    "Covers you",
+)
+ADDRESS, DESCRIPTION, EXPIRES, HITS, LAST_MATCHED, CREATED, SIZE, COVERS = range(len(COLUMNS))
+_NUMBERS = frozenset({HITS, SIZE})  # right-aligned
 ModelIndex = QModelIndex | QPersistentModelIndex
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)  # plain ints: data() compares roles thousands of times per paint
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
@@ -46,6 +60,10 @@ class EntriesModel(QAbstractTableModel):
         self._ordered_haystack: list[str] = []  # the haystack in display order, for a sequential scan
         self._needle = ""
         self._sort: tuple[int, Qt.SortOrder] | None = None
+        self.view = EntryView.ALL
+        self.view_days = 30
+        self._shown: list[bool] | None = None  # the view's flag per entry (None: every entry)
+        self._ordered_shown: list[bool] | None = None  # the same in display order
 
     # -- contents ---------------------------------------------------------------------------------
 
@@ -60,9 +78,24 @@ class EntriesModel(QAbstractTableModel):
         self._index = index
         self._haystack = [f"{entry.cidr}\n{entry.description}".lower() for entry in entries]
         self._covers = self._covering(my_ip)
+        self._shown = shown_by(self.view, entries, time.time(), self.view_days)
         self._order = self._sorted_order()
         self._apply_filter()
         self.endResetModel()
+
+    def set_view(self, view: EntryView, days: int = 30) -> None:
+        """Show only the expired, the expiring or the stale entries (or all again)."""
+        if (view, days) == (self.view, self.view_days):
+            return
+        self.beginResetModel()
+        self.view, self.view_days = view, days
+        self._shown = shown_by(view, self.entries, time.time(), days)
+        self._ordered_shown = self._in_order(self._shown)
+        self._apply_filter()
+        self.endResetModel()
+
+    def _in_order(self, flags: list[bool] | None) -> list[bool] | None:
+        return self._in_order_of(self._order, flags)
 
     def _covering(self, my_ip: Address | None) -> list[bool]:
         covers = [False] * len(self.entries)
@@ -91,18 +124,24 @@ class EntriesModel(QAbstractTableModel):
         self.endResetModel()
 
     def _apply_filter(self) -> None:
-        needle = self._needle
+        needle, shown = self._needle, self._ordered_shown
         if needle:
             matches = map(operator.contains, self._ordered_haystack, repeat(needle))
+            if shown is not None:
+                matches = map(operator.and_, matches, shown)
             self.visible = list(compress(self._order, matches))
         else:
-            self.visible = list(self._order)
+            self.visible = list(self._order if shown is None else compress(self._order, shown))
 
     def _key(self, column: int) -> Any:
         entries, intervals, covers = self.entries, self._index.intervals, self._covers
+        never = float("inf")
         return (
             None,  # by address: the index's own order (see _sorted_order)
             lambda i: entries[i].description.lower(),
+            lambda i: never if entries[i].expires_at is None else entries[i].expires_at,
+            lambda i: entries[i].hit_count,
+            lambda i: entries[i].last_matched_at or 0,
             lambda i: entries[i].created_at or 0,
             lambda i: _size_key(intervals[i]),
             lambda i: covers[i],
@@ -124,7 +163,12 @@ class EntriesModel(QAbstractTableModel):
         # Fresh copies, allocated in display order: the filter then reads memory front to back (a third
         # faster on 100,000 rows than following references scattered by the sort).
         self._ordered_haystack = [haystack[i] + "\n" for i in order]
+        self._ordered_shown = self._in_order_of(order, self._shown)
         return order
+
+    @staticmethod
+    def _in_order_of(order: list[int], flags: list[bool] | None) -> list[bool] | None:
+        return None if flags is None else list(map(flags.__getitem__, order))
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.layoutAboutToBeChanged.emit()
@@ -151,32 +195,55 @@ class EntriesModel(QAbstractTableModel):
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # The view asks for about eight roles per cell on every paint; the ones not served return first.
         if role != _DISPLAY and role != _TOOLTIP:
-            return _NUMBER_ALIGNMENT if role == _ALIGNMENT and index.column() == 3 else None
+            return _NUMBER_ALIGNMENT if role == _ALIGNMENT and index.column() in _NUMBERS else None
         row = index.row()
         if not index.isValid() or row >= len(self.visible):
             return None
         position = self.visible[row]
         entry = self.entries[position]
         column = index.column()
-        if role == _DISPLAY:
-            if column == 0:
-                return entry.cidr
-            if column == 1:
-                return entry.description
-            if column == 2:
-                created = entry.created_at
-                return dt.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M") if created else ""
-            if column == 3:
-                interval = self._index.intervals[position]
-                if interval is None:
-                    return ""
-                host_bits = BITS[interval[0]] - interval[2]  # below 2⁴⁰ the count is written out
-                return (
-                    f"{1 << host_bits:,}" if host_bits < 40 else "2" + str(host_bits).translate(_SUPERSCRIPT)
-                )
-            return "✓ you" if self._covers[position] else ""
-        if column == 0:  # the tooltip
+        if role == _TOOLTIP:
+            return self._tooltip(entry, column)
+        if column == ADDRESS:
+            return entry.cidr
+        if column == DESCRIPTION:
+            return entry.description
+        if column == EXPIRES:
+            expires = entry.expires_at
+            if expires is None:
+                return ""
+            left = expires - time.time()
+            return "expired" if entry.expired or left <= 0 else f"in {describe_left(left)}"
+        if column == HITS:
+            return f"{entry.hit_count:,}"
+        if column == LAST_MATCHED:
+            matched = entry.last_matched_at
+            if not matched:
+                return "never"
+            since = time.time() - matched
+            return "just now" if since < 60 else f"{describe_left(since)} ago"
+        if column == CREATED:
+            created = entry.created_at
+            return dt.datetime.fromtimestamp(created).strftime("%Y-%m-%d") if created else ""
+        if column == SIZE:
+            interval = self._index.intervals[position]
+            if interval is None:
+                return ""
+            host_bits = BITS[interval[0]] - interval[2]  # below 2⁴⁰ the count is written out
+            return f"{1 << host_bits:,}" if host_bits < 40 else "2" + str(host_bits).translate(_SUPERSCRIPT)
+        return "✓ you" if self._covers[position] else ""
+
+    @staticmethod
+    def _tooltip(entry: Entry, column: int) -> str | None:
+        if column == ADDRESS:
             return entry.id
+        moment = {
+            EXPIRES: entry.expires_at,
+            LAST_MATCHED: entry.last_matched_at,
+            CREATED: entry.created_at,
+        }.get(column)
+        if moment:
+            return dt.datetime.fromtimestamp(moment).strftime("%Y-%m-%d %H:%M:%S")
         return None
 
     def entry(self, row: int) -> Entry:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
 
+from app.models.entries import COVERS
+
 
 def add(qtbot, tab, cidr: str, description: str = "") -> None:
     tab.add_form.cidr.clear()
@@ -35,7 +37,7 @@ def test_shows_your_ip_and_adds_it(qtbot, tab) -> None:
     qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
     assert tab.model.rowCount() == 1
     assert tab.model.data(tab.model.index(0, 0)) == "198.51.100.7/32"
-    assert tab.model.data(tab.model.index(0, 4)) == "✓ you"
+    assert tab.model.data(tab.model.index(0, COVERS)) == "✓ you"
 
 
 def test_live_validation_names_the_fault_and_offers_fixes(qtbot, tab) -> None:
@@ -157,20 +159,25 @@ def test_filter_and_sort(qtbot, tab) -> None:
     assert shown == ["198.51.100.0/24", "203.0.113.0/24", "2001:db8::/48"]
 
 
-def test_a_change_made_elsewhere_is_shown_not_overwritten(qtbot, tab, monkeypatch) -> None:
+def test_a_change_made_elsewhere_is_shown_and_applied_again(qtbot, tab) -> None:
+    """Two admins: the console sends the version it read (If-Match); the service refuses a change to a list
+    that changed since (412); the console shows what changed under you, and applies the change again."""
     add(qtbot, tab, "198.51.100.0/24")
-    notices: list[str] = []
-    monkeypatch.setattr(
-        "PySide6.QtWidgets.QMessageBox.information", lambda _p, _t, text: notices.append(text)
-    )
     other = tab.session.sandbox.server.store  # a second admin, through the dashboard
     other.add_entry("organization", tab.session.profile.org_id, "192.0.2.0/24", "someone else")
     tab.add_form.cidr.clear()
     qtbot.keyClicks(tab.add_form.cidr, "203.0.113.0/24")
     qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: bool(notices))
+    qtbot.waitUntil(lambda: tab.findChild(QMessageBox, "changed_under_you") is not None, timeout=10000)
+    box = tab.findChild(QMessageBox, "changed_under_you")
+    assert "+ added 192.0.2.0/24 “someone else”" in box.informativeText() and "203.0.113.0/24" in box.text()
+    assert "192.0.2.0/24" in [e.cidr for e in tab.service.entries]  # the list as it now stands
+    qtbot.mouseClick(box.findChild(QPushButton, "apply_again"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "203.0.113.0/24" in [e.cidr for e in tab.service.entries], timeout=10000)
     cidrs = [e.cidr for e in tab.service.entries]
-    assert "changed elsewhere" in notices[0] and "192.0.2.0/24" in cidrs and "203.0.113.0/24" not in cidrs
+    assert sorted(cidrs) == ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"]
+    results = [(r.action, r.result) for r in tab.history.records()[-2:]]
+    assert results == [("add", "not sent: another admin had changed the list"), ("add", "ok")]
 
 
 def test_without_admin_key_the_tab_says_what_it_needs(qtbot, console) -> None:
@@ -218,8 +225,8 @@ def test_markup_from_the_network_is_shown_as_text(qtbot, tab, monkeypatch) -> No
 
 
 def test_an_add_on_a_project_list_shows_the_posts_answer_without_reading_the_lists_again(qtbot, tab) -> None:
-    """Counted by the sandbox itself (the requests its gateway saw): the check that the list did not change
-    elsewhere, then the POST, whose answer is the new entry. Reading both lists again after it made four."""
+    """Counted by the sandbox itself (the requests its gateway saw): the POST alone, sent with the list's
+    version (If-Match) and answered with the new entry. A read before it and both lists after it made four."""
     tab.scope_bar.scope.setCurrentIndex(1)
     tab.scope_bar.scope.activated.emit(1)
     qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
@@ -230,7 +237,8 @@ def test_an_add_on_a_project_list_shows_the_posts_answer_without_reading_the_lis
     project_list = (
         f"/v1/organizations/{tab.session.profile.org_id}/projects/{tab.service.project_id}/ip_allowlist"
     )
-    assert list(seen)[before:] == [("GET", project_list), ("POST", project_list + "/entries")]
+    # No read before it either: the POST carries the version the list was read at (If-Match).
+    assert list(seen)[before:] == [("POST", project_list + "/entries")]
     shown = tab.service.data.entries
     assert [(e.cidr, e.description) for e in shown] == [("203.0.113.0/24", "branch")]
     assert tab.model.rowCount() == 1 and tab.model.data(tab.model.index(0, 0)) == "203.0.113.0/24"

@@ -283,17 +283,25 @@ def test_history_lists_each_change_with_its_result(qtbot, tab, monkeypatch) -> N
     qtbot.waitUntil(lambda: tab.service.data.enabled is True)
     qtbot.mouseClick(tab.findChild(QPushButton, "history"), Qt.MouseButton.LeftButton)
     dialog = tab.dialogs["history"]
-    rows = [
-        [dialog.proxy.index(row, col).data() for col in range(6)] for row in range(dialog.proxy.rowCount())
-    ]
-    assert [r[3] for r in rows] == ["enable", "add", "add"]  # newest first
-    assert rows[2][2] == "Organization" and "198.51.100.0/24" in rows[2][4] and rows[2][5] == "ok"
+    qtbot.waitUntil(lambda: len(dialog.audit.rows) >= 3 and not dialog.audit.loading)
+
+    def rows(source: str) -> list[list[str]]:
+        table = [
+            [dialog.proxy.index(row, col).data() for col in range(7)]
+            for row in range(dialog.proxy.rowCount())
+        ]
+        return [row for row in table if row[1] == source]
+
+    console = rows("this console")  # When, Source, Who, Scope, Action, What, Result
+    assert [r[4] for r in console] == ["enable", "add", "add"]  # newest first
+    assert console[2][3] == "Organization" and "198.51.100.0/24" in console[2][5] and console[2][6] == "ok"
+    assert [r[4] for r in rows("service")][:3] == ["enable", "add", "add"]  # the service logged them too
     qtbot.keyClicks(dialog.filter, "203.0")
-    assert dialog.proxy.rowCount() == 1
+    assert dialog.proxy.rowCount() == 2  # this console's record and the service's event
     # A change made while the dialog is open appears at the top.
     dialog.filter.clear()
     add(qtbot, tab, "192.0.2.0/24")
-    assert dialog.proxy.index(0, 4).data() == "192.0.2.0/24"
+    qtbot.waitUntil(lambda: dialog.proxy.index(0, 5).data().startswith("192.0.2.0/24"))
     # Kept locally: a new history object on the same file reads the same records.
     from app.services.security.history import ChangeHistory
 

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import ipaddress
+import time
 
 import pytest
 from PySide6.QtCore import Qt
 
 from app.api.admin import Entry
-from app.models.entries import EntriesModel
+from app.core.security.views import DAY_S as DAY
+from app.core.security.views import EntryView
+from app.models.entries import (
+    ADDRESS,
+    COLUMNS,
+    COVERS,
+    EXPIRES,
+    HITS,
+    LAST_MATCHED,
+    SIZE,
+    EntriesModel,
+)
 
 
 def make_entries(count: int) -> list[Entry]:
@@ -71,8 +83,9 @@ def test_filter_keeps_the_sort_and_sort_keeps_the_filter(model: EntriesModel) ->
 def test_cells_and_tooltip(model: EntriesModel) -> None:
     model.set_filter("10.0.5.0/24")
     assert model.rowCount() == 1
-    row = [model.data(model.index(0, column)) for column in range(5)]
-    assert row[0] == "10.0.5.0/24" and row[3] == "256" and row[4] == "✓ you"
+    row = [model.data(model.index(0, column)) for column in range(len(COLUMNS))]
+    assert row[ADDRESS] == "10.0.5.0/24" and row[SIZE] == "256" and row[COVERS] == "✓ you"
+    assert row[EXPIRES] == "" and row[HITS] == "0" and row[LAST_MATCHED] == "never"
     assert model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole) == model.entry(0).id
     assert model.data(model.index(0, 1), Qt.ItemDataRole.ToolTipRole) is None
     assert model.data(model.index(0, 0), Qt.ItemDataRole.DecorationRole) is None
@@ -82,7 +95,64 @@ def test_address_counts_read_as_numbers(qapp) -> None:
     model = EntriesModel()
     entries = [Entry(id="a", cidr="2001:db8::/48"), Entry(id="b", cidr="10.0.0.0/8")]
     model.set_entries(entries, None)
-    assert [model.data(model.index(row, 3)) for row in range(2)] == ["2⁸⁰", "16,777,216"]
-    alignment = model.data(model.index(0, 3), Qt.ItemDataRole.TextAlignmentRole)
+    assert [model.data(model.index(row, SIZE)) for row in range(2)] == ["2⁸⁰", "16,777,216"]
+    alignment = model.data(model.index(0, SIZE), Qt.ItemDataRole.TextAlignmentRole)
     assert alignment == Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
     assert model.data(model.index(0, 0), Qt.ItemDataRole.TextAlignmentRole) is None
+
+
+def test_views_and_usage_columns_sort_and_filter(qapp) -> None:
+    """Expired, expiring and not-matched views combine with the text filter; Expires and Hits sort."""
+    now = time.time()
+    entries = [
+        Entry(
+            id="a", cidr="10.0.0.1/32", description="ci", expires_at=int(now - 10), created_at=now - 90 * DAY
+        ),
+        Entry(
+            id="b",
+            cidr="10.0.0.2/32",
+            description="ci",
+            expires_at=int(now + 3600),
+            hit_count=5,
+            created_at=now - DAY,
+        ),
+        Entry(
+            id="c",
+            cidr="10.0.0.3/32",
+            description="office",
+            created_at=now - 90 * DAY,
+            hit_count=900,
+            last_matched_at=int(now - 40 * DAY),
+        ),
+        Entry(
+            id="d",
+            cidr="10.0.0.4/32",
+            description="office",
+            created_at=now - 2 * DAY,
+            hit_count=1,
+            last_matched_at=int(now - 60),
+        ),
+    ]
+    model = EntriesModel()
+    model.set_entries(entries, None)
+    assert model.data(model.index(0, EXPIRES)) == "expired"
+    assert model.data(model.index(1, EXPIRES)).startswith("in 59 min") or "1 h" in model.data(
+        model.index(1, EXPIRES)
+    )
+    model.set_view(EntryView.EXPIRED)
+    assert shown(model) == ["10.0.0.1/32"]
+    model.set_view(EntryView.EXPIRING)
+    assert shown(model) == ["10.0.0.1/32", "10.0.0.2/32"]
+    model.set_view(EntryView.NOT_MATCHED, days=30)
+    assert shown(model) == [
+        "10.0.0.1/32",
+        "10.0.0.3/32",
+    ]  # d matched a minute ago; b is two days old? no: new
+    model.set_filter("office")
+    assert shown(model) == ["10.0.0.3/32"]
+    model.set_filter("")
+    model.set_view(EntryView.ALL)
+    model.sort(HITS, Qt.SortOrder.DescendingOrder)
+    assert shown(model) == ["10.0.0.3/32", "10.0.0.2/32", "10.0.0.4/32", "10.0.0.1/32"]
+    model.sort(EXPIRES, Qt.SortOrder.AscendingOrder)
+    assert shown(model)[:2] == ["10.0.0.1/32", "10.0.0.2/32"]  # the soonest first; never last

@@ -3,9 +3,10 @@ Security tab shows from them; Qt-free: nothing here fetches, changes or signals 
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
-from app.core.security import checks
+from app.core.security import checks, expiry
 from app.netrules import EntryError, parse_address
 from app.netrules.index import EntryIndex
 from app.netrules.policy import answer, never_admitted
@@ -81,13 +82,22 @@ class AllowlistState:
             return False
         return answer(self.entry_index(self.data), self.data.enabled, parsed).admits
 
+    def guard_index(self, now: float | None = None) -> EntryIndex:
+        """The index the lockout guard decides by: the shown list without the entries that expire within the
+        next minute (they never count as covering the caller). The loaded index when none does."""
+        now = time.time() if now is None else now
+        lasting = [entry for entry in self.entries if not expiry.ends_soon(entry.expires_at, now)]
+        if len(lasting) == len(self.entries):
+            return self.entry_index(self.data)
+        return checks.index_of(lasting)
+
     def enable_lockout(self) -> str:
-        return checks.enable_lockout(self.entry_index(self.data), len(self.entries), self.source_ip)
+        return checks.enable_lockout(self.guard_index(), len(self.entries), self.source_ip)
 
     def remove_lockout(self, entry_ids: list[str]) -> str:
         if self.data is None or not self.data.enabled:
             return ""
-        return checks.remove_lockout(self.entry_index(self.data), set(entry_ids), self.source_ip)
+        return checks.remove_lockout(self.guard_index(), set(entry_ids), self.source_ip)
 
     def rule(self) -> checks.Rule:
         org_on = self.org_data is not None and self.org_data.enabled

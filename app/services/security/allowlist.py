@@ -1,20 +1,24 @@
 """The allowlist service: the lists of the chosen scope (read by AllowlistReads) and every change to them.
 
-A change re-reads the list first and is not sent if it changed elsewhere (two admins at once); the service
-stops the changes that would lock the caller out until they are forced; each goes to the history.
+A change is sent with the version of the list it was decided on (If-Match): when another admin changed the
+list meanwhile, the service refuses it (412) with the list as it stands, and `conflict` says what changed
+under you and offers to apply the change again. The service stops the changes that would lock the caller
+out until they are forced; each change goes to the history.
 """
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 
-from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed
+from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed, PreconditionFailed
 from app.core.security import files
+from app.core.security.concurrency import ListDiff
 from app.core.security.files import TransferError
 from app.netrules.transfer import ImportPlan, PlannedLine
 from app.services.security.history import ChangeHistory
@@ -24,7 +28,16 @@ from app.services.session.session import ConsoleSession
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist, Entry, Project
 
-__all__ = ["Allowlist", "AllowlistService", "Availability", "Change", "Entry", "Project", "TransferError"]
+__all__ = [
+    "Allowlist",
+    "AllowlistService",
+    "Availability",
+    "Change",
+    "ChangedUnderYou",
+    "Entry",
+    "Project",
+    "TransferError",
+]
 
 DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
 FOLDER_SETTING = "security/transfer_folder"  # the folder the import or export dialog used last
@@ -38,6 +51,7 @@ class Change(StrEnum):
     ENABLE = "enable"
     DISABLE = "disable"
     IMPORT = "import"
+    EXPIRY = "expiry"
 
 
 # The changes the service may stop because they would lock the caller out; they can be forced.
@@ -52,11 +66,23 @@ class PartialImport(Exception):
     """Some lines of an import failed; each was reported on its own."""
 
 
+@dataclass(frozen=True)
+class ChangedUnderYou:
+    """A change refused because the list changed since it was read: what changed, and the change again."""
+
+    change: Change
+    what: str  # the change, as the history names it
+    diff: ListDiff
+    again: Callable[[], None]  # sends the same change again, on the list as it now stands
+
+
 class AllowlistService(AllowlistReads):
     # A Change in GUARDED (`object`: a str signal would hand over a bare str), the service's explanation:
     # the change needs a typed confirmation.
     guard = Signal(object, str)
-    changed_elsewhere = Signal(str)
+    changed_elsewhere = Signal(str)  # an import's preview is out of date: nothing was sent
+    changed_under_you = Signal(object)  # ChangedUnderYou: a 412, with what changed and the change again
+    busy_changed = Signal(bool)  # a change is in flight (the periodic read waits for it)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 
     def __init__(
@@ -64,6 +90,8 @@ class AllowlistService(AllowlistReads):
     ) -> None:
         super().__init__(session, parent)
         self.history = history or ChangeHistory(session.data_dir / "allowlist-history.jsonl", self)
+        self.changes_in_flight = 0
+        self.refused_removal: list[str] = []  # the entries of the last removal the service's guard refused
 
     # -- files and settings -----------------------------------------------------------------------
 
@@ -125,18 +153,36 @@ class AllowlistService(AllowlistReads):
         return current
 
     def run(
-        self, name: Change, coroutine: Coroutine[Any, Any, None], what: str, read_after: bool = True
+        self,
+        name: Change,
+        coroutine: Coroutine[Any, Any, None],
+        what: str,
+        again: Callable[[], None] | None = None,
+        read_after: bool = True,
     ) -> None:
         """Run one change; its outcome goes to the history (`what` says what it was) and to the signals.
-        The lists are read again after it, unless it succeeded and `read_after` is False: the change showed
-        the service's answer itself, which is the list as it is now."""
+        `again` sends the same change anew, offered when the list changed under it (412). The lists are read
+        again after it, unless it succeeded and `read_after` is False: the change showed the service's
+        answer itself, which is the list as it is now."""
+        shown = self.data
 
         async def wrapped() -> None:
+            self._busy(+1)
             try:
                 await coroutine
                 self.record(name, what)
                 if not read_after:
                     return
+            except PreconditionFailed as refused:
+                self.record(name, what, "not sent: another admin had changed the list")
+                current = refused.current
+                if current is not None:
+                    self._answered(self.project_id, current)
+                diff = ListDiff.between(shown, current) if current is not None else ListDiff()
+                retry = again or (lambda: None)
+                self.changed_under_you.emit(
+                    ChangedUnderYou(name, what, diff, lambda: self._after_a_read(retry))
+                )
             except StaleList as stale:
                 self.record(name, what, "not sent: the list had been changed elsewhere")
                 self.changed_elsewhere.emit(str(stale))
@@ -155,29 +201,68 @@ class AllowlistService(AllowlistReads):
             except ApiError as error:
                 self.record(name, what, str(error))
                 self.failed.emit(str(error))
+            finally:
+                self._busy(-1)
             await self._load()
 
         self.session.tasks.start(f"allowlist.{name}", wrapped())
 
-    def add(self, cidr: str, description: str) -> None:
+    def _after_a_read(self, change: Callable[[], None]) -> None:
+        """Read the list (and with it the version the change will be sent with), then make the change."""
+
         async def go() -> None:
-            current = await self._fresh()
+            await self._load()
+            change()
+
+        self.session.tasks.start("allowlist.again", go())
+
+    def _busy(self, step: int) -> None:
+        self.changes_in_flight += step
+        self.busy_changed.emit(self.changes_in_flight > 0)
+
+    def add(self, cidr: str, description: str, expires_at: int | None = None) -> None:
+        """Add an entry (`expires_at`: Unix seconds, None for never), sent with the shown list's version."""
+
+        async def go() -> None:
             client, scope = self.session.client, self.project_id
             assert client is not None
-            entry = await client.allowlists.add(cidr, description, scope)
-            if current.entry(entry.id) is None:  # a resent add answers the entry it had already made
+            current = self.data
+            entry = await client.allowlists.add(cidr, description, scope, expires_at)
+            if current is not None and current.entry(entry.id) is None:  # a resent add answers its entry
                 self._answered(scope, current.model_copy(update={"entries": (*current.entries, entry)}))
             self.session.bus.info(f"Added {cidr}.")
 
         # The POST's answer is the new entry: shown as it is, not by reading both lists again (two requests,
         # not four). Anything that went wrong still reads them again.
         what = f"{cidr}" + (f" “{description}”" if description else "")
-        self.run(Change.ADD, go(), what, read_after=False)
+        if expires_at is not None:
+            what += f", expires {_moment(expires_at)}"
+        self.run(Change.ADD, go(), what, lambda: self.add(cidr, description, expires_at), read_after=False)
+
+    def set_expiry(self, entry_ids: list[str], expires_at: int | None) -> None:
+        """Give entries a new expiry (None: never), as Extend does."""
+
+        async def go() -> None:
+            client, scope = self.session.client, self.project_id
+            assert client is not None
+            for entry_id in entry_ids:
+                await client.allowlists.update_entry(entry_id, expires_at, project_id=scope)
+            said = "never expire" if expires_at is None else f"expire {_moment(expires_at)}"
+            self.session.bus.info(f"{len(entry_ids)} entr{'y' if len(entry_ids) == 1 else 'ies'} now {said}.")
+
+        what = ", ".join(self._cidr_of(i) for i in entry_ids) + (
+            ": never expires" if expires_at is None else f": expires {_moment(expires_at)}"
+        )
+        self.run(
+            Change.EXPIRY, go(), what, lambda: self.set_expiry(self._still_listed(entry_ids), expires_at)
+        )
+
+    def _still_listed(self, entry_ids: list[str]) -> list[str]:
+        listed = {e.id for e in self.entries}
+        return [i for i in entry_ids if i in listed]
 
     def remove(self, entry_ids: list[str], force: bool = False) -> None:
         async def go() -> None:
-            if not force:
-                await self._fresh()
             client, scope = self.session.client, self.project_id
             assert client is not None
             removed: list[str] = []
@@ -186,6 +271,9 @@ class AllowlistService(AllowlistReads):
                     await client.allowlists.remove(entry_id, scope, force=force)
                     removed.append(entry_id)
             finally:
+                # What the service refused to remove (its lockout guard): a confirmed force removes these,
+                # not whatever is selected by then.
+                self.refused_removal = [entry_id for entry_id in entry_ids if entry_id not in removed]
                 if removed and self.data is not None:
                     kept = tuple(entry for entry in self.data.entries if entry.id not in removed)
                     self._answered(scope, self.data.model_copy(update={"entries": kept}))
@@ -195,12 +283,11 @@ class AllowlistService(AllowlistReads):
             Change.REMOVE,
             go(),
             ", ".join(self._cidr_of(i) for i in entry_ids) + (" (forced)" if force else ""),
+            lambda: self.remove(self._still_listed(entry_ids), force),
         )
 
     def set_enabled(self, enabled: bool, force: bool = False) -> None:
         async def go() -> None:
-            if not force:
-                await self._fresh()
             client, scope = self.session.client, self.project_id
             assert client is not None
             self._answered(scope, await client.allowlists.set_enabled(enabled, scope, force=force))
@@ -210,6 +297,7 @@ class AllowlistService(AllowlistReads):
             Change.ENABLE if enabled else Change.DISABLE,
             go(),
             f"switched the list {'on' if enabled else 'off'}" + (" (forced)" if force else ""),
+            lambda: self.set_enabled(enabled, force),
         )
 
     # -- import -----------------------------------------------------------------------------------
@@ -230,3 +318,9 @@ class AllowlistService(AllowlistReads):
                 raise PartialImport(summary)
 
         self.run(Change.IMPORT, go(), f"{len(lines):,} entries from a file")
+
+
+def _moment(at: int) -> str:
+    from datetime import datetime
+
+    return datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M")

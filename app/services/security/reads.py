@@ -15,7 +15,8 @@ from app.services.session.session import ConsoleSession
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist
 
-REFRESH_INTERVAL_MS = 60_000
+REFRESH_SETTING = "security/refresh_seconds"  # the list is read again this often while the tab is visible
+DEFAULT_REFRESH_S = 30
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,18 @@ class AllowlistReads(QObject, AllowlistState):
         self.restore_scope: str | None = None  # the project chosen at the last launch, once the projects load
         # While the allowlist refuses the admin key's reads: the address the service saw ("" if it did not say).
         self.blocked_at: str | None = None
-        # Refreshes every so often while someone looks at the list: the tab starts and stops it.
+        # Reads the list every so often while someone looks at it (another admin's changes show up): the tab
+        # starts and stops it, and skips a turn while a dialog is open or a change is in flight.
         self.periodic = QTimer(self)
-        self.periodic.setInterval(REFRESH_INTERVAL_MS)
-        self.periodic.timeout.connect(self.refresh)
+        self.periodic.setInterval(self.refresh_seconds() * 1000)
+
+    def refresh_seconds(self) -> int:
+        """The `security/refresh_seconds` setting (at least 5; default 30)."""
+        value = self.session.profiles.settings.value(REFRESH_SETTING, DEFAULT_REFRESH_S)
+        try:
+            return max(5, int(str(value)))
+        except (TypeError, ValueError):
+            return DEFAULT_REFRESH_S
 
     @property
     def available(self) -> Availability:

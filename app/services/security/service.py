@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject
 
 from app.services.security.allowlist import AllowlistService
+from app.services.security.audit import AuditLog
 from app.services.security.history import ChangeHistory
 from app.services.security.public_ip import PublicIpService
 from app.services.security.rotation import RotationService
@@ -19,13 +20,16 @@ class SecurityServices:
     allowlist: AllowlistService
     rotation: RotationService
     public_ip: PublicIpService
+    audit: AuditLog
 
     @classmethod
     def create(cls, session: ConsoleSession, parent: QObject | None = None) -> SecurityServices:
         history = ChangeHistory(session.data_dir / "allowlist-history.jsonl", parent)
+        allowlist = AllowlistService(session, history, parent)
         return cls(
             history,
-            AllowlistService(session, history, parent),
+            allowlist,
             RotationService(session, history, parent),
             PublicIpService(session, session.profiles.settings, parent),
+            AuditLog(session, history, allowlist.label_for, parent),
         )

@@ -2,55 +2,13 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, fields
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-SANDBOX_ID = "local-sandbox"
-DEFAULT_MODELS = ("pro", "ultra", "think", "think-mini")
+from app.core.profile import SANDBOX_ID, Profile, new_profile_id
 
-
-@dataclass
-class Profile:
-    id: str
-    name: str
-    kind: str = "remote"  # "sandbox": the embedded local service; "remote": any base URL
-    base_url: str = ""
-    org_id: str = ""
-    project_id: str = ""
-    brand: str = "service"
-    models: list[str] = field(default_factory=list)
-    simulated_ip: str = ""  # sandbox only: sent as X-Forwarded-For, which the embedded sandbox trusts
-    engine: str = "simulated"  # sandbox only: "simulated", or "local" (GGUF weights through llama-cpp-python)
-    model_file: str = ""  # sandbox only, local engine: a GGUF file ("" = the `local` extra's Gemma 3 270M)
-    ca_bundle: str = ""
-    client_cert: str = ""
-    client_key: str = ""
-    proxy: str = ""  # without its password, which the keychain keeps (secret "proxy_password")
-    # Seconds to wait for a streamed answer's first byte: a buffering proxy sends nothing until the whole
-    # answer is there, so this is longer than the whole-request deadline of other calls.
-    first_byte_wait: int = 300
-
-    @property
-    def is_sandbox(self) -> bool:
-        return self.kind == "sandbox"
-
-    @property
-    def model_names(self) -> list[str]:
-        return self.models or [f"{self.brand}-{name}" for name in DEFAULT_MODELS]
-
-    @property
-    def api_key_env(self) -> str:
-        return f"{self.env_prefix}_API_KEY"
-
-    @property
-    def admin_key_env(self) -> str:
-        return f"{self.env_prefix}_ADMIN_KEY"
-
-    @property
-    def env_prefix(self) -> str:
-        return re.sub(r"[^A-Z0-9]", "_", self.brand.upper()) or "SERVICE"
+__all__ = ["SANDBOX_ID", "Profile", "ProfileStore", "new_profile_id"]
 
 
 def _seconds(value: object, default: int = 300) -> int:
@@ -60,12 +18,6 @@ def _seconds(value: object, default: int = 300) -> int:
     except ValueError:
         return default
     return seconds if 1 <= seconds <= 3600 else default
-
-
-def new_profile_id() -> str:
-    import uuid  # here: uuid imports `platform`, which the first frame does not need
-
-    return f"profile-{uuid.uuid4().hex[:8]}"
 
 
 class ProfileStore(QObject):

@@ -14,6 +14,7 @@ from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, 
 from app.common.proxy_url import BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable, SecretStore
 from app.core.embedded import EmbeddedSandbox, EngineChoice, EngineState
+from app.core.profile import connection_settings, proxy_for
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ModelInfo, ServiceClient
@@ -114,34 +115,12 @@ class ConsoleSession(QObject):
 
     def settings_for(self, profile: Profile, proxy_password: str | None = None) -> ConnectionSettings:
         """How to reach the profile's service; `proxy_password` (typed, not yet saved) before the stored one."""
-        from app.api.transport import ConnectionSettings
-
-        def path(text: str) -> Path | None:
-            return Path(text).expanduser() if text else None
-
-        return ConnectionSettings(
-            base_url=profile.base_url,
-            first_byte_deadline=float(profile.first_byte_wait),
-            api_key=self.secrets.get(profile.id, "api_key", profile.api_key_env),
-            admin_key=self.secrets.get(profile.id, "admin_key", profile.admin_key_env),
-            ca_bundle=path(profile.ca_bundle),
-            client_cert=path(profile.client_cert),
-            client_key=path(profile.client_key),
-            client_key_password=self.secrets.get(profile.id, "client_key_password"),
-            proxy=self.proxy_for(profile, proxy_password),
-            # The embedded sandbox trusts loopback as a proxy, where a missing X-Forwarded-For means "unknown"
-            # (fail closed): always name an address, the simulated one or loopback itself.
-            forwarded_for=(profile.simulated_ip or "127.0.0.1") if profile.is_sandbox else None,
-        )
+        return connection_settings(profile, self.secrets, proxy_password)
 
     def proxy_for(self, profile: Profile, password: str | None = None) -> str | None:
-        """The profile's proxy URL with its password from the keychain, as httpx takes it; None for no proxy.
-        Raises BadProxyUrl for a URL that cannot be one (an old console.ini, or one edited by hand)."""
-        if not profile.proxy.strip():
-            return None
-        proxy = parse_proxy_url(profile.proxy)
-        stored = password or self.secrets.get(profile.id, "proxy_password")
-        return proxy.with_password(stored or proxy.password)
+        """The profile's proxy URL with its password from the keychain; None for no proxy (BadProxyUrl for
+        a URL that cannot be one)."""
+        return proxy_for(profile, self.secrets, password)
 
     def snippet_network(self) -> SnippetNetwork:
         """The current profile's proxy and TLS files for Get code: paths and the URL without its password;

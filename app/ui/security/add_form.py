@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushBu
 
 from app.core.security.checks import Candidate, Tone
 
+from .expiry_menu import ExpiryChoice
 from .scope_bar import plain_label
 
 COLOURS = {Tone.GOOD: "color: #1a7f37;", Tone.CAUTION: "color: #9a6700;", Tone.BAD: "color: #cf222e;"}
@@ -38,6 +39,7 @@ class AddForm(QGroupBox):
         )
         self.description_count.setToolTip(f"At most {DESCRIPTION_LIMIT} characters: the service's limit.")
         self.description.textChanged.connect(self._count)
+        self.expires = ExpiryChoice()
         self.add_button = QPushButton("Add", objectName="add", enabled=False)
         self.add_button.clicked.connect(self.add_clicked)
         self.verdict = plain_label("verdict")
@@ -46,6 +48,7 @@ class AddForm(QGroupBox):
         row.addWidget(self.cidr, 3)  # the address is what is typed with care: the wider field
         row.addWidget(self.description, 2)
         row.addWidget(self.description_count)
+        row.addWidget(self.expires)
         row.addWidget(self.add_button)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
@@ -68,6 +71,7 @@ class AddForm(QGroupBox):
     def clear(self) -> None:
         self.cidr.clear()
         self.description.clear()
+        self.expires.reset()
 
     def show_candidate(self, candidate: Candidate | None) -> None:
         self._clear_suggestions()

@@ -6,16 +6,21 @@ service stops the lockouts it sees first, and `guarded` asks before forcing them
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from app.services.security.allowlist import AllowlistService, Change
+from app.services.security.allowlist import AllowlistService, Change, ChangedUnderYou
 from app.services.session.session import ConsoleSession
 
 from .add_form import AddForm
 from .entries_panel import EntriesPanel
 from .guards import confirm_typed, locked_out_help
 from .scope_bar import ScopeBar
+
+if TYPE_CHECKING:
+    from app.services.security.allowlist import Entry
 
 
 class ListChanges(QObject):
@@ -45,11 +50,26 @@ class ListChanges(QObject):
             "ALLOW ALL",
         ):
             return
-        self.service.add(str(candidate.network), self.add_form.description.text().strip())
+        expires_at = self.add_form.expires.expires_at()
+        self.service.add(str(candidate.network), self.add_form.description.text().strip(), expires_at)
         self.add_form.clear()
 
-    def remove_selected(self) -> None:
+    def extend_selected(self, expires_at: int | None) -> None:
+        """Extend: the selected entries get the expiry chosen in the menu (None: never)."""
         entries = self.entries.selected_entries()
+        if not entries:
+            self.session.bus.info("Select the entries to extend first.")
+            return
+        self.service.set_expiry([e.id for e in entries], expires_at)
+
+    def remove_selected(self) -> None:
+        self.remove_entries(self.entries.selected_entries())
+
+    def remove_shown(self) -> None:
+        """Remove every entry the view shows (the expired, expiring or stale ones), through the same guard."""
+        self.remove_entries(self.entries.shown_entries())
+
+    def remove_entries(self, entries: list[Entry]) -> None:
         if not entries:
             return
         ids = [e.id for e in entries]
@@ -75,8 +95,29 @@ class ListChanges(QObject):
             return
         self.service.set_enabled(True)
 
+    def changed_under_you(self, refused: ChangedUnderYou) -> None:
+        """A 412: the list changed since it was read. Show what changed, and offer the change again."""
+        lines = "\n".join(refused.diff.lines())
+        box = QMessageBox(self.owner)
+        box.setObjectName("changed_under_you")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("The list changed under you")
+        box.setText(
+            "Another admin changed this list after you read it, so your change was not made:\n"
+            f"{refused.what}\n\nWhat changed meanwhile (the list now shows it):"
+        )
+        box.setInformativeText(lines)
+        again = box.addButton("Apply my change again", QMessageBox.ButtonRole.AcceptRole)
+        again.setObjectName("apply_again")
+        box.addButton("Leave it", QMessageBox.ButtonRole.RejectRole)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        # Opened, not exec'd: this runs inside the change's task, which must not wait on a nested loop.
+        box.buttonClicked.connect(lambda button: refused.again() if button is again else None)
+        box.open()
+
     def guarded(self, change: Change, explanation: str, entry_ids: list[str] | None = None) -> None:
-        """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: the selection)."""
+        """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: those the service's
+        own guard refused to remove)."""
         if not confirm_typed(
             self.owner,
             "You would lock yourself out",
@@ -88,5 +129,5 @@ class ListChanges(QObject):
         if change == Change.ENABLE:
             self.service.set_enabled(True, force=True)
         elif change == Change.REMOVE:
-            ids = entry_ids or [e.id for e in self.entries.selected_entries()]
+            ids = entry_ids if entry_ids is not None else self.service.refused_removal
             self.service.remove(ids, force=True)

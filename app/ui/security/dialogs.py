@@ -39,6 +39,7 @@ class TabDialogs(QObject):
         self.rotation = services.rotation
         self.history = services.history
         self.public_ip = services.public_ip
+        self.audit = services.audit
         self.entries = entries  # the selected entry is the one a rotation starts from
         self.dialogs: dict[str, QDialog] = {}
 
@@ -132,4 +133,4 @@ class TabDialogs(QObject):
         self.session.bus.info(f"Exported {count:,} entries to {path.name}.")
 
     def open_history(self) -> None:
-        self._show_dialog("history", HistoryDialog(self.history, self.owner))
+        self._show_dialog("history", HistoryDialog(self.history, self.audit, self.owner))

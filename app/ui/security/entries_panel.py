@@ -1,14 +1,29 @@
-"""The entries of the shown list: a filter, the table, and the button that removes the selected rows."""
+"""The entries of the shown list: a filter and a view (expired, expiring, not matched in N days), the table,
+and the buttons that extend the selected entries or remove the selected or the shown ones."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.core.security.views import EntryView
 from app.models.entries import EntriesModel
 from app.ui.widgets.tables import STRETCH, size_columns
+
+from .expiry_menu import ExpiryMenu
 
 if TYPE_CHECKING:
     from app.services.security.allowlist import Entry
@@ -16,12 +31,23 @@ if TYPE_CHECKING:
 
 class EntriesPanel(QWidget):
     remove_clicked = Signal()
+    remove_shown_clicked = Signal()
+    extend_chosen = Signal(object)  # the new expires_at (Unix seconds), or None for "never"
 
     def __init__(self, model: EntriesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
         self.filter = QLineEdit(objectName="filter", placeholderText="Filter by address or description")
         self.filter.textChanged.connect(model.set_filter)
+        self.view = QComboBox(objectName="entry_view")
+        for view in EntryView:
+            self.view.addItem(view.label, view)
+        self.view.setToolTip("Show only the expired or expiring entries, or those no request matched lately")
+        self.days = QSpinBox(objectName="stale_days", minimum=1, maximum=3650, value=30, suffix=" days")
+        self.days.setToolTip("Not matched in this many days: no request admitted by the entry since")
+        self.days.hide()
+        self.view.currentIndexChanged.connect(self._view_changed)
+        self.days.valueChanged.connect(self._view_changed)
         self.table = QTableView(objectName="entries")
         self.table.setModel(model)
         self.table.setSortingEnabled(True)
@@ -30,16 +56,58 @@ class EntriesPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         size_columns(
             self.table,
-            ("ffff:ffff:ffff:ffff::/64", STRETCH, "2026-12-31 23:59", "4,294,967,296", "Covers you"),
+            (
+                "ffff:ffff:ffff:ffff::/64",
+                STRETCH,
+                "in 23 h 59 min",
+                "1,234,567",
+                "23 h 59 min ago",
+                "2026-12-31",
+                "4,294,967,296",
+                "Covers you",
+            ),
         )
+        self.count = QLabel(objectName="shown_count")
+        self.extend = QPushButton("Extend…", objectName="extend")
+        self.extend.setToolTip("Give the selected entries a new expiry")
+        self.extend_menu = ExpiryMenu(self.extend, with_never=True)
+        self.extend_menu.chosen.connect(self.extend_chosen)
+        self.extend.setMenu(self.extend_menu)
         remove = QPushButton("Remove selected…", objectName="remove")
         remove.clicked.connect(self.remove_clicked)
+        self.remove_shown = QPushButton("Remove all shown…", objectName="remove_shown", enabled=False)
+        self.remove_shown.setToolTip("Remove every entry the view shows (expired, expiring or stale)")
+        self.remove_shown.clicked.connect(self.remove_shown_clicked)
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.view)
+        top.addWidget(self.days)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.count, 1)
+        buttons.addWidget(self.extend)
+        buttons.addWidget(self.remove_shown)
+        buttons.addWidget(remove)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.filter)
+        layout.addLayout(top)
         layout.addWidget(self.table, 1)
-        layout.addWidget(remove, alignment=Qt.AlignmentFlag.AlignRight)
+        layout.addLayout(buttons)
+        model.modelReset.connect(self._count)
+        model.layoutChanged.connect(self._count)
+
+    def _view_changed(self) -> None:
+        view = EntryView(self.view.currentData())
+        self.days.setVisible(view is EntryView.NOT_MATCHED)
+        self.model.set_view(view, self.days.value())
+        self.remove_shown.setEnabled(view is not EntryView.ALL)
+
+    def _count(self) -> None:
+        shown, total = self.model.rowCount(), len(self.model.entries)
+        self.count.setText(f"{shown:,} of {total:,} entries" if shown != total else f"{total:,} entries")
 
     def selected_entries(self) -> list[Entry]:
         rows = {index.row() for index in self.table.selectionModel().selectedRows()}
         return [self.model.entry(row) for row in sorted(rows)]
+
+    def shown_entries(self) -> list[Entry]:
+        return [self.model.entry(row) for row in range(self.model.rowCount())]

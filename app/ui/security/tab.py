@@ -6,8 +6,9 @@ fetch, decide (with netrules' policy) and read and write files and settings.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
+from PySide6.QtWidgets import QApplication, QDialog, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
 
 from app.core.security.checks import Rule
 from app.models.entries import EntriesModel
@@ -69,8 +70,8 @@ class SecurityTab(QWidget):
         # The forms above the table: their messages grow downward, into the table's room, so the field being
         # typed in never moves (below the table they grew upward, carrying the field from under the cursor).
         forms = QHBoxLayout()  # side by side: the table keeps its rows in a small window
-        forms.addWidget(self.add_form, 3)
-        forms.addWidget(self.check, 2)
+        forms.addWidget(self.add_form, 2)  # the wider: address, description, expiry and Add share its row
+        forms.addWidget(self.check, 1)
         layout.addLayout(forms)
         layout.addWidget(self.entries, 1)
         layout.addWidget(self.recovery)
@@ -92,6 +93,13 @@ class SecurityTab(QWidget):
         self.your_ip.look_up_clicked.connect(self.public_ip.lookup)
         self.your_ip.echo_settings_clicked.connect(opener.open_echo_settings)
         self.entries.remove_clicked.connect(changes.remove_selected)
+        self.entries.remove_shown_clicked.connect(changes.remove_shown)
+        self.entries.extend_chosen.connect(changes.extend_selected)
+        service.changed_under_you.connect(changes.changed_under_you)
+        service.periodic.timeout.connect(self.refresh_unless_busy)
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):  # the window regains focus: another admin may have changed it
+            app.applicationStateChanged.connect(self._application_state)
         self.add_form.typed.connect(self._validate)
         self.add_form.add_clicked.connect(changes.add_entry)
         self.check.typed.connect(lambda text: self.check.show_check(service.check_ip(text)))
@@ -111,9 +119,23 @@ class SecurityTab(QWidget):
 
     # -- state ------------------------------------------------------------------------------------
 
+    def refresh_unless_busy(self) -> bool:
+        """Read the list again, unless a dialog is open (its decisions rest on the list shown) or a change is
+        in flight (its answer shows the list); True when it read."""
+        if not self.isVisible() or self.service.changes_in_flight or QApplication.activeModalWidget():
+            return False
+        if any(dialog.isVisible() for dialog in self.dialogs.values()):
+            return False
+        self.service.refresh()
+        return True
+
+    def _application_state(self, state: Qt.ApplicationState) -> None:
+        if state == Qt.ApplicationState.ApplicationActive:
+            self.refresh_unless_busy()
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.service.periodic.start()
+        self.service.periodic.start(self.service.refresh_seconds() * 1000)  # the setting as it is now
 
     def hideEvent(self, event: QHideEvent) -> None:
         # a hidden tab (another tab, a minimised or closed window) polls nobody

@@ -1,0 +1,103 @@
+"""Which service the command line talks to, and with which keys: a saved profile (`--profile NAME`, read from
+the console's settings file) or `SERVICE_BASE_URL` / `SERVICE_ORG_ID` / `SERVICE_ADMIN_KEY`.
+
+Keys come from the keychain (the profile's, through app.common.secrets) or from the environment, never from
+an argument: an argument would show in `ps` and in the shell's history.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.common.secrets import SecretStore
+from app.core.profile import Profile, connection_settings
+
+from .outcome import CommandFailed, Exit
+from .settings_file import ConsoleFolders, read_settings
+
+if TYPE_CHECKING:
+    from app.api.transport import ConnectionSettings
+
+ENV_BASE_URL, ENV_ORG_ID, ENV_ADMIN_KEY, ENV_API_KEY = (
+    "SERVICE_BASE_URL",
+    "SERVICE_ORG_ID",
+    "SERVICE_ADMIN_KEY",
+    "SERVICE_API_KEY",
+)
+
+
+@dataclass
+class Target:
+    settings: ConnectionSettings
+    org_id: str
+    label: str  # the profile's name, or "the environment"
+
+
+def resolve(profile_name: str | None, home: Path | None) -> Target:
+    """The connection of the named profile, else of the environment; CommandFailed says what is missing."""
+    if profile_name:
+        return _from_profile(profile_name, home)
+    base_url = os.environ.get(ENV_BASE_URL, "").strip()
+    if not base_url:
+        raise CommandFailed(
+            Exit.USAGE, f"Name a profile with --profile NAME, or set ${ENV_BASE_URL} and ${ENV_ORG_ID}."
+        )
+    org_id = os.environ.get(ENV_ORG_ID, "").strip()
+    if not org_id:
+        raise CommandFailed(Exit.USAGE, f"${ENV_BASE_URL} is set but ${ENV_ORG_ID} is not.")
+    from app.api.transport import ConnectionSettings
+
+    settings = ConnectionSettings(
+        base_url=base_url,
+        admin_key=os.environ.get(ENV_ADMIN_KEY) or None,
+        api_key=os.environ.get(ENV_API_KEY) or None,
+    )
+    return _with_admin_key(Target(settings, org_id, "the environment"), f"${ENV_ADMIN_KEY}")
+
+
+def _from_profile(name: str, home: Path | None) -> Target:
+    folders = ConsoleFolders.under(home) if home else ConsoleFolders.for_user()
+    saved = read_settings(folders.settings_file)
+    profile = saved.find(name)
+    if profile is None:
+        known = ", ".join(f"“{p.name}”" for p in saved.profiles) or f"none in {folders.settings_file}"
+        raise CommandFailed(Exit.USAGE, f"No profile named “{name}” (profiles: {known}).")
+    if profile.is_sandbox:
+        profile = _embedded_sandbox(profile, folders, saved.sandbox_port)
+    if not profile.org_id:
+        raise CommandFailed(
+            Exit.USAGE, f"The profile “{profile.name}” has no organization id: set it in File > Profiles."
+        )
+    settings = connection_settings(profile, SecretStore())
+    where = f"the keychain (File > Profiles > “{profile.name}”) or ${profile.admin_key_env}"
+    return _with_admin_key(Target(settings, profile.org_id, f"the profile “{profile.name}”"), where)
+
+
+def _embedded_sandbox(profile: Profile, folders: ConsoleFolders, port: int) -> Profile:
+    """The console's embedded sandbox lives in the window's process, on the port it keeps in the settings;
+    its organization is the only one in its store."""
+    store_file = folders.sandbox_data / "sandbox.sqlite3"
+    if not port or not store_file.is_file():
+        raise CommandFailed(
+            Exit.NETWORK, "The console's local sandbox has never run here: open the console first."
+        )
+    from app.sandbox.store import Store
+
+    store = Store(store_file)
+    try:
+        orgs = store.orgs()
+    finally:
+        store.close()
+    if not orgs:
+        raise CommandFailed(Exit.NETWORK, f"The local sandbox's store ({store_file}) holds no organization.")
+    profile.base_url, profile.org_id = f"http://127.0.0.1:{port}/v1", str(orgs[0]["id"])
+    return profile
+
+
+def _with_admin_key(target: Target, where: str) -> Target:
+    if not target.settings.admin_key:
+        raise CommandFailed(Exit.AUTH, f"No admin key for {target.label}: put it in {where}.")
+    return target

@@ -1,0 +1,104 @@
+"""A profile (where to connect and how) and the connection settings it gives; Qt-free, so the window and the
+command line make their clients the same way. The window stores profiles in QSettings
+(app/services/session/profiles.py); the command line reads the same file (app/core/cli/settings_file.py)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
+    from app.api.transport import ConnectionSettings
+    from app.common.secrets import SecretStore
+
+SANDBOX_ID = "local-sandbox"
+DEFAULT_MODELS = ("pro", "ultra", "think", "think-mini")
+
+
+@dataclass
+class Profile:
+    id: str
+    name: str
+    kind: str = "remote"  # "sandbox": the embedded local service; "remote": any base URL
+    base_url: str = ""
+    org_id: str = ""
+    project_id: str = ""
+    brand: str = "service"
+    models: list[str] = field(default_factory=list)
+    simulated_ip: str = ""  # sandbox only: sent as X-Forwarded-For, which the embedded sandbox trusts
+    engine: str = "simulated"  # sandbox only: "simulated", or "local" (GGUF weights through llama-cpp-python)
+    model_file: str = ""  # sandbox only, local engine: a GGUF file ("" = the `local` extra's Gemma 3 270M)
+    ca_bundle: str = ""
+    client_cert: str = ""
+    client_key: str = ""
+    proxy: str = ""  # without its password, which the keychain keeps (secret "proxy_password")
+    # Seconds to wait for a streamed answer's first byte: a buffering proxy sends nothing until the whole
+    # answer is there, so this is longer than the whole-request deadline of other calls.
+    first_byte_wait: int = 300
+
+    @property
+    def is_sandbox(self) -> bool:
+        return self.kind == "sandbox"
+
+    @property
+    def model_names(self) -> list[str]:
+        return self.models or [f"{self.brand}-{name}" for name in DEFAULT_MODELS]
+
+    @property
+    def api_key_env(self) -> str:
+        return f"{self.env_prefix}_API_KEY"
+
+    @property
+    def admin_key_env(self) -> str:
+        return f"{self.env_prefix}_ADMIN_KEY"
+
+    @property
+    def env_prefix(self) -> str:
+        return re.sub(r"[^A-Z0-9]", "_", self.brand.upper()) or "SERVICE"
+
+
+def new_profile_id() -> str:
+    import uuid  # here: uuid imports `platform`, which the first frame does not need
+
+    return f"profile-{uuid.uuid4().hex[:8]}"
+
+
+def proxy_for(profile: Profile, secrets: SecretStore, password: str | None = None) -> str | None:
+    """The profile's proxy URL with its password from the keychain, as httpx takes it; None for no proxy.
+    Raises BadProxyUrl for a URL that cannot be one (an old console.ini, or one edited by hand)."""
+    from app.common.proxy_url import parse_proxy_url
+
+    if not profile.proxy.strip():
+        return None
+    proxy = parse_proxy_url(profile.proxy)
+    stored = password or secrets.get(profile.id, "proxy_password")
+    return proxy.with_password(stored or proxy.password)
+
+
+def connection_settings(
+    profile: Profile, secrets: SecretStore, proxy_password: str | None = None
+) -> ConnectionSettings:
+    """How to reach the profile's service, its keys from the keychain (or the profile's environment
+    variables); the same for the window and the command line. `proxy_password` (typed, not yet saved)
+    comes before the stored one."""
+    from app.api.transport import ConnectionSettings
+
+    def path(text: str) -> Path | None:
+        return Path(text).expanduser() if text else None
+
+    return ConnectionSettings(
+        base_url=profile.base_url,
+        first_byte_deadline=float(profile.first_byte_wait),
+        api_key=secrets.get(profile.id, "api_key", profile.api_key_env),
+        admin_key=secrets.get(profile.id, "admin_key", profile.admin_key_env),
+        ca_bundle=path(profile.ca_bundle),
+        client_cert=path(profile.client_cert),
+        client_key=path(profile.client_key),
+        client_key_password=secrets.get(profile.id, "client_key_password"),
+        proxy=proxy_for(profile, secrets, proxy_password),
+        # The embedded sandbox trusts loopback as a proxy, where a missing X-Forwarded-For means "unknown"
+        # (fail closed): always name an address, the simulated one or loopback itself.
+        forwarded_for=(profile.simulated_ip or "127.0.0.1") if profile.is_sandbox else None,
+    )

@@ -1,0 +1,54 @@
+"""Running `service-console allowlist ...` as a subprocess, as a script or a CI job does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def environment(sandbox: Sandbox | None = None, **extra: str) -> dict[str, str]:
+    """This process's environment without any SERVICE_* variable, plus the sandbox's (admin key only) and
+    `extra`; no keychain (the null backend), as on a CI runner."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+    env["PYTHONPATH"] = str(ROOT)
+    if sandbox is not None:
+        env.update(
+            SERVICE_BASE_URL=sandbox.url,
+            SERVICE_ORG_ID=sandbox.creds.org_id,
+            SERVICE_ADMIN_KEY=sandbox.creds.admin_key,
+        )
+    env.update(extra)
+    return env
+
+
+def cli(*args: str, env: dict[str, str]) -> Run:
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "allowlist", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
