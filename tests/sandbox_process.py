@@ -8,11 +8,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
 def spawn_sandbox(
     folder: Path, *extra: str, timeout: float = 30, env: dict[str, str] | None = None
-) -> tuple[subprocess.Popen, dict]:
+) -> tuple[subprocess.Popen[str], dict[str, Any]]:
     """`env` is added to this process's environment for the server."""
     creds_file = folder / "creds.json"
     process = subprocess.Popen(

@@ -145,8 +145,15 @@ def parse_event(name: str, data: str, received_at: float) -> Event | None:
     if _event_tag(values) == "response" and not isinstance(fields.get("response"), dict):
         raise InvalidResponse(f"The server sent a {type_} event whose response is not an object.")
     try:
-        return _EVENTS.validate_python(values)
+        event = _EVENTS.validate_python(values)
     except ValidationError as error:
         raise InvalidResponse(
             f"The server sent a {type_} event the console cannot read ({problem(error)})."
         ) from None
+    if isinstance(event, ResponseEvent) and event.is_final:
+        missing = [name for name in ("id", "status") if not getattr(event.response, name)]
+        if missing:  # a final response with no id or status is no answer to keep or chain from
+            raise InvalidResponse(
+                f"The server sent a {type_} event whose response has no {' or '.join(missing)}."
+            )
+    return event

@@ -6,13 +6,15 @@ Every way a stream can go wrong ends in a typed ApiError with a sentence that na
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import httpx
-from httpx_sse import EventSource, SSEError
+from httpx_sse import EventSource, ServerSentEvent, SSEError
 
+from . import defaults
 from .errors import ApiError, ConnectionFailed, InvalidResponse, StreamError, TimedOut
 from .events import ErrorEvent, Event, ResponseEvent, parse_event
 from .wire import Response
@@ -61,6 +63,7 @@ class ResponseStream:
         self.state = StreamState()
         self.response: httpx.Response | None = None  # open while streaming; closed after, even on cancel
         self._iterator: AsyncGenerator[Event, None] | None = None
+        self.idle_timeout = defaults.READ_TIMEOUT  # seconds between two events (comments do not count)
 
     async def __aenter__(self) -> ResponseStream:
         self.response = await self._open_response()
@@ -87,7 +90,7 @@ class ResponseStream:
 
     async def _events(self, response: httpx.Response) -> AsyncGenerator[Event, None]:
         try:
-            async for sse in EventSource(response).aiter_sse():
+            async for sse in self._with_idle_deadline(EventSource(response).aiter_sse()):
                 if not sse.data:
                     continue
                 event = parse_event(sse.event, sse.data, time.perf_counter())
@@ -105,6 +108,26 @@ class ResponseStream:
             raise stream_failure(error) from None
         if not self.state.finished:
             raise ConnectionFailed("The stream ended before the response was complete (no final event).")
+
+    async def _with_idle_deadline(
+        self, events: AsyncIterator[ServerSentEvent]
+    ) -> AsyncIterator[ServerSentEvent]:
+        """The events, each within `idle_timeout` of the one before. httpx's read timeout restarts at every
+        byte, so a server sending only `: keep-alive` comments (which are no events) would hold the console
+        for ever; this deadline counts events only."""
+        iterator = aiter(events)
+        while True:
+            try:
+                async with asyncio.timeout(self.idle_timeout):
+                    sse = await anext(iterator)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise TimedOut(
+                    f"The stream stalled: no event arrived in {self.idle_timeout:g} s "
+                    "(the server sent nothing, or only keep-alive comments)."
+                ) from None
+            yield sse
 
 
 async def collect(stream: ResponseStream) -> tuple[Response, str]:

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 
-def write_atomically(path: Path, text: str, mode: int = 0o600) -> None:
+def write_atomically(path: Path, text: str, mode: int = 0o600, make_folder: bool = True) -> None:
     """Write `text` to a temporary file beside `path`, fsync it, rename it over `path`, then fsync the
     directory, so a crash leaves the old file or the new one, never a mix, and a return means durable.
-    `mode`: the permissions of a new file (private by default: these files name people's addresses)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    `mode`: the permissions of a new file (private by default: these files name people's addresses).
+    `make_folder`: False for a place a person chose (an export): a missing folder is an error there."""
+    if make_folder:
+        path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        # A full disk or a refused rename: the earlier file stays as it was and no partial one is left.
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise
     _sync_directory(path.parent)
 
 

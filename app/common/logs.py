@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from app.common.private import private_dir, private_file
+
 _KEY_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)(bearer\s+)[^\s'\",]+"),
@@ -63,9 +65,10 @@ def rotate_at_start(path: Path) -> None:
 
 
 def setup_logging(log_dir: Path, secrets: Callable[[], list[str]] = list) -> Path:
-    log_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(log_dir)
     path = log_dir / "console.log"
     rotate_at_start(path)
+    private_file(path)  # the log names addresses and hosts: the owner's only
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactingFilter(secrets))

@@ -11,6 +11,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.common.sqlite_rescue import SetAside, set_aside_if_damaged
+
 if TYPE_CHECKING:  # the sandbox (starlette, uvicorn, Pillow) loads when it starts, after the window shows
     from app.sandbox import SandboxServer
 
@@ -74,6 +76,7 @@ class EmbeddedSandbox:
         self.moved_from: int | None = None  # the remembered port, when another program held it
         self.engine = EngineChoice()
         self.server: SandboxServer | None = None
+        self.set_aside: SetAside | None = None  # a damaged store moved aside at start, until it is reported
 
     def use_engine(self, choice: EngineChoice) -> None:
         """A different engine restarts the sandbox (on the same port, with the same store) at its next use."""
@@ -112,6 +115,7 @@ class EmbeddedSandbox:
                 # Trust loopback as a proxy, so the profile's simulated source IP (X-Forwarded-For) counts.
                 trusted_proxies=[ipaddress.ip_network("127.0.0.1/32"), ipaddress.ip_network("::1/128")],
             )
+            self.set_aside = set_aside_if_damaged(config.database) or self.set_aside
             try:
                 server = SandboxServer(config, port=self.port)
             except OSError as error:

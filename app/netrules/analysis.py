@@ -46,6 +46,7 @@ def relate(new: Network, existing: Iterable[tuple[str | None, Network]]) -> list
             continue
         if other == new:
             findings.append(Finding(Relation.DUPLICATE, other, other_id))
+        # typeshed's subnet_of takes only the network's own class; the versions are equal here
         elif new.subnet_of(other):  # type: ignore[arg-type]
             findings.append(Finding(Relation.COVERED_BY, other, other_id))
         elif other.subnet_of(new):  # type: ignore[arg-type]
@@ -104,6 +105,7 @@ def warnings_for(network: Network) -> list[str]:
         notes.append("A loopback range: the service never sees a request from it over the Internet.")
     elif address.is_link_local:
         notes.append("A link-local range: such addresses never leave the local network segment.")
+    # typeshed's subnet_of takes only the network's own class; the versions are compared first
     elif any(network.version == private.version and network.subnet_of(private) for private in PRIVATE_RANGES):  # type: ignore[arg-type]
         notes.append(
             "A private range: behind NAT the service sees your router's public address, not this one."

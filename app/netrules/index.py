@@ -219,6 +219,7 @@ class EntryIndex:
             candidates.append((rows[position][0] - value, rows[position][2]))
         if position > 0:  # of the blocks starting before it, the one reaching furthest (none reaches it)
             reach = self._reach(version)[position - 1]
+            # a serial in the rows always has its interval (None only for cidrs never put in a row)
             candidates.append((value - end_of(self.intervals[reach]), reach))  # type: ignore[arg-type]
         return min(candidates)[1]
 
@@ -228,7 +229,7 @@ class EntryIndex:
         if reach is None:
             reach, best, best_end = [], -1, -1
             for _start, _prefix, serial in self._rows[version]:
-                end = end_of(self.intervals[serial])  # type: ignore[arg-type]
+                end = end_of(self.intervals[serial])  # type: ignore[arg-type]  # in a row: never None
                 if end > best_end:
                     best, best_end = serial, end
                 reach.append(best)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -72,9 +73,34 @@ def _check_ipv4_text(text: str) -> None:
             raise _fail("invalid_address", f"'{text}' is not an IPv4 address: {part} is larger than 255.")
 
 
+ASCII_SPACE = " \t\r\n"
+
+
+def _trimmed(text: str) -> str:
+    """The text without the ASCII spaces a paste brings. Any other space (U+3000, U+00A0, U+2009...) is
+    refused by name: `str.strip` would drop them silently, and a list would keep an address a person
+    never typed as such."""
+    text = text.strip(ASCII_SPACE)
+    odd = next(
+        (
+            c
+            for c in text
+            if c not in ASCII_SPACE and (c.isspace() or unicodedata.category(c) in ("Zs", "Cf"))
+        ),
+        None,
+    )
+    if odd is not None:
+        name = unicodedata.name(odd, "a space")
+        raise _fail(
+            "invalid_address",
+            f"'{text}' holds U+{ord(odd):04X} ({name.lower()}): remove it, an address has no spaces.",
+        )
+    return text
+
+
 def parse_address(text: str) -> Address:
     """Parse one address strictly (no zone, no shorthand); IPv4-mapped IPv6 becomes IPv4."""
-    text = text.strip()
+    text = _trimmed(text)
     if not text:
         raise _fail("empty", "The address is empty.")
     if "/" in text:
@@ -120,11 +146,12 @@ def _parse_prefix(text: str, prefix_text: str, max_prefix: int) -> int:
 
 
 def parse_entry(text: str) -> Network:
-    """Parse an allowlist entry (an address or a CIDR range) strictly, as CONTRACT.md states.
+    """Parse an allowlist entry (an address or a CIDR range) strictly, as the service does (docs/contract.md):
+    no leading zeros, shorthand, hex or integer IPv4, zone ids or netmasks; a prefix in range.
 
     Raises EntryError naming the fault and, where there is one, the fix.
     """
-    text = text.strip()
+    text = _trimmed(text)
     if not text:
         raise _fail(
             "empty",
@@ -163,7 +190,7 @@ def parse_entry(text: str) -> Network:
 
 
 def unmapped(address: Address) -> Address:
-    """The one IPv4-mapped rule (CONTRACT.md): ::ffff:a.b.c.d is the IPv4 address it carries."""
+    """The one IPv4-mapped rule, the service's: ::ffff:a.b.c.d is the IPv4 address it carries."""
     if address.version == 6:
         mapped = address.ipv4_mapped
         if mapped is not None:
@@ -196,7 +223,7 @@ def parse_client_ip(text: str | None) -> Address | None:
     """
     if not text:
         return None
-    text = text.strip()
+    text = _trimmed(text)
     if text.startswith("["):
         end = text.find("]")
         if end < 0 or (end + 1 < len(text) and not re.fullmatch(r":[0-9]{1,5}", text[end + 1 :])):

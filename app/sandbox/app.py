@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from .admin import AdminRoutes
 from .config import SandboxConfig
+from .counting import TokenCounting
 from .engines.base import Engine
 from .engines.simulated import SimulatedEngine
 from .errors import ServiceError, error_body, quote
@@ -62,9 +63,16 @@ def make_engine(config: SandboxConfig) -> Engine:
 
 def allowed(request: Request) -> dict[str, str]:
     """The Allow header of a 405: every method some route serves on this path."""
+    matching = [
+        route
+        for route in request.app.routes
+        if isinstance(route, Route) and route.methods and route.path_regex.match(request.url.path)
+    ]
+    # A literal path wins over a pattern it also matches (/v1/responses/compact over /v1/responses/{id}).
+    fewest = min((route.path.count("{") for route in matching), default=0)
     methods: set[str] = set()
-    for route in request.app.routes:
-        if isinstance(route, Route) and route.methods and route.path_regex.match(request.url.path):
+    for route in matching:
+        if route.path.count("{") == fewest and route.methods:
             methods |= route.methods
     return {"allow": ", ".join(sorted(methods))}
 
@@ -74,6 +82,8 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     state = SandboxState(config, store, make_engine(config))
     admin = AdminRoutes(store, config.max_entries)
     responses = ResponsesRoutes(state)
+    counting = TokenCounting(responses)
+    conversations = responses.conversations
 
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -112,9 +122,28 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/responses", responses.create, methods=["POST"]),
-        Route("/v1/responses/{response_id}", responses.retrieve, methods=["GET"]),
+        Route("/v1/responses/input_tokens", counting.count, methods=["POST"]),
+        Route("/v1/responses/compact", counting.compact, methods=["POST"]),
+        Route("/v1/responses/{response_id}", responses.retrieve_or_stream, methods=["GET"]),
         Route("/v1/responses/{response_id}", responses.delete, methods=["DELETE"]),
+        Route("/v1/responses/{response_id}/cancel", responses.cancel, methods=["POST"]),
         Route("/v1/responses/{response_id}/input_items", responses.input_items, methods=["GET"]),
+        Route("/v1/conversations", conversations.create, methods=["POST"]),
+        Route("/v1/conversations/{conversation_id}", conversations.retrieve, methods=["GET"]),
+        Route("/v1/conversations/{conversation_id}", conversations.update, methods=["POST"]),
+        Route("/v1/conversations/{conversation_id}", conversations.delete, methods=["DELETE"]),
+        Route("/v1/conversations/{conversation_id}/items", conversations.list_items, methods=["GET"]),
+        Route("/v1/conversations/{conversation_id}/items", conversations.add_items, methods=["POST"]),
+        Route(
+            "/v1/conversations/{conversation_id}/items/{item_id}",
+            conversations.retrieve_item,
+            methods=["GET"],
+        ),
+        Route(
+            "/v1/conversations/{conversation_id}/items/{item_id}",
+            conversations.delete_item,
+            methods=["DELETE"],
+        ),
         Route(org + "/projects", admin.list_projects, methods=["GET"]),
         Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
     ]
@@ -157,5 +186,5 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     starlette = Starlette(routes=routes, exception_handlers=exception_handlers)
     starlette.state.sandbox = state
     gateway = Gateway(starlette, store, config)
-    gateway.state = state  # type: ignore[attr-defined]
+    gateway.state = state
     return gateway

@@ -9,8 +9,9 @@ import secrets
 import time
 from typing import Any
 
-from .engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta
+from .engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta, TokenLogprob
 from .request import ResponseRequest
+from .sealed import ReasoningContent, Sealer
 from .store import new_id
 from .tools import CallRecord
 
@@ -66,21 +67,26 @@ def echoed_fields(request: ResponseRequest) -> dict[str, Any]:
 
 
 def _tool_json(tool: Any) -> dict[str, Any]:
-    """A tool as the response repeats it; a function tool always with its `strict` and `parameters`."""
+    """A tool as the response repeats it: a function with its description and parameters (null when not
+    given) and `strict` (true unless sent false, the service's default)."""
     data: dict[str, Any] = tool.model_dump(exclude_none=True, by_alias=True)
-    for function in [data] if data["type"] == "function" else data.get("tools", []):
-        function.setdefault("strict", True if data["type"] == "function" else function.get("strict"))
-        function.setdefault("parameters", None)
+    functions = [data] if data["type"] == "function" else data.get("tools", [])
+    for function in functions:
         function.setdefault("description", None)
+        function.setdefault("parameters", None)
+    if data["type"] == "function":
+        data.setdefault("strict", True)
     return data
 
 
 class ResponseBuilder:
     """Accumulates engine steps into the response object, and yields the matching stream events."""
 
-    def __init__(self, request: ResponseRequest, delta_event: str) -> None:
+    def __init__(self, request: ResponseRequest, delta_event: str, sealer: Sealer | None = None) -> None:
         self.request = request
         self.delta_event = delta_event
+        self.sealer = sealer
+        self.logprobs: list[dict[str, Any]] = []  # the open message's tokens, when logprobs were asked for
         self.sequence = 0
         self.output: list[dict[str, Any]] = []
         self.message: dict[str, Any] | None = None
@@ -94,7 +100,7 @@ class ResponseBuilder:
             "id": new_id("resp"),
             "object": "response",
             "created_at": int(time.time()),
-            "status": "in_progress",
+            "status": "queued" if request.body.background else "in_progress",
             "model": request.model,
             "output": self.output,
             **echoed_fields(request),
@@ -112,17 +118,28 @@ class ResponseBuilder:
         return dict(_copy(self.response))
 
     def start(self) -> list[Event]:
-        return [
+        if self.response["status"] != "queued":
+            return [
+                self.event("response.created", response=self.snapshot()),
+                self.event("response.in_progress", response=self.snapshot()),
+            ]
+        # A background response is created queued, then taken up.
+        events = [
             self.event("response.created", response=self.snapshot()),
-            self.event("response.in_progress", response=self.snapshot()),
+            self.event("response.queued", response=self.snapshot()),
         ]
+        self.response["status"] = "in_progress"
+        return [*events, self.event("response.in_progress", response=self.snapshot())]
 
     def reasoning(self, step: Reasoning) -> list[Event]:
         index = len(self.output)
         item: dict[str, Any] = {"type": "reasoning", "id": new_id("rs"), "summary": []}
         if "reasoning.encrypted_content" in self.request.include:
-            # Not encrypted: the sandbox has no secret to hide; opaque to the client all the same.
-            item["encrypted_content"] = base64.b64encode(step.summary.encode()).decode()
+            # Sealed (sealed.py): it comes back as input, and only this sandbox can open it.
+            content = ReasoningContent(step.text or step.summary, step.tokens)
+            item["encrypted_content"] = (
+                self.sealer.seal(content) if self.sealer else base64.b64encode(content.text.encode()).decode()
+            )
         self.reasoning_tokens += step.tokens
         events = [self.event("response.output_item.added", output_index=index, item=_copy(item))]
         self.output.append(item)
@@ -193,6 +210,7 @@ class ResponseBuilder:
         self.text += step.text
         self._message_text += step.text
         extra = {"obfuscation": secrets.token_urlsafe(8)} if self.request.obfuscate else {}
+        self.logprobs += [_part_logprob(token) for token in step.logprobs]
         events.append(
             self.event(
                 self.delta_event,
@@ -200,7 +218,7 @@ class ResponseBuilder:
                 output_index=self.output.index(self.message),
                 content_index=0,
                 delta=step.text,
-                logprobs=[],
+                logprobs=[_event_logprob(token) for token in step.logprobs],
                 **extra,
             )
         )
@@ -292,16 +310,17 @@ class ResponseBuilder:
         """output_text.done, content_part.done and output_item.done: every item opened is closed."""
         events = [] if self.message is not None else self._open_message()
         assert self.message is not None
-        message, text = self.message, self._message_text
-        self.message, self._message_text = None, ""
+        message, text, logprobs = self.message, self._message_text, self.logprobs
+        self.message, self._message_text, self.logprobs = None, "", []
         part = message["content"][0]
         part["text"] = text
+        part["logprobs"] = logprobs
         message["status"] = status
         index = self.output.index(message)
         common = {"item_id": message["id"], "output_index": index, "content_index": 0}
         return [
             *events,
-            self.event("response.output_text.done", **common, text=text, logprobs=[]),
+            self.event("response.output_text.done", **common, text=text, logprobs=_strip(logprobs)),
             self.event("response.content_part.done", **common, part=_copy(part)),
             self.event("response.output_item.done", output_index=index, item=_copy(message)),
         ]
@@ -343,3 +362,34 @@ class ResponseBuilder:
         self.response["error"] = {"code": "server_error", "message": message}
         events.append(self.event("response.failed", response=self.snapshot()))
         return events
+
+
+def _event_logprob(token: TokenLogprob) -> dict[str, Any]:
+    """A token's logprob as a delta event carries it (no bytes)."""
+    top = [{"token": text, "logprob": logprob} for text, logprob in token.top]
+    return {"token": token.token, "logprob": token.logprob, "top_logprobs": top}
+
+
+def _part_logprob(token: TokenLogprob) -> dict[str, Any]:
+    """A token's logprob as the finished output_text part carries it (with each token's UTF-8 bytes)."""
+    top = [{"token": text, "bytes": list(text.encode()), "logprob": lp} for text, lp in token.top]
+    return {
+        "token": token.token,
+        "bytes": list(token.token.encode()),
+        "logprob": token.logprob,
+        "top_logprobs": top,
+    }
+
+
+def _strip(logprobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The part's logprobs without bytes, as the done event carries them."""
+    return [
+        {
+            "token": lp["token"],
+            "logprob": lp["logprob"],
+            "top_logprobs": [
+                {"token": top["token"], "logprob": top["logprob"]} for top in lp["top_logprobs"]
+            ],
+        }
+        for lp in logprobs
+    ]

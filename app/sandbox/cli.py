@@ -7,11 +7,13 @@ not cover) allows: it never goes through the API, so no allowlist stands in its 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import signal
 import sys
 import threading
 from pathlib import Path
 
+from app.common.private import private_files_from_now_on
 from app.netrules import EntryError, Network, parse_entry
 
 from .config import SandboxConfig
@@ -23,6 +25,16 @@ def _network(text: str) -> Network:
         return parse_entry(text)
     except EntryError as error:
         raise argparse.ArgumentTypeError(error.message) from None
+
+
+def _days(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of days") from None
+    if not days >= 0:  # also NaN
+        raise argparse.ArgumentTypeError(f"'{text}' must be 0 (keep) or more days")
+    return days
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
@@ -102,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--max-body-mb", type=float, default=25.0)
     serve.add_argument(
+        "--keep-responses-days",
+        type=_days,
+        default=30.0,
+        help="delete stored responses this many days old (default 30, as the hosted service; 0 keeps them)",
+    )
+    serve.add_argument(
         "--expired-grace",
         type=_duration,
         default=7 * 86_400,
@@ -175,6 +193,7 @@ def serve(args: argparse.Namespace) -> int:
         context_window=args.context_window,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         stream_delay_ms=args.stream_delay_ms,
+        keep_responses_days=args.keep_responses_days or None,
         expired_grace_seconds=args.expired_grace,
         usage_flush_seconds=args.usage_flush,
     )
@@ -193,14 +212,47 @@ def serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     server.start()
     print(f"Sandbox listening at {server.base_url}", flush=True)
+    if warning := exposure_warning(args.host, server.store, tls is not None, args.data):
+        print(warning, file=sys.stderr, flush=True)
     if server.credentials:
         creds = server.credentials
         print(f"Organization: {creds.org_id}\nProject:      {creds.project_id}")
-        print("Keys (shown once only; they are stored hashed):")
-        print(f"  admin key:   {creds.admin_key}\n  project key: {creds.api_key}", flush=True)
+        if args.credentials_out:  # a captured server log must not hold the keys: they are in the file
+            print(f"Keys: written to {args.credentials_out} (readable by you only)", flush=True)
+        else:
+            print("Keys (shown once only; they are stored hashed):")
+            print(f"  admin key:   {creds.admin_key}\n  project key: {creds.api_key}", flush=True)
     stop.wait()
     server.stop()
     return 0
+
+
+def exposure_warning(host: str, store: Store, tls: bool, data: Path) -> str | None:
+    """What a server reachable from other machines should say at start: which lists are off, what to
+    switch on. None on loopback (the default), where only this machine's programs reach it."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:  # a host name: it may resolve to anything
+        address = None
+    if host == "localhost" or (address is not None and address.is_loopback):
+        return None
+    where = "every interface" if address is not None and address.is_unspecified else host
+    off = [row["id"] for row in store.orgs() if not store.allowlist("organization", row["id"]).enabled]
+    steps = []
+    if off:
+        steps.append(
+            "the organization's allowlist is off, so any address with a key gets in: add your addresses"
+            f" and switch it on (the console's Security tab, or `allowlist enable --data {data}`)"
+        )
+    if not tls:
+        steps.append("keys and prompts travel unencrypted: give --tls-cert and --tls-key")
+    if not steps:
+        return None
+    return (
+        f"warning: listening on {where} ({host}), reachable from other machines; "
+        + "; ".join(steps)
+        + (". For this machine only, use --host 127.0.0.1.")
+    )
 
 
 def _local_problem(config: SandboxConfig) -> str | None:
@@ -293,7 +345,15 @@ def dashboard_keys(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    private_files_from_now_on()  # the store and its SQLite companions: the owner's only
+    parser = build_parser()
+    # `allowlist remove --data DIR CIDR ID` (the README's order): argparse gives `entries` its (empty) share
+    # before --data and leaves the later words over; they are entries too. Anything else left over is an error.
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command == "allowlist" and not any(word.startswith("-") for word in rest):
+        args.entries = [*args.entries, *rest]
+    elif rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "serve":
         return serve(args)
     if args.command == "allowlist":

@@ -33,6 +33,11 @@ class SandboxConfig:
     max_body_bytes: int = 25 * 1024 * 1024
     max_image_bytes: int = 20 * 1024 * 1024
     stream_delay_ms: float = 0.0
+    # Stored responses (`store: true`) are deleted this many days after they were made, as the hosted service
+    # does after 30 days; each is ~5 KB, so without a limit the store grows with every request. None: kept.
+    keep_responses_days: float | None = 30.0
+    head_timeout: float = 10.0  # seconds a connection has to send a whole request head (slow clients)
+    max_connections: int = 4096  # open at once; beyond it a new connection gets a 503 at once
     usage_flush_seconds: float = 5.0  # how often the usage counted per entry is written (and at shutdown)
     expired_grace_seconds: float = 7 * 86_400  # an expired entry is removed by the service this long after
     clock: Callable[[], float] = time.time  # Unix seconds: expiry, usage, audit times (tests move their own)

@@ -222,7 +222,7 @@ class FormatJsonObject(Strict):
 
 class FormatJsonSchema(Strict):
     type: Literal["json_schema"]
-    name: str
+    name: str = Field(json_schema_extra={"pattern": "^[A-Za-z0-9_-]{1,64}$"})  # as `_name` checks
     schema_: dict[str, Any] = Field(alias="schema")
     strict: bool | None = False
     description: str | None = None
@@ -311,8 +311,8 @@ class CreateResponse(Strict):
     stream_options: StreamOptions | None = None
     max_output_tokens: int | None = Field(default=None, ge=16)
     max_tool_calls: int | None = Field(default=None, ge=0)
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    top_p: float | None = Field(default=None, ge=0, le=1)
+    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)  # NaN: no number
+    top_p: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     truncation: Literal["auto", "disabled"] | None = None
     store: bool | None = True
@@ -350,6 +350,9 @@ class CreateResponse(Strict):
 # --- the Admin API --------------------------------------------------------------------------------------
 
 
+CIDR_SHAPE = r"^[ \t]*([0-9]{1,3}(\.[0-9]{1,3}){3}|[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)(/[0-9]{1,3})?[ \t]*$"
+
+
 class AuditType(StrEnum):
     """What an audit event records: one kind of change to an allowlist (made, or refused)."""
 
@@ -383,7 +386,10 @@ ExpiresAt = Annotated[int, Field(ge=MIN_EXPIRES_AT, lt=MAX_EXPIRES_AT, strict=Tr
 class EntryCreate(Strict):
     """The body of `POST .../ip_allowlist/entries`: `expires_at` (Unix seconds, in the future) is optional."""
 
-    cidr: str = Field(min_length=1, max_length=100)
+    # The published shape of an entry (digits and dots, or hex and colons, then an optional /prefix; ASCII
+    # spaces around it), so a client reading /openapi.json refuses "0" as the server does. Only in the
+    # document: the server's own check (app.netrules) gives the precise message.
+    cidr: str = Field(min_length=1, max_length=100, json_schema_extra={"pattern": CIDR_SHAPE})
     description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
     expires_at: ExpiresAt | None = None
 

@@ -1,4 +1,4 @@
-"""Errors in the shape CONTRACT.md gives: {"error": {message, type, param, code}}."""
+"""Errors in the service's shape: {"error": {message, type, param, code}} (docs/contract.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The gateway in front of every /v1 request, in CONTRACT.md's order.
+"""The gateway in front of every /v1 request, in the service's order (docs/contract.md).
 
 1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
 owner part, without validating the key, 3. organization AND project allowlists, decided by
@@ -16,7 +16,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -25,6 +25,9 @@ from app.netrules import Address, Network, parse_client_ip
 from .config import SandboxConfig
 from .errors import error_bytes
 from .store import AllowlistRecord, KeyRecord, Store
+
+if TYPE_CHECKING:
+    from .app import SandboxState
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
@@ -82,7 +85,7 @@ def source_of(peer_text: str | None, forwarded: tuple[bytes, ...], trusted: list
             return None
         if not _inside(address, trusted):
             return address
-    # Every hop is trusted (CONTRACT.md is silent): the leftmost is the client, as nginx's real_ip_recursive.
+    # Every hop is trusted (the service leaves this case open): the leftmost is the client, as nginx's real_ip_recursive.
     return address
 
 
@@ -122,6 +125,8 @@ class RateLimiter:
 
 
 class Gateway:
+    state: SandboxState  # the app's engines and stores, set by create_app (tests and the server look inside)
+
     def __init__(self, app: ASGIApp, store: Store, config: SandboxConfig) -> None:
         self.app = app
         self.store = store
@@ -216,7 +221,7 @@ class Gateway:
         """The organization's and the project's list for this request (None where it names none), chosen
         without validating the key; a list that is off admits everyone.
 
-        A key or path naming no known organization or project selects no list (CONTRACT.md), so from a
+        A key or path naming no known organization or project selects no list (as the service does), so from a
         blocked address it gets 401 where a known one gets 403. Why not 403 there too: holding such requests
         to every enabled list of every tenant would let one organization's list refuse the mistyped keys of
         all the others, with a message about their address instead of their key. What the difference tells

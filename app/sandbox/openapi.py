@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
@@ -15,9 +15,11 @@ from .contract import (
     CreateResponse,
     EntryCreate,
     EntryPatch,
+    Includable,
     InputItem,
     ListPatch,
 )
+from .contract_state import ConversationCreate, ConversationUpdate, InputTokensRequest, ItemsAdd
 
 SUFFIX = "Schema"
 
@@ -142,7 +144,7 @@ class ResponseObjectSchema(Answer):
     id: str
     object: Literal["response"]
     created_at: int
-    status: Literal["completed", "incomplete", "failed", "in_progress"]
+    status: Literal["completed", "incomplete", "failed", "in_progress", "queued", "cancelled"]
     model: str
     output: list[InputItem]  # an answer's items are the items a request may send back: one definition
     previous_response_id: str | None = None
@@ -161,6 +163,24 @@ class ItemListSchema(Answer):
     first_id: str
     last_id: str
     has_more: bool
+
+
+class ConversationSchema(Answer):
+    id: str
+    object: Literal["conversation"]
+    created_at: int
+    metadata: dict[str, str]
+
+
+class ConversationDeletedSchema(Answer):
+    id: str
+    object: Literal["conversation.deleted"]
+    deleted: Literal[True]
+
+
+class InputTokensSchema(Answer):
+    object: Literal["response.input_tokens"]
+    input_tokens: int
 
 
 class ListingSchema(Answer):
@@ -184,6 +204,13 @@ _MODELS: list[type[BaseModel]] = [
     ResponseDeletedSchema,
     ItemListSchema,
     ListingSchema,
+    ConversationCreate,
+    ConversationUpdate,
+    ItemsAdd,
+    InputTokensRequest,
+    ConversationSchema,
+    ConversationDeletedSchema,
+    InputTokensSchema,
 ]
 
 
@@ -287,29 +314,75 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
     }
 
 
-def _response_paths() -> dict[str, Any]:
-    created = _json("ResponseObject", "a response, or an event stream")
+def _streamed(name: str, description: str) -> dict[str, Any]:
+    """A JSON answer that is an event stream instead when the request asks for one."""
+    answer = _json(name, description)
     fields = {"event": {"type": "string"}, "data": {"type": "string", "contentMediaType": "application/json"}}
     event = {"type": "object", "required": ["event", "data"], "properties": fields}
-    created["content"]["text/event-stream"] = {"schema": event}
+    answer["content"]["text/event-stream"] = {"schema": event}
+    return answer
+
+
+_INCLUDE = {
+    "name": "include[]",
+    "in": "query",
+    "style": "form",
+    "explode": True,
+    "schema": {"type": "array", "items": {"enum": list(get_args(Includable))}},
+}
+
+
+def _response_paths() -> dict[str, Any]:
+    created = _streamed("ResponseObject", "a response, or an event stream")
     items_query = [
         {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
         {"name": "order", "in": "query", "schema": {"enum": ["asc", "desc"]}},
         {"name": "include[]", "in": "query", "schema": {"type": "string"}},
     ]
+    retrieve_query = [
+        {"name": "stream", "in": "query", "schema": {"enum": ["true", "false"]}},
+        {"name": "starting_after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+        {"name": "include_obfuscation", "in": "query", "schema": {"enum": ["true", "false"]}},
+        _INCLUDE,
+    ]
     one = [_path("response_id")]
     return {
         "/v1/responses": {
             "post": {
                 "requestBody": _body("CreateResponse"),
-                "responses": {"200": created, **_answers("400", "Error", 401, 403, 413, 429)},
+                "responses": {"200": created, **_answers("400", "Error", 401, 403, 404, 413, 429)},
+            }
+        },
+        "/v1/responses/input_tokens": {
+            "post": {
+                "requestBody": _body("InputTokensRequest"),
+                "responses": _answers("200", "InputTokens", 400, 401, 403, 404, 413, 429),
+            }
+        },
+        "/v1/responses/compact": {
+            "post": {
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "responses": _answers("400", "Error", 401, 403, 413, 429),
             }
         },
         "/v1/responses/{response_id}": {
             "parameters": one,
-            "get": {"responses": _answers("200", "ResponseObject", 401, 403, 404, 429)},
+            "get": {
+                "parameters": retrieve_query,
+                "responses": {
+                    "200": _streamed("ResponseObject", "the response, or a background run's events"),
+                    **_answers("400", "Error", 401, 403, 404, 429),
+                },
+            },
             "delete": {"responses": _answers("200", "ResponseDeleted", 401, 403, 404, 429)},
+        },
+        "/v1/responses/{response_id}/cancel": {
+            "parameters": one,
+            "post": {"responses": _answers("200", "ResponseObject", 400, 401, 403, 404, 429)},
         },
         "/v1/responses/{response_id}/input_items": {
             "parameters": one,
@@ -317,6 +390,48 @@ def _response_paths() -> dict[str, Any]:
                 "parameters": items_query,
                 "responses": _answers("200", "ItemList", 400, 401, 403, 404, 429),
             },
+        },
+    }
+
+
+def _conversation_paths() -> dict[str, Any]:
+    one = [_path("conversation_id")]
+    errors = (400, 401, 403, 404, 413, 429)
+    items_query = [
+        {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1}},
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+        {"name": "order", "in": "query", "schema": {"enum": ["asc", "desc"]}},
+        _INCLUDE,
+    ]
+    return {
+        "/v1/conversations": {
+            "post": {
+                "requestBody": _body("ConversationCreate"),
+                "responses": _answers("200", "Conversation", 400, 401, 403, 413, 429),
+            }
+        },
+        "/v1/conversations/{conversation_id}": {
+            "parameters": one,
+            "get": {"responses": _answers("200", "Conversation", 401, 403, 404, 429)},
+            "post": {
+                "requestBody": _body("ConversationUpdate"),
+                "responses": _answers("200", "Conversation", *errors),
+            },
+            "delete": {"responses": _answers("200", "ConversationDeleted", 401, 403, 404, 429)},
+        },
+        "/v1/conversations/{conversation_id}/items": {
+            "parameters": one,
+            "get": {"parameters": items_query, "responses": _answers("200", "ItemList", *errors)},
+            "post": {
+                "parameters": [_INCLUDE],
+                "requestBody": _body("ItemsAdd"),
+                "responses": _answers("200", "ItemList", *errors),
+            },
+        },
+        "/v1/conversations/{conversation_id}/items/{item_id}": {
+            "parameters": [*one, _path("item_id")],
+            "get": {"parameters": [_INCLUDE], "responses": _answers("200", "ItemList", *errors)},
+            "delete": {"responses": _answers("200", "Conversation", 401, 403, 404, 429)},
         },
     }
 
@@ -337,6 +452,7 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
         "/healthz": {"get": {"security": [], "responses": {"200": {"description": "alive"}}}},
         "/v1/models": {"get": {"responses": _answers("200", "Listing", 401, 403, 429)}},
         **_response_paths(),
+        **_conversation_paths(),
         "/v1/organizations/{org_id}/projects": {
             "parameters": [org],
             "get": {"responses": _answers("200", "Listing", 401, 403, 429)},
@@ -351,6 +467,9 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     }
     schemas = components()
     schemas["CreateResponse"]["properties"]["model"]["enum"] = config.models  # known only at run time
+    # One conversation item answers as one entry of an item list: the same schema, not a second definition.
+    item = paths["/v1/conversations/{conversation_id}/items/{item_id}"]["get"]["responses"]["200"]
+    item["content"]["application/json"]["schema"] = schemas["ItemList"]["properties"]["data"]["items"]
     paths.update(_allowlist_paths("/v1/organizations/{org_id}", [org]))
     paths.update(_allowlist_paths("/v1/organizations/{org_id}/projects/{project_id}", [org, project]))
     return {

@@ -13,8 +13,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.common.jsonschema_check import mismatches
 
+from .background import BackgroundRuns, check_background
 from .builder import Event, ResponseBuilder, count_tokens
-from .contract import ItemsQuery
+from .contract import ItemsQuery, ReasoningItem
+from .conversations import ConversationRoutes, conversation_id_of
 from .engines.base import (
     Conversation,
     Engine,
@@ -28,8 +30,10 @@ from .engines.base import (
 from .errors import ServiceError, one_line, quote
 from .gateway import RequestContext
 from .request import Message, ResponseRequest, parse_request
+from .sealed import Sealer
 from .store import new_id
 from .tool_loop import check_calls, check_outputs, message_from_json, message_json, resolve_references
+from .truncation import fit_context, input_tokens
 from .validate import bad, parse_json_body, validate_query
 
 
@@ -52,32 +56,6 @@ def messages_from_history(items: list[dict[str, Any]]) -> list[Message]:
     return [message_from_json(item) for item in items]
 
 
-def fit_context(conversation: Conversation, window: int) -> Conversation:
-    """`truncation: auto` drops the oldest turns until the input fits `window` tokens (the estimate of
-    count_tokens); otherwise too long is a 400."""
-    if input_tokens(conversation) <= window:
-        return conversation
-    if conversation.request.body.truncation != "auto":
-        raise bad(
-            f"The input is longer than the model's context window of {window:,} tokens; "
-            "shorten it, or send truncation: 'auto' to drop the oldest turns.",
-            "input",
-            "context_length_exceeded",
-        )
-    history = list(conversation.history)
-    while history and input_tokens(Conversation(conversation.request, history)) > window:
-        history.pop(0)
-    return Conversation(conversation.request, history)
-
-
-def input_tokens(conversation: Conversation) -> int:
-    total = count_tokens(conversation.request.instructions or "")
-    for message in conversation.messages:
-        total += 4 + count_tokens(message.text()) + sum(image.tokens() for image in message.images)
-        total += sum(count_tokens(call.name) + count_tokens(call.arguments) for call in message.calls)
-    return total
-
-
 def list_query(request: Request) -> ItemsQuery:
     return validate_query(ItemsQuery, request.query_params.multi_items())
 
@@ -92,6 +70,38 @@ def _stored(history: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 class ResponsesRoutes:
     def __init__(self, app_state: Any) -> None:
         self.state = app_state
+        self.sealer = Sealer.for_store(app_state.store)
+        self.conversations = ConversationRoutes(app_state)
+        self.background = BackgroundRuns(app_state.store, self._run)
+
+    def history(self, project_id: str, parsed: ResponseRequest) -> list[Message]:
+        """The earlier turns: of the conversation, or of the previous response (never both: a 400)."""
+        of_conversation = self.conversations.history(project_id, parsed)
+        if of_conversation is not None:
+            return of_conversation[1]
+        if not parsed.previous_response_id:
+            return []
+        stored = self.state.store.load_response(project_id, parsed.previous_response_id)
+        if stored is None:
+            raise bad(
+                f"Previous response with id '{quote(parsed.previous_response_id)}' not found.",
+                "previous_response_id",
+                "previous_response_not_found",
+            )
+        return messages_from_history(_stored(stored[1])[0])
+
+    def check_sealed(self, parsed: ResponseRequest) -> None:
+        """Reasoning items sent back must carry content this sandbox sealed, unchanged."""
+        items = parsed.body.input if isinstance(parsed.body.input, list) else []
+        for index, item in enumerate(items):
+            if isinstance(item, ReasoningItem) and item.encrypted_content is not None:
+                if self.sealer.open(item.encrypted_content) is None:
+                    raise bad(
+                        "The reasoning item's encrypted_content was not made by this sandbox, or was "
+                        "changed: send it back exactly as it came, or leave the item out.",
+                        f"input[{index}].encrypted_content",
+                        "invalid_encrypted_content",
+                    )
 
     async def create(self, request: Request) -> Response:
         project_id = project_of(request)
@@ -99,23 +109,18 @@ class ResponsesRoutes:
         config = self.state.config
         resolve_references(self.state.store, project_id, body)
         parsed = parse_request(body, config.models, config.max_image_bytes)
+        check_background(parsed)
+        self.check_sealed(parsed)
         engine: Engine = self.state.engine
         prepare = getattr(engine, "prepare", None)
         if prepare is not None:  # refusals an engine must make before a stream starts (the local engine)
             await prepare(parsed)
-        history: list[Message] = []
-        if parsed.previous_response_id:
-            stored = self.state.store.load_response(project_id, parsed.previous_response_id)
-            if stored is None:
-                raise bad(
-                    f"Previous response with id '{quote(parsed.previous_response_id)}' not found.",
-                    "previous_response_id",
-                    "previous_response_not_found",
-                )
-            history = messages_from_history(_stored(stored[1])[0])
+        history = self.history(project_id, parsed)
         check_outputs(parsed.output_refs, [*history, *parsed.messages])
         conversation = fit_context(Conversation(parsed, history), config.context_window)
-        builder = ResponseBuilder(parsed, config.delta_event_type)
+        builder = ResponseBuilder(parsed, config.delta_event_type, self.sealer)
+        if parsed.body.background:
+            return await self.background.start(project_id, conversation, builder, engine)
         if parsed.stream:
             return StreamingResponse(
                 self._stream(project_id, conversation, builder, engine),
@@ -192,6 +197,9 @@ class ResponsesRoutes:
             saved = {"history": history, "input_items": request.input_items}
             items = [*request.input_items, *builder.response["output"]]
             await self.state.store.save_response_async(project_id, builder.response, saved, items)
+        conversation_id = conversation_id_of(request.body)
+        if conversation_id is not None and not failure:
+            await self.conversations.append_turn(conversation_id, request, builder.response)
 
     @staticmethod
     def _check_format(request: ResponseRequest, text: str) -> str | None:
@@ -240,6 +248,14 @@ class ResponsesRoutes:
 
     async def retrieve(self, request: Request) -> Response:
         return JSONResponse(self._load(request)[2][0])
+
+    async def retrieve_or_stream(self, request: Request) -> Response:
+        """A background run's live object or its events (`?stream=true`), else the stored response."""
+        return await self.background.retrieve(request, self.retrieve)
+
+    async def cancel(self, request: Request) -> Response:
+        response_id = request.path_params["response_id"]
+        return JSONResponse(await self.background.cancel(project_of(request), response_id))
 
     async def delete(self, request: Request) -> Response:
         project_id, response_id, _ = self._load(request)

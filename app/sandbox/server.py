@@ -20,6 +20,8 @@ from app.common.fileio import write_atomically
 
 from .app import SandboxState, create_app
 from .config import SandboxConfig
+from .retention import keep_pruning
+from .slow_clients import KEEP_ALIVE, MAX_HEAD_BYTES, guarded_protocol, hold_connections
 from .store import Credentials, Store
 from .upkeep import Compiler, Keeper
 
@@ -72,10 +74,13 @@ def base_url(host: str, port: int, tls: bool) -> str:
     return f"{'https' if tls else 'http'}://{shown}:{port}/v1"
 
 
-def uvicorn_config(app: ASGIApp, tls: TlsOptions | None) -> uvicorn.Config:
+def uvicorn_config(
+    app: ASGIApp, tls: TlsOptions | None, config: SandboxConfig | None = None
+) -> uvicorn.Config:
     """uvicorn's own proxy-header handling is off, whatever $FORWARDED_ALLOW_IPS says: it would rewrite the
     client address from X-Forwarded-For before the gateway runs. Only the gateway reads that header, and only
-    from --trust-proxy peers (CONTRACT.md)."""
+    from --trust-proxy peers, as the service's gateway does."""
+    limits = config or SandboxConfig(data_dir=Path())
     options: dict[str, Any] = {}
     if tls:
         options = {"ssl_certfile": str(tls.cert), "ssl_keyfile": str(tls.key)}
@@ -89,6 +94,10 @@ def uvicorn_config(app: ASGIApp, tls: TlsOptions | None) -> uvicorn.Config:
         timeout_graceful_shutdown=2,
         proxy_headers=False,
         forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
+        # Slow clients (app/sandbox/slow_clients.py): what uvicorn offers, stated, and what it lacks, added.
+        http=guarded_protocol(limits.head_timeout, limits.max_connections),
+        timeout_keep_alive=KEEP_ALIVE,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         **options,
     )
 
@@ -160,7 +169,8 @@ class SandboxServer:
             raise
         self.app = create_app(config, self.store)
         self.keeper = Keeper(self.store, config.usage_flush_seconds, config.expired_grace_seconds)
-        self._server = _PromptServer(uvicorn_config(self.app, tls))
+        hold_connections(config.max_connections)
+        self._server = _PromptServer(uvicorn_config(self.app, tls, config))
         self._thread: threading.Thread | None = None
 
     @property
@@ -169,8 +179,7 @@ class SandboxServer:
 
     @property
     def state(self) -> SandboxState:  # for tests that look inside
-        state: SandboxState = self.app.state  # type: ignore[attr-defined]
-        return state
+        return self.app.state
 
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)
@@ -187,9 +196,15 @@ class SandboxServer:
         asyncio.run(self._serve())
 
     async def _serve(self) -> None:
+        keep = self.config.keep_responses_days
+        pruning = asyncio.create_task(keep_pruning(self.store, keep)) if keep is not None else None
         try:
             await self._server.serve(sockets=[self._socket])
         finally:
+            if pruning is not None:
+                pruning.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pruning
             # An engine that holds connections (the upstream engine's client) releases them on this loop.
             close = getattr(self.state.engine, "aclose", None)
             if close is not None:

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.common.private import private_dir, private_file
 from app.netrules import parse_entry
 
 from . import audit
@@ -62,7 +63,16 @@ CREATE TABLE IF NOT EXISTS responses (
   created_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
   id TEXT NOT NULL, project_id TEXT NOT NULL, item TEXT NOT NULL, PRIMARY KEY (project_id, id));
+CREATE INDEX IF NOT EXISTS responses_by_age ON responses (created_at);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS response_events (
+  response_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, events TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS conversations (
+  id TEXT PRIMARY KEY, project_id TEXT NOT NULL, metadata TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS conversation_items (
+  conversation_id TEXT NOT NULL, position INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (conversation_id, position), UNIQUE (conversation_id, id));
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
 # Columns added after the first release: a store made before them gets them on open.
@@ -171,7 +181,8 @@ class Store:
         clock: Callable[[], float] = time.time,
         compile_later: Callable[[AllowlistRecord], None] | None = None,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        private_file(path)  # prompts, answers, allowlists and key hashes: the owner's only
         self.path = path
         self.clock = clock  # Unix seconds; tests give a clock they move
         self._compile_later = compile_later
@@ -644,6 +655,21 @@ class Store:
             )
             return [{"object": "project", **dict(row)} for row in rows]
 
+    # -- for the modules that keep their own tables (conversation_store.py, background.py) ------------
+
+    def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read on the reading connection (one at a time; SQLite reads are short)."""
+        with self._lock:
+            return work(self._db)
+
+    async def write_async(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a write on the writer thread; resolves once it is on disk."""
+        return await self._run_async(work)
+
+    def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Waits for the disk: on the server's event loop use write_async."""
+        return self._run(work)
+
     # -- responses --------------------------------------------------------------------------------
 
     def _save_response(
@@ -653,7 +679,12 @@ class Store:
         item_rows = [(item["id"], project_id, json.dumps(item)) for item in items or [] if "id" in item]
 
         def work(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO responses VALUES (?, ?, ?, ?, ?)", row)
+            # An upsert: a background response is written when queued, then again when it ends.
+            db.execute(
+                "INSERT INTO responses VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE "
+                "SET body = excluded.body, history = excluded.history",
+                row,
+            )
             db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?, ?)", item_rows)
 
         return work
@@ -682,6 +713,20 @@ class Store:
                     found[item_id] = json.loads(row[0])
         return found
 
+    async def prune_responses_async(self, created_before: float, batch: int = 500) -> int:
+        """Delete up to `batch` stored responses made before `created_before` (epoch seconds), oldest first;
+        returns how many. On the writer thread, in the same batches as requests' writes: a small batch
+        keeps each transaction short, so requests never wait behind a large backlog."""
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "DELETE FROM responses WHERE rowid IN (SELECT rowid FROM responses WHERE created_at < ? "
+                "ORDER BY created_at LIMIT ?)",
+                (int(created_before), batch),
+            ).rowcount
+
+        return await self._run_async(work)
+
     def load_response(self, project_id: str, response_id: str) -> tuple[dict[str, Any], Any] | None:
         with self._lock:
             row = self._db.execute(
@@ -703,6 +748,8 @@ class Store:
             deleted = db.execute(
                 "DELETE FROM responses WHERE id = ? AND project_id = ?", (response_id, project_id)
             ).rowcount
+            if deleted:  # a background response's kept events go with it
+                db.execute("DELETE FROM response_events WHERE response_id = ?", (response_id,))
             return bool(deleted)
 
         return work

@@ -59,6 +59,10 @@ def refuse_unsupported(body: dict[str, Any]) -> None:
     for name, what in REFUSED_PARAMETERS.items():
         if body.get(name) is not None:
             raise _not_here(f"'{name}' ({what})", name)
+    choice = body.get("tool_choice")
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if isinstance(kind, str) and kind in REFUSED_TOOLS:
+        raise _not_here(f"A tool_choice of the {quote(kind)} tool", "tool_choice.type")
     tools = body.get("tools")
     for index, tool in enumerate(tools if isinstance(tools, list) else []):
         kind = tool.get("type") if isinstance(tool, dict) else None
@@ -76,13 +80,13 @@ def refuse_unsupported(body: dict[str, Any]) -> None:
         if isinstance(kind, str) and kind not in SUPPORTED_ITEMS:
             raise _not_here(f"An input item of type {quote(kind)}", f"input[{index}].type")
         _refuse_parts(item.get("content"), f"input[{index}].content")
-        _refuse_parts(item.get("output"), f"input[{index}].output")
+        _refuse_parts(item.get("output"), f"input[{index}].output", REFUSED_PARTS | {"input_image"})
 
 
-def _refuse_parts(parts: Any, where: str) -> None:
+def _refuse_parts(parts: Any, where: str, refused: frozenset[str] = REFUSED_PARTS) -> None:
     for index, part in enumerate(parts if isinstance(parts, list) else []):
         kind = part.get("type") if isinstance(part, dict) else None
-        if isinstance(kind, str) and kind in REFUSED_PARTS:
+        if isinstance(kind, str) and kind in refused:
             raise _not_here(f"A content part of type {quote(kind)}", f"{where}[{index}].type")
 
 
@@ -92,13 +96,13 @@ def reasons(model: str) -> bool:
 
 
 def refuse_reasoning(model: str, reasoning: dict[str, Any] | None) -> None:
-    """The service's answer to `reasoning` settings on a model that does not reason."""
-    if reasoning is None or reasons(model):
+    """The service's answer to a reasoning effort on a model that does not reason. A `summary` alone is
+    accepted there (the Codex CLI sends one to every model it has no metadata for): with no reasoning, there
+    is no summary to give."""
+    if reasoning is None or reasons(model) or reasoning.get("effort") is None:
         return
-    for name in ("effort", "summary", "generate_summary"):
-        if reasoning.get(name) is not None:
-            raise bad(
-                f"Unsupported parameter: 'reasoning.{name}' is not supported with this model.",
-                f"reasoning.{name}",
-                "unsupported_parameter",
-            )
+    raise bad(
+        "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+        "reasoning.effort",
+        "unsupported_parameter",
+    )

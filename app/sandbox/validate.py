@@ -125,6 +125,9 @@ def _problem(error: Any) -> ServiceError:
             param,
             "description_too_long",
         )
+    if kind == "finite_number":  # JSON's NaN and Infinity (which Python's parser reads) are no numbers
+        shown = "NaN, which is not a number" if value != value else f"{value}, which is not a finite number"
+        return bad(f"'{param}' must be a number, not {shown}.", param)
     if kind.startswith(("greater_", "less_", "string_too_", "too_", "finite_")):
         message = str(error["msg"]).replace("Input should", "must").replace("Value should", "must")
         message = message.replace("String should", "must").replace("List should", "must")

@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QPushButton, QTa
 
 from app.services.session.messages import Message, MessageLevel
 from app.services.session.session import ConnectionState, ConsoleSession
+from app.ui.colours import Ink, hex_of
+from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus
 from .toolbar import ConnectionBar
@@ -43,7 +45,10 @@ class NoticeBar(QWidget):
         layout.setContentsMargins(8, 4, 8, 4)
         layout.addWidget(self.label, 1)
         layout.addWidget(close)
-        self.setStyleSheet("#notice { background: #ffebe9; } #notice_text { color: #82071e; }")
+        self.setStyleSheet(
+            f"#notice {{ background: {hex_of(Ink.NOTICE_BACKGROUND)}; }}"
+            f" #notice_text {{ color: {hex_of(Ink.NOTICE_TEXT)}; }}"
+        )
         self.hide()
 
     def show_text(self, text: str) -> None:
@@ -61,13 +66,14 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session
         self.setWindowTitle("Service Console")
-        self.resize(1100, 800)
+        fit_to_screen(self, 1100, 800)  # a first launch on an 800x600 screen fits it, Send included
         from app.services.session.ui_state import UiState
 
         self.ui_state = UiState(session.profiles.settings)  # the window as it was when the console quit
         geometry = self.ui_state.window_geometry
         if geometry is not None:
             self.restoreGeometry(geometry)
+            clamp_to_screen(self)  # left on a larger screen, or at a higher resolution
         self.connection_bar = bar = ConnectionBar(session)
         self.addToolBar(bar)
         # The toolbar's controls, as the window's own: what a person (and a test) finds at the top.

@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
 
 from app.services.session.session import ConnectionState, ConsoleSession
+from app.ui.colours import Ink, css
 
-STATE_COLOURS = {ConnectionState.OK: "#1a7f37", ConnectionState.CHECKING: "#9a6700"}
+STATE_COLOURS = {ConnectionState.OK: Ink.GOOD, ConnectionState.CHECKING: Ink.CAUTION}
 STATE_NAMES = {
     ConnectionState.OK: "Connected",
     ConnectionState.CHECKING: "Checking",
@@ -27,12 +28,14 @@ class ConnectionBar(QToolBar):
         self.setMovable(False)
         self.profile_box = QComboBox(objectName="profile_box")
         self.profile_box.setMinimumWidth(200)
+        self.profile_box.setAccessibleName("Profile")
         self.profile_box.activated.connect(self._profile_chosen)
         self.indicator = QLabel("● Starting", objectName="indicator")
         # Plain text by construction: the indicator only ever shows the fixed state names above.
         check = QPushButton("Check", objectName="check_connection")
         check.clicked.connect(lambda: session.tasks.start("session.check", session.check_connection()))
         self.simulated_ip = QLineEdit(objectName="simulated_ip", placeholderText="simulated source IP")
+        self.simulated_ip.setAccessibleName("Simulated source IP")
         self.simulated_ip.setToolTip(
             "Local sandbox only: requests appear to come from this address "
             "(sent as X-Forwarded-For, which the embedded sandbox trusts)."
@@ -78,9 +81,12 @@ class ConnectionBar(QToolBar):
     def show_state(self, state: ConnectionState, detail: str) -> None:
         import html  # here: the states come after the first frame, which need not wait for html (~3 ms)
 
-        self.indicator.setText(f"● {STATE_NAMES[state]}")
+        name = STATE_NAMES[state]
+        if state == ConnectionState.BLOCKED and self.session.blocked_key:  # which key: they are refused apart
+            name = f"Blocked: {self.session.blocked_key} key (403)"
+        self.indicator.setText(f"● {name}")
         self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
-        self.indicator.setStyleSheet(f"color: {STATE_COLOURS.get(state, '#cf222e')};")
+        self.indicator.setStyleSheet(css(STATE_COLOURS.get(ConnectionState(state), Ink.BAD)))
 
     def _play_ip(self) -> None:
         """Only an address plays: `999.1.1.1` would reach the service as "unknown" (and be offered as such)."""
@@ -90,7 +96,7 @@ class ConnectionBar(QToolBar):
         try:
             address = str(ipaddress.ip_address(text)) if text else ""
         except ValueError:
-            self.simulated_ip.setStyleSheet("color: #cf222e;")
+            self.simulated_ip.setStyleSheet(css(Ink.BAD))
             self.session.bus.warning(
                 f"“{text[:60]}” is not an IPv4 or IPv6 address: the simulated IP is unchanged."
             )

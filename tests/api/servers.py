@@ -6,7 +6,7 @@ import socket
 import ssl
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -147,8 +147,8 @@ class ScriptedServer:
         for thread in self._threads:
             thread.join(timeout=3)
 
-    def _start(self, target: object, *args: object) -> None:
-        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
+    def _start(self, target: Callable[..., object], *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
         self._threads.append(thread)
         thread.start()
 
@@ -208,3 +208,40 @@ class ScriptedServer:
                 conn.sendall(action)
                 if b"connection: close" in action.split(b"\r\n\r\n")[0].lower():
                     return
+
+
+@contextmanager
+def comment_server(interval: float = 0.05) -> Iterator[str]:
+    """An event stream that never sends an event: only `: keep-alive` comments, every `interval` seconds,
+    until the client leaves. Yields a base URL."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    stop = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with conn:
+                try:
+                    conn.recv(65536)
+                    conn.sendall(sse_head())
+                    while not stop.wait(interval):
+                        conn.sendall(b": keep-alive\n\n")
+                except OSError:
+                    pass  # the client left
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(timeout=2)

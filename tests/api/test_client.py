@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,7 +25,7 @@ from app.api import (
     collect,
 )
 from tests.api.servers import raw_server, sse, sse_head
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, SandboxFactory
 
 pytestmark = pytest.mark.anyio
 
@@ -54,7 +56,7 @@ async def test_create_and_stream(sandbox: Sandbox) -> None:
 
 
 @pytest.mark.parametrize("delta_event", ["output_text", "text"])
-async def test_both_delta_event_names(sandbox_factory, delta_event: str) -> None:
+async def test_both_delta_event_names(sandbox_factory: SandboxFactory, delta_event: str) -> None:
     sandbox = sandbox_factory(delta_event=delta_event)
     client = client_for(sandbox)
     async with client.responses.stream({"model": "service-pro", "input": "Hi"}) as stream:
@@ -97,7 +99,7 @@ async def test_allowlist_calls(sandbox: Sandbox) -> None:
     await client.aclose()
 
 
-async def test_rate_limited_carries_retry_after(sandbox_factory) -> None:
+async def test_rate_limited_carries_retry_after(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(rate_limit_per_minute=1)
     client = client_for(sandbox)
     await client.models()
@@ -185,7 +187,7 @@ async def test_malformed_event_and_error_event() -> None:
         await client.aclose()
 
 
-async def test_cancel_mid_stream_releases_the_connection(sandbox_factory) -> None:
+async def test_cancel_mid_stream_releases_the_connection(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(stream_delay_ms=5)
     client = client_for(sandbox)
     stream = client.responses.stream({"model": "service-pro", "input": "Write 2000 words"})
@@ -220,7 +222,7 @@ async def test_aclose_after_leaving_the_loop_closes_the_response_at_once(sandbox
     await client.aclose()
 
 
-async def test_tls_unknown_ca_and_mutual_tls(tmp_path) -> None:
+async def test_tls_unknown_ca_and_mutual_tls(tmp_path: Path) -> None:
     trustme = pytest.importorskip("trustme")
     from app.sandbox import SandboxConfig, SandboxServer
     from app.sandbox.server import TlsOptions
@@ -233,7 +235,12 @@ async def test_tls_unknown_ca_and_mutual_tls(tmp_path) -> None:
     server_cert.private_key_pem.write_to_path(str(key))
     ca.issue_cert("console").private_key_and_cert_chain_pem.write_to_path(str(client_pem))
     with SandboxServer(SandboxConfig(data_dir=tmp_path / "d"), tls=TlsOptions(cert, key, ca_file)) as server:
-        base = {"base_url": server.base_url, "api_key": server.credentials.api_key, "max_retries": 0}
+        assert server.credentials is not None
+        base: dict[str, Any] = {
+            "base_url": server.base_url,
+            "api_key": server.credentials.api_key,
+            "max_retries": 0,
+        }
         unknown = ServiceClient(ConnectionSettings(**base))
         with pytest.raises(TlsFailed, match="not trusted"):
             await unknown.models()

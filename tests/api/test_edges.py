@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 import httpx
 import pytest
@@ -37,8 +38,8 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def client(url: str, **settings: object) -> ServiceClient:
-    return ServiceClient(ConnectionSettings(base_url=url, api_key="k", **settings))  # type: ignore[arg-type]
+def client(url: str, **settings: Any) -> ServiceClient:
+    return ServiceClient(ConnectionSettings(base_url=url, api_key="k", **settings))
 
 
 def sse_reply(*events: dict[str, object] | str) -> bytes:
@@ -165,7 +166,7 @@ async def test_idle_connections_expire_before_uvicorns_keep_alive() -> None:
 
     assert defaults.KEEPALIVE_EXPIRY < 5  # uvicorn's default timeout_keep_alive
     api = client("http://127.0.0.1:9/v1")
-    pool = api.transport._client._transport._pool  # type: ignore[attr-defined]
+    pool = api.transport._client._transport._pool
     assert pool._keepalive_expiry == defaults.KEEPALIVE_EXPIRY
     await api.aclose()
 
@@ -199,7 +200,9 @@ async def test_done_unknown_events_and_both_delta_names() -> None:
         (["[DONE]"], ConnectionFailed, "no final event"),
     ],
 )
-async def test_malformed_streams_are_typed_errors(events: list, error: type, said: str) -> None:
+async def test_malformed_streams_are_typed_errors(
+    events: list[str], error: type[Exception], said: str
+) -> None:
     with ScriptedServer([sse_reply(*events)]) as server:
         api = client(server.url, max_retries=0)
         with pytest.raises(error, match=said):
@@ -245,13 +248,17 @@ async def test_a_stream_whose_reused_connection_drops_unanswered_is_sent_again()
 def quick_client(url: str, connect: float = 5.0, read: float = 5.0) -> ServiceClient:
     """A client whose connect and read timeouts fit in a test (the defaults are seconds to minutes)."""
     http = httpx.AsyncClient(timeout=httpx.Timeout(read, connect=connect))
-    return ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=2), http=http)
+    # A stream's wait for its head is its own deadline (minutes by default, for buffering proxies): as short.
+    settings = ConnectionSettings(base_url=url, api_key="k", max_retries=2, first_byte_deadline=read)
+    return ServiceClient(settings, http=http)
 
 
 async def fetch(api: ServiceClient, kind: str) -> str:
     """A GET of the model list, or a streamed POST /responses: the two ways a call goes through the transport."""
     if kind == "request":
-        return (await api.models())[0]
+        models: list[str] = await api.models()
+        return models[0]
+    text: str
     _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
     return text
 

@@ -45,9 +45,9 @@ async def test_entries_carry_expiry_and_usage_and_update_entry_changes_the_expir
         for _ in range(2):
             await client.models()  # admitted by the office entry: usage on it
         listed = await lists.get()
-        assert listed.entry(office.id).hit_count >= 2  # type: ignore[union-attr]
-        assert listed.entry(office.id).last_matched_at is not None  # type: ignore[union-attr]
-        assert listed.entry(ci.id).hit_count == 0  # type: ignore[union-attr]
+        assert listed.entry(office.id).hit_count >= 2
+        assert listed.entry(office.id).last_matched_at is not None
+        assert listed.entry(ci.id).hit_count == 0
         extended = await lists.update_entry(ci.id, later + 86_400, description="CI, nightly")
         assert extended.expires_at == later + 86_400 and extended.description == "CI, nightly"
         forever = await lists.update_entry(ci.id, None)

@@ -4,6 +4,7 @@ with an InvalidResponse that says what was wrong (never a raw AttributeError or 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ from app.api.wire import (
     parse_response,
 )
 
-FULL = {
+FULL: dict[str, Any] = {
     "id": "resp_1",
     "object": "response",
     "created_at": 1700000000,
@@ -134,7 +135,7 @@ def test_events_are_typed_by_their_type() -> None:
         delta = event({"type": name, "delta": "Hi", "item_id": "m", "extra": True})
         assert isinstance(delta, TextDelta) and delta.delta == "Hi"
         assert delta.received_at == 1.5
-    item = event({"type": "response.output_item.done", "output_index": 0, "item": FULL["output"][0]})  # type: ignore[index]
+    item = event({"type": "response.output_item.done", "output_index": 0, "item": FULL["output"][0]})
     assert isinstance(item, OutputItemEvent) and isinstance(item.item, WebSearchCall)
     search = event({"type": "response.web_search_call.searching", "item_id": "ws_1"})
     assert isinstance(search, WebSearchProgress)

@@ -9,21 +9,29 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import keyring
 import pytest
 import qasync
 from keyring.backend import KeyringBackend
 from PySide6.QtCore import QEventLoop
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from app.asyncloop import install_asyncgen_hooks
+from tests.gui.reach import shown
+
+if TYPE_CHECKING:  # imported by the fixture itself at run time, as the app does after its first frame
+    from app.ui.main_window import MainWindow
+    from app.ui.security.tab import SecurityTab
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's KeyringBackend.__init__ is unannotated
         self.secrets: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:
@@ -46,8 +54,9 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
 
 
 @pytest.fixture
-def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
-    """STACK-FACTS.md: a qasync loop marked already running; qtbot's waits drive its tasks. Never loop.stop()."""
+def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    """A qasync loop marked already running; qtbot's waits drive its tasks. Never loop.stop(): it calls
+    app.exit(), after which every Qt wait returns at once and later tests time out (docs/stack.md)."""
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     previous = install_asyncgen_hooks(loop)
@@ -80,20 +89,18 @@ def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
 
 
 @pytest.fixture
-def tab(console, qtbot):
+def tab(console: MainWindow, qtbot: QtBot) -> SecurityTab:
     """The Security tab, the admin playing 198.51.100.7 through the sandbox's simulated source IP."""
     console.tabs.setCurrentWidget(console.security)
     console.session.set_simulated_ip("198.51.100.7")
     security = console.security
     security.service.refresh()
-    qtbot.waitUntil(
-        lambda: security.service.data is not None and security.service.data.source_ip == "198.51.100.7"
-    )
+    qtbot.waitUntil(lambda: security.service.data is not None and shown(security).source_ip == "198.51.100.7")
     return security
 
 
 @pytest.fixture
-def console(qloop, qtbot, tmp_path: Path):
+def console(qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     """The main window on a fresh embedded sandbox, connected."""
     from app.bootstrap import Paths, make_session
     from app.ui.main_window import MainWindow

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pytestqt.qtbot import QtBot
+
 from app.ui.playground.turn_view import SOFT_BLOCK_CHARS, AnswerView
 
 
-def test_long_paragraph_is_split_into_display_blocks_only(qtbot) -> None:
+def test_long_paragraph_is_split_into_display_blocks_only(qtbot: QtBot) -> None:
     view = AnswerView()
     qtbot.addWidget(view)
     words = ["word"] * 3000

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QMessageBox
+from pytestqt.qtbot import QtBot
 
 from app.core.playground.conversation_store import StoredTurn
 from app.services.playground.conversations import ConversationsService
@@ -15,14 +17,14 @@ from app.ui.playground.conversations import ConversationSidebar
 
 
 @pytest.fixture
-def service(tmp_path: Path):
+def service(tmp_path: Path) -> Iterator[ConversationsService]:
     service = ConversationsService(tmp_path, MessageBus())
     yield service
     service.close()
 
 
 @pytest.fixture
-def sidebar(service: ConversationsService, qtbot):
+def sidebar(service: ConversationsService, qtbot: QtBot) -> ConversationSidebar:
     for title, answer in (("Office network", "Use 203.0.113.0/24"), ("Haiku", "Autumn moonlight")):
         conversation_id = service.start(title, "service-pro")
         assert conversation_id
@@ -38,7 +40,7 @@ def titles(sidebar: ConversationSidebar) -> list[str]:
     return [summary.title for summary in sidebar.model.summaries]
 
 
-def test_typing_in_search_narrows_the_list(sidebar: ConversationSidebar, qtbot) -> None:
+def test_typing_in_search_narrows_the_list(sidebar: ConversationSidebar, qtbot: QtBot) -> None:
     assert sorted(titles(sidebar)) == ["Haiku", "Office network"]
     qtbot.keyClicks(sidebar.search, "autumn")
     assert titles(sidebar) == ["Haiku"]
@@ -46,7 +48,7 @@ def test_typing_in_search_narrows_the_list(sidebar: ConversationSidebar, qtbot) 
     assert len(titles(sidebar)) == 2
 
 
-def test_clicking_a_conversation_asks_to_open_it(sidebar: ConversationSidebar, qtbot) -> None:
+def test_clicking_a_conversation_asks_to_open_it(sidebar: ConversationSidebar, qtbot: QtBot) -> None:
     row = titles(sidebar).index("Haiku")
     rect = sidebar.list.visualRect(sidebar.model.index(row))
     with qtbot.waitSignal(sidebar.open_requested) as opened:
@@ -54,7 +56,9 @@ def test_clicking_a_conversation_asks_to_open_it(sidebar: ConversationSidebar, q
     assert opened.args == [sidebar.model.summaries[row].id]
 
 
-def test_f2_renames_in_place(sidebar: ConversationSidebar, service: ConversationsService, qtbot) -> None:
+def test_f2_renames_in_place(
+    sidebar: ConversationSidebar, service: ConversationsService, qtbot: QtBot
+) -> None:
     row = titles(sidebar).index("Haiku")
     sidebar.list.setCurrentIndex(sidebar.model.index(row))
     sidebar.list.setFocus()
@@ -68,7 +72,7 @@ def test_f2_renames_in_place(sidebar: ConversationSidebar, service: Conversation
     assert [s.title for s in service.summaries("poems")] == ["Autumn poems"]
 
 
-def test_delete_asks_first_and_cancel_keeps_it(sidebar: ConversationSidebar, qtbot) -> None:
+def test_delete_asks_first_and_cancel_keeps_it(sidebar: ConversationSidebar, qtbot: QtBot) -> None:
     row = titles(sidebar).index("Office network")
     sidebar.list.setCurrentIndex(sidebar.model.index(row))
     sidebar.list.setFocus()

@@ -5,31 +5,38 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from app import __version__
+from app.ui.main_window import MainWindow
+from app.ui.security.tab import SecurityTab
+from tests.gui.reach import profile_of, shown
 
 
-def type_play_ip(console, qtbot, text: str) -> None:
+def type_play_ip(console: MainWindow, qtbot: QtBot, text: str) -> None:
     box = console.simulated_ip
     box.clear()
     qtbot.keyClicks(box, text)
     qtbot.keyClick(box, Qt.Key.Key_Return)
 
 
-def test_a_play_ip_that_is_no_address_is_refused_and_changes_nothing(console, qtbot) -> None:
+def test_a_play_ip_that_is_no_address_is_refused_and_changes_nothing(
+    console: MainWindow, qtbot: QtBot
+) -> None:
     type_play_ip(console, qtbot, "999.1.1.1")
-    assert console.session.profile.simulated_ip == ""
+    assert profile_of(console.session).simulated_ip == ""
     assert "not an IPv4 or IPv6 address" in console.statusBar().currentMessage()
 
 
-def test_your_ip_follows_a_new_play_ip_without_refresh(tab, qtbot) -> None:
+def test_your_ip_follows_a_new_play_ip_without_refresh(tab: SecurityTab, qtbot: QtBot) -> None:
     console = tab.window()
+    assert isinstance(console, MainWindow)
     type_play_ip(console, qtbot, "203.0.113.9")
-    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.source_ip == "203.0.113.9")
+    qtbot.waitUntil(lambda: tab.service.data is not None and shown(tab).source_ip == "203.0.113.9")
     qtbot.waitUntil(lambda: "203.0.113.9" in tab.your_ip.my_ip.text())
 
 
-def test_the_description_limit_is_counted_as_you_type(tab, qtbot) -> None:
+def test_the_description_limit_is_counted_as_you_type(tab: SecurityTab, qtbot: QtBot) -> None:
     form = tab.add_form
     qtbot.keyClicks(form.description, "x" * 210)
     assert len(form.description.text()) == 200
@@ -40,7 +47,7 @@ def test_the_description_limit_is_counted_as_you_type(tab, qtbot) -> None:
     assert form.description_count.text() == "0/200"
 
 
-def test_about_names_the_version(console, qtbot) -> None:
+def test_about_names_the_version(console: MainWindow, qtbot: QtBot) -> None:
     from PySide6.QtCore import QTimer
 
     def read_and_close() -> None:
@@ -54,7 +61,7 @@ def test_about_names_the_version(console, qtbot) -> None:
     assert f"Service Console {__version__}" in texts[0]
 
 
-def test_the_list_loads_in_ascending_address_order(tab, qtbot) -> None:
+def test_the_list_loads_in_ascending_address_order(tab: SecurityTab, qtbot: QtBot) -> None:
     from tests.gui.test_security import add
 
     for cidr in ("203.0.113.0/24", "192.0.2.0/24", "198.51.100.0/24"):

@@ -6,35 +6,38 @@ import json
 
 import jsonschema
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.sandbox.engines.local import LocalEngine
-from app.services.playground.service import RequestOptions
+from app.services.playground.service import PlaygroundService, RequestOptions
+from app.ui.main_window import MainWindow
+from tests.gui.reach import body_of, embedded
 from tests.local_support import require_local
 
 pytestmark = pytest.mark.local
 
 
 @pytest.fixture(autouse=True)
-def local_only(request) -> None:
+def local_only(request: pytest.FixtureRequest) -> None:
     require_local(request)  # before the console starts: a default run skips at once
 
 
 @pytest.fixture
-def service(console, qtbot):
-    state = console.session.sandbox.server.state
+def service(console: MainWindow, qtbot: QtBot) -> PlaygroundService:
+    state = embedded(console.session).state
     state.engine = LocalEngine(None)  # the embedded sandbox, now answering with the default GGUF
     state.engine.start_loading()
     return console.playground.service
 
 
-def wait_done(qtbot, service, count: int) -> None:
+def wait_done(qtbot: QtBot, service: PlaygroundService, count: int) -> None:
     qtbot.waitUntil(
         lambda: len(service.turns) >= count and service.turns[-1].status not in ("pending", "streaming"),
         timeout=120_000,
     )
 
 
-def test_stream_chain_and_figures(qtbot, service) -> None:
+def test_stream_chain_and_figures(qtbot: QtBot, service: PlaygroundService) -> None:
     options = RequestOptions(model="service-pro", max_output_tokens=24, chain_on_server=True)
     service.send("The history of tea", [], options)
     wait_done(qtbot, service, 1)
@@ -44,11 +47,11 @@ def test_stream_chain_and_figures(qtbot, service) -> None:
     service.send("Tell me more.", [], options)
     wait_done(qtbot, service, 2)
     second = service.turns[1]
-    assert second.chain_on_server and second.request_body["previous_response_id"] == first.response_id
+    assert second.chain_on_server and body_of(second)["previous_response_id"] == first.response_id
     assert second.text.strip() and second.figures.input_tokens > first.figures.input_tokens
 
 
-def test_schema_and_max_tokens(qtbot, service) -> None:
+def test_schema_and_max_tokens(qtbot: QtBot, service: PlaygroundService) -> None:
     schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
     service.send("A city:", [], RequestOptions(model="service-pro", schema=schema, max_output_tokens=40))
     wait_done(qtbot, service, 1)
@@ -59,8 +62,10 @@ def test_schema_and_max_tokens(qtbot, service) -> None:
     assert service.turns[0].status == "incomplete" and service.turns[0].figures.output_tokens == 16
 
 
-def test_stop_mid_answer(qtbot, service, console) -> None:
-    model = console.session.sandbox.server.state.engine.default
+def test_stop_mid_answer(qtbot: QtBot, service: PlaygroundService, console: MainWindow) -> None:
+    engine = embedded(console.session).state.engine
+    assert isinstance(engine, LocalEngine)
+    model = engine.default
     service.send("A long story:", [], RequestOptions(model="service-pro", max_output_tokens=400))
     qtbot.waitUntil(lambda: len(service.turns[0].text) > 20, timeout=120_000)
     assert service.stop()
@@ -69,7 +74,7 @@ def test_stop_mid_answer(qtbot, service, console) -> None:
     qtbot.waitUntil(lambda: not model.lock.locked(), timeout=2000)  # the worker left at its next token
 
 
-def test_a_function_call_on_the_local_model(qtbot, service) -> None:
+def test_a_function_call_on_the_local_model(qtbot: QtBot, service: PlaygroundService) -> None:
     """The Playground's function loop on real weights: the call's arguments are held to the schema by the
     grammar, the saved output answers it, and the model answers in text."""
     from app.core.playground.functions import EXAMPLES, ToolChoice, ToolSettings

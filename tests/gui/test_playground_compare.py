@@ -4,20 +4,27 @@ the left and the new one on the right, errors on the side they happened, and the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
+from pytestqt.qtbot import QtBot
 
+from app.services.playground.service import Turn
 from app.services.session.session import ConnectionState
+from app.ui.main_window import MainWindow
 from app.ui.playground.compare import CompareDialog
+from app.ui.playground.compare_row import SideView
+from app.ui.playground.tab import PlaygroundTab
 from tests.api.servers import RESET, ScriptedServer, reply, sse, sse_head
+from tests.gui.reach import body_of, child, client_of, simulated
 from tests.gui.test_playground import png, send, sse_answer, use_server, wait_done
 from tests.gui.test_playground_options import choose, type_into
 
 CLICK = Qt.MouseButton.LeftButton
 
 
-def compare_window(qtbot, tab) -> CompareDialog:
+def compare_window(qtbot: QtBot, tab: PlaygroundTab) -> CompareDialog:
     """The compare window just opened (one closed before may still await deletion, hidden)."""
 
     def shown() -> list[CompareDialog]:
@@ -27,23 +34,35 @@ def compare_window(qtbot, tab) -> CompareDialog:
     return shown()[0]
 
 
-def send_all(qtbot, tab, *prompts: str) -> None:
+def send_all(qtbot: QtBot, tab: PlaygroundTab, *prompts: str) -> None:
     for count, prompt in enumerate(prompts, 1):
         send(qtbot, tab, prompt)
         wait_done(qtbot, tab, count)
 
 
-def run_on(qtbot, dialog: CompareDialog, model: str, timeout: int = 15000) -> None:
+def run_on(qtbot: QtBot, dialog: CompareDialog, model: str, timeout: int = 15000) -> None:
     choose(qtbot, dialog.model, model)
     qtbot.mouseClick(dialog.run_button, CLICK)
     qtbot.waitUntil(lambda: dialog.job is not None and not dialog.job.running, timeout=timeout)
 
 
-def right(dialog: CompareDialog, row: int):
+def opened(dialog: CompareDialog | None) -> CompareDialog:
+    assert dialog is not None, "no comparison dialog opened"
+    return dialog
+
+
+def rerun_of(dialog: CompareDialog, row: int) -> Turn:
+    """The re-run turn of a row, once it has run."""
+    rerun = dialog.rows[row].rerun
+    assert rerun is not None, f"row {row} has not run"
+    return rerun
+
+
+def right(dialog: CompareDialog, row: int) -> SideView:
     return dialog.views[row].rerun
 
 
-def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot, console) -> None:
+def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
     send_all(qtbot, tab, "My name is Ada", "What is my name?")
     originals = [turn.text for turn in tab.service.turns]
@@ -58,12 +77,12 @@ def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot, console) -> None:
         assert view.original.answer.toPlainText().strip() == originals[row].strip()
         assert view.original.heading.text() == "service-pro · original"
         assert view.rerun.heading.text() == "service-think · re-run"
-        rerun = dialog.rows[row].rerun
+        rerun = rerun_of(dialog, row)
         assert rerun.status == "completed" and rerun.model == "service-think"
         assert "first token" in view.rerun.status.text() and "total" in view.rerun.status.text()
         assert "first token" in view.original.status.text()
-    second = dialog.rows[1].rerun
-    assert second.request_body["input"][1] == {"role": "assistant", "content": dialog.rows[0].rerun.text}
+    second = rerun_of(dialog, 1)
+    assert body_of(second)["input"][1] == {"role": "assistant", "content": rerun_of(dialog, 0).text}
     assert "Ada" in second.text  # the re-run follows its own thread
     assert "2 of 2 turns answered" in dialog.progress.text()
 
@@ -71,11 +90,17 @@ def test_a_conversation_is_rerun_side_by_side_and_saved(qtbot, console) -> None:
     qtbot.waitUntil(lambda: sidebar.model.summaries[0].title == "My name is Ada · on service-think")
     assert sidebar.model.summaries[0].turn_count == 2 and sidebar.model.summaries[0].model == "service-think"
     qtbot.mouseClick(dialog.open_button, CLICK)
-    qtbot.waitUntil(lambda: tab.keeper.current_id == dialog.job.conversation_id)
-    assert [turn.text for turn in tab.service.turns] == [row.rerun.text for row in dialog.rows]
+    job = dialog.job
+    assert job is not None
+    qtbot.waitUntil(lambda: tab.keeper.current_id == job.conversation_id)
+    assert [turn.text for turn in tab.service.turns] == [
+        rerun_of(dialog, row).text for row in range(len(dialog.rows))
+    ]
 
 
-def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(qtbot, console, tmp_path) -> None:
+def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(
+    qtbot: QtBot, console: MainWindow, tmp_path: Path
+) -> None:
     tab = console.playground
     qtbot.mouseClick(tab.params_toggle, CLICK)
     type_into(qtbot, tab.options_panel.temperature, "0.4")
@@ -86,9 +111,9 @@ def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(qtbo
     dialog = compare_window(qtbot, tab)  # the open conversation: its image is still at hand
     assert not dialog.views[0].notes.isVisibleTo(dialog)
     run_on(qtbot, dialog, "service-ultra")
-    body = dialog.rows[0].rerun.request_body
+    body = body_of(rerun_of(dialog, 0))
     assert body["temperature"] == 0.4 and body["input"][0]["content"][1]["type"] == "input_image"
-    assert "320×200" in dialog.rows[0].rerun.text
+    assert "320×200" in rerun_of(dialog, 0).text
     dialog.close()
 
     qtbot.mouseClick(tab.sidebar.new_button, CLICK)  # the picture conversation is now a saved one only
@@ -96,25 +121,26 @@ def test_a_saved_conversation_is_compared_from_the_sidebar_with_its_options(qtbo
     qtbot.waitUntil(lambda: len(sidebar.model.summaries) == 2)
     row = next(i for i, s in enumerate(sidebar.model.summaries) if s.title == "What is in the picture?")
     menu = sidebar.menu_for(sidebar.model.index(row))  # what a right-click on the row shows
+    assert menu is not None
     next(action for action in menu.actions() if action.text() == "Compare on another model…").trigger()
     dialog = compare_window(qtbot, tab)
     assert dialog.views[0].notes.isVisibleTo(dialog) and "chart.png" in dialog.views[0].notes.text()
     choose(qtbot, dialog.model, "service-think")
     assert "chart.png" in dialog.views[0].notes.text()
     run_on(qtbot, dialog, "service-think")
-    assert dialog.rows[0].rerun.request_body["temperature"] == 0.4  # the options it was sent with, kept
-    assert dialog.rows[0].rerun.request_body["input"] == "What is in the picture?"
+    assert body_of(rerun_of(dialog, 0))["temperature"] == 0.4  # the options it was sent with, kept
+    assert body_of(rerun_of(dialog, 0))["input"] == "What is in the picture?"
 
 
-def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot, console) -> None:
+def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
     session = console.session
     send_all(qtbot, tab, "one", "two", "three")
     session.set_simulated_ip("203.0.113.77")
 
     async def lock() -> None:
-        await session.client.allowlists.add("198.51.100.0/24")
-        await session.client.allowlists.set_enabled(True, force=True)
+        await client_of(session).allowlists.add("198.51.100.0/24")
+        await client_of(session).allowlists.set_enabled(True, force=True)
 
     session.tasks.start("lock", lock())
     qtbot.waitUntil(lambda: not session.tasks.running("lock"))
@@ -130,7 +156,9 @@ def test_a_403_is_shown_on_the_rerun_side_and_the_rest_is_not_run(qtbot, console
     assert session.state == ConnectionState.BLOCKED and "203.0.113.77" in session.detail  # the toolbar too
 
 
-def test_429_and_a_dropped_stream_stay_on_their_turn_and_the_next_one_runs(qtbot, console) -> None:
+def test_429_and_a_dropped_stream_stay_on_their_turn_and_the_next_one_runs(
+    qtbot: QtBot, console: MainWindow
+) -> None:
     tab = console.playground
     send_all(qtbot, tab, "alpha", "beta", "gamma")
     limited = reply(
@@ -145,7 +173,7 @@ def test_429_and_a_dropped_stream_stay_on_their_turn_and_the_next_one_runs(qtbot
     answered = sse_answer(text, {"id": "resp_3", "status": "completed", "output": [message]})
     with ScriptedServer([limited, dropped, answered]) as server:
         use_server(qtbot, console, server.url)
-        dialog = tab.open_compare()
+        dialog = opened(tab.open_compare())
         run_on(qtbot, dialog, "service-think")
     assert right(dialog, 0).status.text() == "429: rate limited."
     assert right(dialog, 1).status.text().startswith("Connection lost:")
@@ -161,18 +189,18 @@ def test_429_and_a_dropped_stream_stay_on_their_turn_and_the_next_one_runs(qtbot
     qtbot.waitUntil(lambda: tab.sidebar.model.summaries[0].turn_count == 3)
 
 
-def test_stop_ends_the_comparison_cleanly(qtbot, console) -> None:
+def test_stop_ends_the_comparison_cleanly(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
     send_all(qtbot, tab, "Write 3000 words about the sea", "And about rivers")
-    dialog = tab.open_compare()
-    console.session.sandbox.server.state.engine.delay = 0.003
+    dialog = opened(tab.open_compare())
+    simulated(console.session).delay = 0.003
     choose(qtbot, dialog.model, "service-ultra")
     qtbot.mouseClick(dialog.run_button, CLICK)
     qtbot.waitUntil(lambda: len(right(dialog, 0).answer.toPlainText()) > 50, timeout=10000)
     assert dialog.stop_button.isEnabled() and not dialog.run_button.isEnabled()
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)  # Esc stops first; it does not close the window
-    qtbot.waitUntil(lambda: not dialog.job.running)
-    console.session.sandbox.server.state.engine.delay = 0
+    qtbot.waitUntil(lambda: dialog.job is not None and not dialog.job.running)
+    simulated(console.session).delay = 0
     assert dialog.isVisible()
     assert right(dialog, 0).status.text().startswith("Stopped.") and right(dialog, 0).answer.toPlainText()
     assert right(dialog, 1).status.text() == "Not run: the comparison was stopped."
@@ -181,20 +209,21 @@ def test_stop_ends_the_comparison_cleanly(qtbot, console) -> None:
 
 
 def test_a_long_conversation_opens_with_its_first_rows_and_builds_the_rest_as_they_are_reached(
-    qtbot, console
+    qtbot: QtBot, console: MainWindow
 ) -> None:
     from app.core.playground.conversation_store import StoredTurn
     from app.ui.playground.compare import FIRST_ROWS
 
     tab = console.playground
     conversation = tab.conversations.start("Long talk", "service-pro")
+    assert conversation is not None
     for number in range(60):
         answer = StoredTurn(f"question {number}", f"answer {number}", "service-pro", "completed")
         tab.conversations.save_turn(conversation, number, answer)
-    dialog = tab.open_compare(conversation)
+    dialog = opened(tab.open_compare(conversation))
     qtbot.addWidget(dialog)
     assert len(dialog.views) == FIRST_ROWS and len(dialog.rows) == 60
-    bar = dialog.findChild(QScrollArea, "compare_rows").verticalScrollBar()
+    bar = child(dialog, QScrollArea, "compare_rows").verticalScrollBar()
     bar.setValue(bar.maximum())  # the person scrolls down: the next rows come
     qtbot.waitUntil(lambda: len(dialog.views) > FIRST_ROWS)
     run_on(qtbot, dialog, "service-ultra", timeout=60000)  # the run reaches every row, built as it starts

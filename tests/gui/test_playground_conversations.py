@@ -6,12 +6,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
+from app.ui.main_window import MainWindow
+from app.ui.playground.conversations import ConversationSidebar
+from tests.gui.reach import body_of
 from tests.gui.test_playground import send, wait_done
 
 
-def open_console(qtbot, home: Path):
+def open_console(qtbot: QtBot, home: Path) -> MainWindow:
     from app.bootstrap import Paths, make_session
     from app.ui.main_window import MainWindow
 
@@ -25,18 +30,20 @@ def open_console(qtbot, home: Path):
     return window
 
 
-def close_console(qtbot, window) -> None:
+def close_console(qtbot: QtBot, window: MainWindow) -> None:
     window.playground.conversations.close()
     closing = asyncio.ensure_future(window.session.shutdown())
     qtbot.waitUntil(closing.done, timeout=10000)
 
 
-def click_row(qtbot, sidebar, row: int) -> None:
+def click_row(qtbot: QtBot, sidebar: ConversationSidebar, row: int) -> None:
     rect = sidebar.list.visualRect(sidebar.model.index(row))
     qtbot.mouseClick(sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
-def test_a_conversation_is_saved_and_reopened_after_a_restart(qloop, qtbot, tmp_path: Path) -> None:
+def test_a_conversation_is_saved_and_reopened_after_a_restart(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     window = open_console(qtbot, tmp_path)
     tab = window.playground
     send(qtbot, tab, "Tell me about tea")
@@ -62,12 +69,14 @@ def test_a_conversation_is_saved_and_reopened_after_a_restart(qloop, qtbot, tmp_
     wait_done(qtbot, tab, 3)
     third = tab.service.turns[2]
     assert third.status == "completed", third.error
-    assert third.request_body.get("previous_response_id") == first_id
+    assert body_of(third).get("previous_response_id") == first_id
     qtbot.waitUntil(lambda: tab.sidebar.model.summaries[0].turn_count == 3)
     close_console(qtbot, again)
 
 
-def test_new_conversation_starts_empty_and_search_finds_old_ones(qloop, qtbot, tmp_path: Path) -> None:
+def test_new_conversation_starts_empty_and_search_finds_old_ones(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     window = open_console(qtbot, tmp_path)
     tab = window.playground
     send(qtbot, tab, "Plan the office network")
@@ -82,7 +91,7 @@ def test_new_conversation_starts_empty_and_search_finds_old_ones(qloop, qtbot, t
     close_console(qtbot, window)
 
 
-def test_the_model_name_is_never_cut_in_a_small_window(console, qtbot) -> None:
+def test_the_model_name_is_never_cut_in_a_small_window(console: MainWindow, qtbot: QtBot) -> None:
     console.resize(800, 600)
     qtbot.waitUntil(lambda: console.playground.model.count() > 0)
     combo = console.playground.model
@@ -90,7 +99,7 @@ def test_the_model_name_is_never_cut_in_a_small_window(console, qtbot) -> None:
     assert combo.width() >= combo.fontMetrics().horizontalAdvance(longest)
 
 
-def test_the_first_turn_is_not_said_to_send_a_history(console, qtbot) -> None:
+def test_the_first_turn_is_not_said_to_send_a_history(console: MainWindow, qtbot: QtBot) -> None:
     tab = console.playground
     send(qtbot, tab, "Hello")
     wait_done(qtbot, tab)
@@ -100,7 +109,9 @@ def test_the_first_turn_is_not_said_to_send_a_history(console, qtbot) -> None:
     assert "chained on the server" in tab.views[1].prompt_label.text()
 
 
-def test_the_window_comes_back_as_it_was_left(qloop, qtbot, tmp_path: Path) -> None:
+def test_the_window_comes_back_as_it_was_left(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     window = open_console(qtbot, tmp_path)
     window.resize(780, 560)  # inside the offscreen screen (800x600): Qt fits a restored window to its screen
     window.tabs.setCurrentWidget(window.security)
@@ -119,7 +130,9 @@ def test_the_window_comes_back_as_it_was_left(qloop, qtbot, tmp_path: Path) -> N
     close_console(qtbot, again)
 
 
-def test_the_open_conversation_is_shown_again_after_a_restart(qloop, qtbot, tmp_path: Path) -> None:
+def test_the_open_conversation_is_shown_again_after_a_restart(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     window = open_console(qtbot, tmp_path)
     tab = window.playground
     send(qtbot, tab, "Remember the fjord")
@@ -135,7 +148,9 @@ def test_the_open_conversation_is_shown_again_after_a_restart(qloop, qtbot, tmp_
     close_console(qtbot, again)
 
 
-def test_reopening_a_conversation_goes_on_with_its_model(qloop, qtbot, tmp_path: Path) -> None:
+def test_reopening_a_conversation_goes_on_with_its_model(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     window = open_console(qtbot, tmp_path)
     tab = window.playground
     tab.model.setCurrentText("service-think")
@@ -153,7 +168,7 @@ def test_reopening_a_conversation_goes_on_with_its_model(qloop, qtbot, tmp_path:
 
 
 def test_editing_an_earlier_message_drops_the_turns_after_it_from_the_file(
-    qloop, qtbot, tmp_path: Path, monkeypatch
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from PySide6.QtWidgets import QInputDialog
 
@@ -166,7 +181,9 @@ def test_editing_an_earlier_message_drops_the_turns_after_it_from_the_file(
     qtbot.mouseClick(tab.views[1].edit_button, Qt.MouseButton.LeftButton)
     wait_done(qtbot, tab, 2)
     qtbot.waitUntil(lambda: tab.service.turns[-1].status == "completed")
+    assert tab.keeper.current_id is not None
     saved = tab.conversations.load(tab.keeper.current_id)
+    assert saved is not None
     assert [turn.prompt for turn in saved.turns] == ["One", "Two, again"]
     assert tab.sidebar.model.summaries[0].turn_count == 2
     tab.sidebar.search.setText("Three")  # and search no longer finds what was dropped
@@ -174,7 +191,9 @@ def test_editing_an_earlier_message_drops_the_turns_after_it_from_the_file(
     close_console(qtbot, window)
 
 
-def test_the_open_conversation_is_kept_without_a_clean_quit(qloop, qtbot, tmp_path: Path) -> None:
+def test_the_open_conversation_is_kept_without_a_clean_quit(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     window = open_console(qtbot, tmp_path)
     tab = window.playground
     send(qtbot, tab, "Remember the lighthouse")
@@ -186,8 +205,32 @@ def test_the_open_conversation_is_kept_without_a_clean_quit(qloop, qtbot, tmp_pa
     close_console(qtbot, again)
 
 
+def test_the_json_export_has_iso_times_and_the_settings_sent(
+    console: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    import json
+    import re
+
+    from tests.gui.test_playground import send, wait_done
+
+    tab = console.playground
+    console.tabs.setCurrentWidget(tab)
+    tab.options_panel.instructions.setFocus()
+    qtbot.keyClicks(tab.options_panel.instructions, "Answer in French.")
+    send(qtbot, tab, "Hello")
+    wait_done(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.keeper.current_id is not None)
+    path = tmp_path / "conversation.json"
+    assert tab.keeper.current_id is not None
+    assert tab.conversations.export(tab.keeper.current_id, path)
+    document = json.loads(path.read_text())
+    iso = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+    assert iso.fullmatch(document["updated_at"]) and iso.fullmatch(document["turns"][0]["created_at"])
+    assert document["settings"]["instructions"] == "Answer in French."
+
+
 def test_editing_the_third_of_ten_messages_saves_only_what_changed(
-    qloop, qtbot, tmp_path: Path, monkeypatch
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The turns before an edit are shown again, not finished again: before, each was saved again (a SQLite
     write on the GUI thread and a re-query of the sidebar) and an edit of the 3rd message wrote 3 times."""

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QTextDocument
+from pytestqt.qtbot import QtBot
 
 from app.sandbox.engines import search
 from app.sandbox.engines.base import SearchResult
+from app.ui.main_window import MainWindow
+from app.ui.playground.tab import PlaygroundTab
 from tests.gui.test_playground import click_box, send, wait_done
 
 HOSTILE = SearchResult(
@@ -17,7 +20,7 @@ HOSTILE = SearchResult(
 
 
 @pytest.fixture
-def tab(console, monkeypatch):
+def tab(console: MainWindow, monkeypatch: pytest.MonkeyPatch) -> PlaygroundTab:
     # The shipped search corpus holds no markup; a real search engine's results can (the sandbox runs in
     # this process, so its search is swapped for one that answers with such a page).
     monkeypatch.setattr(search, "search", lambda query, *args, **kwargs: [HOSTILE])
@@ -25,7 +28,7 @@ def tab(console, monkeypatch):
     return console.playground
 
 
-def test_search_titles_and_urls_are_shown_as_text(qtbot, tab) -> None:
+def test_search_titles_and_urls_are_shown_as_text(qtbot: QtBot, tab: PlaygroundTab) -> None:
     click_box(qtbot, tab.web_search)
     send(qtbot, tab, "How do CIDR ranges work?")
     wait_done(qtbot, tab)
@@ -55,7 +58,9 @@ def _hrefs(document: QTextDocument) -> list[str]:
     return hrefs
 
 
-def test_a_source_that_is_not_http_is_shown_never_linked(qtbot, console, monkeypatch) -> None:
+def test_a_source_that_is_not_http_is_shown_never_linked(
+    qtbot: QtBot, console: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sneaky = SearchResult(url="javascript:alert(1)", title="Click me", snippet="A page with a script link.")
     monkeypatch.setattr(search, "search", lambda query, *args, **kwargs: [sneaky])
     tab = console.playground

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -13,10 +14,11 @@ from PySide6.QtWidgets import QDialogButtonBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.core.playground.functions import EXAMPLES
-from app.core.playground.turns import TurnStatus
+from app.core.playground.turns import Turn, TurnStatus
 from app.ui.main_window import MainWindow
 from app.ui.playground.function_dialog import FunctionDialog
 from app.ui.playground.tab import PlaygroundTab
+from tests.gui.reach import body_of, child
 
 from .test_playground import click_box, send, wait_done
 
@@ -25,6 +27,11 @@ from .test_playground import click_box, send, wait_done
 def tab(console: MainWindow) -> PlaygroundTab:
     console.tabs.setCurrentWidget(console.playground)
     return console.playground
+
+
+def status(turn: Turn) -> TurnStatus:
+    """The turn's status now (read through a call: it changes while the test waits)."""
+    return turn.status
 
 
 def add_example(tab: PlaygroundTab, name: str) -> None:
@@ -81,7 +88,7 @@ def test_a_call_is_shown_checked_and_answered_by_the_person(qtbot: QtBot, tab: P
     qtbot.keyClicks(box.output, '{"temperature": 21, "sky": "clear"}')
     qtbot.mouseClick(send_button, Qt.MouseButton.LeftButton)
     wait_done(qtbot, tab)
-    assert turn.status == TurnStatus.COMPLETED, turn.error
+    assert status(turn) == TurnStatus.COMPLETED, turn.error
     assert turn.rounds == 2
     assert "get_weather returned" in turn.text and "clear" in turn.text
     assert turn.calls[0].output == '{"temperature": 21, "sky": "clear"}'
@@ -141,8 +148,8 @@ def test_parallel_calls_are_answered_together_and_stop_ends_the_wait(
     use_saved = second.findChild(QPushButton, "use_saved_output")
     assert use_saved is not None  # the saved output is offered, not sent by itself (the switch is off)
     qtbot.keyClick(tab, Qt.Key.Key_Escape)  # Stop: the loop ends where it is
-    assert turn.status == TurnStatus.STOPPED
-    assert not view.findChild(QPushButton, "send_outputs").isVisible()
+    assert status(turn) == TurnStatus.STOPPED
+    assert not child(view, QPushButton, "send_outputs").isVisible()
 
 
 def test_parallel_off_and_a_named_function_choice_are_sent(qtbot: QtBot, tab: PlaygroundTab) -> None:
@@ -151,7 +158,7 @@ def test_parallel_off_and_a_named_function_choice_are_sent(qtbot: QtBot, tab: Pl
     add_example(tab, "calculate")
     tab.functions.choice.setCurrentIndex(tab.functions.choice.findData("function:calculate"))
     click_box(qtbot, tab.functions.parallel)
-    body = tab.service.build_body("hello", [], tab.options())
+    body: dict[str, Any] = dict(tab.service.build_body("hello", [], tab.options()))
     assert body["tool_choice"] == {"type": "function", "name": "calculate"}
     assert body["parallel_tool_calls"] is False
     assert [tool["name"] for tool in body["tools"]] == ["get_weather", "calculate"]
@@ -231,7 +238,7 @@ def test_a_reopened_conversation_looks_as_it_did(
     assert reopened.calls[0].output == turn.calls[0].output
     assert view.calls.boxes and "✓ The arguments match the schema" in view.calls.boxes[0].verdict.text()
     assert view.search_label.text() == searches_before and searches_before
-    assert reopened.request_body.get("tools")
+    assert body_of(reopened).get("tools")
     assert reopened.timeline and reopened.headers
     # The functions it was sent with are back in the panel.
     assert [item.name for item in tab.functions.functions] == ["get_weather"]
@@ -270,7 +277,7 @@ def test_compare_reruns_with_the_functions_and_the_outputs_given(qtbot: QtBot, t
     run_on(qtbot, dialog, "service-think")
     rerun = dialog.rows[0].rerun
     assert rerun is not None and rerun.status == TurnStatus.COMPLETED, rerun and rerun.error
-    assert [tool["name"] for tool in rerun.request_body["tools"]] == ["get_weather"]
+    assert [tool["name"] for tool in body_of(rerun)["tools"]] == ["get_weather"]
     assert rerun.calls[0].output == "hail, 2 degrees"  # answered as the original was
     assert "hail, 2 degrees" in rerun.text
 

@@ -3,18 +3,23 @@ back as it was left on the next launch."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QWidget
+from pytestqt.qtbot import QtBot
 
 from app.bootstrap import Paths, make_settings
+from app.ui.main_window import MainWindow
 from app.ui.playground.dialogs import TextTabsDialog
+from tests.gui.reach import body_of, child
 from tests.gui.test_playground import click_box, send, wait_done
 from tests.gui.test_playground_conversations import close_console, open_console
 
 
-def choose(qtbot, combo, text: str) -> None:
+def choose(qtbot: QtBot, combo: QComboBox, text: str) -> None:
     """Pick an entry as a person does from the keyboard: focus the box, arrow up or down to it."""
     target = combo.findText(text)
     assert target >= 0, f"{text} is not offered"
@@ -23,7 +28,7 @@ def choose(qtbot, combo, text: str) -> None:
         qtbot.keyClick(combo, Qt.Key.Key_Down if combo.currentIndex() < target else Qt.Key.Key_Up)
 
 
-def test_reasoning_effort_is_offered_for_think_models_and_sent(qtbot, console) -> None:
+def test_reasoning_effort_is_offered_for_think_models_and_sent(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
     panel = tab.options_panel
     qtbot.waitUntil(lambda: tab.model.count() > 0)
@@ -36,7 +41,7 @@ def test_reasoning_effort_is_offered_for_think_models_and_sent(qtbot, console) -
     wait_done(qtbot, tab)
     turn = tab.service.turns[0]
     assert turn.status == "completed", turn.error
-    assert turn.request_body["reasoning"] == {"effort": "high"}
+    assert body_of(turn)["reasoning"] == {"effort": "high"}
     assert turn.response is not None and turn.response.reasoning is not None
     assert turn.response.reasoning.effort == "high"  # the sandbox repeats what it was asked
 
@@ -46,26 +51,28 @@ def test_reasoning_effort_is_offered_for_think_models_and_sent(qtbot, console) -
     assert not panel.reasoning_effort.isVisibleTo(tab)
     send(qtbot, tab, "And the sunset?")
     wait_done(qtbot, tab, 2)
-    assert "reasoning" not in tab.service.turns[1].request_body
+    assert "reasoning" not in body_of(tab.service.turns[1])
 
     choose(qtbot, tab.model, "service-think-mini")
     assert panel.reasoning_effort.currentText() == "high"
     choose(qtbot, panel.reasoning_effort, "default")
     send(qtbot, tab, "Briefly?")
     wait_done(qtbot, tab, 3)
-    assert "reasoning" not in tab.service.turns[2].request_body  # default: not sent, the service decides
+    assert "reasoning" not in body_of(tab.service.turns[2])  # default: not sent, the service decides
     tab.inspect(0)  # what was sent, as the inspector shows it
-    assert '"effort": "high"' in tab.findChild(TextTabsDialog).page_text("Request")
+    assert '"effort": "high"' in child(tab, TextTabsDialog).page_text("Request")
 
 
-def type_into(qtbot, spin, text: str) -> None:
+def type_into(qtbot: QtBot, spin: QAbstractSpinBox, text: str) -> None:
     spin.setFocus()
     qtbot.keyClick(spin, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClicks(spin, text)
     qtbot.keyClick(spin, Qt.Key.Key_Tab)
 
 
-def test_every_option_comes_back_on_the_next_launch(qloop, qtbot, tmp_path: Path) -> None:
+def test_every_option_comes_back_on_the_next_launch(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     window = open_console(qtbot, tmp_path)
     tab = window.playground
     panel = tab.options_panel
@@ -99,7 +106,9 @@ def test_every_option_comes_back_on_the_next_launch(qloop, qtbot, tmp_path: Path
     close_console(qtbot, again)
 
 
-def test_damaged_saved_options_fall_back_to_the_defaults(qloop, qtbot, tmp_path: Path) -> None:
+def test_damaged_saved_options_fall_back_to_the_defaults(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     raw = make_settings(Paths.under(tmp_path))  # the file the console reads
     raw.setValue(
         "ui/playground",
@@ -128,7 +137,7 @@ def test_damaged_saved_options_fall_back_to_the_defaults(qloop, qtbot, tmp_path:
     close_console(qtbot, window)
 
 
-def wheel(widget, notches: int) -> None:
+def wheel(widget: QWidget, notches: int) -> None:
     from PySide6.QtCore import QPoint, QPointF
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
@@ -147,7 +156,9 @@ def wheel(widget, notches: int) -> None:
     QApplication.sendEvent(widget, event)
 
 
-def test_the_wheel_passing_over_a_value_scrolls_the_pane_not_the_value(qtbot, console) -> None:
+def test_the_wheel_passing_over_a_value_scrolls_the_pane_not_the_value(
+    qtbot: QtBot, console: MainWindow
+) -> None:
     tab = console.playground
     panel = tab.options_panel
     qtbot.mouseClick(panel.params_toggle, Qt.MouseButton.LeftButton)

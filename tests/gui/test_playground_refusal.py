@@ -5,19 +5,25 @@ sent again by itself."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 
+from app.sandbox.store import Store
+from app.ui.main_window import MainWindow
+from app.ui.playground.turn_view import TurnView
+from tests.gui.reach import child, client_of, embedded, profile_of, shown
 from tests.gui.test_playground import send, wait_done
 
 
-def click(qtbot, widget) -> None:
+def click(qtbot: QtBot, widget: QWidget) -> None:
     qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
 
 
-def store_of(console):
-    return console.session.sandbox.server.store
+def store_of(console: MainWindow) -> Store:
+    return embedded(console.session).store
 
 
-def refused_turn(qtbot, console, ip: str):
+def refused_turn(qtbot: QtBot, console: MainWindow, ip: str) -> TurnView:
     """Send a message from `ip` (the sandbox's simulated source IP) and wait until the lists are read."""
     console.session.set_simulated_ip(ip)
     tab = console.playground
@@ -30,8 +36,10 @@ def refused_turn(qtbot, console, ip: str):
     return tab.views[0]
 
 
-def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(qtbot, console) -> None:
-    profile = console.session.profile
+def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(
+    qtbot: QtBot, console: MainWindow
+) -> None:
+    profile = profile_of(console.session)
     store = store_of(console)
     store.add_entry("project", profile.project_id, "198.51.100.0/24", "office")
     store.set_enabled("project", profile.project_id, True)  # the organization's list stays off
@@ -39,14 +47,14 @@ def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(qt
     status = view.status.text()
     assert "the project's IP allowlist refused" in status and "203.0.113.77" in status
     assert "organization's list admits it" in status
-    assert console.indicator.text() == "● Blocked (403)"  # the toolbar follows the refused request
+    assert console.indicator.text() == "● Blocked: project key (403)"  # which key: the toolbar follows it
     allow = view.action_buttons["allow"]
     assert allow.isVisibleTo(view) and allow.text() == "Allow this IP in the project's list…"
 
     click(qtbot, allow)
     security = console.security
     assert console.tabs.currentWidget() is security
-    qtbot.waitUntil(lambda: security.service.data is not None and security.service.data.scope == "project")
+    qtbot.waitUntil(lambda: security.service.data is not None and shown(security).scope == "project")
     assert security.scope_bar.scope.currentData() == profile.project_id
     assert security.add_form.cidr.text() == "203.0.113.77"
     assert security.waiting.isVisible() and "203.0.113.77" in security.waiting.text()
@@ -63,9 +71,9 @@ def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(qt
 
 
 def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_resends_after_recovery(
-    qtbot, console
+    qtbot: QtBot, console: MainWindow
 ) -> None:
-    profile = console.session.profile
+    profile = profile_of(console.session)
     store = store_of(console)
     store.add_entry("organization", profile.org_id, "198.51.100.0/24", "office")
     store.set_enabled("organization", profile.org_id, True)
@@ -84,18 +92,18 @@ def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_rese
     assert security.service.project_id is None
     # Recovery from the dashboard (which the allowlist does not cover): the address goes into the list there.
     store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
-    click(qtbot, security.findChild(type(security.add_form.add_button), "refresh"))
+    click(qtbot, child(security, type(security.add_form.add_button), "refresh"))
     playground = console.playground
     # The organization's list admits it now, the project's list (off) too: the request goes again.
     qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)
     assert not security.blocked_banner.isVisible() and console.tabs.currentWidget() is playground
 
 
-def test_without_an_admin_key_the_403_is_said_plainly(qtbot, console) -> None:
-    profile = console.session.profile
+def test_without_an_admin_key_the_403_is_said_plainly(qtbot: QtBot, console: MainWindow) -> None:
+    profile = profile_of(console.session)
     store = store_of(console)
     store.set_enabled("project", profile.project_id, True)
-    console.session.client.transport.settings.admin_key = None
+    client_of(console.session).transport.settings.admin_key = None
     view = refused_turn(qtbot, console, "203.0.113.77")
     status = view.status.text()
     assert status.startswith(
@@ -104,8 +112,10 @@ def test_without_an_admin_key_the_403_is_said_plainly(qtbot, console) -> None:
     assert "could not be read" in status and "no admin key" in status
 
 
-def test_when_both_lists_refuse_each_is_opened_in_turn_before_the_request_goes_again(qtbot, console) -> None:
-    profile = console.session.profile
+def test_when_both_lists_refuse_each_is_opened_in_turn_before_the_request_goes_again(
+    qtbot: QtBot, console: MainWindow
+) -> None:
+    profile = profile_of(console.session)
     store = store_of(console)
     for scope, owner in (("organization", profile.org_id), ("project", profile.project_id)):
         store.add_entry(scope, owner, "198.51.100.0/24", "office")
@@ -115,9 +125,9 @@ def test_when_both_lists_refuse_each_is_opened_in_turn_before_the_request_goes_a
     security = console.security
     qtbot.waitUntil(security.blocked_banner.isVisible)
     store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
-    click(qtbot, security.findChild(type(security.add_form.add_button), "refresh"))
+    click(qtbot, child(security, type(security.add_form.add_button), "refresh"))
     # The organization's list admits it now; the project's list is read and refuses it: it is opened next.
-    qtbot.waitUntil(lambda: security.service.data is not None and security.service.data.scope == "project")
+    qtbot.waitUntil(lambda: security.service.data is not None and shown(security).scope == "project")
     assert not security.blocked_banner.isVisible()
     assert security.add_form.cidr.text() == "203.0.113.77" and "Project" in security.waiting.text()
     playground = console.playground

@@ -7,26 +7,34 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
+from app.ui.main_window import MainWindow
+from app.ui.playground.tab import PlaygroundTab
+from tests.gui.reach import simulated
 from tests.gui.test_playground import send, wait_done
 from tests.sandbox.test_stream_disconnect import EngineWatch
 
 
 @pytest.fixture
-def tab(console):
+def tab(console: MainWindow) -> PlaygroundTab:
     console.tabs.setCurrentWidget(console.playground)
     return console.playground
 
 
 def test_stop_on_a_long_answer_stops_the_server_quickly_and_quietly(
-    qtbot, tab, console, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    qtbot: QtBot,
+    tab: PlaygroundTab,
+    console: MainWindow,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    engine = console.session.sandbox.server.state.engine
+    engine = simulated(console.session)
     watch = EngineWatch(engine)
     monkeypatch.setattr(engine, "run", watch.watched)
     caplog.set_level(logging.WARNING)
     send(qtbot, tab, "Write 50000 words about the sea")
-    qtbot.waitUntil(lambda: tab.service.turns and len(tab.service.turns[0].text) > 200, timeout=10000)
+    qtbot.waitUntil(lambda: bool(tab.service.turns) and len(tab.service.turns[0].text) > 200, timeout=10000)
     qtbot.mouseClick(tab.stop_button, Qt.MouseButton.LeftButton)
     stopped = time.monotonic()
     qtbot.waitUntil(lambda: watch.closed_at is not None, timeout=10000)

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
 
+from app.ui.main_window import MainWindow
+from app.ui.playground.tab import PlaygroundTab
+from tests.gui.reach import body_of, simulated
 from tests.gui.test_playground import send, wait_done
 
 
-def note_of(tab, index: int) -> str:
+def note_of(tab: PlaygroundTab, index: int) -> str:
     note = tab.views[index].findChild(QLabel, "chain_note")
     assert note is not None and note.isVisibleTo(tab), f"turn {index} has no chain note"
     return note.text()
 
 
-def test_the_turn_after_a_stopped_answer_says_the_history_is_sent(qtbot, console) -> None:
+def test_the_turn_after_a_stopped_answer_says_the_history_is_sent(qtbot: QtBot, console: MainWindow) -> None:
     tab = console.playground
-    engine = console.session.sandbox.server.state.engine
+    engine = simulated(console.session)
     assert tab.chain.isChecked()
     send(qtbot, tab, "Hello")
     wait_done(qtbot, tab)
@@ -30,15 +34,17 @@ def test_the_turn_after_a_stopped_answer_says_the_history_is_sent(qtbot, console
     send(qtbot, tab, "Go on")
     wait_done(qtbot, tab, 3)
     third = tab.service.turns[2]
-    assert third.status == "completed" and "previous_response_id" not in third.request_body
-    assert third.request_body["input"][3] == {"role": "assistant", "content": partial}
+    assert third.status == "completed" and "previous_response_id" not in body_of(third)
+    assert body_of(third)["input"][3] == {"role": "assistant", "content": partial}
     assert "stopped before it finished" in note_of(tab, 2) and "whole history" in note_of(tab, 2)
     assert "whole history sent" in tab.views[2].prompt_label.text()
 
 
-def test_the_turn_after_a_message_stopped_before_its_answer_says_it_is_left_out(qtbot, console) -> None:
+def test_the_turn_after_a_message_stopped_before_its_answer_says_it_is_left_out(
+    qtbot: QtBot, console: MainWindow
+) -> None:
     tab = console.playground
-    engine = console.session.sandbox.server.state.engine
+    engine = simulated(console.session)
     send(qtbot, tab, "Hello")
     wait_done(qtbot, tab)
     first_id = tab.service.turns[0].response_id
@@ -50,5 +56,5 @@ def test_the_turn_after_a_message_stopped_before_its_answer_says_it_is_left_out(
     assert tab.service.turns[1].status == "stopped" and not tab.service.turns[1].text
     send(qtbot, tab, "Where were we?")
     wait_done(qtbot, tab, 3)
-    assert tab.service.turns[2].request_body["previous_response_id"] == first_id
+    assert body_of(tab.service.turns[2])["previous_response_id"] == first_id
     assert "left out" in note_of(tab, 2) and "chains on the answer before it" in note_of(tab, 2)

@@ -3,6 +3,7 @@ can be copied from File > Profiles (how a person finds it for a snippet)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import httpx
@@ -10,16 +11,24 @@ from keyring.backends.fail import Keyring as FailKeyring
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QToolButton
+from pytestqt.qtbot import QtBot
 
 from app.common.secrets import SecretStore
+from app.ui.main_window import MainWindow
+from tests.gui.reach import child
 
 
-def open_console(qtbot, home: Path, questions: list[str]):
+def open_console(qtbot: QtBot, home: Path, questions: list[str]) -> MainWindow:
     from app.bootstrap import Paths, make_session
     from app.ui.main_window import MainWindow
 
     session = make_session(Paths.under(home), SecretStore(FailKeyring()), interactive=False)
-    session.ask_session_only = lambda message: questions.append(message) or False  # a person who says No
+
+    def say_no(message: str) -> bool:  # a person who says No
+        questions.append(message)
+        return False
+
+    session.ask_session_only = say_no
     window = MainWindow(session)
     qtbot.addWidget(window)
     window.show()
@@ -29,7 +38,7 @@ def open_console(qtbot, home: Path, questions: list[str]):
     return window
 
 
-def close_console(qtbot, window) -> None:
+def close_console(qtbot: QtBot, window: MainWindow) -> None:
     session = window.session
     import asyncio
 
@@ -37,7 +46,9 @@ def close_console(qtbot, window) -> None:
     qtbot.waitUntil(task.done, timeout=10000)
 
 
-def test_no_keychain_no_question_and_a_working_key_on_every_launch(qloop, qtbot, tmp_path: Path) -> None:
+def test_no_keychain_no_question_and_a_working_key_on_every_launch(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     questions: list[str] = []
     first = open_console(qtbot, tmp_path, questions)
     assert first.session.state == "ok", first.session.detail
@@ -63,7 +74,9 @@ def test_no_keychain_no_question_and_a_working_key_on_every_launch(qloop, qtbot,
     close_console(qtbot, again)
 
 
-def test_a_hosted_profile_question_names_the_key_and_no_says_what_to_do(qloop, qtbot, tmp_path: Path) -> None:
+def test_a_hosted_profile_question_names_the_key_and_no_says_what_to_do(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     questions: list[str] = []
     window = open_console(qtbot, tmp_path, questions)
     dialog = window.open_settings()
@@ -73,6 +86,6 @@ def test_a_hosted_profile_question_names_the_key_and_no_says_what_to_do(qloop, q
     dialog.fields["api_key"].setText("sk-proj_x-secret")
     assert not dialog.save()
     assert len(questions) == 1 and "the api key of “Production”" in questions[0]
-    said = dialog.findChild(QLabel, "result").text()
+    said = child(dialog, QLabel, "result").text()
     assert "$SERVICE_API_KEY" in said
     close_console(qtbot, window)

@@ -14,8 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.common.secrets import KeychainUnavailable, SecretStore
+from app.ui.main_window import MainWindow
+from tests.gui.reach import client_of, profile_of
 
 
 def secret_of(key: str) -> str:
@@ -29,14 +32,17 @@ def files_under(root: Path) -> list[Path]:
     return [path for path in root.rglob("*") if path.is_file()]
 
 
-def test_no_key_in_any_file_the_console_wrote(console, qtbot, tmp_path) -> None:
+def test_no_key_in_any_file_the_console_wrote(console: MainWindow, qtbot: QtBot, tmp_path: Path) -> None:
     session = console.session
-    keys = [session.client.transport.settings.api_key, session.client.transport.settings.admin_key]
-    assert all(keys)
+    settings = client_of(session).transport.settings
+    keys = [key for key in (settings.api_key, settings.admin_key) if key]
+    assert len(keys) == 2
     playground = console.playground
     playground.message.setPlainText("hello")
     playground.send()
-    qtbot.waitUntil(lambda: playground.service.turns and playground.service.turns[0].status == "completed")
+    qtbot.waitUntil(
+        lambda: bool(playground.service.turns) and playground.service.turns[0].status == "completed"
+    )
     import logging
 
     logging.getLogger("test").error("a careless line with %s", keys[0])
@@ -62,7 +68,7 @@ def test_no_keychain_refuses_unless_session_only() -> None:
     assert store.get("p", "api_key") == "sk-x" and store.source("p", "api_key") == "session"
 
 
-def test_environment_variable_is_read_when_no_key_is_stored(monkeypatch) -> None:
+def test_environment_variable_is_read_when_no_key_is_stored(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SERVICE_API_KEY", "sk-from-env")
     store = SecretStore()
     assert store.get("p", "api_key", "SERVICE_API_KEY") == "sk-from-env"
@@ -75,7 +81,7 @@ def secret_service_running() -> bool:
     from keyring.backends import SecretService
 
     try:
-        return SecretService.Keyring.priority > 0  # type: ignore[operator]
+        return SecretService.Keyring.priority > 0
     except Exception:
         return False
 
@@ -91,10 +97,11 @@ def release_dbus_connections() -> Iterator[None]:
 
 
 @pytest.mark.secret_service
+@pytest.mark.xdist_group("secret_service")  # one keyring daemon: its tests run one after another
 # keyring's SecretService backend leaves D-Bus connections to the GC, which may run inside either test.
 @pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket .*dbus:ResourceWarning")
 @pytest.mark.usefixtures("release_dbus_connections")
-def test_key_reaches_the_real_secret_service_and_no_file(tmp_path) -> None:
+def test_key_reaches_the_real_secret_service_and_no_file(tmp_path: Path) -> None:
     if not secret_service_running():
         message = "needs a Secret Service: run the tests with 'bash packaging/dev.sh test'"
         if os.environ.get("CI"):
@@ -126,7 +133,7 @@ def test_key_reaches_the_real_secret_service_and_no_file(tmp_path) -> None:
     assert store.get("profile-real", "api_key") is None
 
 
-def test_selftest_passes_with_no_keychain_at_all(tmp_path) -> None:
+def test_selftest_passes_with_no_keychain_at_all(tmp_path: Path) -> None:
     env = {
         **os.environ,
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
@@ -167,10 +174,13 @@ def unlock_again() -> None:
 
 
 @pytest.mark.secret_service
+@pytest.mark.xdist_group("secret_service")  # one keyring daemon: its tests run one after another
 # keyring's SecretService backend leaves D-Bus connections to the GC, which may run inside either test.
 @pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket .*dbus:ResourceWarning")
 @pytest.mark.usefixtures("release_dbus_connections")
-def test_a_locked_keychain_is_said_plainly_and_loses_nothing(qloop, qtbot, tmp_path) -> None:
+def test_a_locked_keychain_is_said_plainly_and_loses_nothing(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
     """The console against a real, locked gnome-keyring (no prompter can open here: it stays locked)."""
     if not secret_service_running():
         if os.environ.get("CI"):
@@ -190,24 +200,29 @@ def test_a_locked_keychain_is_said_plainly_and_loses_nothing(qloop, qtbot, tmp_p
         # they are kept for this session only and the console works.
         session = make_session(Paths.under(tmp_path), store, interactive=False)
         asked: list[str] = []
-        session.ask_session_only = lambda message: asked.append(message) or True
+
+        def say_yes(message: str) -> bool:  # a person who says Yes
+            asked.append(message)
+            return True
+
+        session.ask_session_only = say_yes
         session.tasks.start("startup", session.activate())
         qtbot.waitUntil(lambda: session.state == "ok", timeout=15000)
         assert asked == []
-        api_key = session.client.transport.settings.api_key
-        assert api_key and store.source(session.profile.id, "api_key") == "session"
+        api_key = client_of(session).transport.settings.api_key
+        assert api_key and store.source(profile_of(session).id, "api_key") == "session"
         for path in files_under(tmp_path):
             assert api_key.encode() not in path.read_bytes(), path
         session.sandbox.stop()
         # Without the session's copy and with the keychain still locked, the indicator says why.
         store._session.clear()
-        session.client.transport.settings.api_key = session.client.transport.settings.admin_key = None
-        store.get(session.profile.id, "api_key")
+        client_of(session).transport.settings.api_key = client_of(session).transport.settings.admin_key = None
+        store.get(profile_of(session).id, "api_key")
         task = session.tasks.start("check", session.check_connection())
         qtbot.waitUntil(task.done)
         assert session.state == "no_key" and "keychain is locked" in session.detail
         closing = asyncio.ensure_future(
-            session.client.aclose()
+            client_of(session).aclose()
         )  # its pooled sockets, as the app does on quit
         qtbot.waitUntil(closing.done)
     finally:

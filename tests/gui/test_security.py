@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
+from pytestqt.qtbot import QtBot
 
 from app.models.entries import COVERS
+from app.ui.main_window import MainWindow, NoticeBar
+from app.ui.security.rotation import RotationDialog
+from app.ui.security.tab import SecurityTab
+from tests.gui.reach import child, client_of, dialog_of, embedded, profile_of, shown
 
 
-def add(qtbot, tab, cidr: str, description: str = "") -> None:
+def add(qtbot: QtBot, tab: SecurityTab, cidr: str, description: str = "") -> None:
     tab.add_form.cidr.clear()
     qtbot.keyClicks(tab.add_form.cidr, cidr)
     qtbot.keyClicks(tab.add_form.description, description)
@@ -17,10 +23,10 @@ def add(qtbot, tab, cidr: str, description: str = "") -> None:
     qtbot.waitUntil(lambda: len(tab.service.entries) == count + 1)
 
 
-def typed(monkeypatch, word: str | None) -> list[str]:
+def typed(monkeypatch: pytest.MonkeyPatch, word: str | None) -> list[str]:
     asked: list[str] = []
 
-    def answer(_parent, _title, label, *args, **kwargs):
+    def answer(_parent: object, _title: str, label: str, *args: object, **kwargs: object) -> tuple[str, bool]:
         asked.append(label)
         return (word or "", word is not None)
 
@@ -28,7 +34,7 @@ def typed(monkeypatch, word: str | None) -> list[str]:
     return asked
 
 
-def test_shows_your_ip_and_adds_it(qtbot, tab) -> None:
+def test_shows_your_ip_and_adds_it(qtbot: QtBot, tab: SecurityTab) -> None:
     assert "198.51.100.7" in tab.your_ip.my_ip.text()
     qtbot.mouseClick(tab.findChild(QPushButton, "add_mine"), Qt.MouseButton.LeftButton)
     assert tab.add_form.cidr.text() == "198.51.100.7" and tab.add_form.add_button.isEnabled()
@@ -40,7 +46,7 @@ def test_shows_your_ip_and_adds_it(qtbot, tab) -> None:
     assert tab.model.data(tab.model.index(0, COVERS)) == "✓ you"
 
 
-def test_live_validation_names_the_fault_and_offers_fixes(qtbot, tab) -> None:
+def test_live_validation_names_the_fault_and_offers_fixes(qtbot: QtBot, tab: SecurityTab) -> None:
     qtbot.keyClicks(tab.add_form.cidr, "192.168.1.5/24")
     assert "host bits" in tab.add_form.verdict.text() and not tab.add_form.add_button.isEnabled()
     qtbot.mouseClick(tab.findChild(QPushButton, "use_192.168.1.0/24"), Qt.MouseButton.LeftButton)
@@ -51,7 +57,7 @@ def test_live_validation_names_the_fault_and_offers_fixes(qtbot, tab) -> None:
     assert "leading zero" in tab.add_form.verdict.text()
 
 
-def test_duplicates_and_overlaps_are_shown_before_sending(qtbot, tab) -> None:
+def test_duplicates_and_overlaps_are_shown_before_sending(qtbot: QtBot, tab: SecurityTab) -> None:
     add(qtbot, tab, "198.51.100.0/24")
     tab.add_form.cidr.clear()
     qtbot.keyClicks(tab.add_form.cidr, "198.51.100.0/24")
@@ -61,7 +67,9 @@ def test_duplicates_and_overlaps_are_shown_before_sending(qtbot, tab) -> None:
     assert "already covered" in tab.add_form.verdict.text()
 
 
-def test_whole_space_needs_a_typed_confirmation(qtbot, tab, monkeypatch) -> None:
+def test_whole_space_needs_a_typed_confirmation(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     typed(monkeypatch, "no")
     qtbot.keyClicks(tab.add_form.cidr, "0.0.0.0/0")
     qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
@@ -72,27 +80,31 @@ def test_whole_space_needs_a_typed_confirmation(qtbot, tab, monkeypatch) -> None
     qtbot.waitUntil(lambda: len(tab.service.entries) == 1)
 
 
-def click_switch(qtbot, tab) -> None:
+def click_switch(qtbot: QtBot, tab: SecurityTab) -> None:
     qtbot.mouseClick(
         tab.scope_bar.switch, Qt.MouseButton.LeftButton, pos=QPoint(6, tab.scope_bar.switch.height() // 2)
     )
 
 
-def test_switching_on_without_cover_is_stopped_then_typed(qtbot, tab, monkeypatch) -> None:
+def test_switching_on_without_cover_is_stopped_then_typed(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     add(qtbot, tab, "203.0.113.0/24")
     asked = typed(monkeypatch, None)  # the person cancels
     click_switch(qtbot, tab)
     assert asked and "locked out" in asked[0] and not tab.scope_bar.switch.isChecked()
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    qtbot.waitUntil(lambda: shown(tab).enabled is True)
     assert tab.scope_bar.switch.isChecked()
 
 
-def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, monkeypatch) -> None:
+def test_removing_your_cover_is_stopped_and_forced_only_when_typed(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     add(qtbot, tab, "198.51.100.0/24", "mine")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    qtbot.waitUntil(lambda: shown(tab).enabled is True)
     tab.entries.table.selectRow(0)
     monkeypatch.setattr(
         "PySide6.QtWidgets.QMessageBox.question", lambda *a, **k: QMessageBox.StandardButton.Yes
@@ -102,8 +114,8 @@ def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, m
     assert len(tab.service.entries) == 1
     typed(monkeypatch, "LOCK ME OUT")
     qtbot.mouseClick(tab.findChild(QPushButton, "remove"), Qt.MouseButton.LeftButton)
-    store = tab.session.sandbox.server.store
-    qtbot.waitUntil(lambda: store.allowlist("organization", tab.session.profile.org_id).entries == ())
+    store = embedded(tab.session).store
+    qtbot.waitUntil(lambda: store.allowlist("organization", profile_of(tab.session).org_id).entries == ())
     # Now locked out, as the person chose: the next read is refused, the tab says so in its banner and names
     # the address the service saw, and the recovery panel (on screen) says how to recover.
     tab.service.refresh()
@@ -115,10 +127,10 @@ def test_removing_your_cover_is_stopped_and_forced_only_when_typed(qtbot, tab, m
     assert str(tab.session.sandbox.data_dir) in command.text()
 
 
-def test_check_an_ip_names_the_entry_or_the_nearest(qtbot, tab) -> None:
+def test_check_an_ip_names_the_entry_or_the_nearest(qtbot: QtBot, tab: SecurityTab) -> None:
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    qtbot.waitUntil(lambda: shown(tab).enabled is True)
     qtbot.keyClicks(tab.check.input, "198.51.100.9")
     assert "allowed by 198.51.100.0/24" in tab.check.result.text() and "ALLOWED" in tab.check.result.text()
     tab.check.input.clear()
@@ -128,13 +140,13 @@ def test_check_an_ip_names_the_entry_or_the_nearest(qtbot, tab) -> None:
     )
 
 
-def test_project_scope_shows_the_effective_rule(qtbot, tab) -> None:
+def test_project_scope_shows_the_effective_rule(qtbot: QtBot, tab: SecurityTab) -> None:
     add(qtbot, tab, "198.51.100.0/24")
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    qtbot.waitUntil(lambda: shown(tab).enabled is True)
     tab.scope_bar.scope.setCurrentIndex(1)
     tab.scope_bar.scope.activated.emit(1)
-    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
+    qtbot.waitUntil(lambda: tab.service.data is not None and shown(tab).scope == "project")
     add(qtbot, tab, "203.0.113.0/24")
     assert "AND" in tab.scope_bar.rule.text() and "never admits: 203.0.113.0/24" in tab.scope_bar.rule.text()
     # Check an IP names the list that refuses: the organization's, whatever the project's (off) says.
@@ -144,7 +156,7 @@ def test_project_scope_shows_the_effective_rule(qtbot, tab) -> None:
     assert "BLOCKED by the organization's list" in result
 
 
-def test_filter_and_sort(qtbot, tab) -> None:
+def test_filter_and_sort(qtbot: QtBot, tab: SecurityTab) -> None:
     for cidr, description in (
         ("203.0.113.0/24", "branch"),
         ("198.51.100.0/24", "office"),
@@ -159,20 +171,20 @@ def test_filter_and_sort(qtbot, tab) -> None:
     assert shown == ["198.51.100.0/24", "203.0.113.0/24", "2001:db8::/48"]
 
 
-def test_a_change_made_elsewhere_is_shown_and_applied_again(qtbot, tab) -> None:
+def test_a_change_made_elsewhere_is_shown_and_applied_again(qtbot: QtBot, tab: SecurityTab) -> None:
     """Two admins: the console sends the version it read (If-Match); the service refuses a change to a list
     that changed since (412); the console shows what changed under you, and applies the change again."""
     add(qtbot, tab, "198.51.100.0/24")
-    other = tab.session.sandbox.server.store  # a second admin, through the dashboard
-    other.add_entry("organization", tab.session.profile.org_id, "192.0.2.0/24", "someone else")
+    other = embedded(tab.session).store  # a second admin, through the dashboard
+    other.add_entry("organization", profile_of(tab.session).org_id, "192.0.2.0/24", "someone else")
     tab.add_form.cidr.clear()
     qtbot.keyClicks(tab.add_form.cidr, "203.0.113.0/24")
     qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.findChild(QMessageBox, "changed_under_you") is not None, timeout=10000)
-    box = tab.findChild(QMessageBox, "changed_under_you")
+    box = child(tab, QMessageBox, "changed_under_you")
     assert "+ added 192.0.2.0/24 “someone else”" in box.informativeText() and "203.0.113.0/24" in box.text()
     assert "192.0.2.0/24" in [e.cidr for e in tab.service.entries]  # the list as it now stands
-    qtbot.mouseClick(box.findChild(QPushButton, "apply_again"), Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(child(box, QPushButton, "apply_again"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "203.0.113.0/24" in [e.cidr for e in tab.service.entries], timeout=10000)
     cidrs = [e.cidr for e in tab.service.entries]
     assert sorted(cidrs) == ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"]
@@ -180,15 +192,17 @@ def test_a_change_made_elsewhere_is_shown_and_applied_again(qtbot, tab) -> None:
     assert results == [("add", "not sent: another admin had changed the list"), ("add", "ok")]
 
 
-def test_without_admin_key_the_tab_says_what_it_needs(qtbot, console) -> None:
+def test_without_admin_key_the_tab_says_what_it_needs(qtbot: QtBot, console: MainWindow) -> None:
     session = console.session
-    session.client.transport.settings.admin_key = None
+    client_of(session).transport.settings.admin_key = None
     session.client_changed.emit()
     assert "needs an admin key" in console.security.need.text()
     assert console.security.need.isVisibleTo(console.security)
 
 
-def test_refreshes_every_so_often_only_while_shown(qtbot, console, tab) -> None:
+def test_refreshes_every_so_often_only_while_shown(
+    qtbot: QtBot, console: MainWindow, tab: SecurityTab
+) -> None:
     assert tab.service.periodic.isActive()
     console.tabs.setCurrentWidget(console.playground)
     assert not tab.service.periodic.isActive()
@@ -198,7 +212,9 @@ def test_refreshes_every_so_often_only_while_shown(qtbot, console, tab) -> None:
     assert not tab.service.periodic.isActive()
 
 
-def test_markup_from_the_network_is_shown_as_text(qtbot, tab, monkeypatch) -> None:
+def test_markup_from_the_network_is_shown_as_text(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 12: descriptions, addresses and messages from the server never become markup in the tab."""
     add(qtbot, tab, "198.51.100.0/24", "<b>x</b>")
     add(qtbot, tab, "203.0.113.0/24", "<img src=x>")
@@ -206,14 +222,16 @@ def test_markup_from_the_network_is_shown_as_text(qtbot, tab, monkeypatch) -> No
     assert sorted(shown) == ["<b>x</b>", "<img src=x>"]  # the table shows the text as typed
     tab.entries.table.selectRow(0)
     qtbot.mouseClick(tab.findChild(QPushButton, "rotate"), Qt.MouseButton.LeftButton)
-    dialog = tab.dialogs["rotation"]
+    dialog = dialog_of(tab, "rotation", RotationDialog)
     assert "<b>x</b>" in dialog.old.currentText() or "<img src=x>" in dialog.old.currentText()
     dialog.close()
     # Every label that can quote the server shows plain text, whatever it is given.
     for name in ("verdict", "check_result", "rule", "need", "rotation_banner", "guidance"):
-        assert tab.findChild(QLabel, name).textFormat() == Qt.TextFormat.PlainText, name
-    notice = tab.window().findChild(QLabel, "notice_text")
-    notice.parent().show_text("<img src=x> refused")  # a notice quoting a server
+        assert child(tab, QLabel, name).textFormat() == Qt.TextFormat.PlainText, name
+    notice = child(tab.window(), QLabel, "notice_text")
+    bar = notice.parent()
+    assert isinstance(bar, NoticeBar)
+    bar.show_text("<img src=x> refused")  # a notice quoting a server
     assert notice.textFormat() == Qt.TextFormat.PlainText
     # The one rich label, your IP, escapes what the server said it saw.
     tab.your_ip.show_source_ip("<img src=x>")
@@ -224,21 +242,23 @@ def test_markup_from_the_network_is_shown_as_text(qtbot, tab, monkeypatch) -> No
     assert "&lt;b&gt;y&lt;/b&gt;" in tab.your_ip.public_ip_label.text()
 
 
-def test_an_add_on_a_project_list_shows_the_posts_answer_without_reading_the_lists_again(qtbot, tab) -> None:
+def test_an_add_on_a_project_list_shows_the_posts_answer_without_reading_the_lists_again(
+    qtbot: QtBot, tab: SecurityTab
+) -> None:
     """Counted by the sandbox itself (the requests its gateway saw): the POST alone, sent with the list's
     version (If-Match) and answered with the new entry. A read before it and both lists after it made four."""
     tab.scope_bar.scope.setCurrentIndex(1)
     tab.scope_bar.scope.activated.emit(1)
     qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.scope == "project")
-    seen = tab.session.sandbox.server.app.seen
+    seen = embedded(tab.session).app.seen
     before = len(seen)
     add(qtbot, tab, "203.0.113.0/24", "branch")
     qtbot.waitUntil(lambda: not tab.session.tasks.running("allowlist.add"))  # a read after it, sent by now
     project_list = (
-        f"/v1/organizations/{tab.session.profile.org_id}/projects/{tab.service.project_id}/ip_allowlist"
+        f"/v1/organizations/{profile_of(tab.session).org_id}/projects/{tab.service.project_id}/ip_allowlist"
     )
     # No read before it either: the POST carries the version the list was read at (If-Match).
     assert list(seen)[before:] == [("POST", project_list + "/entries")]
-    shown = tab.service.data.entries
-    assert [(e.cidr, e.description) for e in shown] == [("203.0.113.0/24", "branch")]
+    listed = shown(tab).entries
+    assert [(e.cidr, e.description) for e in listed] == [("203.0.113.0/24", "branch")]
     assert tab.model.rowCount() == 1 and tab.model.data(tab.model.index(0, 0)) == "203.0.113.0/24"

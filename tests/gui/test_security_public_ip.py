@@ -2,29 +2,64 @@
 
 from __future__ import annotations
 
+import urllib.request
+
+import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPlainTextEdit, QPushButton
+from pytestqt.qtbot import QtBot
 
+from app.ui.security.tab import SecurityTab
 from tests.api.servers import echo_server
+from tests.gui.reach import child, profile_of
 
 
-def set_services(qtbot, tab, ipv4: str, ipv6: str) -> None:
+def set_services(qtbot: QtBot, tab: SecurityTab, ipv4: str, ipv6: str) -> None:
     """The person opens Echo services…, types one service per family, and saves."""
 
     def fill() -> None:
         dialog = QApplication.activeModalWidget()
+        assert dialog is not None
         for name, url in (("echo_ipv4", ipv4), ("echo_ipv6", ipv6)):
-            edit = dialog.findChild(QPlainTextEdit, name)
+            edit = child(dialog, QPlainTextEdit, name)
             edit.clear()
             qtbot.keyClicks(edit, url)
-        save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
+        save = child(dialog, QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
         qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
 
     QTimer.singleShot(0, fill)
     qtbot.mouseClick(tab.findChild(QPushButton, "echo_settings"), Qt.MouseButton.LeftButton)
 
 
-def test_look_up_shows_both_families_and_why_they_differ(qtbot, tab, monkeypatch) -> None:
+@pytest.fixture
+def hosted(tab: SecurityTab, monkeypatch: pytest.MonkeyPatch) -> SecurityTab:
+    """The same server reached as a hosted profile would be: echo services are asked for those only."""
+    monkeypatch.setattr(profile_of(tab.session), "kind", "remote")
+    tab.your_ip.allow_lookup(tab.public_ip.allowed)
+    return tab
+
+
+def test_the_sandbox_profile_never_asks_the_echo_services(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
+    asked: list[str] = []
+    with echo_server("127.0.0.1") as v4:
+        set_services(qtbot, tab, v4, "")
+        button = child(tab, QPushButton, "look_up")
+        assert not button.isEnabled() and "Not for the local sandbox" in button.toolTip()
+        tab.public_ip.lookup()  # even when asked in code
+        tab.public_ip.maybe_lookup()
+        with urllib.request.urlopen(v4) as answer:  # the service was up all along, and only this asked it
+            asked.append(answer.read().decode())
+    assert tab.public_ip.text == "" or "Not asked for the local sandbox" in tab.public_ip.text
+    assert tab.public_ip.answers == {} and asked == ["127.0.0.1"]
+
+
+def test_look_up_shows_both_families_and_why_they_differ(
+    qtbot: QtBot, hosted: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab = hosted
     monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
     with echo_server("127.0.0.1") as v4, echo_server("::1") as v6:
         set_services(qtbot, tab, v4, v6)
@@ -36,7 +71,9 @@ def test_look_up_shows_both_families_and_why_they_differ(qtbot, tab, monkeypatch
     assert "They differ from the 198.51.100.7 the service sees" in text and "proxy, VPN or NAT" in text
 
 
-def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(qtbot, tab, monkeypatch) -> None:
+def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tab.public_ip.maybe_lookup()  # the local sandbox: nothing to look up, nothing said
     assert tab.public_ip.text == ""
     assert tab.public_ip.echo.enabled is False  # SERVICE_CONSOLE_ECHO=off, as in every test
@@ -47,7 +84,7 @@ def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(qtbot, tab, monkey
 
 
 def test_a_hosted_profile_is_not_looked_up_until_echo_services_are_switched_on(
-    qtbot, tab, monkeypatch
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Choosing a hosted profile sends the admin's address to no third party by itself."""
     from app.services.session.profiles import Profile
@@ -65,13 +102,19 @@ def test_a_hosted_profile_is_not_looked_up_until_echo_services_are_switched_on(
     assert asked == [True]
 
 
-def test_an_echo_service_that_does_not_answer_is_said_plainly(qtbot, tab, monkeypatch) -> None:
+def test_an_echo_service_that_does_not_answer_is_said_plainly(
+    qtbot: QtBot, hosted: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab = hosted
+    buttons = [child(tab, QPushButton, name) for name in ("look_up", "echo_settings")]
     with echo_server("127.0.0.1", body="<html>sign in</html>") as portal:
         set_services(qtbot, tab, portal, "")
+        qtbot.wait(50)  # the tab laid out again after the dialog
+        before = [button.mapTo(tab, button.rect().topLeft()) for button in buttons]
         qtbot.mouseClick(tab.findChild(QPushButton, "look_up"), Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: "Public echo services see" in tab.your_ip.public_ip_label.text())
-    assert (
-        "IPv4: none — 127.0.0.1: answered something that is not an address"
-        in tab.your_ip.public_ip_label.text()
-    )
+    label = tab.your_ip.public_ip_label
+    assert label.text() == "Public echo services see: IPv4: none."  # short; the tooltip says why
+    assert "127.0.0.1: answered something that is not an address" in label.toolTip()
+    assert [button.mapTo(tab, button.rect().topLeft()) for button in buttons] == before  # nothing jumped
     assert "IPv6" not in tab.your_ip.public_ip_label.text()  # no IPv6 service set: not asked, not mentioned

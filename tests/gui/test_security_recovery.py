@@ -8,9 +8,13 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from app.ui.security.tab import SecurityTab
+from tests.gui.reach import profile_of
 
 
-def test_the_recovery_command_is_exact_copyable_and_works(tab, qtbot) -> None:
+def test_the_recovery_command_is_exact_copyable_and_works(tab: SecurityTab, qtbot: QtBot) -> None:
     recovery = tab.recovery
     command = recovery.command.text()
     data_dir = tab.session.sandbox.data_dir
@@ -20,7 +24,7 @@ def test_the_recovery_command_is_exact_copyable_and_works(tab, qtbot) -> None:
     assert QGuiApplication.clipboard().text() == command
 
     store = tab.session.sandbox.start().store
-    org_id = tab.session.profile.org_id
+    org_id = profile_of(tab.session).org_id
     store.set_enabled("organization", org_id, True)  # locked out: the list on, with no entry for anyone
     result = subprocess.run(
         shlex.split(command),

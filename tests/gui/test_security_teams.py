@@ -10,14 +10,19 @@ import time
 import httpx
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QPushButton
+from PySide6.QtWidgets import QApplication, QComboBox, QMenu, QMessageBox, QPushButton
+from pytestqt.qtbot import QtBot
 
 from app.core.security.views import EntryView
 from app.models.entries import EXPIRES, HITS, LAST_MATCHED
 from app.services.security import audit as audit_module
+from app.ui.main_window import MainWindow
+from app.ui.security.history import HistoryDialog
+from app.ui.security.tab import SecurityTab
+from tests.gui.reach import dialog_of, embedded, profile_of
 
 
-def choose(qtbot, combo, text: str) -> None:
+def choose(qtbot: QtBot, combo: QComboBox, text: str) -> None:
     """Pick an item of a combo box with the keyboard, as a person does."""
     combo.setFocus()
     while combo.currentText() != text:
@@ -26,7 +31,7 @@ def choose(qtbot, combo, text: str) -> None:
         assert combo.currentIndex() != before, f"{text!r} is not in the box"
 
 
-def add(qtbot, tab, cidr: str, description: str = "", expires: str = "No expiry") -> None:
+def add(qtbot: QtBot, tab: SecurityTab, cidr: str, description: str = "", expires: str = "No expiry") -> None:
     tab.add_form.cidr.clear()
     qtbot.keyClicks(tab.add_form.cidr, cidr)
     qtbot.keyClicks(tab.add_form.description, description)
@@ -37,17 +42,17 @@ def add(qtbot, tab, cidr: str, description: str = "", expires: str = "No expiry"
     qtbot.waitUntil(lambda: len(tab.service.entries) == count + 1, timeout=10000)
 
 
-def row_of(tab, cidr: str) -> int:
+def row_of(tab: SecurityTab, cidr: str) -> int:
     return next(row for row in range(tab.model.rowCount()) if tab.model.entry(row).cidr == cidr)
 
 
-def select(qtbot, tab, cidr: str) -> None:
+def select(qtbot: QtBot, tab: SecurityTab, cidr: str) -> None:
     table = tab.entries.table
     rect = table.visualRect(tab.model.index(row_of(tab, cidr), 0))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
-def pick_from_menu(qtbot, button: QPushButton, text: str) -> None:
+def pick_from_menu(qtbot: QtBot, button: QPushButton, text: str) -> None:
     """Click the button, then the menu item, as a person does (the menu opens modally)."""
     timer = QTimer()
 
@@ -65,11 +70,11 @@ def pick_from_menu(qtbot, button: QPushButton, text: str) -> None:
 
 
 @pytest.fixture
-def typed(monkeypatch):
+def typed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The typed confirmation: what it asked, answered with nothing (cancel)."""
     asked: list[str] = []
 
-    def answer(_parent, _title, label, *args, **kwargs):
+    def answer(_parent: object, _title: str, label: str, *args: object, **kwargs: object) -> tuple[str, bool]:
         asked.append(label)
         return ("", False)
 
@@ -79,7 +84,7 @@ def typed(monkeypatch):
 
 # The offscreen platform says these for every popup menu (it has no window manager to raise it or grab for it).
 @pytest.mark.qt_log_ignore("^This plugin does not support (raise|grabbing the keyboard)")
-def test_expires_on_add_shows_the_time_left_and_extend_moves_it(qtbot, tab) -> None:
+def test_expires_on_add_shows_the_time_left_and_extend_moves_it(qtbot: QtBot, tab: SecurityTab) -> None:
     add(qtbot, tab, "203.0.113.0/24", "CI job", expires="For 1 hour")
     entry = tab.service.entries[0]
     assert entry.expires_at is not None and 3500 < entry.expires_at - time.time() <= 3600
@@ -102,9 +107,9 @@ def test_expires_on_add_shows_the_time_left_and_extend_moves_it(qtbot, tab) -> N
     assert actions[-2:] == ["expiry", "expiry"]
 
 
-def test_expired_entries_show_as_expired_and_the_view_finds_them(qtbot, tab) -> None:
-    other = tab.session.sandbox.server.store  # another admin, with an entry about to expire
-    org = tab.session.profile.org_id
+def test_expired_entries_show_as_expired_and_the_view_finds_them(qtbot: QtBot, tab: SecurityTab) -> None:
+    other = embedded(tab.session).store  # another admin, with an entry about to expire
+    org = profile_of(tab.session).org_id
     other.add_entry("organization", org, "192.0.2.0/24", "temp", expires_at=int(time.time()) + 1)
     other.add_entry("organization", org, "198.51.100.0/24", "office")
     qtbot.wait(1100)
@@ -116,7 +121,9 @@ def test_expired_entries_show_as_expired_and_the_view_finds_them(qtbot, tab) -> 
     assert tab.entries.count.text() == "1 of 2 entries" and tab.entries.remove_shown.isEnabled()
 
 
-def test_removing_the_shown_entries_goes_through_the_lockout_guard(qtbot, tab, typed, monkeypatch) -> None:
+def test_removing_the_shown_entries_goes_through_the_lockout_guard(
+    qtbot: QtBot, tab: SecurityTab, typed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     add(qtbot, tab, "198.51.100.7", "my desk", expires="For 1 day")  # the only entry covering me
     add(qtbot, tab, "192.0.2.0/24", "CI", expires="For 1 hour")
     add(qtbot, tab, "203.0.113.0/24", "office")
@@ -129,9 +136,14 @@ def test_removing_the_shown_entries_goes_through_the_lockout_guard(qtbot, tab, t
     assert len(tab.service.entries) == 3
     add(qtbot, tab, "198.51.100.0/24", "the office's range")  # now something else covers me
     asked: list[str] = []
+
+    def ask(text: str) -> QMessageBox.StandardButton:
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+
     monkeypatch.setattr(
         "PySide6.QtWidgets.QMessageBox.question",
-        lambda _parent, _title, text, *_args: asked.append(text) or QMessageBox.StandardButton.Yes,
+        lambda _parent, _title, text, *_args: ask(text),
     )
     qtbot.mouseClick(tab.entries.remove_shown, Qt.MouseButton.LeftButton)
     assert asked and "Remove 2 entries" in asked[0] and len(typed) == 1
@@ -139,11 +151,11 @@ def test_removing_the_shown_entries_goes_through_the_lockout_guard(qtbot, tab, t
     assert sorted(e.cidr for e in tab.service.entries) == ["198.51.100.0/24", "203.0.113.0/24"]
 
 
-def test_hits_and_last_matched_count_the_requests_admitted(qtbot, tab) -> None:
+def test_hits_and_last_matched_count_the_requests_admitted(qtbot: QtBot, tab: SecurityTab) -> None:
     add(qtbot, tab, "198.51.100.0/24", "office")
     add(qtbot, tab, "203.0.113.0/24", "unused")
     sandbox, keys = tab.session.sandbox, tab.session
-    api_key = keys.secrets.get(keys.profile.id, "api_key")
+    api_key = keys.secrets.get(profile_of(keys).id, "api_key")
     headers = {"authorization": f"Bearer {api_key}", "x-forwarded-for": "198.51.100.9"}
     with httpx.Client(base_url=sandbox.base_url, headers=headers) as api:
         for _ in range(3):
@@ -173,11 +185,15 @@ def test_hits_and_last_matched_count_the_requests_admitted(qtbot, tab) -> None:
     assert sorted([first, last]) == [0, first + last]  # sorted by hits, one way or the other
 
 
-def test_the_list_is_read_again_on_focus_and_on_a_timer_but_not_under_a_dialog(qtbot, console, tab) -> None:
-    other = tab.session.sandbox.server.store
-    org = tab.session.profile.org_id
+def test_the_list_is_read_again_on_focus_and_on_a_timer_but_not_under_a_dialog(
+    qtbot: QtBot, console: MainWindow, tab: SecurityTab
+) -> None:
+    other = embedded(tab.session).store
+    org = profile_of(tab.session).org_id
     other.add_entry("organization", org, "192.0.2.0/24", "from elsewhere")
-    QApplication.instance().applicationStateChanged.emit(Qt.ApplicationState.ApplicationActive)
+    application = QApplication.instance()
+    assert isinstance(application, QApplication)
+    application.applicationStateChanged.emit(Qt.ApplicationState.ApplicationActive)
     qtbot.waitUntil(lambda: len(tab.service.entries) == 1, timeout=10000)
     console.session.profiles.settings.setValue("security/refresh_seconds", 7)
     console.tabs.setCurrentWidget(console.playground)
@@ -193,16 +209,18 @@ def test_the_list_is_read_again_on_focus_and_on_a_timer_but_not_under_a_dialog(q
     qtbot.waitUntil(lambda: len(tab.service.entries) == 2, timeout=10000)
 
 
-def test_history_merges_the_service_log_and_this_console(qtbot, tab, monkeypatch) -> None:
+def test_history_merges_the_service_log_and_this_console(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(audit_module, "PAGE_SIZE", 2)
     add(qtbot, tab, "203.0.113.0/24", "mine")
     qtbot.wait(1100)  # the log counts in whole seconds: the others' changes come a second later
-    other = tab.session.sandbox.server.store
-    org = tab.session.profile.org_id
+    other = embedded(tab.session).store
+    org = profile_of(tab.session).org_id
     for cidr in ("192.0.2.0/24", "192.0.2.128/25", "198.18.0.0/15"):
         other.add_entry("organization", org, cidr, "dashboard")
     tab.opener.open("history")
-    dialog = tab.dialogs["history"]
+    dialog = dialog_of(tab, "history", HistoryDialog)
     qtbot.waitUntil(lambda: len(dialog.audit.rows) == 2, timeout=10000)
 
     def rows() -> list[tuple[str, str, str]]:

@@ -5,33 +5,40 @@ from __future__ import annotations
 import csv
 import json
 import re
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QStyle, QStyleOptionViewItem
+from PySide6.QtWidgets import QLabel, QPushButton, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from pytestqt.qtbot import QtBot
 
 from app.api.admin import Entry
-from app.ui.security.transfer import COLUMNS
+from app.ui.security.history import HistoryDialog
+from app.ui.security.tab import SecurityTab
+from app.ui.security.transfer import COLUMNS, ImportDialog
+from tests.gui.reach import child, dialog_of, embedded, profile_of, shown
 
 from .test_security import add, typed
 
 
-def choose_file(monkeypatch, path) -> None:
+def choose_file(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
     """The person picks `path` in the file dialog."""
     monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getOpenFileName", lambda *a, **k: (str(path), ""))
     monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getSaveFileName", lambda *a, **k: (str(path), ""))
 
 
-def column(dialog, name: str) -> list[str]:
+def column(dialog: ImportDialog, name: str) -> list[str]:
     index = COLUMNS.index(name)
     return [dialog.model.item(row, index).text() for row in range(dialog.model.rowCount())]
 
 
-def tick(qtbot, dialog, row: int) -> None:
+def tick(qtbot: QtBot, dialog: ImportDialog, row: int) -> None:
     """Click a line's checkbox in the preview, on its indicator, as a person does."""
     index = dialog.model.index(row, 0)
     option = QStyleOptionViewItem()
-    dialog.table.itemDelegate().initStyleOption(option, index)
+    delegate = dialog.table.itemDelegate()
+    assert isinstance(delegate, QStyledItemDelegate)
+    delegate.initStyleOption(option, index)
     option.rect = dialog.table.visualRect(index)
     indicator = dialog.table.style().subElementRect(
         QStyle.SubElement.SE_ItemViewItemCheckIndicator, option, dialog.table
@@ -39,15 +46,15 @@ def tick(qtbot, dialog, row: int) -> None:
     qtbot.mouseClick(dialog.table.viewport(), Qt.MouseButton.LeftButton, pos=indicator.center())
 
 
-def open_preview(qtbot, tab, monkeypatch, path):
+def open_preview(qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, path: Path) -> ImportDialog:
     choose_file(monkeypatch, path)
     qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
-    return tab.dialogs["import"]
+    return dialog_of(tab, "import", ImportDialog)
 
 
-def stored(tab) -> list[str]:
-    store = tab.session.sandbox.server.store
-    return [e.cidr for e in store.allowlist("organization", tab.session.profile.org_id).entries]
+def stored(tab: SecurityTab) -> list[str]:
+    store = embedded(tab.session).store
+    return [e.cidr for e in store.allowlist("organization", profile_of(tab.session).org_id).entries]
 
 
 CSV_FILE = """cidr,description
@@ -62,13 +69,15 @@ CSV_FILE = """cidr,description
 """
 
 
-def test_import_preview_then_send(qtbot, tab, monkeypatch, tmp_path) -> None:
+def test_import_preview_then_send(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     add(qtbot, tab, "198.51.100.0/24", "already here")
     path = tmp_path / "entries.csv"
     path.write_text(CSV_FILE)
     choose_file(monkeypatch, path)
     qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
-    dialog = tab.dialogs["import"]
+    dialog = dialog_of(tab, "import", ImportDialog)
     # The preview, before anything is sent: line numbers of the file, canonical forms, fates, reasons.
     assert column(dialog, "Line") == ["2", "3", "5", "6", "7", "8", "9"]
     assert column(dialog, "Canonical") == [
@@ -109,22 +118,25 @@ def test_import_preview_then_send(qtbot, tab, monkeypatch, tmp_path) -> None:
     assert tab.history.records()[-1].action == "import" and tab.history.records()[-1].ok
 
 
-def test_import_reports_partial_failures_line_by_line(qtbot, tab, monkeypatch, tmp_path) -> None:
+def test_import_reports_partial_failures_line_by_line(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     path = tmp_path / "entries.json"
     path.write_text(
         json.dumps(["203.0.113.0/24", {"cidr": "192.0.2.0/24", "description": "lab"}, "2001:db8::/32"])
     )
     choose_file(monkeypatch, path)
     qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
-    dialog = tab.dialogs["import"]
+    dialog = dialog_of(tab, "import", ImportDialog)
     assert column(dialog, "Status") == ["add", "add", "add"]
     # Another admin adds one of the lines through the dashboard after the import's re-read of the list
     # (played here by showing the tab that entry too, so the re-read finds nothing changed): that line
     # meets the service's 409, the others go in, and each line says what happened to it.
-    store = tab.session.sandbox.server.store
-    org = tab.session.profile.org_id
+    store = embedded(tab.session).store
+    org = profile_of(tab.session).org_id
     entry = store.add_entry("organization", org, "192.0.2.0/24", "")
     shown = tab.service.data
+    assert shown is not None
     tab.service.data = shown.model_copy(
         update={"entries": (*shown.entries, Entry(id=entry.id, cidr=entry.cidr))}
     )
@@ -138,29 +150,35 @@ def test_import_reports_partial_failures_line_by_line(qtbot, tab, monkeypatch, t
     assert record.action == "import" and record.result == "2 added, 1 failed"
 
 
-def test_import_beyond_the_limit_marks_the_lines_without_room(qtbot, tab, monkeypatch, tmp_path) -> None:
+def test_import_beyond_the_limit_marks_the_lines_without_room(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     tab.session.profiles.settings.setValue("security/entry_limit", 2)
     path = tmp_path / "three.txt"
     path.write_text("203.0.113.1\n203.0.113.2\n203.0.113.3\n")
     choose_file(monkeypatch, path)
     qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
-    dialog = tab.dialogs["import"]
+    dialog = dialog_of(tab, "import", ImportDialog)
     assert column(dialog, "Status") == ["add", "add", "no room under the limit"]
     assert "Room under the limit of 2: 2 now, 0 after" in dialog.summary.text()
 
 
-def test_import_of_the_whole_space_needs_a_typed_confirmation(qtbot, tab, monkeypatch, tmp_path) -> None:
+def test_import_of_the_whole_space_needs_a_typed_confirmation(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     path = tmp_path / "open.csv"
     path.write_text("0.0.0.0/0,everyone\n")
     choose_file(monkeypatch, path)
     qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
-    dialog = tab.dialogs["import"]
+    dialog = dialog_of(tab, "import", ImportDialog)
     typed(monkeypatch, "no")
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
     assert dialog.result_label.text() == "Nothing was sent." and stored(tab) == []
 
 
-def test_the_preview_flags_a_line_that_admits_every_address(qtbot, tab, monkeypatch, tmp_path) -> None:
+def test_the_preview_flags_a_line_that_admits_every_address(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     path = tmp_path / "open.csv"
     path.write_text("203.0.113.7,home\n0.0.0.0/0,everyone\n::/0,everyone too\n")
     dialog = open_preview(qtbot, tab, monkeypatch, path)
@@ -172,13 +190,15 @@ def test_the_preview_flags_a_line_that_admits_every_address(qtbot, tab, monkeypa
         dialog.model.item(1, 1).background().color().name()
         != dialog.model.item(0, 1).background().color().name()
     )
-    warning = dialog.findChild(QLabel, "import_warning")
+    warning = child(dialog, QLabel, "import_warning")
     assert warning.isVisibleTo(dialog)
     assert "0.0.0.0/0 (line 2)" in warning.text() and "::/0 (line 3)" in warning.text()
     assert "every address" in warning.text() and dialog.import_button.text() == "Import 3"
 
 
-def test_an_unticked_line_is_left_out_of_the_import(qtbot, tab, monkeypatch, tmp_path) -> None:
+def test_an_unticked_line_is_left_out_of_the_import(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     path = tmp_path / "open.csv"
     path.write_text("203.0.113.7,home\n0.0.0.0/0,everyone\n198.51.100.0/24,office\n203.0.113.7,again\n")
     dialog = open_preview(qtbot, tab, monkeypatch, path)
@@ -186,7 +206,7 @@ def test_an_unticked_line_is_left_out_of_the_import(qtbot, tab, monkeypatch, tmp
     tick(qtbot, dialog, 1)  # the allow-all line
     tick(qtbot, dialog, 0)  # the first 203.0.113.7: its repeat on line 4 goes instead
     assert column(dialog, "Status") == ["left out", "left out", "add", "add"]
-    assert not dialog.findChild(QLabel, "import_warning").isVisibleTo(dialog)
+    assert not child(dialog, QLabel, "import_warning").isVisibleTo(dialog)
     assert dialog.import_button.text() == "Import 2" and "2 left out by you" in dialog.summary.text()
     asked = typed(monkeypatch, None)
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
@@ -198,7 +218,7 @@ def test_an_unticked_line_is_left_out_of_the_import(qtbot, tab, monkeypatch, tmp
 
 
 def test_the_file_dialogs_open_in_documents_then_where_the_last_file_was(
-    qtbot, tab, monkeypatch, tmp_path
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     (home / "Documents").mkdir(parents=True)
@@ -210,7 +230,7 @@ def test_the_file_dialogs_open_in_documents_then_where_the_last_file_was(
     chosen.parent.mkdir()
     chosen.write_text("203.0.113.7\n")
 
-    def pick(_parent, _title, folder, *_args, **_kwargs):
+    def pick(_parent: object, _title: str, folder: str, *_args: object, **_kwargs: object) -> tuple[str, str]:
         opened.append(folder)
         return str(chosen), ""
 
@@ -236,7 +256,14 @@ def test_the_file_dialogs_open_in_documents_then_where_the_last_file_was(
         (b"", "holds no entries"),
     ],
 )
-def test_a_broken_file_is_a_clear_error(qtbot, tab, monkeypatch, tmp_path, content, message) -> None:
+def test_a_broken_file_is_a_clear_error(
+    qtbot: QtBot,
+    tab: SecurityTab,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    content: bytes,
+    message: str,
+) -> None:
     path = tmp_path / ("broken.json" if content.startswith((b"[", b"{")) else "broken.csv")
     path.write_bytes(content)
     choose_file(monkeypatch, path)
@@ -246,7 +273,9 @@ def test_a_broken_file_is_a_clear_error(qtbot, tab, monkeypatch, tmp_path, conte
     assert notice is not None and message in notice.text()
 
 
-def test_export_csv_and_json_round_trip(qtbot, tab, monkeypatch, tmp_path) -> None:
+def test_export_csv_and_json_round_trip(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     add(qtbot, tab, "198.51.100.0/24", "office, main")
     add(qtbot, tab, "2001:db8::/48", "v6")
     csv_path = tmp_path / "out.csv"
@@ -268,11 +297,13 @@ def test_export_csv_and_json_round_trip(qtbot, tab, monkeypatch, tmp_path) -> No
     # Importing the export back changes nothing: every line is already on the list.
     choose_file(monkeypatch, json_path)
     qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
-    dialog = tab.dialogs["import"]
+    dialog = dialog_of(tab, "import", ImportDialog)
     assert column(dialog, "Status") == ["already on the list"] * 2 and not dialog.import_button.isEnabled()
 
 
-def test_history_lists_each_change_with_its_result(qtbot, tab, monkeypatch) -> None:
+def test_history_lists_each_change_with_its_result(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     add(qtbot, tab, "198.51.100.0/24", "office")
     typed(monkeypatch, None)  # the lockout confirmation is refused
     from .test_security import click_switch
@@ -280,9 +311,9 @@ def test_history_lists_each_change_with_its_result(qtbot, tab, monkeypatch) -> N
     add(qtbot, tab, "203.0.113.0/24")
     tab.entries.table.selectRow(0)
     click_switch(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.service.data.enabled is True)
+    qtbot.waitUntil(lambda: shown(tab).enabled is True)
     qtbot.mouseClick(tab.findChild(QPushButton, "history"), Qt.MouseButton.LeftButton)
-    dialog = tab.dialogs["history"]
+    dialog = dialog_of(tab, "history", HistoryDialog)
     qtbot.waitUntil(lambda: len(dialog.audit.rows) >= 3 and not dialog.audit.loading)
 
     def rows(source: str) -> list[list[str]]:

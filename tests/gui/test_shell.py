@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
+from pytestqt.qtbot import QtBot
 
 from app.services.session.profiles import SANDBOX_ID
+from app.ui.main_window import MainWindow
+from tests.gui.conftest import MemoryKeyring
+from tests.gui.reach import child, client_of, profile_of
 
 
-def test_first_launch_makes_the_sandbox_profile_and_connects(console) -> None:
+def test_first_launch_makes_the_sandbox_profile_and_connects(console: MainWindow) -> None:
     session = console.session
     assert session.profiles.current_id() == SANDBOX_ID
     assert console.profile_box.currentText() == "Local sandbox"
@@ -16,15 +22,15 @@ def test_first_launch_makes_the_sandbox_profile_and_connects(console) -> None:
     assert session.secrets.source(SANDBOX_ID, "api_key") == "keychain"
 
 
-def test_indicator_says_why_when_blocked(console, qtbot) -> None:
+def test_indicator_says_why_when_blocked(console: MainWindow, qtbot: QtBot) -> None:
     session = console.session
     qtbot.keyClicks(console.simulated_ip, "203.0.113.50")
     qtbot.keyClick(console.simulated_ip, Qt.Key.Key_Return)
-    assert session.client.transport.settings.forwarded_for == "203.0.113.50"
+    assert client_of(session).transport.settings.forwarded_for == "203.0.113.50"
 
     async def lock() -> None:
-        await session.client.allowlists.add("198.51.100.0/24")
-        await session.client.allowlists.set_enabled(True, force=True)
+        await client_of(session).allowlists.add("198.51.100.0/24")
+        await client_of(session).allowlists.set_enabled(True, force=True)
 
     session.tasks.start("lock", lock())
     qtbot.waitUntil(lambda: not session.tasks.running("lock"))
@@ -33,19 +39,21 @@ def test_indicator_says_why_when_blocked(console, qtbot) -> None:
     assert "203.0.113.50" in console.indicator.toolTip()
 
 
-def test_bad_key_and_server_down_are_explained(console, qtbot) -> None:
+def test_bad_key_and_server_down_are_explained(console: MainWindow, qtbot: QtBot) -> None:
     session = console.session
-    session.client.transport.settings.api_key = "sk-wrong"
+    client_of(session).transport.settings.api_key = "sk-wrong"
     session.tasks.start("check", session.check_connection())
     qtbot.waitUntil(lambda: "Bad key" in console.indicator.text())
     session.sandbox.stop()
-    session.client.transport.settings.api_key = "sk-whatever"
+    client_of(session).transport.settings.api_key = "sk-whatever"
     session.tasks.start("check", session.check_connection())
     qtbot.waitUntil(lambda: "Down" in console.indicator.text(), timeout=15000)
     assert "reach" in console.indicator.toolTip() or "lost" in console.indicator.toolTip()
 
 
-def test_add_a_remote_profile_with_key_in_keychain(console, qtbot, memory_keyring, tmp_path) -> None:
+def test_add_a_remote_profile_with_key_in_keychain(
+    console: MainWindow, qtbot: QtBot, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     dialog = console.open_settings()
     qtbot.mouseClick(dialog.findChild(QPushButton, "add_profile"), Qt.MouseButton.LeftButton)
     fields = dialog.fields
@@ -53,7 +61,7 @@ def test_add_a_remote_profile_with_key_in_keychain(console, qtbot, memory_keyrin
     qtbot.keyClicks(fields["name"], "Hosted")
     fields["base_url"].clear()
     qtbot.keyClicks(fields["base_url"], console.session.sandbox.base_url)
-    qtbot.keyClicks(fields["org_id"], console.session.profile.org_id)
+    qtbot.keyClicks(fields["org_id"], profile_of(console.session).org_id)
     qtbot.keyClicks(fields["api_key"], "sk-proj_x-hosted-secret-value-123")
     qtbot.mouseClick(dialog.findChild(QPushButton, "save"), Qt.MouseButton.LeftButton)
     assert "keychain" in dialog.result_label.text()
@@ -66,7 +74,7 @@ def test_add_a_remote_profile_with_key_in_keychain(console, qtbot, memory_keyrin
     assert "hosted-secret" not in ini and "Hosted" in ini
 
 
-def test_test_connection_reports_a_refused_key(console, qtbot) -> None:
+def test_test_connection_reports_a_refused_key(console: MainWindow, qtbot: QtBot) -> None:
     dialog = console.open_settings()
     qtbot.keyClicks(dialog.fields["api_key"], "sk-wrong-key-value")
     qtbot.mouseClick(dialog.findChild(QPushButton, "test"), Qt.MouseButton.LeftButton)
@@ -74,7 +82,7 @@ def test_test_connection_reports_a_refused_key(console, qtbot) -> None:
     assert "refused" in dialog.result_label.text()
 
 
-def test_bad_base_url_is_a_clear_message(console, qtbot) -> None:
+def test_bad_base_url_is_a_clear_message(console: MainWindow, qtbot: QtBot) -> None:
     dialog = console.open_settings()
     qtbot.mouseClick(dialog.findChild(QPushButton, "add_profile"), Qt.MouseButton.LeftButton)
     dialog.fields["base_url"].setText("not a url")
@@ -83,7 +91,7 @@ def test_bad_base_url_is_a_clear_message(console, qtbot) -> None:
     assert "not a URL" in dialog.result_label.text()
 
 
-def test_the_message_bus_carries_a_level_an_error_shows_a_notice(console, qtbot) -> None:
+def test_the_message_bus_carries_a_level_an_error_shows_a_notice(console: MainWindow, qtbot: QtBot) -> None:
     from app.services.session.messages import Message, MessageLevel
 
     posted: list[Message] = []
@@ -92,6 +100,4 @@ def test_the_message_bus_carries_a_level_an_error_shows_a_notice(console, qtbot)
     assert not console.notice.isVisible() and console.statusBar().currentMessage() == "Saved."
     console.session.bus.error("The turn could not be saved: disk full.")
     assert posted == [Message(MessageLevel.INFO, "Saved."), Message(MessageLevel.ERROR, posted[1].text)]
-    assert (
-        console.notice.isVisible() and "disk full" in console.notice.findChild(QLabel, "notice_text").text()
-    )
+    assert console.notice.isVisible() and "disk full" in child(console.notice, QLabel, "notice_text").text()

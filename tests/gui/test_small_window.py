@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QPushButton, QWidget
+from pytestqt.qtbot import QtBot
 
+from app.ui.main_window import MainWindow
+from app.ui.security.tab import SecurityTab
 from tests.gui.test_playground import click_box, send, wait_done
 
 
-def test_structured_output_leaves_the_conversation_a_usable_height(console, qtbot) -> None:
+def test_structured_output_leaves_the_conversation_a_usable_height(console: MainWindow, qtbot: QtBot) -> None:
     console.resize(800, 600)
     console.tabs.setCurrentWidget(console.playground)
     tab = console.playground
@@ -30,7 +33,9 @@ def test_structured_output_leaves_the_conversation_a_usable_height(console, qtbo
     assert tab.options_scroll.height() <= tab.options_panel.sizeHint().height() < tab.transcript.height() // 2
 
 
-def test_a_long_conversation_title_does_not_scroll_the_sidebar_sideways(console, qtbot) -> None:
+def test_a_long_conversation_title_does_not_scroll_the_sidebar_sideways(
+    console: MainWindow, qtbot: QtBot
+) -> None:
     console.resize(800, 600)
     tab = console.playground
     send(qtbot, tab, "Write 300 words about the sea, the sky and the long way home")
@@ -39,12 +44,14 @@ def test_a_long_conversation_title_does_not_scroll_the_sidebar_sideways(console,
     assert not tab.sidebar.list.horizontalScrollBar().isVisible()
 
 
-def place(widget) -> tuple[int, int, int, int]:
+def place(widget: QWidget) -> tuple[int, int, int, int]:
     corner = widget.mapTo(widget.window(), widget.rect().topLeft())
     return corner.x(), corner.y(), widget.width(), widget.height()
 
 
-def test_the_security_forms_stay_in_place_as_messages_come_and_go(console, qtbot, tab) -> None:
+def test_the_security_forms_stay_in_place_as_messages_come_and_go(
+    console: MainWindow, qtbot: QtBot, tab: SecurityTab
+) -> None:
     console.resize(800, 600)
     form = tab.add_form
     qtbot.waitUntil(lambda: form.cidr.isVisible())
@@ -60,7 +67,8 @@ def test_the_security_forms_stay_in_place_as_messages_come_and_go(console, qtbot
         qtbot.keyClicks(form.cidr, text)
         qtbot.wait(10)  # the layout settles on the next turn of the loop
         seen.append([place(widget) for widget in fixed])
-        suggestions = [form.suggestions.itemAt(i).widget() for i in range(form.suggestions.count())]
+        items = [form.suggestions.itemAt(i) for i in range(form.suggestions.count())]
+        suggestions = [item.widget() for item in items if item is not None]
         buttons = [widget for widget in suggestions if isinstance(widget, QPushButton)]
         if buttons:
             firsts.append(place(buttons[0])[0])
@@ -73,7 +81,7 @@ def test_the_security_forms_stay_in_place_as_messages_come_and_go(console, qtbot
     assert len(firsts) >= 2 and len(set(firsts)) == 1
 
 
-def test_the_advice_is_folded_so_the_table_keeps_its_rows(console, qtbot) -> None:
+def test_the_advice_is_folded_so_the_table_keeps_its_rows(console: MainWindow, qtbot: QtBot) -> None:
     console.resize(800, 600)
     console.tabs.setCurrentWidget(console.security)
     tab = console.security

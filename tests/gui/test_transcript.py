@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
 
+from app.core.playground.turns import TurnStatus
 from app.services.playground.service import Turn
+from app.ui.main_window import MainWindow
+from app.ui.playground.tab import PlaygroundTab
+from tests.gui.reach import simulated
 from tests.gui.test_playground import send, wait_done
 
 EARLIER_TURNS = 40
 
 
 @pytest.fixture
-def long_tab(console):
+def long_tab(console: MainWindow) -> PlaygroundTab:
     """The Playground with a reopened conversation of many finished turns above the next one."""
     console.tabs.setCurrentWidget(console.playground)
     tab = console.playground
     for number in range(EARLIER_TURNS):
         text = f"Answer {number}: " + " ".join(["word"] * 300)
         tab.service.turns.append(
-            Turn(f"Question {number}", [], "service-pro", True, text=text, status="completed")
+            Turn(f"Question {number}", [], "service-pro", True, text=text, status=TurnStatus.COMPLETED)
         )
         index = len(tab.service.turns) - 1
         tab._add_view(index)
@@ -28,12 +33,12 @@ def long_tab(console):
     return tab
 
 
-def shown_in_viewport(tab, widget) -> bool:
+def shown_in_viewport(tab: PlaygroundTab, widget: QWidget) -> bool:
     top = widget.mapTo(tab.transcript.viewport(), QPoint(0, 0)).y()
     return top < tab.transcript.viewport().height() and top + widget.height() > 0
 
 
-def test_old_turn_scrolls_into_view_and_copies(qtbot, long_tab) -> None:
+def test_old_turn_scrolls_into_view_and_copies(qtbot: QtBot, long_tab: PlaygroundTab) -> None:
     old = long_tab.views[3]
     assert not shown_in_viewport(long_tab, old)  # the newest turn is shown, not the fourth
     long_tab.transcript.ensureWidgetVisible(old.action_buttons["copy"])
@@ -46,7 +51,7 @@ def test_old_turn_scrolls_into_view_and_copies(qtbot, long_tab) -> None:
     assert QApplication.clipboard().text().startswith("Answer 3: word word")
 
 
-def test_new_turn_and_its_stream_are_followed_at_the_end(qtbot, long_tab) -> None:
+def test_new_turn_and_its_stream_are_followed_at_the_end(qtbot: QtBot, long_tab: PlaygroundTab) -> None:
     send(qtbot, long_tab, "Write 600 words")
     wait_done(qtbot, long_tab, EARLIER_TURNS + 1)
     bar = long_tab.transcript.verticalScrollBar()
@@ -55,27 +60,35 @@ def test_new_turn_and_its_stream_are_followed_at_the_end(qtbot, long_tab) -> Non
     assert long_tab.transcript.following
 
 
-def test_scrolling_up_mid_stream_is_not_undone(qtbot, long_tab, console) -> None:
-    console.session.sandbox.server.state.engine.delay = 0.002
+def test_scrolling_up_mid_stream_is_not_undone(
+    qtbot: QtBot, long_tab: PlaygroundTab, console: MainWindow
+) -> None:
+    simulated(console.session).delay = 0.002
     send(qtbot, long_tab, "Write 1500 words")
-    newest = lambda: long_tab.service.turns[-1]  # noqa: E731
+
+    def newest() -> Turn:
+        return long_tab.service.turns[-1]
+
     qtbot.waitUntil(lambda: len(newest().text) > 200)
     bar = long_tab.transcript.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)  # the person scrolls back to read an earlier answer
     wait_done(qtbot, long_tab, EARLIER_TURNS + 1)
-    console.session.sandbox.server.state.engine.delay = 0
+    simulated(console.session).delay = 0
     assert newest().status == "completed"
     assert bar.value() < bar.maximum() // 2 + 10 and bar.value() != bar.maximum()
     assert not long_tab.transcript.following
 
 
-def test_an_old_turn_that_changes_height_leaves_no_gap(qtbot, long_tab) -> None:
+def test_an_old_turn_that_changes_height_leaves_no_gap(qtbot: QtBot, long_tab: PlaygroundTab) -> None:
     old, below = long_tab.views[5], long_tab.views[6]
     column = long_tab.transcript.finished
 
+    layout = column.layout()
+    assert layout is not None
+
     def snug() -> bool:  # the column is exactly as tall as its turns, the next turn right below this one
-        fits = column.height() == column.layout().totalHeightForWidth(column.width())
-        return fits and below.y() == old.y() + old.height() + column.layout().spacing()
+        fits = column.height() == layout.totalHeightForWidth(column.width())
+        return fits and below.y() == old.y() + old.height() + layout.spacing()
 
     old.reasoning_label.setText(" ".join(["thought"] * 400))
     old.reasoning_toggle.show()

@@ -5,28 +5,38 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from pytestqt.qtbot import QtBot
 
+from app.core.playground.turns import TurnStatus
 from app.services.playground.service import Turn
+from app.ui.main_window import MainWindow
+from app.ui.playground.tab import PlaygroundTab
 from app.ui.playground.turn_view import TurnView
 from app.ui.playground.turn_views import KEEP_TURNS
+from tests.gui.reach import child
 from tests.gui.test_playground import send, wait_done
 
 TURNS = 60
 
 
-def built_views(tab) -> list[TurnView]:
+def built_views(tab: PlaygroundTab) -> list[TurnView]:
     return [view for view in tab.transcript.findChildren(TurnView) if view.isVisible()]
 
 
 @pytest.fixture
-def reopened(console, qtbot):
+def reopened(console: MainWindow, qtbot: QtBot) -> PlaygroundTab:
     """The Playground showing a 60-turn conversation, as reopening a saved one does."""
     console.tabs.setCurrentWidget(console.playground)
     tab = console.playground
     turns = [
         Turn(
-            f"Question {n}", [], "service-pro", True, text=f"Answer {n}: " + "word " * 150, status="completed"
+            f"Question {n}",
+            [],
+            "service-pro",
+            True,
+            text=f"Answer {n}: " + "word " * 150,
+            status=TurnStatus.COMPLETED,
         )
         for n in range(TURNS)
     ]
@@ -38,7 +48,7 @@ def reopened(console, qtbot):
     return tab
 
 
-def test_a_reopened_conversation_builds_only_its_newest_turns(reopened) -> None:
+def test_a_reopened_conversation_builds_only_its_newest_turns(reopened: PlaygroundTab) -> None:
     tab = reopened
     shown = built_views(tab)
     assert 2 <= len(shown) <= KEEP_TURNS + 1
@@ -50,7 +60,9 @@ def test_a_reopened_conversation_builds_only_its_newest_turns(reopened) -> None:
     assert regenerate == [shown[-1]]
 
 
-def test_scrolling_to_the_top_brings_earlier_turns_without_moving_the_page(qtbot, reopened) -> None:
+def test_scrolling_to_the_top_brings_earlier_turns_without_moving_the_page(
+    qtbot: QtBot, reopened: PlaygroundTab
+) -> None:
     tab = reopened
     bar = tab.transcript.verticalScrollBar()
     first = tab.views.first_built
@@ -64,14 +76,16 @@ def test_scrolling_to_the_top_brings_earlier_turns_without_moving_the_page(qtbot
     while tab.transcript.earlier.isVisible():  # and again, up to the first question
         qtbot.mouseClick(tab.transcript.earlier, Qt.MouseButton.LeftButton)
     assert tab.views.first_built == 0
-    assert tab.views[0].findChild(QLabel, "message").text() == "Question 0"
+    assert child(tab.views[0], QLabel, "message").text() == "Question 0"
 
 
-def viewport_y(tab, widget) -> int:
+def viewport_y(tab: PlaygroundTab, widget: QWidget) -> int:
     return widget.mapTo(tab.transcript.viewport(), QPoint(0, 0)).y()
 
 
-def test_an_earlier_turn_asked_for_by_index_is_built_and_copies(qtbot, reopened) -> None:
+def test_an_earlier_turn_asked_for_by_index_is_built_and_copies(
+    qtbot: QtBot, reopened: PlaygroundTab
+) -> None:
     tab = reopened
     view = tab.views[3]
     tab.transcript.ensureWidgetVisible(view.action_buttons["copy"])
@@ -79,7 +93,7 @@ def test_an_earlier_turn_asked_for_by_index_is_built_and_copies(qtbot, reopened)
     assert QApplication.clipboard().text() == tab.service.turns[3].text
 
 
-def test_sending_lets_the_oldest_views_go(qtbot, reopened) -> None:
+def test_sending_lets_the_oldest_views_go(qtbot: QtBot, reopened: PlaygroundTab) -> None:
     tab = reopened
     while tab.transcript.earlier.isVisible():
         qtbot.mouseClick(tab.transcript.earlier, Qt.MouseButton.LeftButton)
@@ -91,7 +105,7 @@ def test_sending_lets_the_oldest_views_go(qtbot, reopened) -> None:
     assert tab.views[-1].answer.toPlainText() and tab.transcript.following
 
 
-def test_find_reaches_turns_that_have_no_view_yet(qtbot, reopened) -> None:
+def test_find_reaches_turns_that_have_no_view_yet(qtbot: QtBot, reopened: PlaygroundTab) -> None:
     tab = reopened
     assert tab.views.get(5) is None
     tab.message.setFocus()
@@ -104,7 +118,7 @@ def test_find_reaches_turns_that_have_no_view_yet(qtbot, reopened) -> None:
     qtbot.waitUntil(lambda: shown(tab, answer))
     qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return)  # the next match: a message, not an answer
     assert tab.find_bar.count.text() == "2 of 2"
-    message = tab.views[7].findChild(QLabel, "message")
+    message = child(tab.views[7], QLabel, "message")
     assert message.selectedText() == "Zebra"
     qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     assert tab.find_bar.count.text() == "1 of 2"
@@ -114,7 +128,7 @@ def test_find_reaches_turns_that_have_no_view_yet(qtbot, reopened) -> None:
     assert not tab.find_bar.isVisible()
 
 
-def shown(tab, widget) -> bool:
+def shown(tab: PlaygroundTab, widget: QWidget) -> bool:
     top = viewport_y(tab, widget)
     return top < tab.transcript.viewport().height() and top + widget.height() > 0
 
@@ -122,7 +136,7 @@ def shown(tab, widget) -> bool:
 def test_find_counts_without_a_match_object_per_occurrence() -> None:
     from app.ui.playground.find_bar import Match, find_matches
 
-    turns = [Turn("Say it", [], "service-pro", True, text="ab " * 5 + "AB", status="completed")] * 3
+    turns = [Turn("Say it", [], "service-pro", True, text="ab " * 5 + "AB", status=TurnStatus.COMPLETED)] * 3
     matches = find_matches(turns, "ab")
     assert len(matches) == 18 and matches[0] == Match(0, "answer", 0)
     assert matches[6] == Match(1, "answer", 0) and matches[-1] == Match(2, "answer", 5)

@@ -1,7 +1,8 @@
 """Builds the Linux packages with PyInstaller and tests them as installed (packaging/linux/*.sh).
 
-Marked `packaging`: it runs when PyInstaller is installed (`pip install -e '.[packaging]'`), on Linux with
-dpkg-deb, and is skipped otherwise, so the default test run stays fast. It takes about four minutes.
+Marked `packaging`: it runs only when selected (`pytest -m packaging`, see conftest.py), with PyInstaller
+installed (`pip install -e '.[packaging]'`), on Linux with dpkg-deb; never in the default run. It takes
+about four minutes.
 """
 
 from __future__ import annotations

@@ -86,7 +86,8 @@ def _process(command: list[str], ready_url: str, timeout: float) -> Iterator[sub
 
 @contextmanager
 def llama_server(threads: int = 2) -> Iterator[Peer]:
-    """llama-cpp-python's server; the GGUF has no chat template, so `--chat_format gemma` (STACK-FACTS.md)."""
+    """llama-cpp-python's server; the GGUF has no chat template, so `--chat_format gemma`
+    (without it the server falls back to the llama-2 format and every chat answer is empty)."""
     port = free_port()
     command = [
         sys.executable,

@@ -72,7 +72,8 @@ def test_streamed_answer_ends_at_done(proxy: Peer) -> None:
 def test_chained_answer(proxy: Peer) -> None:
     async def chain(client: ServiceClient) -> Response:
         first = await client.responses.create(body("Name a colour."))
-        return await client.responses.create(body("Another one.", previous_response_id=first.id))
+        second: Response = await client.responses.create(body("Another one.", previous_response_id=first.id))
+        return second
 
     assert run(chain, proxy).status in FINAL
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from typing import Any
 
 import httpx
 import openai
@@ -15,7 +16,8 @@ import pydantic
 import pytest
 from PIL import Image
 
-from tests.conftest import Sandbox
+from app.sandbox.engines.upstream import UpstreamEngine
+from tests.conftest import Sandbox, SandboxFactory
 from tests.peers.servers import PROXY_KEY, Peer
 
 pytestmark = pytest.mark.peers
@@ -25,7 +27,7 @@ EVENTS: pydantic.TypeAdapter[openai.types.responses.ResponseStreamEvent] = pydan
 )
 
 
-def sse_events(raw: str) -> list[dict]:
+def sse_events(raw: str) -> list[dict[str, Any]]:
     return [json.loads(line[5:]) for line in raw.splitlines() if line.startswith("data:")]
 
 
@@ -42,7 +44,7 @@ def slow_client(sandbox: Sandbox) -> httpx.Client:
 
 
 @pytest.fixture
-def front(sandbox_factory, llama: Peer) -> Sandbox:
+def front(sandbox_factory: SandboxFactory, llama: Peer) -> Sandbox:
     sandbox: Sandbox = sandbox_factory(engine="upstream", upstream_url=llama.base_url)
     return sandbox
 
@@ -123,7 +125,9 @@ def test_json_schema_output_through_chat_completions(front: Sandbox) -> None:
     assert json.loads(text)["name"] in ("Ada", "Grace")
 
 
-def test_the_liteLLM_proxy_is_spoken_to_in_the_responses_api(sandbox_factory, proxy: Peer) -> None:
+def test_the_liteLLM_proxy_is_spoken_to_in_the_responses_api(
+    sandbox_factory: SandboxFactory, proxy: Peer
+) -> None:
     front: Sandbox = sandbox_factory(engine="upstream", upstream_url=proxy.base_url, upstream_key=PROXY_KEY)
     with slow_client(front) as client:
         raw = client.post(
@@ -134,10 +138,12 @@ def test_the_liteLLM_proxy_is_spoken_to_in_the_responses_api(sandbox_factory, pr
     assert events[-1]["type"] in ("response.completed", "response.incomplete"), raw.text[-500:]
     assert [event["sequence_number"] for event in events] == list(range(len(events)))
     assert "[DONE]" not in raw.text
-    assert front.server.state.engine._api.value == "responses"
+    engine = front.server.state.engine
+    assert isinstance(engine, UpstreamEngine) and engine._api is not None
+    assert engine._api.value == "responses"
 
 
-def test_a_server_without_the_api_is_named(sandbox_factory, llama: Peer) -> None:
+def test_a_server_without_the_api_is_named(sandbox_factory: SandboxFactory, llama: Peer) -> None:
     front: Sandbox = sandbox_factory(engine="upstream", upstream_url=llama.base_url, upstream_api="responses")
     with slow_client(front) as client:
         answer = client.post(
@@ -187,7 +193,7 @@ def test_a_named_function_is_called_through_llama_cpp(front: Sandbox) -> None:
     assert isinstance(json.loads(calls[0]["arguments"])["city"], str)
 
 
-def test_an_answer_the_liteLLM_proxy_cut_is_incomplete(sandbox_factory, proxy: Peer) -> None:
+def test_an_answer_the_liteLLM_proxy_cut_is_incomplete(sandbox_factory: SandboxFactory, proxy: Peer) -> None:
     front: Sandbox = sandbox_factory(engine="upstream", upstream_url=proxy.base_url, upstream_key=PROXY_KEY)
     with slow_client(front) as client:
         body = {"model": "service-pro", "input": "Tell a long story about the sea.", "max_output_tokens": 16}

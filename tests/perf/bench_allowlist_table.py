@@ -11,6 +11,9 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from collections.abc import Callable
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QTableView
 
@@ -22,7 +25,7 @@ from app.netrules.index import EntryIndex
 COUNT = 100_000
 
 
-def entries(count: int) -> list[dict]:
+def entries(count: int) -> list[dict[str, Any]]:
     rng = random.Random(5)
     made = []
     for i in range(count):
@@ -41,7 +44,7 @@ def entries(count: int) -> list[dict]:
     return made
 
 
-def timed(action) -> float:
+def timed(action: Callable[..., object]) -> float:
     started = time.perf_counter()
     action()
     QApplication.processEvents()
@@ -87,7 +90,7 @@ def main() -> None:
     _ = app
 
 
-def best_of(action, runs: int = 5) -> float:
+def best_of(action: Callable[[], object], runs: int = 5) -> float:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -96,7 +99,7 @@ def best_of(action, runs: int = 5) -> float:
     return min(times)
 
 
-def index_figures(data: list[dict]) -> None:
+def index_figures(data: list[dict[str, Any]]) -> None:
     """The add form's live check (relations) and Check an IP, each keystroke, against linear scans."""
     build = best_of(lambda: EntryIndex.of_entries(data), runs=3)
     index = EntryIndex.of_entries(data)

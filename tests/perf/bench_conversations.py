@@ -99,7 +99,7 @@ def main() -> None:
                 position,
                 StoredTurn(sentence(rng, 20), sentence(rng, 380), "service-pro", "completed"),
             )
-        reads = []
+        reads, conversation = [], None
         for _ in range(5):
             began = time.perf_counter()
             conversation = store.load(long_id)
@@ -130,7 +130,7 @@ def search_in_the_sidebar(folder: Path) -> None:
     for query in ("rotation17 office3", "gateway", "policy4", "zzz"):
         for letter in query:
             began = time.perf_counter()
-            QTest.keyClick(sidebar.search, letter)
+            QTest.keyClicks(sidebar.search, letter)
             app.processEvents()  # the list repainted
             times.append(time.perf_counter() - began)
         sidebar.search.clear()

@@ -39,7 +39,9 @@ def wrk(url: str, headers: dict[str, str]) -> float:
         url,
     ]
     output = subprocess.run(args, capture_output=True, text=True, check=True).stdout
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+    found = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    assert found is not None, output
+    return float(found.group(1))
 
 
 def main() -> None:

@@ -8,18 +8,20 @@ from __future__ import annotations
 import ipaddress
 import random
 import time
+from typing import Any
 
 from app.netrules import parse_entry, relate
+from app.netrules.parse import Network
 from app.netrules.transfer import SourceLine, plan_import
 from tests.perf.bench_allowlist_table import entries
 
 LINES = 1_000
 
 
-def linear_plan(lines: list[SourceLine], existing: list[dict]) -> int:
+def linear_plan(lines: list[SourceLine], existing: list[dict[str, Any]]) -> int:
     """The relations part of the old plan_import: a scan of the list and the accepted lines per line."""
     known = [(entry["id"], parse_entry(entry["cidr"])) for entry in existing]
-    accepted: list = []
+    accepted: list[tuple[str, Network]] = []
     related = 0
     for line in lines:
         network = parse_entry(line.text)

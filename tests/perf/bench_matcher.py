@@ -58,7 +58,7 @@ def probes(count: int, rng: random.Random, networks: list[Network]) -> list[Addr
     return found
 
 
-def per_lookup(function: Callable[[Any], object], items: list[Any]) -> float:
+def per_lookup(function: Callable[..., object], items: list[Any]) -> float:
     """CPU seconds of this thread per call: the machine is shared, and wall time there counts the others'
     turns on the cores (this figure matches the wall time of an idle machine within a few percent)."""
     start = time.thread_time()

@@ -21,6 +21,8 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from typing import Any
+
 import httpx
 from httpx_sse import aconnect_sse
 
@@ -52,7 +54,7 @@ def resident_mb() -> float:
     return float("nan")
 
 
-async def bare_consumer(creds: dict) -> tuple[float, int]:
+async def bare_consumer(creds: dict[str, Any]) -> tuple[float, int]:
     body = {"model": "service-pro", "input": PROMPT, "stream": True}
     headers = {"authorization": f"Bearer {creds['api_key']}"}
     count = 0
@@ -67,13 +69,14 @@ async def bare_consumer(creds: dict) -> tuple[float, int]:
     return time.perf_counter() - started, count
 
 
-def console_run(creds: dict, home: Path) -> dict:
+def console_run(creds: dict[str, Any], home: Path) -> dict[str, Any]:
     import qasync
     from PySide6.QtCore import QCoreApplication, QEvent, QTimer
     from PySide6.QtWidgets import QApplication
 
     from app.asyncloop import install_asyncgen_hooks
     from app.bootstrap import Paths, make_session
+    from app.core.playground.turns import TurnStatus
     from app.services.playground.service import Turn
     from app.services.session.profiles import Profile
     from app.ui.playground.tab import PlaygroundTab
@@ -89,7 +92,7 @@ def console_run(creds: dict, home: Path) -> dict:
     tab = PlaygroundTab(session)
     tab.resize(1100, 800)
     tab.show()
-    results: dict = {}
+    results: dict[str, Any] = {}
 
     def prefill(tokens: int) -> None:
         tab.service.new_conversation()
@@ -100,7 +103,9 @@ def console_run(creds: dict, home: Path) -> dict:
         words_per_turn = 2_000
         for _ in range(max(1, tokens // words_per_turn)):
             text = " ".join(["word"] * min(tokens, words_per_turn))
-            tab.service.turns.append(Turn("earlier", [], "service-pro", True, text=text, status="completed"))
+            tab.service.turns.append(
+                Turn("earlier", [], "service-pro", True, text=text, status=TurnStatus.COMPLETED)
+            )
             index = len(tab.service.turns) - 1
             tab._add_view(index)
             tab._finish_view(index)
@@ -157,7 +162,7 @@ def console_run(creds: dict, home: Path) -> dict:
         tab.reload_models()
         whole = await stream_once(PROMPT)
         results["tab_s"], results["stall_s"] = whole.elapsed, max(whole.stall, whole.send_stall)
-        samples: dict[int, list[tuple[float, float, float, float]]] = {
+        samples: dict[int, list[tuple[float, float, float, float, float]]] = {
             tokens: [] for tokens in HISTORY_TOKENS
         }
         for _ in range(ROUNDS):

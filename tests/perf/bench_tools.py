@@ -79,6 +79,7 @@ def main() -> None:
                 _, base_first, base_second = plain_turns(api, 0, 0)
                 words = (max(0, call_deltas - base_first), max(0, answer_deltas - base_second))
                 tools_s, plain_s = [], []
+                first = second = 0
                 for _ in range(ROUNDS):
                     tools_s.append(round_trip(api)[0])
                     elapsed, first, second = plain_turns(api, *words)

@@ -229,6 +229,8 @@ def streams_and_writers() -> None:
         # bracket the one with writers.
         cpu: dict[str, tuple[float, float]] = {}  # phase -> (server, streams' client) CPU seconds
         alone: list[float] = []
+        together: list[float] = []
+        written: dict[str, Any] = {}
         for phase in ("alone", "with writers", "alone again"):
             server_cpu, client_cpu = cpu_seconds(process.pid), time.process_time()
             if phase == "with writers":

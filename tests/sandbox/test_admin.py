@@ -1,11 +1,15 @@
-"""The Admin API for organization and project allowlists, as CONTRACT.md sets it out."""
+"""The Admin API for organization and project allowlists, as docs/contract.md sets it out."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from tests.conftest import Sandbox, SandboxFactory
 
-def test_list_shape_and_source_ip(sandbox) -> None:
+
+def test_list_shape_and_source_ip(sandbox: Sandbox) -> None:
     with sandbox.admin("198.51.100.7") as admin:
         body = admin.get(sandbox.org_list).json()
     assert body == {
@@ -19,7 +23,7 @@ def test_list_shape_and_source_ip(sandbox) -> None:
     }
 
 
-def test_add_canonicalizes_and_lists_entry(sandbox) -> None:
+def test_add_canonicalizes_and_lists_entry(sandbox: Sandbox) -> None:
     with sandbox.admin() as admin:
         created = admin.post(
             f"{sandbox.org_list}/entries", json={"cidr": "2001:DB8::/32", "description": "office"}
@@ -48,7 +52,7 @@ def test_add_canonicalizes_and_lists_entry(sandbox) -> None:
         "::1/200",
     ],
 )
-def test_malformed_cidr_is_400_and_stores_nothing(sandbox, cidr: str) -> None:
+def test_malformed_cidr_is_400_and_stores_nothing(sandbox: Sandbox, cidr: str) -> None:
     with sandbox.admin() as admin:
         response = admin.post(f"{sandbox.org_list}/entries", json={"cidr": cidr})
         assert admin.get(sandbox.org_list).json()["entries"] == []
@@ -61,7 +65,7 @@ def test_malformed_cidr_is_400_and_stores_nothing(sandbox, cidr: str) -> None:
     }
 
 
-def test_host_bits_error_offers_both_readings(sandbox) -> None:
+def test_host_bits_error_offers_both_readings(sandbox: Sandbox) -> None:
     with sandbox.admin() as admin:
         message = admin.post(f"{sandbox.org_list}/entries", json={"cidr": "192.168.1.5/24"}).json()["error"][
             "message"
@@ -69,7 +73,7 @@ def test_host_bits_error_offers_both_readings(sandbox) -> None:
     assert "192.168.1.0/24" in message and "192.168.1.5/32" in message
 
 
-def test_duplicate_is_409_naming_the_existing_id(sandbox) -> None:
+def test_duplicate_is_409_naming_the_existing_id(sandbox: Sandbox) -> None:
     with sandbox.admin() as admin:
         first = admin.post(f"{sandbox.org_list}/entries", json={"cidr": "::ffff:203.0.113.10"}).json()
         again = admin.post(f"{sandbox.org_list}/entries", json={"cidr": "203.0.113.10/32"})
@@ -88,14 +92,14 @@ def test_duplicate_is_409_naming_the_existing_id(sandbox) -> None:
         ({}, "invalid_cidr"),
     ],
 )
-def test_bad_entry_bodies(sandbox, body: dict, code: str) -> None:
+def test_bad_entry_bodies(sandbox: Sandbox, body: dict[str, Any], code: str) -> None:
     with sandbox.admin() as admin:
         response = admin.post(f"{sandbox.org_list}/entries", json=body)
     assert response.status_code == 400 and response.json()["error"]["code"] == code
 
 
 @pytest.mark.parametrize("raw", [b"", b"{", b"[1]", b"null", b"\xff\xfe"])
-def test_malformed_json_is_400(sandbox, raw: bytes) -> None:
+def test_malformed_json_is_400(sandbox: Sandbox, raw: bytes) -> None:
     with sandbox.admin() as admin:
         response = admin.post(
             f"{sandbox.org_list}/entries", content=raw, headers={"content-type": "application/json"}
@@ -103,7 +107,7 @@ def test_malformed_json_is_400(sandbox, raw: bytes) -> None:
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_json"
 
 
-def test_entry_limit(sandbox_factory) -> None:
+def test_entry_limit(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(max_entries=2)
     with sandbox.admin() as admin:
         codes = [
@@ -114,13 +118,13 @@ def test_entry_limit(sandbox_factory) -> None:
     assert codes == [201, 201, 400] and last["error"]["code"] == "too_many_entries"
 
 
-def test_delete_unknown_entry_is_404(sandbox) -> None:
+def test_delete_unknown_entry_is_404(sandbox: Sandbox) -> None:
     with sandbox.admin() as admin:
         response = admin.delete(f"{sandbox.org_list}/entries/ipal_nope")
     assert response.status_code == 404 and response.json()["error"]["code"] == "entry_not_found"
 
 
-def test_enable_that_would_block_caller_needs_force(sandbox) -> None:
+def test_enable_that_would_block_caller_needs_force(sandbox: Sandbox) -> None:
     with sandbox.admin("198.51.100.7") as admin:
         refused = admin.patch(sandbox.org_list, json={"enabled": True})
         assert refused.status_code == 409 and refused.json()["error"]["code"] == "would_block_caller"
@@ -132,7 +136,7 @@ def test_enable_that_would_block_caller_needs_force(sandbox) -> None:
     assert enabled.status_code == 200 and enabled.json()["enabled"] is True
 
 
-def test_forced_enable_locks_out_and_dashboard_recovers(sandbox_factory) -> None:
+def test_forced_enable_locks_out_and_dashboard_recovers(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     with sandbox.admin("198.51.100.7") as admin:
         assert (
@@ -146,7 +150,7 @@ def test_forced_enable_locks_out_and_dashboard_recovers(sandbox_factory) -> None
         assert admin.get(sandbox.org_list).json()["enabled"] is False
 
 
-def test_delete_that_would_block_caller_needs_force(sandbox) -> None:
+def test_delete_that_would_block_caller_needs_force(sandbox: Sandbox) -> None:
     with sandbox.admin("198.51.100.7") as admin:
         mine = admin.post(f"{sandbox.org_list}/entries", json={"cidr": "198.51.100.0/24"}).json()
         other = admin.post(f"{sandbox.org_list}/entries", json={"cidr": "203.0.113.0/24"}).json()
@@ -158,19 +162,19 @@ def test_delete_that_would_block_caller_needs_force(sandbox) -> None:
     assert forced.json() == {"object": "ip_allowlist.entry.deleted", "id": mine["id"], "deleted": True}
 
 
-def test_project_key_on_admin_route_is_403(sandbox) -> None:
+def test_project_key_on_admin_route_is_403(sandbox: Sandbox) -> None:
     with sandbox.api() as client:
         response = client.get(sandbox.org_list)
     assert response.status_code == 403 and response.json()["error"]["code"] == "insufficient_permissions"
 
 
-def test_admin_key_of_another_org_is_refused(sandbox) -> None:
+def test_admin_key_of_another_org_is_refused(sandbox: Sandbox) -> None:
     with sandbox.admin() as admin:
         response = admin.get("/organizations/org_other/ip_allowlist")
     assert response.status_code == 403
 
 
-def test_projects_and_project_lists(sandbox) -> None:
+def test_projects_and_project_lists(sandbox: Sandbox) -> None:
     with sandbox.admin() as admin:
         projects = admin.get(f"/organizations/{sandbox.creds.org_id}/projects").json()
         project_list = admin.get(sandbox.project_list).json()
@@ -180,7 +184,7 @@ def test_projects_and_project_lists(sandbox) -> None:
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "project_not_found"
 
 
-def test_unknown_path_and_method_are_json_errors(sandbox) -> None:
+def test_unknown_path_and_method_are_json_errors(sandbox: Sandbox) -> None:
     with sandbox.admin() as admin:
         unknown = admin.get("/nothing/here")
         method = admin.put(sandbox.org_list, json={})

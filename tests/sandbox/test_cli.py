@@ -10,31 +10,76 @@ from pathlib import Path
 
 import pytest
 
-from app.sandbox.cli import main
+from app.sandbox.cli import exposure_warning, main
 from app.sandbox.store import Store
+from tests.conftest import SandboxFactory
 from tests.sandbox_process import spawn_sandbox
 
 
-def test_serve_prints_keys_once_and_writes_credentials(tmp_path: Path) -> None:
+def stop_and_read(process: subprocess.Popen[str]) -> str:
+    """SIGTERM, then what the server printed after its first line."""
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=20)
+    assert process.stdout is not None and process.returncode == 0
+    with process.stdout:  # read through the same buffer that read the first line, then close it
+        return process.stdout.read()
+
+
+def test_serve_with_credentials_out_prints_nothing_secret(tmp_path: Path) -> None:
     creds = tmp_path / "creds.json"
     outputs = []
     for _ in range(2):  # the same data folder: the second start finds the store made by the first
         process, _ = spawn_sandbox(tmp_path)  # asserts the "listening at" line and waits for the credentials
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=20)
-        assert process.stdout is not None
-        with process.stdout:  # read through the same buffer that read the first line, then close it
-            outputs.append(
-                process.stdout.read()
-            )  # what followed the first line: the keys, on first start only
-        assert process.returncode == 0
+        outputs.append(stop_and_read(process))
     data = json.loads(creds.read_text())
     assert set(data) == {"base_url", "org_id", "project_id", "api_key", "admin_key"}
-    assert data["admin_key"] in outputs[0] and data["admin_key"] not in outputs[1]
+    for output in outputs:  # a captured server log holds no key: they are in the file only
+        assert data["admin_key"] not in output and data["api_key"] not in output
+        assert "sk-" not in output
+    assert f"Keys: written to {creds}" in outputs[0]
     assert (creds.stat().st_mode & 0o777) == 0o600
 
 
-def test_dashboard_removes_and_shows(sandbox_factory, capsys) -> None:
+def test_serve_without_credentials_out_shows_the_keys_once(tmp_path: Path) -> None:
+    outputs: list[str] = []
+    for _ in range(2):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app.sandbox", "serve", "--port", "0", "--data", str(tmp_path / "data")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert process.stdout is not None
+        lines = [process.stdout.readline()]
+        while len(outputs) == 0 and "project key" not in lines[-1]:  # first start: wait for the keys
+            lines.append(process.stdout.readline())
+        outputs.append("".join(lines) + stop_and_read(process))
+    assert "admin key:" in outputs[0] and "project key:" in outputs[0]
+    assert "admin key:" not in outputs[1]
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::"])
+def test_serve_on_every_interface_warns_and_says_what_to_switch_on(tmp_path: Path, host: str) -> None:
+    process, _ = spawn_sandbox(tmp_path, "--host", host)
+    output = stop_and_read(process)
+    assert f"warning: listening on every interface ({host})" in output
+    assert "allowlist is off" in output and f"allowlist enable --data {tmp_path / 'data'}" in output
+    assert "--tls-cert" in output and "--host 127.0.0.1" in output
+
+
+def test_serve_on_loopback_says_nothing_more(tmp_path: Path) -> None:
+    store = Store(tmp_path / "sandbox.sqlite3")
+    try:
+        for host in ("127.0.0.1", "::1", "localhost"):
+            assert exposure_warning(host, store, False, tmp_path) is None
+        assert "every interface" not in (exposure_warning("192.0.2.7", store, True, tmp_path) or "")
+    finally:
+        store.close()
+
+
+def test_dashboard_removes_and_shows(
+    sandbox_factory: SandboxFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     with sandbox.admin() as admin:
         admin.post(f"{sandbox.org_list}/entries", json={"cidr": "203.0.113.0/24", "description": "office"})
@@ -47,7 +92,7 @@ def test_dashboard_removes_and_shows(sandbox_factory, capsys) -> None:
     assert main(["allowlist", "remove", "198.51.100.1", "--data", data]) == 1
 
 
-def test_dashboard_creates_a_working_key(sandbox_factory) -> None:
+def test_dashboard_creates_a_working_key(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     data = str(sandbox.server.config.data_dir)
     result = subprocess.run(
@@ -61,7 +106,9 @@ def test_dashboard_creates_a_working_key(sandbox_factory) -> None:
         assert client.get("/models").status_code == 200
 
 
-def test_the_dashboard_never_creates_a_store_in_a_wrong_directory(tmp_path: Path, capsys) -> None:
+def test_the_dashboard_never_creates_a_store_in_a_wrong_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     wrong = tmp_path / "not-a-sandbox"
     wrong.mkdir()
     for argv in (["allowlist", "show"], ["allowlist", "disable"], ["keys", "admin"]):
@@ -80,7 +127,35 @@ def test_the_dashboard_points_at_the_embedded_sandbox_folder(tmp_path: Path) -> 
     assert f"use --data {nested}" in str(stopped.value.code)
 
 
-def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(sandbox_factory) -> None:
+def test_a_missing_model_file_names_the_fix(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.sandbox",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(tmp_path),
+            "--engine",
+            "local",
+            "--model-file",
+            str(tmp_path / "missing.gguf"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "does not exist: give --model-file the path of a GGUF file" in done.stderr
+
+
+def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(
+    sandbox_factory: SandboxFactory,
+) -> None:
+
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     with sandbox.admin("198.51.100.7") as admin:
         admin.post(f"{sandbox.org_list}/entries", json={"cidr": "198.51.100.0/24"})
@@ -105,7 +180,9 @@ def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(sa
     ]
 
 
-def test_a_key_made_with_a_name_appears_by_that_name_in_the_audit_log(sandbox_factory) -> None:
+def test_a_key_made_with_a_name_appears_by_that_name_in_the_audit_log(
+    sandbox_factory: SandboxFactory,
+) -> None:
     sandbox = sandbox_factory()
     data = str(sandbox.server.config.data_dir)
     made = subprocess.run(

@@ -42,8 +42,11 @@ def test_acknowledged_entries_survive_kill_9(tmp_path: Path) -> None:
     threads = [threading.Thread(target=writer, args=(worker,)) for worker in range(4)]
     for thread in threads:
         thread.start()
-    while len(acknowledged) < 150:
+    # Every poll has a deadline: writers that stopped early (a refused connection) must fail the test, not hang it.
+    deadline = time.monotonic() + 60
+    while len(acknowledged) < 150 and any(t.is_alive() for t in threads) and time.monotonic() < deadline:
         time.sleep(0.01)
+    assert len(acknowledged) >= 150, f"only {len(acknowledged)} writes acknowledged before the kill"
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert process.stdout is not None

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import jsonschema
+import pydantic
 import pytest
 
 openai = pytest.importorskip("openai")
@@ -243,6 +244,17 @@ def test_stored_items_are_referenced_by_id(sandbox: Sandbox) -> None:
             "computer_call_output",
         ),
         ({"prompt": {"id": "pmpt_1"}}, "prompt", "prompt"),
+        ({"tool_choice": {"type": "file_search"}}, "tool_choice.type", "file_search"),
+        (
+            {
+                "input": [
+                    {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "c", "output": [{"type": "input_image"}]},
+                ]
+            },
+            "input[1].output[0].type",
+            "input_image",
+        ),
         ({"include": ["file_search_call.results"]}, "include[0]", "file_search_call.results"),
         (
             {"tool_choice": {"type": "allowed_tools", "mode": "sometimes", "tools": []}},
@@ -286,3 +298,42 @@ def test_unknown_paths_are_404(sandbox: Sandbox) -> None:
     with sandbox.api() as http:
         response = http.post("/vector_stores", json={})
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+def test_a_tool_round_trip_in_a_conversation(sandbox: Sandbox) -> None:
+    with client(sandbox) as api:
+        conversation = api.conversations.create()
+        first = strict(
+            api.responses.create(
+                model="service-pro", input="Use get_weather", tools=[WEATHER], conversation=conversation.id
+            )
+        )
+        (call,) = calls_of(first)
+        output: Any = {"type": "function_call_output", "call_id": call.call_id, "output": "Fog"}
+        answer = strict(
+            api.responses.create(
+                model="service-pro", input=[output], tools=[WEATHER], conversation=conversation.id
+            )
+        )
+    assert "get_weather returned: “Fog”" in answer.output_text
+
+
+def test_a_reasoning_summary_alone_is_accepted_on_a_model_that_does_not_reason(sandbox: Sandbox) -> None:
+    with client(sandbox) as api:
+        response = strict(
+            api.responses.create(model="service-pro", input="Hi", reasoning={"summary": "auto"})
+        )
+    assert [item.type for item in response.output] == ["message"]
+
+
+def test_the_clients_parse_helper_reads_a_pydantic_function_tools_arguments(sandbox: Sandbox) -> None:
+    class GetWeather(pydantic.BaseModel):
+        city: str
+        days: int
+
+    with client(sandbox) as api:
+        parsed = api.responses.parse(
+            model="service-pro", input="Use GetWeather", tools=[openai.pydantic_function_tool(GetWeather)]
+        )
+    call = parsed.output[0]
+    assert call.type == "function_call" and isinstance(call.parsed_arguments, GetWeather)

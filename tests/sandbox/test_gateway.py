@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 import httpx
 
 from app.sandbox.gateway import resolve_source_ip
+from tests.conftest import Sandbox, SandboxFactory
 
 TRUSTED = [ipaddress.ip_network("10.0.0.0/8")]
 
 
-def scope_with(peer: str, *forwarded: str) -> dict:
+def scope_with(peer: str, *forwarded: str) -> dict[str, Any]:
     return {"client": (peer, 5000), "headers": [(b"x-forwarded-for", value.encode()) for value in forwarded]}
 
 
@@ -40,7 +42,7 @@ def test_mapped_peer_is_ipv4() -> None:
     assert str(resolve_source_ip(scope_with("::ffff:198.51.100.7"), [])) == "198.51.100.7"
 
 
-def enable_org_list(sandbox, *cidrs: str) -> None:
+def enable_org_list(sandbox: Sandbox, *cidrs: str) -> None:
     with sandbox.admin() as admin:
         for cidr in cidrs:
             assert admin.post(f"{sandbox.org_list}/entries", json={"cidr": cidr}).status_code == 201
@@ -53,7 +55,7 @@ def ask(client: httpx.Client) -> httpx.Response:
     return client.post("/responses", json={"model": "service-pro", "input": "hi"})
 
 
-def test_allowlist_blocks_unlisted_ip_before_key_validation(sandbox) -> None:
+def test_allowlist_blocks_unlisted_ip_before_key_validation(sandbox: Sandbox) -> None:
     enable_org_list(sandbox, "198.51.100.0/24")
     with sandbox.api("198.51.100.7") as allowed, sandbox.api("203.0.113.9") as blocked:
         assert ask(allowed).status_code == 200
@@ -65,7 +67,7 @@ def test_allowlist_blocks_unlisted_ip_before_key_validation(sandbox) -> None:
     assert response.headers["x-request-source-ip"] == "203.0.113.9"
 
 
-def test_403_for_valid_and_wrong_key_is_identical(sandbox) -> None:
+def test_403_for_valid_and_wrong_key_is_identical(sandbox: Sandbox) -> None:
     enable_org_list(sandbox, "198.51.100.0/24")
     wrong = sandbox.creds.api_key[:-6] + "AAAAAA"
     answers = []
@@ -78,7 +80,7 @@ def test_403_for_valid_and_wrong_key_is_identical(sandbox) -> None:
     assert all(answer.status_code == 403 for answer in answers)
 
 
-def test_no_tokens_are_counted_for_refused_requests(sandbox) -> None:
+def test_no_tokens_are_counted_for_refused_requests(sandbox: Sandbox) -> None:
     enable_org_list(sandbox, "198.51.100.0/24")
     tokens = sandbox.server.state.tokens_by_project
     with sandbox.api("203.0.113.9") as blocked:
@@ -89,7 +91,7 @@ def test_no_tokens_are_counted_for_refused_requests(sandbox) -> None:
     assert tokens[sandbox.creds.project_id] > 0
 
 
-def test_project_list_applies_together_with_org_list(sandbox) -> None:
+def test_project_list_applies_together_with_org_list(sandbox: Sandbox) -> None:
     enable_org_list(sandbox, "198.51.100.0/24", "192.0.2.0/24")
     with sandbox.admin("198.51.100.1") as admin:
         admin.post(f"{sandbox.project_list}/entries", json={"cidr": "192.0.2.0/25"})
@@ -104,7 +106,7 @@ def test_project_list_applies_together_with_org_list(sandbox) -> None:
     assert results == {"192.0.2.10": 200, "192.0.2.200": 403, "198.51.100.7": 403, "203.0.113.1": 403}
 
 
-def test_garbage_forwarded_for_fails_closed_only_where_a_list_is_active(sandbox) -> None:
+def test_garbage_forwarded_for_fails_closed_only_where_a_list_is_active(sandbox: Sandbox) -> None:
     with sandbox.api("garbage") as client:
         assert ask(client).status_code == 200  # no list active: nothing to fail
     enable_org_list(sandbox, "0.0.0.0/0", "::/0")
@@ -114,20 +116,20 @@ def test_garbage_forwarded_for_fails_closed_only_where_a_list_is_active(sandbox)
     assert response.headers["x-request-source-ip"] == "unknown"
 
 
-def test_healthz_is_exempt(sandbox) -> None:
+def test_healthz_is_exempt(sandbox: Sandbox) -> None:
     enable_org_list(sandbox, "198.51.100.0/24")
     with sandbox.client(ip="203.0.113.9") as client:
         response = client.get(sandbox.url.removesuffix("/v1") + "/healthz")
     assert response.status_code == 200
 
 
-def test_enabled_empty_list_blocks_everything(sandbox) -> None:
+def test_enabled_empty_list_blocks_everything(sandbox: Sandbox) -> None:
     enable_org_list(sandbox)
     with sandbox.api("198.51.100.7") as client:
         assert ask(client).status_code == 403
 
 
-def test_changes_hold_from_the_next_request(sandbox) -> None:
+def test_changes_hold_from_the_next_request(sandbox: Sandbox) -> None:
     enable_org_list(sandbox, "198.51.100.0/24")
     with sandbox.admin("198.51.100.1") as admin, sandbox.api("203.0.113.9") as client:
         assert ask(client).status_code == 403
@@ -137,7 +139,7 @@ def test_changes_hold_from_the_next_request(sandbox) -> None:
         assert ask(client).status_code == 403
 
 
-def test_missing_and_garbage_authorization_are_401(sandbox) -> None:
+def test_missing_and_garbage_authorization_are_401(sandbox: Sandbox) -> None:
     for headers in (
         {},
         {"authorization": "Basic abc"},
@@ -152,7 +154,7 @@ def test_missing_and_garbage_authorization_are_401(sandbox) -> None:
         assert "x-request-source-ip" not in response.headers  # no list active
 
 
-def test_error_responses_carry_source_ip_when_a_list_applies(sandbox) -> None:
+def test_error_responses_carry_source_ip_when_a_list_applies(sandbox: Sandbox) -> None:
     enable_org_list(sandbox, "198.51.100.0/24")
     with sandbox.api("198.51.100.7") as client:
         response = client.post("/responses", json={"model": "nope", "input": "x"})
@@ -161,7 +163,7 @@ def test_error_responses_carry_source_ip_when_a_list_applies(sandbox) -> None:
     assert "x-request-source-ip" not in ok.headers
 
 
-def test_rate_limit_answers_429_with_retry_after(sandbox_factory) -> None:
+def test_rate_limit_answers_429_with_retry_after(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(rate_limit_per_minute=3)
     with sandbox.api() as client:
         statuses = [client.get("/models") for _ in range(4)]
@@ -172,7 +174,7 @@ def test_rate_limit_answers_429_with_retry_after(sandbox_factory) -> None:
     assert limited.json()["error"]["code"] == "rate_limit_exceeded"
 
 
-def test_body_over_the_limit_is_413(sandbox_factory) -> None:
+def test_body_over_the_limit_is_413(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(max_body_bytes=1000)
     with sandbox.api() as client:
         response = client.post("/responses", json={"model": "service-pro", "input": "x" * 2000})
@@ -183,8 +185,8 @@ def test_body_over_the_limit_is_413(sandbox_factory) -> None:
     assert chunked.status_code == 413
 
 
-def test_a_blocked_address_gets_one_403_for_every_key_of_a_known_project(sandbox) -> None:
-    """Valid, wrong secret, wrong kind: one answer. A key naming no known project selects no list (CONTRACT.md;
+def test_a_blocked_address_gets_one_403_for_every_key_of_a_known_project(sandbox: Sandbox) -> None:
+    """Valid, wrong secret, wrong kind: one answer. A key naming no known project selects no list (docs/contract.md;
     why not 403 there: Gateway._applicable_allowlists), so it is judged as a key: 401."""
     enable_org_list(sandbox, "198.51.100.0/24")
     creds = sandbox.creds
@@ -199,12 +201,13 @@ def test_a_blocked_address_gets_one_403_for_every_key_of_a_known_project(sandbox
     assert [answer.status_code for answer in answers] == [403] * len(answers)
     assert len({answer.content for answer in answers[:4]}) == 1
     assert {answer.headers["x-request-source-ip"] for answer in answers} == {"203.0.113.9"}
-    for key in ("sk-proj_000000000000000000000000-" + "A" * 43, "garbage", None):
-        with sandbox.client(key, "203.0.113.9") as client:
+    wrong: tuple[str | None, ...] = ("sk-proj_000000000000000000000000-" + "A" * 43, "garbage", None)
+    for wrong_key in wrong:
+        with sandbox.client(wrong_key, "203.0.113.9") as client:
             assert ask(client).status_code == 401
 
 
-def test_two_deletes_at_once_cannot_lock_the_caller_out(sandbox) -> None:
+def test_two_deletes_at_once_cannot_lock_the_caller_out(sandbox: Sandbox) -> None:
     """Each delete's lockout check sees the other's outcome: of two entries holding the caller, one stays."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -232,7 +235,7 @@ def test_two_deletes_at_once_cannot_lock_the_caller_out(sandbox) -> None:
             assert gone not in ids
 
 
-def enable_project_list(sandbox, *cidrs: str, ip: str = "198.51.100.1") -> None:
+def enable_project_list(sandbox: Sandbox, *cidrs: str, ip: str = "198.51.100.1") -> None:
     with sandbox.admin(ip) as admin:
         for cidr in cidrs:
             assert admin.post(f"{sandbox.project_list}/entries", json={"cidr": cidr}).status_code == 201
@@ -240,7 +243,7 @@ def enable_project_list(sandbox, *cidrs: str, ip: str = "198.51.100.1") -> None:
         assert patch.status_code == 200
 
 
-def test_the_gateway_decides_with_the_policy_rule_the_console_asks(sandbox) -> None:
+def test_the_gateway_decides_with_the_policy_rule_the_console_asks(sandbox: Sandbox) -> None:
     """One rule: for every address, the gateway admits exactly when netrules' `verdict` over each list's
     answer (as the console computes it from the lists it reads) says so."""
     from app.netrules import EntryIndex, parse_address
@@ -259,7 +262,7 @@ def test_the_gateway_decides_with_the_policy_rule_the_console_asks(sandbox) -> N
         assert (status != 403) == (expected == Verdict.ADMITTED), text
 
 
-def test_the_403_does_not_say_which_list_refused(sandbox_factory) -> None:
+def test_the_403_does_not_say_which_list_refused(sandbox_factory: SandboxFactory) -> None:
     """Refused by the organization's list, the project's, or both: the same bytes (the console reads the
     lists through the Admin API to tell which; the answer to a request names no list)."""
     answers = {}

@@ -28,7 +28,7 @@ HOSTILE_ENV = {"FORWARDED_ALLOW_IPS": "*"}
 
 @dataclass
 class Served:
-    process: subprocess.Popen
+    process: subprocess.Popen[str]
     port: int
     api_key: str
 
@@ -91,7 +91,9 @@ SPOOFS = [
 
 
 @pytest.mark.parametrize("name", ["ipv4", "dual"])
-def test_without_trust_proxy_the_header_is_ignored_from_every_loopback_peer(servers, name) -> None:
+def test_without_trust_proxy_the_header_is_ignored_from_every_loopback_peer(
+    servers: dict[str, Served], name: str
+) -> None:
     served = servers[name]
     for peer in peers(name):
         for headers in SPOOFS:
@@ -103,7 +105,9 @@ def test_without_trust_proxy_the_header_is_ignored_from_every_loopback_peer(serv
 
 
 @pytest.mark.parametrize("name", ["ipv4 behind proxy", "dual behind proxy"])
-def test_behind_a_trusted_proxy_the_rightmost_untrusted_hop_is_the_client(servers, name) -> None:
+def test_behind_a_trusted_proxy_the_rightmost_untrusted_hop_is_the_client(
+    servers: dict[str, Served], name: str
+) -> None:
     served = servers[name]
     for peer in peers(name):
         cases = [
@@ -130,7 +134,9 @@ def test_behind_a_trusted_proxy_the_rightmost_untrusted_hop_is_the_client(server
                 assert response.headers["x-request-source-ip"] == seen, (peer, headers)
 
 
-def test_an_untrusted_peer_is_the_client_even_on_a_server_that_trusts_another_proxy(servers) -> None:
+def test_an_untrusted_peer_is_the_client_even_on_a_server_that_trusts_another_proxy(
+    servers: dict[str, Served],
+) -> None:
     served = servers["ipv4 behind proxy"]  # trusts 127.0.0.1 only; ::1 is not served by an IPv4 listener
     dual = servers["dual behind proxy"]
     assert served.get("127.0.0.1", [("x-forwarded-for", "203.0.113.5")]).status_code == 200
@@ -149,7 +155,7 @@ def raw_request(port: int, header_block: bytes) -> bytes:
     return b"".join(chunks)
 
 
-def test_malformed_header_bytes_never_let_a_request_through(servers) -> None:
+def test_malformed_header_bytes_never_let_a_request_through(servers: dict[str, Served]) -> None:
     for name in ("ipv4", "ipv4 behind proxy"):
         served = servers[name]
         auth = f"Authorization: Bearer {served.api_key}\r\n".encode()
@@ -164,7 +170,7 @@ def test_malformed_header_bytes_never_let_a_request_through(servers) -> None:
             assert status in (400, 403, 431), (name, block[:60], answer[:200])
 
 
-def test_uvicorn_is_never_configured_to_read_proxy_headers(monkeypatch) -> None:
+def test_uvicorn_is_never_configured_to_read_proxy_headers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
 
     async def app(scope: object, receive: object, send: object) -> None:

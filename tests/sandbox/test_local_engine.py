@@ -15,6 +15,7 @@ import openai
 import pytest
 
 from app.sandbox import SandboxServer
+from app.sandbox.engines.local import LocalEngine
 from tests.conftest import start_sandbox
 from tests.local_support import require_local
 
@@ -102,8 +103,10 @@ def test_schema_constrains_the_json(client: openai.OpenAI) -> None:
 
 
 def test_stop_mid_answer_frees_the_model_at_once(client: openai.OpenAI, server: SandboxServer) -> None:
-    model = server.state.engine.default
-    received = 0
+    engine = server.state.engine
+    assert isinstance(engine, LocalEngine)
+    model = engine.default
+    received, stopped = 0, 0.0
     with client.responses.stream(model="service-pro", input="A long story:", max_output_tokens=400) as stream:
         for event in stream:
             received += event.type == "response.output_text.delta"
@@ -180,3 +183,14 @@ def test_a_call_streams_as_function_call_events(client: openai.OpenAI) -> None:
         final = stream.get_final_response()
     assert "response.function_call_arguments.done" in types
     assert final.output[0].type == "function_call"
+
+
+def test_input_tokens_are_the_models_own_count(client: openai.OpenAI) -> None:
+    params: dict[str, Any] = {
+        "model": "service-pro",
+        "input": "The ocean is",
+        "instructions": "Answer in one word.",
+    }
+    counted = client.responses.input_tokens.count(**params)
+    answered = client.responses.create(max_output_tokens=16, **params)
+    assert answered.usage is not None and counted.input_tokens == answered.usage.input_tokens

@@ -10,6 +10,7 @@ import pytest
 from app.sandbox.cli import main
 from app.sandbox.engines import gguf
 from app.sandbox.engines.gguf import BackgroundModel, LoadState, ModelUnavailable, check_weights
+from tests.conftest import SandboxFactory
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def test_background_load_fails_once_with_the_reason(not_gguf: Path) -> None:
         model.wait(timeout=10)
 
 
-def test_missing_extra_names_the_install_command(monkeypatch) -> None:
+def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None)
     with pytest.raises(ModelUnavailable) as caught:
         gguf.require_extra()
@@ -54,7 +55,7 @@ def test_missing_extra_names_the_install_command(monkeypatch) -> None:
         gguf.require_default_weights()
 
 
-def test_api_answers_a_clear_503_and_lists_the_file(sandbox_factory, not_gguf: Path) -> None:
+def test_api_answers_a_clear_503_and_lists_the_file(sandbox_factory: SandboxFactory, not_gguf: Path) -> None:
     sandbox = sandbox_factory(engine="local", model_file=not_gguf)
     with sandbox.api() as api:
         for stream in (False, True):
@@ -68,7 +69,9 @@ def test_api_answers_a_clear_503_and_lists_the_file(sandbox_factory, not_gguf: P
     assert all("notes.gguf" in model["owned_by"] for model in models)
 
 
-def test_api_refuses_images_naming_the_model_text_only(sandbox_factory, not_gguf: Path) -> None:
+def test_api_refuses_images_naming_the_model_text_only(
+    sandbox_factory: SandboxFactory, not_gguf: Path
+) -> None:
     pixel = (
         "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
         "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -84,7 +87,9 @@ def test_api_refuses_images_naming_the_model_text_only(sandbox_factory, not_gguf
     assert "text-only" in reply.json()["error"]["message"]
 
 
-def test_serve_refuses_to_start_with_one_line(tmp_path: Path, not_gguf: Path, capsys) -> None:
+def test_serve_refuses_to_start_with_one_line(
+    tmp_path: Path, not_gguf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for wrong in (tmp_path / "missing.gguf", not_gguf):
         code = main(["serve", "--engine", "local", "--model-file", str(wrong), "--data", str(tmp_path / "d")])
         err = capsys.readouterr().err

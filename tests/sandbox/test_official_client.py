@@ -100,13 +100,13 @@ def test_chained_turns_retrieve_delete_and_input_items(sandbox: Sandbox) -> None
 def test_input_items_are_paginated(sandbox: Sandbox) -> None:
     turns = [{"role": "user", "content": f"line {number}"} for number in range(5)]
     with client(sandbox) as api:
-        response = api.responses.create(model="service-pro", input=turns)  # type: ignore[arg-type]
+        response = api.responses.create(model="service-pro", input=turns)
         page = api.responses.input_items.list(response.id, limit=2, order="asc")
-        assert [item.content[0].text for item in page.data] == ["line 0", "line 1"]  # type: ignore[union-attr]
+        assert [item.content[0].text for item in page.data] == ["line 0", "line 1"]
         assert page.has_more and page.last_id == page.data[-1].id
         everything = [
             item.content[0].text for item in api.responses.input_items.list(response.id, order="asc", limit=2)
-        ]  # type: ignore[union-attr]
+        ]
     assert everything == [f"line {number}" for number in range(5)]
 
 
@@ -125,8 +125,8 @@ def test_output_items_go_back_as_input(sandbox: Sandbox) -> None:
         history.append({"role": "user", "content": "Thanks, and in one line?"})
         second = strict(api.responses.create(model="service-think", input=history, store=False))
     assert "turn 2" in second.output_text
-    assert first.output[0].encrypted_content  # type: ignore[union-attr]
-    assert first.output[1].action.sources  # type: ignore[union-attr]
+    assert first.output[0].encrypted_content
+    assert first.output[1].action.sources
 
 
 @pytest.mark.parametrize("tool", ["web_search", "web_search_preview"])
@@ -164,7 +164,8 @@ def test_structured_output(sandbox: Sandbox) -> None:
     text = {"format": {"type": "json_schema", "name": "trip", "schema": SCHEMA, "strict": True}}
     _, final = stream_all(sandbox, model="service-pro", input="Plan a trip to Lisbon", text=text)
     assert set(__import__("json").loads(final.output_text)) == {"city", "days"}
-    assert final.text is not None and final.text.format.type == "json_schema"  # type: ignore[union-attr]
+    assert final.text is not None and final.text.format is not None
+    assert final.text.format.type == "json_schema"
 
 
 @pytest.mark.parametrize(("effort", "summary"), [("low", "concise"), ("high", "detailed"), ("medium", None)])
@@ -185,7 +186,7 @@ def test_reasoning_effort_changes_the_token_count(sandbox: Sandbox) -> None:
         counts = [
             api.responses.create(
                 model="service-think", input="Why?", reasoning={"effort": effort}
-            ).usage.output_tokens_details.reasoning_tokens  # type: ignore[union-attr]
+            ).usage.output_tokens_details.reasoning_tokens
             for effort in ("low", "high")
         ]
     assert counts[0] < counts[1]
@@ -252,7 +253,7 @@ def test_failed_stream_closes_every_item(sandbox: Sandbox) -> None:
     }
     text = {"format": {"type": "json_schema", "name": "never", "schema": impossible}}
     with client(sandbox) as api:
-        raw = api.responses.create(model="service-pro", input="x", text=text, stream=True)  # type: ignore[arg-type]
+        raw = api.responses.create(model="service-pro", input="x", text=text, stream=True)
         events = [strict_event(event) for event in raw]
     types = [event.type for event in events]
     assert types[-4:] == [

@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import io
 import json
+from typing import Any
 
 import httpx
 import jsonschema
 import pytest
 from PIL import Image
 
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, SandboxFactory
 
 
 def data_url(image_format: str = "PNG", size: tuple[int, int] = (640, 480)) -> str:
@@ -27,7 +28,7 @@ def create(sandbox: Sandbox, **body: object) -> httpx.Response:
         return client.post("/responses", json=body)
 
 
-def output_text(response: dict) -> str:
+def output_text(response: dict[str, Any]) -> str:
     return "".join(
         part["text"]
         for item in response["output"]
@@ -37,7 +38,7 @@ def output_text(response: dict) -> str:
     )
 
 
-def sse_events(raw: str) -> list[dict]:
+def sse_events(raw: str) -> list[dict[str, Any]]:
     events = []
     for block in raw.strip().split("\n\n"):
         lines = dict(line.split(": ", 1) for line in block.splitlines())
@@ -108,7 +109,7 @@ def test_broken_images_are_400_and_nothing_is_stored(sandbox: Sandbox, image_url
     assert sandbox.server.state.tokens_by_project[sandbox.creds.project_id] == 0
 
 
-def test_oversized_image_is_refused(sandbox_factory) -> None:
+def test_oversized_image_is_refused(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(max_image_bytes=1000)
     content = [{"type": "input_image", "image_url": data_url("PNG", (800, 800))}]
     response = create(sandbox, input=[{"role": "user", "content": [*content]}])
@@ -247,7 +248,7 @@ def test_admin_key_cannot_call_inference(sandbox: Sandbox) -> None:
         ),
     ],
 )
-def test_bad_bodies_are_clear_400s(sandbox: Sandbox, body: dict, param: str, code: str) -> None:
+def test_bad_bodies_are_clear_400s(sandbox: Sandbox, body: dict[str, Any], param: str, code: str) -> None:
     with sandbox.api() as client:
         response = client.post("/responses", json=body)
     assert response.status_code == 400
@@ -288,7 +289,7 @@ def test_stream_has_the_full_event_sequence(sandbox: Sandbox) -> None:
     assert "".join(deltas) == output_text(final) and final["usage"]["total_tokens"] > 0
 
 
-def test_delta_event_name_can_follow_the_interface_document(sandbox_factory) -> None:
+def test_delta_event_name_can_follow_the_interface_document(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory(delta_event="text")
     with sandbox.api() as client:
         events = sse_events(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,7 @@ def test_many_removals_keep_answers_right(tmp_path: Path) -> None:
 
 
 def test_first_start_writes_the_credentials_before_the_store_keeps_the_keys(
-    tmp_path: Path, monkeypatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = SandboxConfig(data_dir=tmp_path / "data")
     out = tmp_path / "creds.json"
@@ -108,7 +109,7 @@ def test_writes_committed_together_are_each_kept_or_refused_alone(tmp_path: Path
     store = Store(tmp_path / "s.sqlite3")
     org = store.bootstrap().org_id
 
-    def refuse_odd(cidr: str):
+    def refuse_odd(cidr: str) -> Callable[[object], None]:
         def guard(_list: object) -> None:
             if int(cidr.split(".")[2]) % 2:
                 raise PermissionError(cidr)

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from app.sandbox.engines.base import Conversation, Step
+from app.sandbox.engines.base import Conversation, Engine, Step
 from tests.conftest import Sandbox
 
 
 class EngineWatch:
     """Wraps the server's engine: counts the steps it produced and notes when its generator was closed."""
 
-    def __init__(self, engine: object) -> None:
-        self.run = engine.run  # type: ignore[attr-defined]
+    def __init__(self, engine: Engine) -> None:
+        self.run = engine.run
         self.steps: list[float] = []
         self.closed_at: float | None = None
 
@@ -29,7 +29,7 @@ class EngineWatch:
             self.closed_at = time.monotonic()
 
 
-def wait_for(condition, timeout: float) -> bool:
+def wait_for(condition: Callable[[], object], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

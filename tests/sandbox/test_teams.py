@@ -8,11 +8,13 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+from app.sandbox import SandboxServer
 from app.sandbox.store import Store
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, SandboxFactory
 from tests.sandbox_process import spawn_sandbox
 
 START = 1_800_000_000.0
@@ -39,7 +41,7 @@ def entries_path(sandbox: Sandbox) -> str:
     return sandbox.org_list + "/entries"
 
 
-def add(admin: httpx.Client, sandbox: Sandbox, cidr: str, **fields: object) -> dict:
+def add(admin: httpx.Client, sandbox: Sandbox, cidr: str, **fields: object) -> dict[str, Any]:
     response = admin.post(entries_path(sandbox), json={"cidr": cidr, **fields})
     assert response.status_code == 201, response.text
     return dict(response.json())
@@ -57,7 +59,9 @@ def status_from(sandbox: Sandbox, ip: str) -> int:
 # -- expiry -----------------------------------------------------------------------------------------
 
 
-def test_the_gateway_stops_admitting_by_an_entry_at_the_second_it_expires(sandbox_factory) -> None:
+def test_the_gateway_stops_admitting_by_an_entry_at_the_second_it_expires(
+    sandbox_factory: SandboxFactory,
+) -> None:
     sandbox, clock = clocked(sandbox_factory)
     with sandbox.admin(ME) as admin:
         add(admin, sandbox, "198.51.100.0/24")
@@ -73,7 +77,9 @@ def test_the_gateway_stops_admitting_by_an_entry_at_the_second_it_expires(sandbo
         assert status_from(sandbox, ME) == 200  # the entry that does not expire still admits
 
 
-def test_a_nested_entry_that_expired_leaves_the_one_around_it_in_force(sandbox_factory) -> None:
+def test_a_nested_entry_that_expired_leaves_the_one_around_it_in_force(
+    sandbox_factory: SandboxFactory,
+) -> None:
     sandbox, clock = clocked(sandbox_factory)
     with sandbox.admin(ME) as admin:
         add(admin, sandbox, "198.51.100.0/24")
@@ -86,7 +92,9 @@ def test_a_nested_entry_that_expired_leaves_the_one_around_it_in_force(sandbox_f
         assert status_from(sandbox, "203.0.113.9") == 403
 
 
-def test_an_expiry_in_the_past_or_of_the_wrong_type_is_a_400_that_adds_nothing(sandbox_factory) -> None:
+def test_an_expiry_in_the_past_or_of_the_wrong_type_is_a_400_that_adds_nothing(
+    sandbox_factory: SandboxFactory,
+) -> None:
     sandbox, _ = clocked(sandbox_factory)
     with sandbox.admin(ME) as admin:
         for value, code in (
@@ -103,7 +111,7 @@ def test_an_expiry_in_the_past_or_of_the_wrong_type_is_a_400_that_adds_nothing(s
         assert admin.get(sandbox.org_list).json()["entries"] == []
 
 
-def test_patch_extends_shortens_or_clears_an_expiry(sandbox_factory) -> None:
+def test_patch_extends_shortens_or_clears_an_expiry(sandbox_factory: SandboxFactory) -> None:
     sandbox, clock = clocked(sandbox_factory)
     with sandbox.admin(ME) as admin:
         add(admin, sandbox, "198.51.100.0/24")
@@ -124,7 +132,7 @@ def test_patch_extends_shortens_or_clears_an_expiry(sandbox_factory) -> None:
         assert admin.patch(path, json={}).status_code == 400  # expires_at is required (null: never)
 
 
-def test_the_service_removes_an_expired_entry_after_the_grace_period(sandbox_factory) -> None:
+def test_the_service_removes_an_expired_entry_after_the_grace_period(sandbox_factory: SandboxFactory) -> None:
     sandbox, clock = clocked(sandbox_factory, expired_grace_seconds=3600)
     with sandbox.admin(ME) as admin:
         ci = add(admin, sandbox, "203.0.113.0/24", expires_at=int(START) + 60)
@@ -142,7 +150,9 @@ def test_the_service_removes_an_expired_entry_after_the_grace_period(sandbox_fac
 # -- the lockout guard's minute ---------------------------------------------------------------------
 
 
-def test_the_lockout_guard_never_counts_an_entry_expiring_within_a_minute(sandbox_factory) -> None:
+def test_the_lockout_guard_never_counts_an_entry_expiring_within_a_minute(
+    sandbox_factory: SandboxFactory,
+) -> None:
     sandbox, clock = clocked(sandbox_factory)
     with sandbox.admin(ME) as admin:
         mine = add(admin, sandbox, "198.51.100.0/24", expires_at=int(START) + 60)
@@ -163,7 +173,7 @@ def test_the_lockout_guard_never_counts_an_entry_expiring_within_a_minute(sandbo
 
 
 def test_removing_the_entry_that_lasts_is_refused_when_the_other_expires_within_a_minute(
-    sandbox_factory,
+    sandbox_factory: SandboxFactory,
 ) -> None:
     sandbox, _ = clocked(sandbox_factory)
     with sandbox.admin(ME) as admin:
@@ -177,7 +187,7 @@ def test_removing_the_entry_that_lasts_is_refused_when_the_other_expires_within_
 # -- versions: ETag, If-Match, 412 ------------------------------------------------------------------
 
 
-def test_every_list_read_carries_a_version_that_every_change_moves(sandbox) -> None:
+def test_every_list_read_carries_a_version_that_every_change_moves(sandbox: Sandbox) -> None:
     with sandbox.admin(ME) as admin:
         first = admin.get(sandbox.org_list)
         assert first.headers["etag"] == f'"{first.json()["version"]}"'
@@ -202,7 +212,7 @@ def test_every_list_read_carries_a_version_that_every_change_moves(sandbox) -> N
         assert admin.get(sandbox.org_list).headers["etag"] == tags[-1]
 
 
-def test_a_change_to_a_stale_version_is_a_412_with_the_current_list(sandbox) -> None:
+def test_a_change_to_a_stale_version_is_a_412_with_the_current_list(sandbox: Sandbox) -> None:
     with sandbox.admin(ME) as admin:
         mine = admin.get(sandbox.org_list).headers["etag"]
         # Another admin adds an entry meanwhile.
@@ -235,7 +245,7 @@ def test_a_change_to_a_stale_version_is_a_412_with_the_current_list(sandbox) -> 
         )
 
 
-def test_an_if_match_past_its_length_is_a_400(sandbox) -> None:
+def test_an_if_match_past_its_length_is_a_400(sandbox: Sandbox) -> None:
     with sandbox.admin(ME) as admin:
         response = admin.patch(
             sandbox.org_list, json={"enabled": False}, headers={"if-match": '"' + "v" * 300 + '"'}
@@ -246,7 +256,7 @@ def test_an_if_match_past_its_length_is_a_400(sandbox) -> None:
 # -- usage ------------------------------------------------------------------------------------------
 
 
-def test_usage_is_counted_on_the_most_specific_entry_and_flushed(sandbox_factory) -> None:
+def test_usage_is_counted_on_the_most_specific_entry_and_flushed(sandbox_factory: SandboxFactory) -> None:
     sandbox, clock = clocked(sandbox_factory, usage_flush_seconds=3600)  # flushed by the test, not a timer
     with sandbox.admin(ADMIN) as admin:  # the admin's own requests count on the admin's entry
         add(admin, sandbox, ADMIN + "/32")
@@ -318,7 +328,7 @@ def test_usage_survives_a_kill_9_after_the_flush_interval(tmp_path: Path) -> Non
     assert survived is not None and survived.hit_count == 7 and survived.last_matched_at is not None
 
 
-def test_usage_is_written_when_the_server_stops(sandbox_factory) -> None:
+def test_usage_is_written_when_the_server_stops(sandbox_factory: SandboxFactory) -> None:
     sandbox, _ = clocked(sandbox_factory, usage_flush_seconds=3600)
     with sandbox.admin(ME) as admin:
         entry = add(admin, sandbox, "198.51.100.0/24")
@@ -335,13 +345,13 @@ def test_usage_is_written_when_the_server_stops(sandbox_factory) -> None:
 # -- the audit log ----------------------------------------------------------------------------------
 
 
-def audit(admin: httpx.Client, sandbox: Sandbox, **params: object) -> dict:
+def audit(admin: httpx.Client, sandbox: Sandbox, **params: object) -> dict[str, Any]:
     response = admin.get(f"/organizations/{sandbox.creds.org_id}/audit_log", params=params)  # type: ignore[arg-type]
     assert response.status_code == 200, response.text
     return dict(response.json())
 
 
-def test_every_change_made_or_refused_is_in_the_audit_log_without_a_secret(sandbox) -> None:
+def test_every_change_made_or_refused_is_in_the_audit_log_without_a_secret(sandbox: Sandbox) -> None:
     with sandbox.admin(ME) as admin:
         entry = admin.post(
             sandbox.org_list + "/entries", json={"cidr": "198.51.100.0/24", "description": "office"}
@@ -374,7 +384,7 @@ def test_every_change_made_or_refused_is_in_the_audit_log_without_a_secret(sandb
     assert secret not in text and secret.rsplit("-", 1)[-1] not in text and sandbox.creds.api_key not in text
 
 
-def test_the_audit_log_pages_newest_first_and_filters_by_type_and_project(sandbox) -> None:
+def test_the_audit_log_pages_newest_first_and_filters_by_type_and_project(sandbox: Sandbox) -> None:
     with sandbox.admin(ME) as admin:
         for i in range(5):
             admin.post(sandbox.org_list + "/entries", json={"cidr": f"10.0.{i}.0/24"})
@@ -412,7 +422,9 @@ def test_the_audit_log_pages_newest_first_and_filters_by_type_and_project(sandbo
         assert client.get(f"/organizations/{sandbox.creds.org_id}/audit_log").status_code == 403
 
 
-def test_an_organization_sees_only_its_own_audit_log(sandbox, shared_sandbox_server) -> None:
+def test_an_organization_sees_only_its_own_audit_log(
+    sandbox: Sandbox, shared_sandbox_server: SandboxServer
+) -> None:
     other = Sandbox(shared_sandbox_server, shared_sandbox_server.store.bootstrap())
     with other.admin(ME) as admin:
         admin.post(other.org_list + "/entries", json={"cidr": "10.1.0.0/16"})

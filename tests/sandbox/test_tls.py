@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ssl
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -14,7 +15,7 @@ from app.sandbox.server import TlsOptions
 
 
 @pytest.fixture
-def pki(tmp_path: Path) -> dict:
+def pki(tmp_path: Path) -> dict[str, Any]:
     ca = trustme.CA()
     server_cert = ca.issue_cert("127.0.0.1", "localhost")
     client_cert = ca.issue_cert("console@example.com")
@@ -31,14 +32,14 @@ def pki(tmp_path: Path) -> dict:
     return paths
 
 
-def context(pki: dict, with_client_cert: bool) -> ssl.SSLContext:
+def context(pki: dict[str, Any], with_client_cert: bool) -> ssl.SSLContext:
     ctx = ssl.create_default_context(cafile=str(pki["ca"]))
     if with_client_cert:
         ctx.load_cert_chain(str(pki["client"]))
     return ctx
 
 
-def test_https(pki: dict, tmp_path: Path) -> None:
+def test_https(pki: dict[str, Any], tmp_path: Path) -> None:
     tls = TlsOptions(pki["cert"], pki["key"])
     with SandboxServer(SandboxConfig(data_dir=tmp_path / "d"), tls=tls) as server:
         assert server.base_url.startswith("https://")
@@ -48,9 +49,10 @@ def test_https(pki: dict, tmp_path: Path) -> None:
             httpx.get(server.base_url.removesuffix("/v1") + "/healthz")  # unknown CA
 
 
-def test_mutual_tls(pki: dict, tmp_path: Path) -> None:
+def test_mutual_tls(pki: dict[str, Any], tmp_path: Path) -> None:
     tls = TlsOptions(pki["cert"], pki["key"], pki["ca"])
     with SandboxServer(SandboxConfig(data_dir=tmp_path / "d"), tls=tls) as server:
+        assert server.credentials is not None
         key = server.credentials.api_key
         url = server.base_url + "/responses"
         body = {"model": "service-pro", "input": "hi"}

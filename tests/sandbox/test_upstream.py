@@ -9,11 +9,11 @@ import json
 
 import openai
 
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, SandboxFactory
 from tests.sandbox.test_responses import output_text, sse_events
 
 
-def test_forwards_create_and_stream_with_model_mapping(sandbox_factory) -> None:
+def test_forwards_create_and_stream_with_model_mapping(sandbox_factory: SandboxFactory) -> None:
     upstream: Sandbox = sandbox_factory()
     front: Sandbox = sandbox_factory(
         engine="upstream",
@@ -35,7 +35,7 @@ def test_forwards_create_and_stream_with_model_mapping(sandbox_factory) -> None:
     assert bad.status_code == 400 and json.loads(bad.text)["error"]["param"] == "temperature"
 
 
-def test_chains_with_the_sandbox_keeping_the_history(sandbox_factory) -> None:
+def test_chains_with_the_sandbox_keeping_the_history(sandbox_factory: SandboxFactory) -> None:
     upstream: Sandbox = sandbox_factory()
     front: Sandbox = sandbox_factory(
         engine="upstream", upstream_url=upstream.url, upstream_key=upstream.creds.api_key
@@ -50,7 +50,9 @@ def test_chains_with_the_sandbox_keeping_the_history(sandbox_factory) -> None:
     assert second.json()["previous_response_id"] == first["id"]
 
 
-def test_official_client_reads_a_well_formed_stream_through_the_engine(sandbox_factory) -> None:
+def test_official_client_reads_a_well_formed_stream_through_the_engine(
+    sandbox_factory: SandboxFactory,
+) -> None:
     upstream: Sandbox = sandbox_factory()
     front: Sandbox = sandbox_factory(
         engine="upstream", upstream_url=upstream.url, upstream_key=upstream.creds.api_key
@@ -63,14 +65,14 @@ def test_official_client_reads_a_well_formed_stream_through_the_engine(sandbox_f
     assert "".join(event.delta for event in events if event.type == "response.output_text.delta")
 
 
-def test_unreachable_upstream_is_a_clear_error(sandbox_factory) -> None:
+def test_unreachable_upstream_is_a_clear_error(sandbox_factory: SandboxFactory) -> None:
     front: Sandbox = sandbox_factory(engine="upstream", upstream_url="http://127.0.0.1:9/v1")
     with front.api() as client:
         response = client.post("/responses", json={"model": "service-pro", "input": "x"})
     assert response.status_code == 502 and response.json()["error"]["code"] == "upstream_unreachable"
 
 
-def test_an_upstream_without_either_api_is_named_with_what_it_lacks(sandbox_factory) -> None:
+def test_an_upstream_without_either_api_is_named_with_what_it_lacks(sandbox_factory: SandboxFactory) -> None:
     upstream: Sandbox = sandbox_factory()
     nowhere = upstream.url.removesuffix("/v1") + "/nothing/v1"
     front: Sandbox = sandbox_factory(

@@ -24,7 +24,8 @@ def test_a_typed_entry_is_refused_with_fixes_flagged_or_accepted() -> None:
     assert covered is not None and covered.tone is Tone.CAUTION and covered.addable
     fine = candidate("203.0.113.7", office, True)
     assert fine is not None and fine.tone is Tone.GOOD and fine.text == "✓ 203.0.113.7/32"
-    assert candidate("203.0.113.7", office, loaded=False).addable is False  # type: ignore[union-attr]
+    unloaded = candidate("203.0.113.7", office, loaded=False)
+    assert unloaded is not None and unloaded.addable is False
     everyone = candidate("0.0.0.0/0", office, True)
     assert everyone is not None and everyone.admits_everyone
 
@@ -32,7 +33,8 @@ def test_a_typed_entry_is_refused_with_fixes_flagged_or_accepted() -> None:
 def test_check_an_ip_gives_each_list_and_the_verdict() -> None:
     organization, project = index("198.51.100.0/24"), index("203.0.113.0/24")
     assert check_ip("", [("Organization", True, organization)]) is None
-    assert "leading zero" in check_ip("010.0.0.1", [("Organization", True, organization)]).error  # type: ignore[union-attr]
+    typo = check_ip("010.0.0.1", [("Organization", True, organization)])
+    assert typo is not None and "leading zero" in typo.error
     both = check_ip("198.51.100.9", [("Organization", True, organization), ("Project", True, project)])
     assert both is not None and both.verdict is Verdict.PROJECT
     assert str(both.lists[0].answer.admitted_by) == "198.51.100.0/24"

@@ -18,6 +18,7 @@ from app.core.playground.compare import (
 )
 from app.core.playground.turns import Attachment, ErrorKind, RequestOptions, Turn, TurnStatus, build_request
 from tests.conftest import Sandbox
+from tests.gui.reach import body_of
 
 
 class Recorder:
@@ -143,7 +144,7 @@ async def test_each_rerun_sends_its_own_threads_history(sandbox: Sandbox) -> Non
     assert first is not None and second is not None
     assert first.status == second.status == TurnStatus.COMPLETED
     assert first.request_body == {"model": "service-think", "input": "My name is Ada", "temperature": 0.2}
-    assert second.request_body["input"] == [
+    assert body_of(second)["input"] == [
         {"role": "user", "content": "My name is Ada"},
         {"role": "assistant", "content": first.text},  # the new model's answer, never the original
         {"role": "user", "content": "What is my name?"},

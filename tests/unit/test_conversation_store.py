@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from app.core.playground.conversation_store import (
 
 
 @pytest.fixture
-def store(tmp_path: Path):
+def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     yield store
     store.close()
@@ -73,8 +74,9 @@ def test_search_finds_titles_prompts_and_answers_by_word_prefix(store: Conversat
 
 @pytest.mark.parametrize("typed", ['"', "AND", "a OR", "*", "(", "NEAR(", "-", "é"])
 def test_any_typed_text_is_a_valid_search(store: ConversationStore, typed: str) -> None:
-    store.create("Café", "service-pro")
-    store.summaries(typed)  # never an FTS5 syntax error
+    conversation_id = store.create("Café", "service-pro")
+    found = store.summaries(typed)  # never an FTS5 syntax error: a list, of conversations that exist
+    assert {summary.id for summary in found} <= {conversation_id}
 
 
 def test_search_ignores_accents_and_case(store: ConversationStore) -> None:
@@ -154,7 +156,8 @@ def test_a_conversation_is_one_hit_whatever_matches_in_it(store: ConversationSto
     assert [s.id for s in store.summaries("tide")] == [conversation]
     store.save_turn(conversation, 2, turn("moon", "orbit"), newest=True)  # edited from turn 3: 3 and 4 go
     assert store.summaries("question 4") == [] and len(store.summaries("orbit")) == 1
-    assert store.load(conversation).summary.turn_count == 3
+    loaded = store.load(conversation)
+    assert loaded is not None and loaded.summary.turn_count == 3
 
 
 def test_a_turn_saved_again_unchanged_keeps_its_conversation_found(store: ConversationStore) -> None:

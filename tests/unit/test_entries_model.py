@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ipaddress
 import time
+from collections.abc import Sequence
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from app.api.admin import Entry
 from app.core.security.views import DAY_S as DAY
@@ -40,13 +42,13 @@ def shown(model: EntriesModel) -> list[str]:
 
 
 @pytest.fixture
-def model(qapp) -> EntriesModel:
+def model(qapp: QApplication) -> EntriesModel:
     model = EntriesModel()
     model.set_entries(make_entries(2_000), ipaddress.ip_address("10.0.5.9"))
     return model
 
 
-def expected(entries: list[Entry], needle: str) -> list[str]:
+def expected(entries: Sequence[Entry], needle: str) -> list[str]:
     return [e.cidr for e in entries if needle in f"{e.cidr}\n{e.description}".lower()]
 
 
@@ -91,7 +93,7 @@ def test_cells_and_tooltip(model: EntriesModel) -> None:
     assert model.data(model.index(0, 0), Qt.ItemDataRole.DecorationRole) is None
 
 
-def test_address_counts_read_as_numbers(qapp) -> None:
+def test_address_counts_read_as_numbers(qapp: QApplication) -> None:
     model = EntriesModel()
     entries = [Entry(id="a", cidr="2001:db8::/48"), Entry(id="b", cidr="10.0.0.0/8")]
     model.set_entries(entries, None)
@@ -101,7 +103,7 @@ def test_address_counts_read_as_numbers(qapp) -> None:
     assert model.data(model.index(0, 0), Qt.ItemDataRole.TextAlignmentRole) is None
 
 
-def test_views_and_usage_columns_sort_and_filter(qapp) -> None:
+def test_views_and_usage_columns_sort_and_filter(qapp: QApplication) -> None:
     """Expired, expiring and not-matched views combine with the text filter; Expires and Hits sort."""
     now = time.time()
     entries = [

@@ -6,8 +6,12 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
+from app.api.admin import Entry
 from app.common.fileio import write_atomically
 from app.common.jsonschema_check import mismatches, schema_problem
+from app.core.security.files import TransferError, write_file
 
 
 def test_write_atomically_replaces_whole_and_private(tmp_path: Path) -> None:
@@ -17,6 +21,26 @@ def test_write_atomically_replaces_whole_and_private(tmp_path: Path) -> None:
     assert path.read_text() == "two"
     assert os.listdir(path.parent) == ["state.json"]  # no partial file left behind
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_failed_write_leaves_the_earlier_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "export.csv"
+    write_atomically(path, "the earlier export\n")
+    with pytest.raises(UnicodeEncodeError):
+        write_atomically(path, "a new export cut short by a lone surrogate: \ud800")
+    assert path.read_text() == "the earlier export\n"
+    assert os.listdir(tmp_path) == ["export.csv"]  # no partial file left behind
+
+
+def test_a_failed_list_export_says_so_and_keeps_the_earlier_one(tmp_path: Path) -> None:
+    path = tmp_path / "list.csv"
+    write_file(path, [Entry(id="ipal_1", cidr="203.0.113.0/24")], {"scope": "organization"})
+    earlier = path.read_text()
+    bad = Entry(id="ipal_2", cidr="198.51.100.0/24", description="office \udc80")
+    with pytest.raises(TransferError, match="cannot be written as UTF-8"):
+        write_file(path, [bad], {"scope": "organization"})
+    assert path.read_text() == earlier
+    assert os.listdir(tmp_path) == ["list.csv"]
 
 
 def test_schema_problem_and_mismatches() -> None:

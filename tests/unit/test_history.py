@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from app.services.security import history as history_module
 from app.services.security.history import ChangeHistory
 
 
-def test_records_are_kept_and_read_back(tmp_path) -> None:
+def test_records_are_kept_and_read_back(tmp_path: Path) -> None:
     path = tmp_path / "history.jsonl"
     history = ChangeHistory(path)
     history.record("Local sandbox", "Organization", "add", "203.0.113.7/32")
@@ -17,7 +20,7 @@ def test_records_are_kept_and_read_back(tmp_path) -> None:
     assert [(r.action, r.ok) for r in again] == [("add", True), ("remove", False)]
 
 
-def test_a_line_cut_short_by_a_crash_is_skipped(tmp_path) -> None:
+def test_a_line_cut_short_by_a_crash_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "history.jsonl"
     ChangeHistory(path).record("p", "Organization", "add", "203.0.113.7/32")
     with path.open("a") as file:
@@ -25,7 +28,7 @@ def test_a_line_cut_short_by_a_crash_is_skipped(tmp_path) -> None:
     assert len(ChangeHistory(path).records()) == 1
 
 
-def test_trimmed_to_the_newest(tmp_path, monkeypatch) -> None:
+def test_trimmed_to_the_newest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(history_module, "MAX_RECORDS", 3)
     path = tmp_path / "history.jsonl"
     history = ChangeHistory(path)

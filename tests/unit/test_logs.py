@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
+
+import pytest
 
 from app.common.logs import RedactingFilter, redact
 
@@ -14,7 +17,7 @@ def test_redact_patterns_and_known_secrets() -> None:
     assert "sk-***" in out and "Bearer ***" in out
 
 
-def test_filter_redacts_arguments_and_tracebacks(caplog) -> None:
+def test_filter_redacts_arguments_and_tracebacks(caplog: pytest.LogCaptureFixture) -> None:
     logger = logging.getLogger("test.redact")
     handler_filter = RedactingFilter(lambda: ["plain-secret"])
     records = []
@@ -38,7 +41,9 @@ def test_filter_redacts_arguments_and_tracebacks(caplog) -> None:
     assert "SECRETSECRETSECRET" not in joined and "plain-secret" not in joined and "ValueError" in joined
 
 
-def test_the_log_is_rotated_at_start_once_it_is_large(tmp_path, monkeypatch) -> None:
+def test_the_log_is_rotated_at_start_once_it_is_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from app.common import logs
 
     monkeypatch.setattr(logs, "MAX_LOG_BYTES", 10)

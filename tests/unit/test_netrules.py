@@ -21,9 +21,10 @@ from app.netrules import (
     relate,
     warnings_for,
 )
+from app.netrules.parse import Address, Network
 
 
-def matcher_of(networks: list) -> EntryIndex:
+def matcher_of(networks: list[Network]) -> EntryIndex:
     index = EntryIndex()
     for network in networks:
         index.add(network, None)
@@ -194,7 +195,7 @@ def test_parse_round_trips_canonical_form(network: ipaddress.IPv4Network | ipadd
         max_size=40,
     ),
 )
-def test_matcher_agrees_with_linear_scan(nets: list, probes: list) -> None:
+def test_matcher_agrees_with_linear_scan(nets: list[Network], probes: list[Address]) -> None:
     # Near-miss probes: the edges of every range.
     for net in nets[:10]:
         probes += [net.network_address, net.broadcast_address]
@@ -202,7 +203,7 @@ def test_matcher_agrees_with_linear_scan(nets: list, probes: list) -> None:
             probes.append(net.broadcast_address + 1)
     matcher = matcher_of(nets)
     for probe in probes:
-        # CONTRACT.md: an IPv4-mapped IPv6 address is compared as the IPv4 address it carries.
+        # As the service does: an IPv4-mapped IPv6 address is compared as the IPv4 address it carries.
         seen = probe.ipv4_mapped if probe.version == 6 and probe.ipv4_mapped else probe
         expected = any(seen in net for net in nets if net.version == seen.version)
         assert matcher.contains(probe) == expected, probe

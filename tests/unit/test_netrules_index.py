@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.netrules import covering, nearest, relate
 from app.netrules.index import EntryIndex, interval_of
+from app.netrules.parse import Address, Network
 
 V6_BASE = int(ipaddress.IPv6Address("2001:db8::"))
 # Small spaces, so that ranges nest, repeat and sit side by side.
@@ -29,11 +31,11 @@ points = st.one_of(
 )
 
 
-def entries_of(networks: list) -> list[dict]:
+def entries_of(networks: list[Network]) -> list[dict[str, Any]]:
     return [{"id": f"e{i}", "cidr": network.with_prefixlen} for i, network in enumerate(networks)]
 
 
-def distance(network, address) -> int:
+def distance(network: Network, address: Address) -> int:
     start, end = int(network.network_address), int(network.broadcast_address)
     value = int(address)
     return 0 if start <= value <= end else min(abs(value - start), abs(value - end))
@@ -41,7 +43,7 @@ def distance(network, address) -> int:
 
 @settings(max_examples=300)
 @given(nets, st.one_of(v4, v6))
-def test_relate_agrees_with_the_linear_scan(networks: list, new) -> None:
+def test_relate_agrees_with_the_linear_scan(networks: list[Network], new: Network) -> None:
     index = EntryIndex.of_entries(entries_of(networks))
     linear = relate(new, [(f"e{i}", network) for i, network in enumerate(networks)])
     assert index.relate(new) == linear
@@ -49,7 +51,9 @@ def test_relate_agrees_with_the_linear_scan(networks: list, new) -> None:
 
 @settings(max_examples=300)
 @given(nets, nets, st.one_of(v4, v6))
-def test_networks_added_later_are_related_too(networks: list, added: list, new) -> None:
+def test_networks_added_later_are_related_too(
+    networks: list[Network], added: list[Network], new: Network
+) -> None:
     index = EntryIndex.of_entries(entries_of(networks))
     for i, network in enumerate(added):
         index.add(network, f"line {i}")
@@ -61,7 +65,7 @@ def test_networks_added_later_are_related_too(networks: list, added: list, new) 
 
 @settings(max_examples=300)
 @given(nets, points)
-def test_holding_and_nearest_agree_with_the_linear_scans(networks: list, address) -> None:
+def test_holding_and_nearest_agree_with_the_linear_scans(networks: list[Network], address: Address) -> None:
     index = EntryIndex.of_entries(entries_of(networks))
     assert index.holding(address) == covering(address, networks)
     expected = nearest(address, networks)
@@ -69,6 +73,7 @@ def test_holding_and_nearest_agree_with_the_linear_scans(networks: list, address
     if expected is None:
         assert found is None
     else:  # ties may name another entry at the same distance
+        assert found is not None
         assert distance(networks[found], address) == distance(networks[expected], address)
 
 
@@ -85,7 +90,7 @@ def test_intervals_of_the_service_cidrs() -> None:
 @settings(max_examples=300)
 @given(nets, nets, st.lists(st.integers(0, 200), max_size=40), st.lists(points, min_size=1, max_size=20))
 def test_adds_and_removes_in_place_agree_with_a_fresh_index(
-    networks: list, added: list, drops, probes
+    networks: list[Network], added: list[Network], drops: list[int], probes: list[Address]
 ) -> None:
     """The sandbox changes one index in place; it must answer as one built from the surviving entries."""
     index = EntryIndex.of_entries(entries_of(networks))
@@ -113,7 +118,7 @@ def test_adds_and_removes_in_place_agree_with_a_fresh_index(
     assert index.removed == len(networks) + len(added) - len(survivors)
 
 
-def _mapped_in(address, network) -> bool:
+def _mapped_in(address: Address, network: Network) -> bool:
     mapped = address.ipv4_mapped if address.version == 6 else None
     return mapped is not None and mapped in network
 

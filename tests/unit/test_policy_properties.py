@@ -72,20 +72,24 @@ def index_of(entries: list[Network]) -> EntryIndex:
 
 
 @given(lists, st.one_of(st.none(), addresses))
-def test_enabling_locks_out_exactly_when_no_entry_holds_the_caller(entries, address) -> None:
+def test_enabling_locks_out_exactly_when_no_entry_holds_the_caller(
+    entries: list[Network], address: Address | None
+) -> None:
     expected = address is None or not held_by(entries, address)
     assert enabling_locks_out(index_of(entries), address) == expected
 
 
 @given(lists, st.one_of(st.none(), addresses), st.sets(st.integers(0, 11)))
-def test_removal_locks_out_exactly_when_every_holder_goes(entries, address, removed) -> None:
+def test_removal_locks_out_exactly_when_every_holder_goes(
+    entries: list[Network], address: Address | None, removed: set[int]
+) -> None:
     holders = [] if address is None else held_by(entries, address)
     expected = bool(holders) and all(i in removed for i in holders)
     assert removal_locks_out(index_of(entries), {f"e{i}" for i in removed}, address) == expected
 
 
 @given(lists, st.booleans(), addresses)
-def test_a_lists_answer_is_the_linear_one(entries, enabled, address) -> None:
+def test_a_lists_answer_is_the_linear_one(entries: list[Network], enabled: bool, address: Address) -> None:
     got = answer(index_of(entries), enabled, address)
     holders = held_by(entries, address)
     assert got.enabled == enabled
@@ -102,7 +106,7 @@ def test_a_lists_answer_is_the_linear_one(entries, enabled, address) -> None:
 
 
 @given(lists, addresses)
-def test_the_nearest_entry_holds_the_address_when_one_does(entries, address) -> None:
+def test_the_nearest_entry_holds_the_address_when_one_does(entries: list[Network], address: Address) -> None:
     nearest = nearest_entry(index_of(entries), address)
     holders = held_by(entries, address)
     if holders:
@@ -110,7 +114,7 @@ def test_the_nearest_entry_holds_the_address_when_one_does(entries, address) -> 
 
 
 @given(lists, addresses)
-def test_a_mapped_address_is_asked_as_the_ipv4_it_carries(entries, address) -> None:
+def test_a_mapped_address_is_asked_as_the_ipv4_it_carries(entries: list[Network], address: Address) -> None:
     mapped = ipaddress.IPv6Address(f"::ffff:{plain(address)}") if plain(address).version == 4 else address
     built = index_of(entries)
     assert answer(built, True, mapped) == answer(built, True, plain(address))
@@ -119,7 +123,7 @@ def test_a_mapped_address_is_asked_as_the_ipv4_it_carries(entries, address) -> N
 
 @given(lists, lists)
 def test_never_admitted_are_the_project_entries_sharing_no_address_with_the_organization(
-    org, project
+    org: list[Network], project: list[Network]
 ) -> None:
     expected = [net for net in project if not any(net.overlaps(other) for other in org)]
     assert never_admitted(index_of(org), index_of(project)) == expected

@@ -1,4 +1,4 @@
-"""STACK-FACTS.md: PySide6 6.12.0 on Python 3.11 dies after some thousands of void calls (none_dealloc)."""
+"""PySide6 6.12.0 on Python 3.11 dies after some thousands of void calls (none_dealloc; docs/stack.md)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -103,7 +104,7 @@ def test_export_reads_back_as_the_same_entries() -> None:
 
 
 def test_export_dates_are_iso_8601_in_utc() -> None:
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"id": "ipal_1", "cidr": "198.51.100.0/24", "description": "", "created_at": 1795433700.25},
         {"id": "ipal_2", "cidr": "2001:db8::/48", "description": "", "created_at": None},
     ]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from app.api.errors import (
+    ApiError,
     BadRequest,
     ConnectionFailed,
     InvalidResponse,
@@ -89,7 +93,7 @@ def test_options_images_tools_and_schema() -> None:
         web_search=True,
         schema={"type": "object"},
     )
-    body = build_request([], "What is it?", [image], options).body
+    body: dict[str, Any] = json.loads(json.dumps(build_request([], "What is it?", [image], options).body))
     assert body["input"][0]["content"][1] == {"type": "input_image", "image_url": image.url}
     assert body["instructions"] == "Be brief" and body["temperature"] == 0.2 and "top_p" not in body
     assert body["tools"] == [{"type": "web_search_preview"}]
@@ -114,8 +118,8 @@ def test_options_images_tools_and_schema() -> None:
         (InvalidResponse("odd"), ErrorKind.OTHER),
     ],
 )
-def test_failure_of_each_error(error: Exception, kind: ErrorKind) -> None:
-    failure = failure_of(error)  # type: ignore[arg-type]
+def test_failure_of_each_error(error: ApiError, kind: ErrorKind) -> None:
+    failure = failure_of(error)
     assert failure.kind == kind and failure.message
     if kind == ErrorKind.BLOCKED:
         assert failure.source_ip == "203.0.113.9"

@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.common.private import private_dir, private_file
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,
@@ -118,7 +120,8 @@ def match_query(text: str) -> str | None:
 
 class ConversationStore:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        private_file(path)  # people's prompts and answers: the owner's only
         self.path = path
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -315,13 +318,29 @@ def _calls_markdown(calls: Any) -> list[str]:
     return lines
 
 
+def iso_time(epoch: float) -> str | None:
+    """A stored time as ISO 8601 in UTC (what a person and any JSON tool read), None when unknown."""
+    if not epoch:
+        return None
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 def as_json(conversation: Conversation) -> str:
+    """The conversation as a JSON document: times in ISO 8601 (UTC), and the settings it was sent with
+    (the conversation's, or for a file saved before they were kept, those of its newest turn)."""
+    settings = conversation.settings
+    if not settings:
+        newest = next((turn for turn in reversed(conversation.turns) if turn.details.get("options")), None)
+        settings = dict(newest.details["options"]) if newest is not None else {}
     document = {
         "object": "conversation",
         "id": conversation.summary.id,
         "title": conversation.summary.title,
         "model": conversation.summary.model,
-        "settings": conversation.settings,
-        "turns": [asdict(turn) for turn in conversation.turns],
+        "updated_at": iso_time(conversation.summary.updated_at),
+        "settings": settings,
+        "turns": [{**asdict(turn), "created_at": iso_time(turn.created_at)} for turn in conversation.turns],
     }
     return json.dumps(document, indent=2, ensure_ascii=False)

@@ -3,7 +3,7 @@ final response and figures, and each way a turn ends (completed, incomplete, fai
 
 Qt-free, so the Playground and Compare run turns the same way. The text is buffered here and handed over on
 `flush()`, which the owner calls on a ~30 ms timer: inserting every delta as it arrives is quadratic
-(STACK-FACTS.md: 151 s for 20,000 deltas, against about 1 s buffered).
+(measured: ~150 s for 20,000 deltas, against about 1 s buffered; docs/stack.md).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def record_error(turn: Turn, error: ApiError) -> None:
 class ConnectionReports(Protocol):
     """What a finished turn tells the session's connection state (ConsoleSession has both)."""
 
-    def report_blocked(self, source_ip: str | None) -> None: ...
+    def report_blocked(self, source_ip: str | None, key: str = "project") -> None: ...
 
     def report_unblocked(self) -> None: ...
 

@@ -70,6 +70,7 @@ class Attachment:
     url: str
     label: str
     tokens: int
+    sent: str = ""  # what goes out, short, for the chip: "PNG 2048×1365, 12 KB" ("" for a remote URL)
 
 
 # An answer "arrived all at once" when its text deltas, many of them, came within this share of the wait for
@@ -396,10 +397,10 @@ def check_schema(text: str) -> SchemaCheck:
     try:
         schema = json.loads(text)
     except ValueError as error:
-        return SchemaCheck(None, f"✗ Not valid JSON: {error}")
+        return SchemaCheck(None, f"✗ Not valid JSON: {error}.")
     if not isinstance(schema, dict):
         return SchemaCheck(None, "✗ A schema must be a JSON object.")
     problem = schema_problem(schema)
     if problem is not None:
-        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {problem}")
+        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {problem.rstrip('.')}.")
     return SchemaCheck(schema, "✓ Valid JSON Schema")

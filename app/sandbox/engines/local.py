@@ -117,6 +117,22 @@ class LocalEngine:
         except ModelUnavailable as error:
             raise _unavailable(error) from None
 
+    async def count_input_tokens(self, conversation: Conversation) -> int:
+        """The prompt's length in the model's own tokens, as a response's usage counts it (before the web
+        search results, which only a run fetches)."""
+        model = self.model_for(conversation.request.model)
+        try:
+            llama = await asyncio.to_thread(model.wait)
+        except ModelUnavailable as error:
+            raise _unavailable(error) from None
+
+        def count() -> int:  # llama.cpp's tokenizer reads the vocabulary only: no need for the context lock
+            template = llama.metadata.get("tokenizer.chat_template")
+            prompt, _ = build_prompt(conversation, [], template, llama)
+            return len(llama.tokenize(prompt.encode(), add_bos=True, special=True))
+
+        return await asyncio.to_thread(count)
+
     async def run(self, conversation: Conversation) -> AsyncGenerator[Step, None]:
         request = conversation.request
         model = self.model_for(request.model)

@@ -23,6 +23,7 @@ from .base import (
     Step,
     TextDelta,
 )
+from .logprobs import simulated_logprobs, top_logprobs_wanted
 from .schema_instance import instance_for
 from .simulated_tools import answer_with_outputs, calls_to_make, outputs_given
 
@@ -115,10 +116,11 @@ class SimulatedEngine:
         else:
             text, citations = self._compose(conversation, prompt, results)
 
+        top = top_logprobs_wanted(request)
         for piece in chunk_words(text):
             if self.delay:
                 await asyncio.sleep(self.delay)
-            yield TextDelta(piece)
+            yield TextDelta(piece, simulated_logprobs(piece, top) if top is not None else ())
         if citations:
             yield Citations(tuple(citations))
 
@@ -139,7 +141,7 @@ class SimulatedEngine:
         if effort in ("minimal", "low") or request.reasoning_summary == "concise":
             summary = f"Asked: “{_excerpt(prompt, 60)}”; a short, direct answer."
         tokens = len(summary.split()) * _EFFORT_FACTOR.get(effort, 4)
-        return Reasoning(summary if request.reasoning_summary else "", tokens=tokens)
+        return Reasoning(summary if request.reasoning_summary else "", tokens=tokens, text=summary)
 
     def _compose(
         self, conversation: Conversation, prompt: str, results: list[SearchResult]

@@ -12,6 +12,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.common.fileio import write_atomically
+from app.common.sqlite_rescue import set_aside_if_damaged
 from app.core.playground.compare import sent_options
 from app.core.playground.conversation_store import (
     Conversation,
@@ -44,6 +46,8 @@ class ConversationsService(QObject):
     def store(self) -> ConversationStore:
         """Opened on first use: the window's first frame does not wait for SQLite."""
         if self._store is None:
+            if (aside := set_aside_if_damaged(self.path)) is not None:
+                self.bus.error(aside.explain("The saved conversations file", "the list starts empty"))
             self._store = ConversationStore(self.path)
         return self._store
 
@@ -104,9 +108,14 @@ class ConversationsService(QObject):
             return False
         text = as_markdown(conversation) if path.suffix.lower() == ".md" else as_json(conversation)
         try:
-            path.write_text(text, encoding="utf-8")
+            write_atomically(
+                path, text, make_folder=False
+            )  # private (0600), and a failed export leaves an earlier file whole
         except OSError as error:
             self.bus.error(f"Could not write {path}: {error.strerror or error}.")
+            return False
+        except UnicodeEncodeError:
+            self.bus.error(f"Could not write {path}: the conversation holds text that is not valid UTF-8.")
             return False
         self.bus.info(f"Exported “{conversation.summary.title}” to {path}.")
         return True
@@ -193,13 +202,17 @@ class ConversationKeeper(QObject):
         if index >= len(self.playground.turns):
             return
         turn = self.playground.turns[index]
+        # The conversation's settings: those its newest turn was sent with (a reopened turn has none to give).
+        settings = sent_options(turn.request_body) if turn.request_body else None
         if self.current_id is None:
-            self.current_id = self.conversations.start(title_from(turn.prompt), turn.model)
+            self.current_id = self.conversations.start(title_from(turn.prompt), turn.model, settings)
             if self.current_id is None:
                 return
             self.opened.emit(self.current_id)
         newest = index == len(self.playground.turns) - 1
         self.conversations.save_turn(self.current_id, index, stored_turn(turn), newest)
+        if newest and settings:
+            self.conversations.save_settings(self.current_id, settings)
 
     def new(self) -> None:
         self.current_id = None

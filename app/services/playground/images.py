@@ -55,9 +55,9 @@ def prepare_image(data: bytes, label: str, max_side: int = DEFAULT_MAX_SIDE) -> 
         raise ImageProblem(f"{label} could not be decoded: {reader.errorString()}.")
     width, height = image.width(), image.height()
     mime = ACCEPTED[image_format]
-    note = f"{image_format.upper()} {width}×{height}, {len(data) / 1024:,.0f} KB"
+    note = f"{image_format.upper()} {width}×{height}, {kb(len(data))}"
     if max(width, height) > max_side or len(data) > MAX_BYTES:
-        image = (
+        scaled = (
             image.scaled(
                 max_side,
                 max_side,
@@ -67,21 +67,40 @@ def prepare_image(data: bytes, label: str, max_side: int = DEFAULT_MAX_SIDE) -> 
             if max(width, height) > max_side
             else image
         )
-        data, mime = encode(image, "jpeg" if image_format in ("jpeg", "jpg") else "png")
-        note += f" → scaled to {image.width()}×{image.height()}, {len(data) / 1024:,.0f} KB"
+        # Never larger than needed: the scaled image in the original's kind (PNG at full compression for
+        # the lossless ones: Qt's PNG "quality" 90 is nearly none, and a 1 KB drawing became 8 MB), JPEG
+        # when that is smaller and the image has no transparency, and the original itself when it fits
+        # the limit and is smaller still (the service scales it the same way).
+        candidates = [encode(scaled, "jpeg" if image_format in ("jpeg", "jpg") else "png")]
+        if not scaled.hasAlphaChannel() and image_format not in ("jpeg", "jpg"):
+            candidates.append(encode(scaled, "jpeg"))
+        smallest, smallest_mime = min(candidates, key=lambda candidate: len(candidate[0]))
+        if len(data) <= MAX_BYTES and len(data) <= len(smallest):
+            note += ", sent as it is (smaller than any scaled copy)"
+        else:
+            data, mime, image = smallest, smallest_mime, scaled
+            kind = mime.removeprefix("image/").upper()
+            note += f" → scaled to {image.width()}×{image.height()}, sent as {kind}, {kb(len(data))}"
         if len(data) > MAX_BYTES:
             raise ImageProblem(f"{label} is still larger than 20 MB after scaling.")
         width, height = image.width(), image.height()
     url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
-    return Attachment(url, f"{label} ({note})", image_tokens(width, height))
+    sent = f"{mime.removeprefix('image/').upper()} {width}×{height}, {kb(len(data))}"
+    return Attachment(url, f"{label} ({note})", image_tokens(width, height), sent)
+
+
+def kb(size: int) -> str:
+    return f"{size / 1024:,.0f} KB" if size >= 1024 else f"{size:,} bytes"
 
 
 def encode(image: QImage, image_format: str) -> tuple[bytes, str]:
     array = QByteArray()
     buffer = QBuffer(array)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    # PySide6 6.11 takes the format as str (its stub says bytes, which it refuses at run time).
-    image.save(buffer, image_format.upper(), 90)  # type: ignore[call-overload]
+    # PySide6 6.11 takes the format as str (its stub says bytes, which it refuses at run time). For PNG Qt
+    # maps "quality" to compression, 0 being the most; for JPEG 85 keeps text in screenshots readable.
+    quality = 0 if image_format == "png" else 85
+    image.save(buffer, image_format.upper(), quality)  # type: ignore[call-overload]
     return bytes(array.data()), ACCEPTED[image_format]
 
 

@@ -39,7 +39,7 @@ __all__ = [
     "TransferError",
 ]
 
-DEFAULT_ENTRY_LIMIT = 1000  # CONTRACT.md: 1,000 per list by default; the service does not report it
+DEFAULT_ENTRY_LIMIT = 1000  # the service's default per list; it does not report it
 FOLDER_SETTING = "security/transfer_folder"  # the folder the import or export dialog used last
 
 

@@ -52,6 +52,9 @@ class EchoSettings:
         settings.sync()
 
 
+SANDBOX_NOTE = "Not asked for the local sandbox: it sees you as loopback or its simulated IP."
+
+
 class PublicIpService(QObject):
     looked_up = Signal(str)  # a sentence for the Security tab, in rich text (network parts escaped)
 
@@ -61,6 +64,7 @@ class PublicIpService(QObject):
         self.settings = settings
         self.text = ""
         self.answers: dict[int, str] = {}  # family -> address, from the last lookup
+        self.details: list[str] = []  # why a family found none, a line each (the label's tooltip)
 
     @property
     def echo(self) -> EchoSettings:
@@ -84,8 +88,17 @@ class PublicIpService(QObject):
         else:
             self.lookup()
 
+    @property
+    def allowed(self) -> bool:
+        """Echo services are asked for hosted profiles only: the local sandbox sees loopback or the
+        simulated IP, which no public service can tell, and asking would tell them you run the console."""
+        return self.session.profile is not None and not self.session.profile.is_sandbox
+
     def lookup(self) -> None:
         """Look up now, as asked (the button): both families at once."""
+        if not self.allowed:
+            self._say(SANDBOX_NOTE)
+            return
         echo = self.echo
         if not (echo.ipv4 or echo.ipv6):
             self._say("No echo service is set (Echo services…).")
@@ -113,10 +126,13 @@ class PublicIpService(QObject):
         )
         parts = []
         self.answers = {}
+        self.details = []
         for family, result in zip((4, 6), results, strict=True):
             if isinstance(result, BaseException):
                 asked = (echo.ipv4, echo.ipv6)[family == 6]
-                parts.append(f"IPv{family}: none — {html.escape(str(result))}" if asked else "")
+                if asked:  # the label says it short; the tooltip says what each service answered
+                    parts.append(f"IPv{family}: none")
+                    self.details.append(f"IPv{family}: {result}")
             else:
                 self.answers[family] = result.address
                 address, service = html.escape(result.address), html.escape(result.service)
@@ -124,5 +140,7 @@ class PublicIpService(QObject):
         self._say("Public echo services see: " + " · ".join(p for p in parts if p) + ".")
 
     def _say(self, text: str) -> None:
+        if not text.startswith("Public echo services see"):
+            self.details = []
         self.text = text
         self.looked_up.emit(text)

@@ -116,7 +116,7 @@ class AllowlistReads(QObject, AllowlistState):
         """Whether the admin key's reads are refused by the allowlist; the session's state follows."""
         was, self.blocked_at = self.blocked_at, source_ip
         if source_ip is not None:
-            self.session.report_blocked(source_ip or None)
+            self.session.report_blocked(source_ip or None, "admin")
         elif was is not None:
             self.session.report_unblocked()
         if was != source_ip:

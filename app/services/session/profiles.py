@@ -40,10 +40,23 @@ class ProfileStore(QObject):
         for index in range(size):
             self._settings.setArrayIndex(index)
             values = {key: self._settings.value(key) for key in self._settings.childKeys() if key in names}
-            models = values.get("models") or []
-            values["models"] = [models] if isinstance(models, str) else list(models)
-            values["first_byte_wait"] = _seconds(values.get("first_byte_wait"))
-            profiles.append(Profile(**{k: ("" if v is None else v) for k, v in values.items()}))  # type: ignore[arg-type]
+            models = values.pop("models", None) or []
+            first_byte_wait = _seconds(values.pop("first_byte_wait", None))
+            texts = {key: "" if value is None else str(value) for key, value in values.items()}
+            # QSettings gives a one-item list back as a plain string
+            listed = (
+                [models]
+                if isinstance(models, str)
+                else [str(model) for model in models]
+                if isinstance(models, list)
+                else []
+            )
+            profile = Profile(
+                id=texts.pop("id"), name=texts.pop("name"), models=listed, first_byte_wait=first_byte_wait
+            )
+            for name, text in texts.items():  # every other field is text
+                setattr(profile, name, text)
+            profiles.append(profile)
         self._settings.endArray()
         return profiles
 

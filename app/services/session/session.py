@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -79,6 +80,7 @@ class ConsoleSession(QObject):
         self.model_details: dict[str, str] = {}  # model name -> what serves it (the server's `owned_by`)
         self.model_functions: dict[str, bool | None] = {}  # model name -> calls functions (None: not said)
         self._engine_poll: QTimer | None = None
+        self.blocked_key = ""  # while BLOCKED: "project" or "admin", the key the allowlist refused
 
     # -- profiles and clients ---------------------------------------------------------------------
 
@@ -100,6 +102,10 @@ class ConsoleSession(QObject):
         mints new keys whenever the ones it kept are gone (or were kept for a past session only)."""
         self.sandbox.use_engine(EngineChoice(profile.engine or "simulated", profile.model_file))
         keys = self.sandbox.first_start_keys()
+        if (aside := self.sandbox.set_aside) is not None:
+            self.sandbox.set_aside = None
+            lost = "new keys were made, and its allowlists and stored responses start empty"
+            self.bus.error(aside.explain("The local sandbox's store", lost))
         kept = [self.secrets.get(profile.id, name) for name in ("api_key", "admin_key")]
         if keys is None and not all(key and self.sandbox.knows(key) for key in kept):
             keys = self.sandbox.mint_keys()
@@ -178,7 +184,7 @@ class ConsoleSession(QObject):
         if profile.is_sandbox:
             try:
                 profile = self._prepare_sandbox(profile)
-            except OSError as error:
+            except (OSError, sqlite3.Error) as error:
                 self._set_state(ConnectionState.DOWN, f"The local sandbox could not start: {error}.")
                 return
         old, self.client = self.client, None
@@ -275,12 +281,20 @@ class ConsoleSession(QObject):
         self.state, self.detail = state, detail
         self.connection_changed.emit(state, detail)
 
-    def report_blocked(self, source_ip: str | None) -> None:
+    def report_blocked(self, source_ip: str | None, key: str = "project") -> None:
         """A request of this session was refused by the IP allowlist: the connection is blocked, said at once
-        (not at the next Check)."""
+        (not at the next Check). `key`: which was refused, "project" (the Responses API, which the project's
+        list and the organization's cover) or "admin" (the Admin API, which only the organization's covers)."""
+        self.blocked_key = key
+        covered = (
+            "the organization's list covers the Admin API; a project's list never does"
+            if key == "admin"
+            else "the organization's list or this project's refuses it; the admin key may still work"
+        )
         self._set_state(
             ConnectionState.BLOCKED,
-            f"Blocked by the IP allowlist: the service sees you at {source_ip or 'an unknown IP'}.",
+            f"The IP allowlist refuses the {key} key: the service sees you at {source_ip or 'an unknown IP'} "
+            f"({covered}).",
         )
 
     def report_unblocked(self) -> None:
@@ -308,7 +322,7 @@ class ConsoleSession(QObject):
                 await client.allowlists.get()
             self._set_state(ConnectionState.OK, f"Connected to {client.base_url}.")
         except IpNotAllowed as error:
-            self.report_blocked(error.source_ip)
+            self.report_blocked(error.source_ip, "project" if client.has_key("api") else "admin")
         except Unauthorized:
             self._set_state(
                 ConnectionState.BAD_KEY, "The API key was refused: check it in File > Profiles… (Ctrl+,)."

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.services.playground.images import ImageProblem, prepare_file, prepare_qimage, prepare_url
 from app.services.playground.service import Attachment
+from app.ui.colours import Ink, css
 
 
 class AttachmentBar(QWidget):
@@ -31,8 +32,8 @@ class AttachmentBar(QWidget):
         attach.clicked.connect(self._attach_dialog)
         attach_url = QPushButton("Image URL…", objectName="attach_url")
         attach_url.clicked.connect(self._attach_url_dialog)
-        self.notice = QLabel(objectName="image_notice")
-        self.notice.setStyleSheet("color: #cf222e;")
+        self.notice: QLabel = QLabel(objectName="image_notice")
+        self.notice.setStyleSheet(css(Ink.BAD))
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(attach)
@@ -88,7 +89,11 @@ class AttachmentBar(QWidget):
             if widget:
                 widget.deleteLater()
         for index, attachment in enumerate(self.attachments):
-            button = QToolButton(text=f"✕ {attachment.label[:40]} (~{attachment.tokens} tok)")
+            # What will be sent, size included, beside the name; the whole story in the tooltip.
+            name = attachment.label.split(" (", 1)[0]
+            name = name if len(name) <= 24 else name[:23] + "…"
+            sent = f": {attachment.sent}" if attachment.sent else ""
+            button = QToolButton(text=f"✕ {name}{sent} (~{attachment.tokens} tok)")
             button.setObjectName(f"thumb{index}")
             button.setToolTip(f"{attachment.label}\nClick to remove")
             button.clicked.connect(lambda _=False, i=index: self.remove(i))

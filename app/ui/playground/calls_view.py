@@ -21,8 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.core.playground.functions import FunctionCall, check_arguments
 from app.core.playground.turns import Turn, TurnStatus
-
-OK_STYLE, PROBLEM_STYLE, NOTE_STYLE = "color: #1a7f37;", "color: #cf222e;", "color: palette(mid);"
+from app.ui.colours import Ink, css, hex_of
 
 
 @functools.cache
@@ -33,7 +32,7 @@ def _mono() -> QFont:
 def answered_html(call: FunctionCall, verdict_ok: bool, verdict: str) -> str:
     """An answered call in one label (a reopened conversation draws many): the model's and the person's
     text escaped, so only the console's own markup is rich text."""
-    colour = "#1a7f37" if verdict_ok else "#cf222e"
+    colour = hex_of(Ink.GOOD if verdict_ok else Ink.BAD)
     how = "Output (the saved output)" if call.answered_by_saved else "Output"
     return (
         f"<b>ƒ {html.escape(call.name)}</b> · call {html.escape(call.call_id)} · round {call.round}"
@@ -76,7 +75,7 @@ class CallBox(QFrame):
         layout.addWidget(arguments)
         self.verdict = QLabel(verdict.text, objectName="call_verdict")
         self.verdict.setWordWrap(True)
-        self.verdict.setStyleSheet(OK_STYLE if verdict.ok else PROBLEM_STYLE)
+        self.verdict.setStyleSheet(css(Ink.GOOD if verdict.ok else Ink.BAD))
         layout.addWidget(self.verdict)
         self.output = QPlainTextEdit(objectName="call_output_edit")
         self.output.setFont(_mono())
@@ -111,9 +110,9 @@ class CallsView(QWidget):
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.boxes: list[CallBox] = []
         self.rounds = QLabel(objectName="call_rounds")
-        self.rounds.setStyleSheet(NOTE_STYLE)
+        self.rounds.setStyleSheet(css(Ink.MUTED))
         self.problem = QLabel(objectName="call_problem")
-        self.problem.setStyleSheet(PROBLEM_STYLE)
+        self.problem.setStyleSheet(css(Ink.BAD))
         self.problem.hide()
         self.send = QPushButton("Send outputs", objectName="send_outputs")
         self.send.setToolTip("Send every output of this round back to the model, and go on")

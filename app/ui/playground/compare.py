@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QScreen
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -90,7 +90,9 @@ class CompareDialog(QDialog):
         self._fit_screen()
 
     def _fit_screen(self) -> None:
-        screen = (self.parentWidget() or self).screen() or QGuiApplication.primaryScreen()
+        # None while the dialog is on no screen yet, whatever the stub says
+        screen: QScreen | None = (self.parentWidget() or self).screen()
+        screen = screen or QGuiApplication.primaryScreen()
         room = screen.availableGeometry()
         self.resize(min(1100, room.width() - 40), min(760, room.height() - 60))
 

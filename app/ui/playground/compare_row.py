@@ -11,13 +11,14 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QToolButton, QVBoxLay
 from app.core.playground.compare import CompareRow
 from app.core.playground.turns import ErrorKind, Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
+from app.ui.colours import Ink, css
 
 from .answer_view import MARKDOWN_LIMIT, AnswerView, figures_text
 
-RED, AMBER, MUTED = "#cf222e", "#9a6700", "palette(mid)"
+RED, AMBER, MUTED = Ink.BAD, Ink.CAUTION, Ink.MUTED  # hex_of() at use: light or dark
 
 
-def side_status(turn: Turn) -> tuple[str, str]:
+def side_status(turn: Turn) -> tuple[str, Ink]:
     """One side's line under its answer: the figures, or what happened to it; and its colour."""
     figures = figures_text(turn)
     status = turn.status
@@ -82,9 +83,9 @@ class SideView(QWidget):
         self.reasoning.setVisible(shown)
         self.reasoning_toggle.setText("Reasoning ▾" if shown else "Reasoning ▸")
 
-    def say(self, text: str, colour: str) -> None:
+    def say(self, text: str, colour: Ink) -> None:
         self.status.setText(text)
-        self.status.setStyleSheet(f"color: {colour};")
+        self.status.setStyleSheet(css(colour))
 
     def clear(self, text: str) -> None:
         self.answer.clear()
@@ -125,7 +126,7 @@ class CompareRowView(QFrame):
         self.notes = QLabel(objectName="notes")
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
         self.notes.setWordWrap(True)
-        self.notes.setStyleSheet(f"color: {AMBER};")
+        self.notes.setStyleSheet(css(AMBER))
         self.original = SideView(f"{row.original.model} · original")
         self.rerun = SideView("")
         self.original.show_turn(row.original)

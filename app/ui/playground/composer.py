@@ -31,6 +31,10 @@ class Composer(QWidget):
         self.message = MessageEdit(objectName="message_edit")
         self.message.setPlaceholderText("Message (Ctrl+Enter to send, Esc to stop; paste or drop images)")
         self.message.setMaximumHeight(110)
+        self.message.setAccessibleName("Message")
+        # Tab moves on to Send, as in every other field, so Send is reached without the mouse; a tab character
+        # is rare in a prompt, and pasting one still works.
+        self.message.setTabChangesFocus(True)
         self.send_button = QPushButton("Send", objectName="send")
         self.send_button.clicked.connect(self.send_clicked)
         self.stop_button = QPushButton("Stop", objectName="stop", enabled=False)

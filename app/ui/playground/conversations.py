@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -41,7 +41,8 @@ class ConversationSidebar(QWidget):
         self.new_button = QPushButton("New")
         self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
         self.new_button.setShortcut(QKeySequence.StandardKey.New)
-        self.list = QListView()
+        self.list = QListView(objectName="conversation_list")
+        self.list.setAccessibleName("Conversations")
         self.list.setModel(self.model)
         self.list.setEditTriggers(
             QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
@@ -53,6 +54,11 @@ class ConversationSidebar(QWidget):
         self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.setToolTip("Click to open; F2 renames; right-click for more")
+        # F2 renames the selected conversation wherever the focus is in the Playground, not only in the list.
+        # (A window shortcut of the sidebar: Qt leaves it out while the sidebar is hidden, on the Security tab.)
+        rename = QShortcut(QKeySequence(Qt.Key.Key_F2), self)
+        rename.setContext(Qt.ShortcutContext.WindowShortcut)
+        rename.activated.connect(self.rename_selected)
 
         # Under the list it acts on; the Playground's top row has no room for it in an 800 px window.
         self.compare_button = QPushButton("Compare…", objectName="compare")
@@ -88,6 +94,13 @@ class ConversationSidebar(QWidget):
         self.model.set_summaries(self.service.summaries(self.search.text()))
         self.mark_current(self.current_id)
         self._enable_compare()  # a model reset clears the selection without a signal
+
+    def rename_selected(self) -> None:
+        """Edit the selected conversation's title in place (F2)."""
+        index = self.list.currentIndex()
+        if index.isValid():
+            self.list.setFocus()
+            self.list.edit(index)
 
     def _enable_compare(self) -> None:
         self.compare_button.setEnabled(self.list.selectionModel().hasSelection())

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from app.common.logs import redact
 from app.services.playground.service import Turn, redacted_body
+from app.ui.screen_fit import fit_to_screen
 
 SHOWN_HEADERS = (
     "x-request-id",
@@ -53,7 +54,7 @@ class TextTabsDialog(QDialog):
     def __init__(self, title: str, pages: dict[str, str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
-        self.resize(720, 520)
+        fit_to_screen(self, 720, 520)
         self.tabs = QTabWidget()
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         for name, text in pages.items():

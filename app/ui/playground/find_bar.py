@@ -79,11 +79,15 @@ def find_matches(turns: list[Turn], query: str) -> Matches:
     counts: list[tuple[int, Part, int]] = []
     if needle:
         for index, turn in enumerate(turns):
-            parts = (("message", turn.prompt), ("calls", calls_text(turn)), ("answer", turn.text))
+            parts: tuple[tuple[Part, str], ...] = (
+                ("message", turn.prompt),
+                ("calls", calls_text(turn)),
+                ("answer", turn.text),
+            )
             for part, text in parts:
                 count = _folded(text).count(needle)
                 if count:
-                    counts.append((index, part, count))  # type: ignore[arg-type]
+                    counts.append((index, part, count))
     return Matches(counts)
 
 

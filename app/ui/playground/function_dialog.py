@@ -25,8 +25,7 @@ from app.core.playground.functions import (
     FunctionDefinition,
     check_definition,
 )
-
-OK_STYLE, PROBLEM_STYLE = "color: #1a7f37;", "color: #cf222e;"
+from app.ui.colours import Ink, css
 
 
 class FunctionDialog(QDialog):
@@ -116,6 +115,6 @@ class FunctionDialog(QDialog):
     def _check(self) -> None:
         check = self.result_check()
         self.check.setText(check.problem)
-        self.check.setStyleSheet(OK_STYLE if check.ok else PROBLEM_STYLE)
+        self.check.setStyleSheet(css(Ink.GOOD if check.ok else Ink.BAD))
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         ok.setEnabled(check.ok)

@@ -26,6 +26,7 @@ from app.core.playground.functions import (
     renamed_copy,
 )
 from app.services.playground.function_library import FunctionLibrary
+from app.ui.colours import Ink, css
 
 from .function_dialog import FunctionDialog
 from .options_boxes import ChoiceBox, WholeBox
@@ -88,7 +89,7 @@ class FunctionsPanel(QWidget):
 
         self.support = QLabel(objectName="function_support")
         self.support.setWordWrap(True)
-        self.support.setStyleSheet("color: #9a6700;")
+        self.support.setStyleSheet(css(Ink.CAUTION))
         self.support.hide()
 
         buttons = QHBoxLayout()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.core.playground.reasoning import REASONING_EFFORTS, is_reasoning_model
 from app.core.playground.turns import SchemaCheck, check_schema
 from app.services.session.ui_state import PlaygroundState
+from app.ui.colours import Ink, css
 
 from .functions_panel import FunctionsPanel
 from .options_boxes import ChoiceBox, DecimalBox, WholeBox
@@ -50,6 +51,7 @@ class OptionsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.instructions = QLineEdit(objectName="instructions", placeholderText="Instructions (optional)")
+        self.instructions.setAccessibleName("Instructions")
         self.params_toggle = QToolButton(text="Parameters ▸", checkable=True, objectName="params_toggle")
         self.params = QWidget(objectName="params")
         form = QFormLayout(self.params)
@@ -132,7 +134,7 @@ class OptionsPanel(QWidget):
     def _check_schema(self) -> None:
         check = self.schema()
         self.schema_status.setText(check.message)
-        self.schema_status.setStyleSheet("color: #1a7f37;" if check.ok else "color: #cf222e;")
+        self.schema_status.setStyleSheet(css(Ink.GOOD if check.ok else Ink.BAD))
 
     def temperature_value(self) -> float | None:
         return None if self.temperature.value() < 0 else round(self.temperature.value(), 2)

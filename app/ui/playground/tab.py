@@ -77,6 +77,7 @@ class PlaygroundTab(QWidget):
     def _build(self) -> None:
         top = QHBoxLayout()
         self.model = ModelBox(self.session)
+        self.model.setAccessibleName("Model")
         self.web_search = QCheckBox("Web search", objectName="web_search")
         self.chain = QCheckBox("Chain on server", objectName="chain", checked=True)
         self.chain.setToolTip(

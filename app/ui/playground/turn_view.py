@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.core.playground.turns import ErrorKind, TurnStatus
 from app.core.security.refusal import reading_text
 from app.services.playground.service import PlaygroundService, Turn
+from app.ui.colours import Ink, css
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 from .calls_view import CallsView
@@ -65,7 +66,7 @@ class TurnView(QFrame):
             note = QLabel(turn.chain_note)
             note.setObjectName("chain_note")
             note.setWordWrap(True)
-            note.setStyleSheet("color: #9a6700;")
+            note.setStyleSheet(css(Ink.CAUTION))
             layout.addWidget(note)
         message = QLabel(turn.prompt or "(images only)")
         message.setWordWrap(True)
@@ -195,7 +196,7 @@ class TurnView(QFrame):
         if schema is not None and turn.status == "completed":
             ok, verdict = schema_verdict(turn.text, schema)
             self.verdict.setText(verdict)
-            self.verdict.setStyleSheet("color: #1a7f37;" if ok else "color: #cf222e;")
+            self.verdict.setStyleSheet(css(Ink.GOOD if ok else Ink.BAD))
             self.verdict.show()
         buttons = self.action_buttons
         buttons["copy"].setVisible(bool(turn.text))
@@ -208,7 +209,7 @@ class TurnView(QFrame):
         figures = figures_text(turn)
         if turn.status == TurnStatus.COMPLETED and turn.text:
             self.status.setText(figures)
-            self.status.setStyleSheet("color: palette(mid);")
+            self.status.setStyleSheet(css(Ink.MUTED))
             return
         if turn.status == TurnStatus.CALLING:
             count = len(turn.pending_calls)
@@ -216,20 +217,20 @@ class TurnView(QFrame):
             self.status.setText(
                 f"The model called {calls}: type each output, then Send outputs. {figures}".strip()
             )
-            self.status.setStyleSheet("color: #9a6700;")
+            self.status.setStyleSheet(css(Ink.CAUTION))
             return
         if turn.round_note:
             self.status.setText(f"{turn.round_note} {figures}".strip())
-            self.status.setStyleSheet("color: #9a6700;")
+            self.status.setStyleSheet(css(Ink.CAUTION))
             return
         if turn.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) and not turn.text:
             reason = turn.response.stop_reason if turn.response is not None else turn.status
             self.status.setText(f"The answer was empty (stop reason: {reason}). {figures}".strip())
-            self.status.setStyleSheet("color: #9a6700;")
+            self.status.setStyleSheet(css(Ink.CAUTION))
             self.action_buttons["retry"].show()
             return
-        self.status.setStyleSheet("color: #cf222e;")
-        if turn.status == "stopped":
+        self.status.setStyleSheet(css(Ink.BAD))
+        if turn.status == TurnStatus.STOPPED:
             self.status.setText("Stopped." + (f" {figures}" if figures else ""))
         elif turn.error_kind == "blocked":
             self._show_blocked(turn)
@@ -240,10 +241,10 @@ class TurnView(QFrame):
             self._remaining = int(turn.retry_after or 1)
             self._tick()
             self._countdown.start()
-        elif turn.status == "incomplete" and turn.error_kind == "connection":
+        elif turn.status == TurnStatus.INCOMPLETE and turn.error_kind == ErrorKind.CONNECTION:
             self.status.setText(f"Incomplete: {turn.error} The partial answer is kept.")
             self.action_buttons["retry"].show()
-        elif turn.status == "incomplete":
+        elif turn.status == TurnStatus.INCOMPLETE:
             reason = turn.response.stop_reason if turn.response is not None else turn.error
             self.status.setText(f"Incomplete ({reason}). {figures}")
         else:

@@ -6,14 +6,15 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from app.core.security.checks import Candidate, Tone
+from app.ui.colours import Ink, css
 
 from .expiry_menu import ExpiryChoice
 from .scope_bar import plain_label
 
-COLOURS = {Tone.GOOD: "color: #1a7f37;", Tone.CAUTION: "color: #9a6700;", Tone.BAD: "color: #cf222e;"}
+COLOURS = {Tone.GOOD: Ink.GOOD, Tone.CAUTION: Ink.CAUTION, Tone.BAD: Ink.BAD}  # css() at use
 
 
-DESCRIPTION_LIMIT = 200  # the service's limit (CONTRACT.md)
+DESCRIPTION_LIMIT = 200  # the service's limit on a description, in characters
 
 
 class AddForm(QGroupBox):
@@ -42,6 +43,9 @@ class AddForm(QGroupBox):
         self.expires = ExpiryChoice()
         self.add_button = QPushButton("Add", objectName="add", enabled=False)
         self.add_button.clicked.connect(self.add_clicked)
+        # Enter in either field adds, as the button would (when it can: a refused address is not sent).
+        for field in (self.cidr, self.description):
+            field.returnPressed.connect(self._enter)
         self.verdict = plain_label("verdict")
         self.suggestions = QHBoxLayout()
         row = QHBoxLayout()
@@ -55,10 +59,14 @@ class AddForm(QGroupBox):
         layout.addWidget(self.verdict)
         layout.addLayout(self.suggestions)
 
+    def _enter(self) -> None:
+        if self.add_button.isEnabled():
+            self.add_clicked.emit()
+
     def _count(self, text: str) -> None:
         full = len(text) >= DESCRIPTION_LIMIT
         self.description_count.setText(f"{len(text)}/{DESCRIPTION_LIMIT}")
-        self.description_count.setStyleSheet("color: #9a6700; font-weight: bold;" if full else "")
+        self.description_count.setStyleSheet(css(Ink.CAUTION, "font-weight: bold;") if full else "")
         self.description_count.setToolTip(
             f"At most {DESCRIPTION_LIMIT} characters: the service's limit"
             + (". The limit is reached: what was typed or pasted past it was left out." if full else ".")
@@ -80,7 +88,7 @@ class AddForm(QGroupBox):
             self.add_button.setEnabled(False)
             return
         self.verdict.setText(candidate.text)
-        self.verdict.setStyleSheet(COLOURS[candidate.tone])
+        self.verdict.setStyleSheet(css(COLOURS[candidate.tone]))
         self.add_button.setEnabled(candidate.addable)
         for suggestion in candidate.suggestions:
             button = QPushButton(f"Use {suggestion}", objectName=f"use_{suggestion}")

@@ -117,8 +117,21 @@ class ListChanges(QObject):
 
     def guarded(self, change: Change, explanation: str, entry_ids: list[str] | None = None) -> None:
         """Ask for the typed confirmation; `entry_ids` are the entries to remove (default: those the service's
-        own guard refused to remove)."""
-        if not confirm_typed(
+        own guard refused to remove).
+        A project's list is another matter: it never covers the Admin API, so the admin key keeps working
+        and the change can be undone from this tab; a plain question says so, with no recovery command."""
+        if self.service.project_id is not None:
+            answer = QMessageBox.question(
+                self.owner,
+                "This project's key would be refused",
+                f"{explanation.replace('you would be locked out', 'this project refuses it')}\n\n"
+                "This project's API key (the Playground) would be refused from your address. The admin key "
+                "keeps working: a project's list does not cover the Admin API, so you can undo this here.",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                self.session.bus.info("Nothing was changed.")
+                return
+        elif not confirm_typed(
             self.owner,
             "You would lock yourself out",
             f"{explanation}\n\n{locked_out_help(self.session.recovery_command())}",

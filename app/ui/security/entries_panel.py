@@ -38,6 +38,7 @@ class EntriesPanel(QWidget):
         super().__init__(parent)
         self.model = model
         self.filter = QLineEdit(objectName="filter", placeholderText="Filter by address or description")
+        self.filter.setAccessibleName("Filter entries")
         self.filter.textChanged.connect(model.set_filter)
         self.view = QComboBox(objectName="entry_view")
         for view in EntryView:
@@ -49,6 +50,8 @@ class EntriesPanel(QWidget):
         self.view.currentIndexChanged.connect(self._view_changed)
         self.days.valueChanged.connect(self._view_changed)
         self.table = QTableView(objectName="entries")
+        self.table.setAccessibleName("Allowlist entries")
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move between cells
         self.table.setModel(model)
         self.table.setSortingEnabled(True)
         # Addresses ascending on load (Qt's default indicator would sort the list descending at first).

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.colours import Ink, hex_of
+
 ADVICE = (
     "CI runners draw changing addresses from large pools: list a fixed egress (a proxy or "
     "self-hosted runners) instead. A restrictive organization list also blocks the hosted web Playground, whose "
@@ -80,6 +82,7 @@ class RecoveryPanel(QWidget):
         self.help.setWordWrap(True)
         self.help.setTextFormat(Qt.TextFormat.PlainText)
         self.command = QLineEdit(objectName="recovery_command", readOnly=True)
+        self.command.setAccessibleName("Recovery command")
         self.copy = QPushButton("Copy", objectName="copy_recovery_command")
         self.copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.command.text()))
         row = QHBoxLayout()
@@ -118,8 +121,8 @@ class BlockedBanner(QFrame):
         self.box.setContentsMargins(8, 6, 8, 6)
         self.box.addWidget(self.label)
         self.setStyleSheet(
-            "#blocked_banner { background: #ffebe9; border: 1px solid #cf222e; border-radius: 4px; }"
-            " #blocked_text { color: #82071e; }"
+            f"#blocked_banner {{ background: {hex_of(Ink.NOTICE_BACKGROUND)}; border: 1px solid {hex_of(Ink.BAD)};"
+            f" border-radius: 4px; }} #blocked_text {{ color: {hex_of(Ink.NOTICE_TEXT)}; }}"
         )
         self.hide()
 

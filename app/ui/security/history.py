@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QCloseEvent, QColor, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QCloseEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,10 +23,12 @@ from PySide6.QtWidgets import (
 from app.core.security.history_rows import HistoryRow, Source, merged
 from app.services.security.audit import AuditLog
 from app.services.security.history import ChangeHistory, ChangeRecord
+from app.ui.colours import Ink, qcolor
+from app.ui.screen_fit import fit_to_screen
 from app.ui.widgets.tables import STRETCH, size_columns
 
 COLUMNS = ("When", "Source", "Who", "Scope", "Action", "What", "Result")
-SOURCE_COLOURS = {Source.SERVICE: "#0969da", Source.CONSOLE: "#6e7781"}
+SOURCE_INKS = {Source.SERVICE: Ink.INFO, Source.CONSOLE: Ink.MUTED}
 
 
 def local_time(at: float) -> str:
@@ -38,7 +40,7 @@ class HistoryDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Allowlist history: the service's log and this console's changes")
         self.setObjectName("history_dialog")
-        self.resize(1100, 520)
+        fit_to_screen(self, 1100, 520)
         self.history = history
         self.audit = audit
         self.model = QStandardItemModel(0, len(COLUMNS), self)
@@ -52,6 +54,8 @@ class HistoryDialog(QDialog):
         )
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
         self.table = QTableView(objectName="history_table")
+        self.table.setAccessibleName("Change history")
+        self.table.setTabKeyNavigation(False)
         self.table.setModel(self.proxy)
         size_columns(
             self.table,
@@ -118,8 +122,8 @@ class HistoryDialog(QDialog):
             item.setToolTip(item.text())
         if row.from_address:
             items[2].setToolTip(f"{row.who}, from {row.from_address}")
-        items[1].setForeground(QColor(SOURCE_COLOURS[row.source]))
-        items[6].setForeground(QColor("#1a7f37" if row.ok else "#cf222e"))
+        items[1].setForeground(qcolor(SOURCE_INKS[row.source]))
+        items[6].setForeground(qcolor(Ink.GOOD if row.ok else Ink.BAD))
         self.model.appendRow(items)
 
     def _clear(self) -> None:

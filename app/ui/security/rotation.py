@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 
 from app.netrules import EntryError, parse_entry
 from app.services.security.rotation import ListScope, RotationError, RotationService, Step
+from app.ui.colours import Ink, css
+from app.ui.screen_fit import fit_to_screen
 
 if TYPE_CHECKING:
     from app.services.security.allowlist import Entry
@@ -51,7 +53,7 @@ class RotationDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Rotate an allowlisted IP")
         self.setObjectName("rotation_dialog")
-        self.resize(620, 380)
+        fit_to_screen(self, 620, 380)
         self.service = service
         self.entries = entries
         self.scope = scope
@@ -113,7 +115,7 @@ class RotationDialog(QDialog):
         progress_layout.addLayout(buttons_row)
 
         self.error = QLabel(objectName="rotation_error", wordWrap=True, textFormat=Qt.TextFormat.PlainText)
-        self.error.setStyleSheet("color: #cf222e;")
+        self.error.setStyleSheet(css(Ink.BAD))
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.close)
         layout = QVBoxLayout(self)

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.core.security.checks import Rule
+from app.ui.colours import Ink, css
 
 ACTIONS = (
     ("Rotate an IP…", "rotate"),
@@ -18,7 +19,7 @@ ACTIONS = (
 
 def plain_label(name: str) -> QLabel:
     """A wrapping label that shows its text as text, whatever markup a server put in it."""
-    label = QLabel(objectName=name)
+    label: QLabel = QLabel(objectName=name)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
@@ -34,6 +35,7 @@ class ScopeBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scope = QComboBox(objectName="scope")
+        self.scope.setAccessibleName("Scope")
         self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scope.activated.connect(lambda _i: self.scope_chosen.emit(self.scope.currentData()))
         self.switch = QCheckBox("Allowlist on", objectName="switch")
@@ -51,7 +53,7 @@ class ScopeBar(QWidget):
             top.addWidget(button)
 
         self.rotation_banner = plain_label("rotation_banner")
-        self.rotation_banner.setStyleSheet("color: #9a6700;")
+        self.rotation_banner.setStyleSheet(css(Ink.CAUTION))
         resume = QPushButton("Resume rotation…", objectName="resume_rotation")
         resume.clicked.connect(self.resume_clicked)
         self.rotation_row = QWidget()

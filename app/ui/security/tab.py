@@ -16,6 +16,7 @@ from app.netrules import parse_address
 from app.services.security.rotation import Step
 from app.services.security.service import SecurityServices
 from app.services.session.session import ConsoleSession
+from app.ui.colours import Ink, css
 
 from .add_form import AddForm
 from .changes import ListChanges
@@ -64,7 +65,7 @@ class SecurityTab(QWidget):
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.your_ip)
         self.waiting = plain_label("allow_waiting")  # an address to allow after a 403 in the Playground
-        self.waiting.setStyleSheet("color: #0969da;")
+        self.waiting.setStyleSheet(css(Ink.INFO))
         self.waiting.hide()
         layout.addWidget(self.waiting)
         # The forms above the table: their messages grow downward, into the table's room, so the field being
@@ -152,6 +153,7 @@ class SecurityTab(QWidget):
         self.model.set_entries([], None)
         self._echo_due = True
         self.your_ip.clear_public_ip()
+        self.your_ip.allow_lookup(self.public_ip.allowed)
         self._show_rotation()
         self.service.refresh()
 
@@ -199,7 +201,10 @@ class SecurityTab(QWidget):
         self._show_public_ip()
 
     def _show_public_ip(self) -> None:
-        self.your_ip.show_public_ip(self.public_ip.text, self.service.source_ip, self.public_ip.answers)
+        public_ip = self.public_ip
+        self.your_ip.show_public_ip(
+            public_ip.text, self.service.source_ip, public_ip.answers, public_ip.details
+        )
 
     def _show_rotation(self) -> None:
         plan = self.rotation.plan

@@ -6,7 +6,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -22,20 +22,22 @@ from PySide6.QtWidgets import (
 
 from app.netrules.transfer import ImportPlan, PlannedLine, Status
 from app.services.security.allowlist import AllowlistService
+from app.ui.colours import Ink, css, qcolor
+from app.ui.screen_fit import fit_to_screen
 from app.ui.widgets.tables import STRETCH, size_columns
 
 from .guards import confirm_typed
 from .scope_bar import plain_label
 
 COLUMNS = ("Line", "Input", "Canonical", "Status", "Notes", "Result")
-BAD, AMBER, INK = "#cf222e", "#fff1b8", "#1f2328"
+BAD, AMBER, INK = Ink.BAD, Ink.HIGHLIGHT_BACKGROUND, Ink.HIGHLIGHT_TEXT  # qcolor() at use
 COLOURS = {
-    Status.ADD: "#1a7f37",
-    Status.DUPLICATE_OF_ENTRY: "#9a6700",
-    Status.DUPLICATE_IN_FILE: "#9a6700",
+    Status.ADD: Ink.GOOD,
+    Status.DUPLICATE_OF_ENTRY: Ink.CAUTION,
+    Status.DUPLICATE_IN_FILE: Ink.CAUTION,
     Status.REJECTED: BAD,
     Status.OVER_LIMIT: BAD,
-    Status.LEFT_OUT: "#59636e",
+    Status.LEFT_OUT: Ink.MUTED,
 }
 ALLOWS_ALL = "⚠ ALLOWS EVERY ADDRESS"
 TICK_TIP = "Untick to leave this line out of the import; the file is not changed."
@@ -52,7 +54,7 @@ class ImportDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Import into {service.scope_label}: {filename}")
         self.setObjectName("import_dialog")
-        self.resize(1100, 560)
+        fit_to_screen(self, 1100, 560)
         self.service = service
         self.plan = plan
         self.sent: list[PlannedLine] = []
@@ -60,7 +62,7 @@ class ImportDialog(QDialog):
         self.summary = plain_label("import_summary")
         # Above the table, in words and in red: a line that would switch the list off in effect.
         self.warning = plain_label("import_warning")
-        self.warning.setStyleSheet(f"color: {BAD}; font-weight: bold;")
+        self.warning.setStyleSheet(css(BAD, "font-weight: bold;"))
         self.model = QStandardItemModel(0, len(COLUMNS), self)
         self.model.setHorizontalHeaderLabels(COLUMNS)
         for line in plan.lines:
@@ -75,6 +77,8 @@ class ImportDialog(QDialog):
             tick.setToolTip(TICK_TIP if line.status.choosable else NEVER_SENT_TIP)
             self.model.appendRow(items)
         self.table = QTableView(objectName="import_preview")
+        self.table.setAccessibleName("Import preview")
+        self.table.setTabKeyNavigation(False)
         self.table.setModel(self.model)
         self.table.setItemDelegateForColumn(0, TickDelegate(self.table))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -130,7 +134,7 @@ class ImportDialog(QDialog):
             flagged = line.sendable and line.admits_all
             status = self.model.item(row, 3)
             status.setText(f"{line.status.value}: {ALLOWS_ALL}" if flagged else line.status.value)
-            status.setForeground(QColor(BAD if flagged else COLOURS[line.status]))
+            status.setForeground(qcolor(BAD if flagged else COLOURS[line.status]))
             self.model.item(row, 2).setText(line.canonical)
             notes = self.model.item(row, 4)
             notes.setText(" ".join(line.notes))
@@ -138,9 +142,9 @@ class ImportDialog(QDialog):
             for column in range(len(COLUMNS)):
                 cell = self.model.item(row, column)
                 # Cleared, not set to an empty brush: that would override the palette (a greyed tick's text).
-                cell.setData(QColor(AMBER) if flagged else None, Qt.ItemDataRole.BackgroundRole)
+                cell.setData(qcolor(AMBER) if flagged else None, Qt.ItemDataRole.BackgroundRole)
                 if column != 3:
-                    cell.setData(QColor(INK) if flagged else None, Qt.ItemDataRole.ForegroundRole)
+                    cell.setData(qcolor(INK) if flagged else None, Qt.ItemDataRole.ForegroundRole)
         self.model.blockSignals(False)
         self.table.viewport().update()
         self.summary.setText(self.plan.summary())
@@ -179,7 +183,7 @@ class ImportDialog(QDialog):
         item = self.model.item(row, 5)
         item.setText(("✓ " if ok else "✗ ") + what)
         item.setToolTip(plain_tip(what))
-        item.setForeground(QColor("#1a7f37" if ok else "#cf222e"))
+        item.setForeground(qcolor(Ink.GOOD if ok else Ink.BAD))
         if ok:
             self._done += 1
         else:
@@ -219,5 +223,5 @@ def plain_tip(text: str) -> str:
 
 
 def item_text(model: QStandardItemModel, row: int, column: int) -> str:
-    item = model.item(row, column)
+    item: QStandardItem | None = model.item(row, column)  # None past the last row, whatever the stub says
     return item.text() if item is not None else ""

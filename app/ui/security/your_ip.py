@@ -28,11 +28,12 @@ class YourIpPanel(QWidget):
         look_up.clicked.connect(self.look_up_clicked)
         echo_settings = QPushButton("Echo services…", objectName="echo_settings")
         echo_settings.clicked.connect(self.echo_settings_clicked)
+        self.look_up = look_up
+        # The buttons first, the answer after them: a longer or shorter answer never moves a button.
         public_row = QHBoxLayout()
-        public_row.addWidget(self.public_ip_label, 1)
         public_row.addWidget(look_up)
         public_row.addWidget(echo_settings)
-        public_row.addStretch(0)  # with no answer shown yet, the buttons keep their size
+        public_row.addWidget(self.public_ip_label, 1)
         for button in (add_mine, look_up, echo_settings):
             button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         layout = QVBoxLayout(self)
@@ -48,15 +49,29 @@ class YourIpPanel(QWidget):
             "behind a proxy, VPN or NAT, and IPv4 and IPv6 are separate."
         )
 
-    def show_public_ip(self, text: str, seen: str | None, answers: dict[int, str]) -> None:
-        """`text`: the public IP service's sentence (rich text it escaped); `seen`: what the service saw."""
+    def allow_lookup(self, allowed: bool) -> None:
+        """Hosted profiles only: for the local sandbox the button is off and says why."""
+        self.look_up.setEnabled(allowed)
+        self.look_up.setToolTip(
+            "Asks the echo services which public address your requests come from"
+            if allowed
+            else "Not for the local sandbox: it sees you as loopback or its simulated IP"
+        )
+
+    def show_public_ip(
+        self, text: str, seen: str | None, answers: dict[int, str], details: list[str] | None = None
+    ) -> None:
+        """`text`: the public IP service's sentence (rich text it escaped); `seen`: what the service saw;
+        `details`: why a family found none, shown as the tooltip."""
+        self.public_ip_label.setToolTip("\n".join(details or []))
         if seen and answers and seen not in answers.values():
             text += (
                 f" They differ from the {html.escape(seen)} the service sees: your requests to it go through "
                 "a proxy, VPN or NAT, or over the other IP family."
             )
-        self.public_ip_label.setText(text)
-        self.public_ip_label.setVisible(bool(text))
+        self.public_ip_label.setText(
+            text
+        )  # never hidden: an empty answer keeps its place, the buttons theirs
 
     def clear_public_ip(self) -> None:
         self.public_ip_label.clear()

@@ -10,12 +10,14 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QToolButton,
@@ -27,6 +29,7 @@ from app.common.proxy_url import EXAMPLE, BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable
 from app.services.session.profiles import Profile, new_profile_id
 from app.services.session.session import ConsoleSession
+from app.ui.screen_fit import fit_to_screen
 
 SECRET_FIELDS = (
     ("api_key", "API key"),
@@ -46,6 +49,16 @@ TEXT_FIELDS = (
     ("client_key", "Client key file"),
     ("proxy", "Proxy URL"),
 )
+# Examples, never values: a new profile starts empty and these show what goes where.
+PLACEHOLDERS = {
+    "name": "e.g. Production",
+    "base_url": "https://api.example.com/v1",
+    "org_id": "org_… (for the Security tab)",
+    "project_id": "proj_… (optional)",
+    "brand": "service",
+    "models": "empty: the brand's four models",
+    "proxy": "empty: none, or e.g. http://proxy.example:3128",
+}
 FILE_FIELDS = {
     "ca_bundle": ("Choose a CA bundle", "Certificates (*.pem *.crt *.cer);;All files (*)"),
     "client_cert": ("Choose the client certificate", "Certificates (*.pem *.crt *.cer);;All files (*)"),
@@ -58,12 +71,15 @@ ENGINES = (
 )
 
 
+UNSAVED = "New profile (not saved)"
+
+
 class ProfilesDialog(QDialog):
     def __init__(self, session: ConsoleSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.setWindowTitle("Profiles")
-        self.resize(760, 520)
+        fit_to_screen(self, 760, 660)  # every field shown where the screen allows; they scroll where not
         self.list = QListWidget(objectName="profiles")
         self.list.currentRowChanged.connect(self._load)
         add = QPushButton("Add", objectName="add_profile")
@@ -80,7 +96,7 @@ class ProfilesDialog(QDialog):
         self.fields: dict[str, QLineEdit] = {}
         form = QFormLayout()
         for name, label in TEXT_FIELDS:
-            self.fields[name] = QLineEdit(objectName=name)
+            self.fields[name] = QLineEdit(objectName=name, placeholderText=PLACEHOLDERS.get(name, ""))
             if name in FILE_FIELDS:
                 form.addRow(label, self._with_browse(name))
             else:
@@ -141,15 +157,23 @@ class ProfilesDialog(QDialog):
         test.clicked.connect(self.test_connection)
         save = QPushButton("Save", objectName="save")
         save.clicked.connect(self.save)
+        # The fields scroll on a small screen (fifteen rows pass 600 px); Test, Save and the result stay put.
+        fields_page = QWidget()
+        fields_layout = QVBoxLayout(fields_page)
+        fields_layout.setContentsMargins(0, 0, 0, 0)
+        fields_layout.addLayout(form)
+        fields_layout.addWidget(self.where)
+        fields_layout.addStretch(1)
+        scroll = QScrollArea(objectName="profile_fields", widgetResizable=True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(fields_page)
         right = QVBoxLayout()
-        right.addLayout(form)
-        right.addWidget(self.where)
+        right.addWidget(scroll, 1)
         buttons = QHBoxLayout()
         buttons.addWidget(test)
         buttons.addWidget(save)
         right.addLayout(buttons)
         right.addWidget(self.result_label)
-        right.addStretch(1)
 
         body = QHBoxLayout()
         body.addLayout(left, 1)
@@ -345,6 +369,10 @@ class ProfilesDialog(QDialog):
             if value and not Path(value).expanduser().is_file():
                 self.result_label.setText(f"✗ {value} is not a file.")
                 return False
+        # The profile itself first: a key the keychain refuses (or the person keeps out of it) must not
+        # take the typed name, URL and ids down with it.
+        self.session.profiles.save(profile)
+        self._rename_row(profile)
         said = ""
         for name, label in SECRET_FIELDS:
             value = self.fields[name].text()
@@ -357,11 +385,11 @@ class ProfilesDialog(QDialog):
                     env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
                     instead = f" Set ${env} in the environment instead, or" if env else ""
                     self.result_label.setText(
-                        f"✗ {label} not saved: {error}{instead} unlock or install a keychain and save again."
+                        f"✓ Profile saved. ✗ {label} not saved: {error}{instead} unlock or install a keychain"
+                        " and save again (the field keeps what you typed)."
                     )
                     return False
                 said = f"✓ Saved; {label.lower()} kept in the {where}."
-        self.session.profiles.save(profile)
         # The list and the secret fields show what is now stored (the name, "stored in the keychain").
         self.reload(select=profile.id)
         self.result_label.setText(said or "✓ Saved.")
@@ -370,9 +398,23 @@ class ProfilesDialog(QDialog):
         return True
 
     def add_profile(self) -> None:
-        profile = Profile(id=new_profile_id(), name="New profile", base_url="https://api.example.com/v1")
-        self.session.profiles.save(profile)
-        self.reload(select=profile.id)
+        """A draft, empty, with examples as placeholders: kept (and in the toolbar's list) only once saved."""
+        self.profiles = [p for p in self.profiles if self.session.profiles.get(p.id) is not None]
+        profile = Profile(id=new_profile_id(), name="")
+        self.profiles.append(profile)
+        self.list.blockSignals(True)
+        self.list.clear()
+        for existing in self.profiles:
+            self.list.addItem(existing.name or UNSAVED)
+        self.list.setCurrentRow(len(self.profiles) - 1)
+        self.list.blockSignals(False)
+        self._load(self.list.currentRow())
+        self.fields["name"].setFocus()
+
+    def _rename_row(self, profile: Profile) -> None:
+        row = next((i for i, p in enumerate(self.profiles) if p.id == profile.id), -1)
+        if row >= 0 and self.list.item(row) is not None:
+            self.list.item(row).setText(profile.name)
 
     def remove_profile(self) -> None:
         profile = self.profile

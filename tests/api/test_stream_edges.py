@@ -1,0 +1,47 @@
+"""A stream that looks finished but is not, and one that never sends an event."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from app.api import ConnectionSettings, InvalidResponse, ServiceClient, TimedOut
+from tests.api.servers import comment_server, raw_server, sse, sse_head
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [{"object": "response", "status": "completed"}, {"object": "response", "id": "resp_1"}, {}],
+)
+async def test_a_completed_event_without_id_or_status_is_no_success(response: dict[str, str]) -> None:
+    completed = json.dumps({"type": "response.completed", "response": response})
+    with raw_server(sse_head() + sse("response.completed", completed)) as url:
+        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+        with pytest.raises(InvalidResponse, match="response has no"):
+            async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                async for _ in stream:
+                    pass
+        assert not stream.state.finished
+        await client.aclose()
+
+
+async def test_a_server_sending_only_comments_meets_the_idle_deadline() -> None:
+    with comment_server() as url:
+        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+        started = time.monotonic()
+        with pytest.raises(TimedOut, match="only keep-alive comments"):
+            async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                stream.idle_timeout = 0.5
+                async for _ in stream:
+                    pass
+        assert time.monotonic() - started < 5
+        await client.aclose()

@@ -1,0 +1,57 @@
+"""`bash packaging/dev.sh run` installs only when pyproject.toml changed since the last install."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def fake_venv(root: Path, log: Path) -> None:
+    """A venv whose python logs `-m pip` calls (and runs anything else for real) and whose console says so."""
+    bin_dir = root / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    python = bin_dir / "python"
+    python.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "pip $*" >> "{log}"; exit 0; fi\n'
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    console = bin_dir / "service-console"
+    console.write_text(f'#!/bin/sh\necho "console $*" >> "{log}"\n')
+    for path in (python, console):
+        path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def run(root: Path) -> None:
+    subprocess.run(
+        ["bash", "packaging/dev.sh", "run", "--version"],
+        cwd=root,
+        env={**os.environ, "DEV_SKIP_APT": "1"},
+        check=True,
+        timeout=60,
+    )
+
+
+def test_run_installs_once_then_only_after_pyproject_changes(tmp_path: Path) -> None:
+    (tmp_path / "packaging").mkdir()
+    shutil.copy(ROOT / "packaging" / "dev.sh", tmp_path / "packaging" / "dev.sh")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    log = tmp_path / "calls.log"
+    fake_venv(tmp_path, log)
+    run(tmp_path)
+    run(tmp_path)
+    calls = log.read_text().splitlines()
+    assert [c for c in calls if c.startswith("pip")] == [
+        "pip -m pip --disable-pip-version-check -q install -e ."
+    ]
+    assert calls.count("console --version") == 2
+    with (tmp_path / "pyproject.toml").open("a") as file:
+        file.write("\n# a new dependency, say\n")
+    run(tmp_path)
+    assert len([c for c in log.read_text().splitlines() if c.startswith("pip")]) == 2

@@ -1,0 +1,42 @@
+"""The frozen app leaves out the development tools: every package of the `test` extra (and the mypy that
+pydantic's plugin module would drag in) is in the PyInstaller spec's excludes, and the app imports none."""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# A distribution's import name, where it differs from the distribution's name.
+IMPORT_NAMES = {"pytest-qt": "pytestqt", "import-linter": "importlinter"}
+
+
+def dev_tools() -> list[str]:
+    tree = ast.parse((ROOT / "packaging" / "service-console.spec").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "DEV_TOOLS" for t in node.targets):
+            listed: list[str] = ast.literal_eval(node.value)
+            return listed
+    raise AssertionError("the spec has no DEV_TOOLS list")
+
+
+def test_every_test_extra_package_is_excluded() -> None:
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    names = {re.split(r"[<>=!\[ ;]", requirement, maxsplit=1)[0] for requirement in extra}
+    wanted = {IMPORT_NAMES.get(name, name.replace("-", "_")) for name in names}
+    assert wanted - set(dev_tools()) == set()
+    assert {"pydantic.mypy", "mypyc", "_pytest"} <= set(dev_tools())  # what they drag in
+
+
+def test_the_app_imports_no_development_tool() -> None:
+    excluded = {name.split(".")[0] for name in dev_tools() if "." not in name}
+    found = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {(alias.name.split(".")[0], path.name) for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add((node.module.split(".")[0], path.name))
+    assert {(module, where) for module, where in found if module in excluded} == set()

@@ -1,0 +1,51 @@
+"""A damaged SQLite file is moved aside with its companions and a timestamp; a sound one is left alone."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from app.common.sqlite_rescue import set_aside_if_damaged
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_sound_store_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (x)")
+    db.close()
+    assert set_aside_if_damaged(path) is None and path.is_file()
+    assert set_aside_if_damaged(tmp_path / "missing.sqlite3") is None
+
+
+def test_a_damaged_store_moves_aside_with_its_companions(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    path.write_bytes(os.urandom(4096))
+    (tmp_path / "store.sqlite3-wal").write_bytes(b"wal")
+    aside = set_aside_if_damaged(path, now=0)
+    assert aside is not None and aside.problem == "file is not a database"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "store.sqlite3.damaged-19700101-000000",
+        "store.sqlite3.damaged-19700101-000000-wal",
+    ]
+    text = aside.explain("The store", "it starts empty")
+    assert str(aside.moved_to) in text and "Nothing was deleted" in text and ".recover" in text
+
+
+def test_the_selftest_exits_over_a_damaged_sandbox_store(tmp_path: Path) -> None:
+    store = tmp_path / "data" / "sandbox" / "sandbox.sqlite3"
+    store.parent.mkdir(parents=True)
+    store.write_bytes(os.urandom(20_000))
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "--selftest", "--home", str(tmp_path)],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and '"ok": true' in done.stdout, done.stdout + done.stderr
