@@ -74,7 +74,9 @@ case "$mode" in
     ;;
   test)
     apt_install "${QT_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    command -v npm >/dev/null 2>&1 || apt_install nodejs npm
     install_once ".[test]"
+    bash packaging/node_client.sh  # the official Node client, which runs the Node.js "Get code" snippet
     run_checks
     echo "== pytest"
     export QT_QPA_PLATFORM=offscreen

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -16,6 +17,7 @@ from .transport import ConnectionSettings, KeyKind, Transport
 class ModelInfo:
     id: str
     owned_by: str
+    calls_functions: bool | None = None  # None: the server does not say (the hosted service's models do)
 
 
 class ServiceClient:
@@ -50,10 +52,17 @@ class ServiceClient:
         if not isinstance(data, list):
             raise InvalidResponse("The server's model list is not a list ({'data': [...]} was expected).")
         return [
-            ModelInfo(str(item["id"]), str(item.get("owned_by") or ""))
+            ModelInfo(str(item["id"]), str(item.get("owned_by") or ""), _calls_functions(item))
             for item in data
             if isinstance(item, dict) and "id" in item
         ]
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def _calls_functions(item: dict[str, Any]) -> bool | None:
+    """What a model entry says of function calling (the sandbox says it; other servers may not)."""
+    capabilities = item.get("capabilities")
+    value = capabilities.get("function_calling") if isinstance(capabilities, dict) else None
+    return value if isinstance(value, bool) else None

@@ -37,12 +37,48 @@ class AssistantMessage(TypedDict):
 InputMessage = UserMessage | AssistantMessage
 
 
+class FunctionCallInput(TypedDict):
+    """A function call the model made, sent back as history."""
+
+    type: Literal["function_call"]
+    call_id: str
+    name: str
+    arguments: str  # the JSON text the model wrote
+
+
+class FunctionCallOutput(TypedDict):
+    type: Literal["function_call_output"]
+    call_id: str
+    output: str
+
+
+InputItem = UserMessage | AssistantMessage | FunctionCallInput | FunctionCallOutput
+
+
 class ReasoningParam(TypedDict):
     effort: str
 
 
 class WebSearchTool(TypedDict):
     type: Literal["web_search_preview"]
+
+
+class FunctionTool(TypedDict):
+    type: Literal["function"]
+    name: str
+    description: NotRequired[str]
+    parameters: JsonSchema
+    strict: bool
+
+
+class NamedFunction(TypedDict):
+    """tool_choice naming the one function to call."""
+
+    type: Literal["function"]
+    name: str
+
+
+ToolChoiceParam = Literal["none", "auto", "required"] | NamedFunction
 
 
 class JsonSchemaFormat(TypedDict):
@@ -60,14 +96,16 @@ class ResponseRequest(TypedDict, total=False):
     """POST /responses."""
 
     model: Required[str]
-    input: Required[str | list[InputMessage]]
+    input: Required[str | list[InputItem]]
     previous_response_id: str
     instructions: str
     temperature: float
     top_p: float
     max_output_tokens: int
     reasoning: ReasoningParam
-    tools: list[WebSearchTool]
+    tools: list[WebSearchTool | FunctionTool]
+    tool_choice: ToolChoiceParam
+    parallel_tool_calls: bool
     text: TextParam
     stream: bool
 

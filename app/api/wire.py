@@ -87,13 +87,24 @@ class WebSearchCall(WireModel):
     action: SearchAction | None = None
 
 
+class FunctionCallItem(WireModel):
+    """The model calling a function the request offered; `arguments` is the JSON text it wrote."""
+
+    type: Literal["function_call"] = "function_call"
+    id: str = ""
+    call_id: str
+    name: str
+    arguments: str = ""
+    status: str = ""
+
+
 class OtherItem(WireModel):
-    """An output item of a type the console does not show (a function call, a file search…)."""
+    """An output item of a type the console does not show (a file search, a computer call…)."""
 
     type: str
 
 
-_ITEM_TYPES = {"message", "reasoning", "web_search_call"}
+_ITEM_TYPES = {"message", "reasoning", "web_search_call", "function_call"}
 
 
 def _item_tag(value: Any) -> str:
@@ -105,6 +116,7 @@ OutputItem = Annotated[
     Annotated[MessageItem, Tag("message")]
     | Annotated[ReasoningItem, Tag("reasoning")]
     | Annotated[WebSearchCall, Tag("web_search_call")]
+    | Annotated[FunctionCallItem, Tag("function_call")]
     | Annotated[OtherItem, Tag("other")],
     Discriminator(_item_tag),
 ]
@@ -197,6 +209,10 @@ def reasoning_summary(items: Iterable[object]) -> str:
     return "\n\n".join(
         part.text for item in items if isinstance(item, ReasoningItem) for part in item.summary
     )
+
+
+def function_calls(items: Iterable[object]) -> list[FunctionCallItem]:
+    return [item for item in items if isinstance(item, FunctionCallItem)]
 
 
 def problem(error: ValidationError) -> str:

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,11 +129,19 @@ def _all_nodes(schema: Any) -> list[Any]:
     return nodes
 
 
-def mismatches(value: Any, schema: dict[str, Any]) -> list[Mismatch]:
-    """Every way `value` fails `schema`, in the library's order; empty when it matches."""
+@functools.lru_cache(maxsize=256)
+def _validator(schema_text: str) -> Any:
+    """A validator per schema, made once: making one (and its checks of the schema's keywords) cost more than
+    validating a small value, and a reopened conversation checks the same function's arguments 200 times."""
     import jsonschema
 
-    validator = jsonschema.validators.validator_for(schema)(schema)
+    schema = json.loads(schema_text)
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def mismatches(value: Any, schema: dict[str, Any]) -> list[Mismatch]:
+    """Every way `value` fails `schema`, in the library's order; empty when it matches."""
+    validator = _validator(json.dumps(schema, sort_keys=True))
     return [
         Mismatch("/".join(str(part) for part in error.absolute_path) or "(root)", error.message, str(error))
         for error in validator.iter_errors(value)

@@ -90,12 +90,16 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
 
     def model_list() -> dict[str, Any]:
         describe = getattr(state.engine, "describe", None)  # the real model behind each name (local engine)
+        # Whether each model can call functions, where the engine knows (an upstream server's models: not
+        # said). Not a field of the service's model object: clients ignore it, the console's model box shows it.
+        calls_functions = getattr(state.engine, "calls_functions", None)
         data = [
             {
                 "id": name,
                 "object": "model",
                 "owned_by": describe(name) if describe else "sandbox",
                 "created": 0,
+                **({"capabilities": {"function_calling": calls_functions(name)}} if calls_functions else {}),
             }
             for name in config.models
         ]

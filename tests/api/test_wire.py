@@ -18,7 +18,14 @@ from app.api.events import (
     WebSearchProgress,
     parse_event,
 )
-from app.api.wire import MessageItem, OtherItem, ReasoningItem, WebSearchCall, parse_response
+from app.api.wire import (
+    FunctionCallItem,
+    MessageItem,
+    OtherItem,
+    ReasoningItem,
+    WebSearchCall,
+    parse_response,
+)
 
 FULL: dict[str, Any] = {
     "id": "resp_1",
@@ -35,7 +42,8 @@ FULL: dict[str, Any] = {
             "action": {"type": "search", "query": "cidr"},
         },
         {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Thinking."}]},
-        {"type": "function_call", "id": "fc_1", "name": "f", "arguments": "{}"},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": "{}"},
+        {"type": "file_search_call", "id": "fs_1", "queries": ["x"]},
         {
             "type": "message",
             "id": "msg_1",
@@ -63,7 +71,7 @@ FULL: dict[str, Any] = {
 def test_a_full_response_reads_as_attributes() -> None:
     response = parse_response(FULL)
     kinds = [type(item) for item in response.output]
-    assert kinds == [WebSearchCall, ReasoningItem, OtherItem, MessageItem]
+    assert kinds == [WebSearchCall, ReasoningItem, FunctionCallItem, OtherItem, MessageItem]
     assert response.output_text == "Hello world"
     assert [c.url for c in response.citations] == ["https://a.example"]
     assert response.search_queries == ["cidr"] and response.reasoning_summary == "Thinking."

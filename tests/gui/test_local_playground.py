@@ -72,3 +72,21 @@ def test_stop_mid_answer(qtbot: QtBot, service: PlaygroundService, console: Main
     wait_done(qtbot, service, 1)
     assert service.turns[0].status == "stopped" and service.turns[0].text
     qtbot.waitUntil(lambda: not model.lock.locked(), timeout=2000)  # the worker left at its next token
+
+
+def test_a_function_call_on_the_local_model(qtbot: QtBot, service: PlaygroundService) -> None:
+    """The Playground's function loop on real weights: the call's arguments are held to the schema by the
+    grammar, the saved output answers it, and the model answers in text."""
+    from app.core.playground.functions import EXAMPLES, ToolChoice, ToolSettings
+
+    tools = ToolSettings(functions=(EXAMPLES[0],), choice=ToolChoice.REQUIRED, max_rounds=2)
+    service.send(
+        "What is the weather in Paris?",
+        [],
+        RequestOptions(model="service-pro", tools=tools, max_output_tokens=48),
+    )
+    wait_done(qtbot, service, 1)
+    turn = service.turns[0]
+    assert turn.calls and turn.calls[0].name == "get_weather", turn.error
+    jsonschema.validate(json.loads(turn.calls[0].arguments), EXAMPLES[0].parameters)
+    assert turn.calls[0].answered_by_saved and turn.rounds == 2

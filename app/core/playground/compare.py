@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.core.playground.function_loop import Answerer, run_turn
+from app.core.playground.functions import FunctionCall, with_saved_outputs
 from app.core.playground.reasoning import is_reasoning_model
 from app.core.playground.turn_runner import TurnRun
 from app.core.playground.turns import Attachment, ErrorKind, RequestOptions, Turn, build_request
@@ -114,8 +116,32 @@ def plan_rows(source: CompareSource, model: str) -> list[CompareRow]:
         if turn.missing_images:
             names = ", ".join(turn.missing_images)
             notes.insert(0, f"Sent without its image ({names}): a saved conversation keeps no image data.")
+        if turn.original.tools.functions:  # the functions it offered, with their saved outputs
+            options.tools = turn.original.tools
         rows.append(CompareRow(turn.original, list(turn.attachments), options, notes))
     return rows
+
+
+def answer_like(original: Turn) -> Answerer:
+    """Answer a re-run's calls as the original's were answered: each function's outputs in the order it
+    was called there, then its saved output; a call neither covers waits (the row says so)."""
+
+    def answer(turn: Turn, calls: list[FunctionCall]) -> bool:
+        given: dict[str, list[str]] = {}
+        for call in original.calls:
+            if call.output is not None:
+                given.setdefault(call.name, []).append(call.output)
+        used: dict[str, int] = {}
+        for call in turn.calls:
+            if call.answered and call not in calls:
+                used[call.name] = used.get(call.name, 0) + 1
+        for call in calls:
+            outputs, position = given.get(call.name, []), used.get(call.name, 0)
+            if position < len(outputs):
+                call.output, used[call.name] = outputs[position], position + 1
+        return with_saved_outputs(calls, turn.tools)
+
+    return answer
 
 
 def halt_reason(turn: Turn) -> str:
@@ -163,6 +189,8 @@ class CompareRun:
                 plan.chained,
                 request_body=plan.body,
                 schema=row.options.schema,
+                tools=row.options.tools,
+                chain_requested=False,
             )
             row.rerun = turn
             self.listener.row_started(index)
@@ -172,7 +200,12 @@ class CompareRun:
                 functools.partial(self.listener.row_updated, index),
             )
             try:
-                await self.current.run(client)
+                await run_turn(
+                    self.current,
+                    client,
+                    functools.partial(self.thread_before, index),
+                    answer_like(row.original),
+                )
             except asyncio.CancelledError:
                 self._skip_after(index, "Not run: the comparison was stopped.")
                 raise

@@ -294,11 +294,28 @@ def as_markdown(conversation: Conversation) -> str:
     """A conversation as a person would paste it: a heading, then each prompt and answer."""
     lines = [f"# {conversation.summary.title}", ""]
     for number, turn in enumerate(conversation.turns, 1):
-        lines += [f"## Turn {number} · {turn.model}", "", "**You**", "", turn.prompt, "", "**Answer**", ""]
+        lines += [f"## Turn {number} · {turn.model}", "", "**You**", "", turn.prompt, ""]
+        lines += _calls_markdown(turn.details.get("calls"))
+        lines += ["**Answer**", ""]
         lines += [turn.answer or f"_(no text; {turn.status})_", ""]
         if turn.error:
             lines += [f"> {turn.error}", ""]
     return "\n".join(lines)
+
+
+def _calls_markdown(calls: Any) -> list[str]:
+    """Each function call of a turn with its arguments and the output sent back, as fenced JSON."""
+    lines: list[str] = []
+    for call in calls if isinstance(calls, list) else []:
+        if not isinstance(call, dict):
+            continue
+        lines += [f"**Function call** `{call.get('name', '?')}` ({call.get('call_id', '')})", ""]
+        lines += ["```json", str(call.get("arguments", "")), "```", ""]
+        output = call.get("output")
+        lines += (
+            ["**Output**", "", "```", str(output), "```", ""] if output is not None else ["_(no output)_", ""]
+        )
+    return lines
 
 
 def iso_time(epoch: float) -> str | None:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import keyword
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+from app.core.playground.functions import DEFAULT_MAX_ROUNDS, FunctionDefinition
+from app.core.playground.snippet_loops import node_function_loop, python_function_loop
 
 WIDTH = 100  # a Python line as a formatter would keep it
 
@@ -62,10 +65,23 @@ def _curl_network(network: SnippetNetwork) -> list[str]:
     return options
 
 
-def curl(base_url: str, body: Mapping[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
+def curl(
+    base_url: str,
+    body: Mapping[str, Any],
+    env_var: str,
+    network: SnippetNetwork = DIRECT,
+    functions: bool = False,
+) -> str:
     payload = json.dumps(body, indent=2, ensure_ascii=False)
+    note = (
+        "# The answer may hold function_call items: send each output back as a function_call_output item,\n"
+        '# with "previous_response_id" set to this response\'s id (the Python and Node.js code does it).\n'
+        if functions
+        else ""
+    )
     return (
-        f"curl {shlex.quote(base_url + '/responses')} \\\n"
+        note
+        + f"curl {shlex.quote(base_url + '/responses')} \\\n"
         + "".join(f"  {option} \\\n" for option in _curl_network(network))
         + f'  -H "Authorization: Bearer ${env_var}" \\\n'
         '  -H "Content-Type: application/json" \\\n'
@@ -141,36 +157,54 @@ def _python_network(network: SnippetNetwork) -> tuple[bool, str, str]:
     return tls, "\n".join(setup) + "\n", f"http_client=httpx.Client({', '.join(arguments)})"
 
 
-def python(base_url: str, body: Mapping[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
+def python(
+    base_url: str,
+    body: Mapping[str, Any],
+    env_var: str,
+    network: SnippetNetwork = DIRECT,
+    functions: Sequence[FunctionDefinition] = (),
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+) -> str:
     """`client.responses.create(model=..., input=..., ...)`; a field that cannot be a keyword argument (none
-    of the API's can, but a body is data) goes in `extra_body`, as the official client takes it."""
-    named = {key: value for key, value in body.items() if key.isidentifier() and not keyword.iskeyword(key)}
-    extra = {key: value for key, value in body.items() if key not in named}
-    if extra:
-        named["extra_body"] = extra
-    arguments = [f"    {key}={python_literal(value, 4, 5 + len(key))}," for key, value in named.items()]
+    of the API's can, but a body is data) goes in `extra_body`, as the official client takes it. With
+    functions, the loop that answers the model's calls with stub functions (the saved outputs)."""
     uses_ssl, setup, http_client = _python_network(network)
     client_arguments = [f"base_url={json.dumps(base_url)}", f"api_key=os.environ[{json.dumps(env_var)}]"]
     client_arguments += [http_client] if http_client else []
     client = f"client = OpenAI({', '.join(client_arguments)})"
     if len(client) > WIDTH:
         client = "client = OpenAI(\n" + "".join(f"    {argument},\n" for argument in client_arguments) + ")"
-    return (
-        "import os\n"
+    head = (
+        ("import json\n" if functions else "")
+        + "import os\n"
         + ("import ssl\n" if uses_ssl else "")
         + "\n"
         + ("import httpx\n" if http_client else "")
         + "from openai import OpenAI\n\n"
         + setup
         + client
-        + "\nresponse = client.responses.create(\n"
-        + "\n".join(arguments)
+        + "\n"
+    )
+    if functions:
+        return head + python_function_loop(body, functions, max_rounds, _python_arguments)
+    return (
+        head
+        + "response = client.responses.create(\n"
+        + "\n".join(_python_arguments(body))
         + "\n)\nprint(response.output_text)\n"
     )
 
 
+def _python_arguments(body: Mapping[str, Any]) -> list[str]:
+    named = {key: value for key, value in body.items() if key.isidentifier() and not keyword.iskeyword(key)}
+    extra = {key: value for key, value in body.items() if key not in named}
+    if extra:
+        named["extra_body"] = extra
+    return [f"    {key}={python_literal(value, 4, 5 + len(key))}," for key, value in named.items()]
+
+
 def _node_network(network: SnippetNetwork) -> tuple[str, str, str]:
-    """(imports, set-up lines, the client's fetchOptions) through undici, which Node's fetch is built on:
+    """(requires, set-up lines, the client's fetchOptions) through undici, which Node's fetch is built on:
     a ProxyAgent for the proxy (its requestTls for the service's TLS), an Agent for TLS alone."""
     if network == DIRECT:
         return "", "", ""
@@ -195,29 +229,61 @@ def _node_network(network: SnippetNetwork) -> tuple[str, str, str]:
         agent, setup = "ProxyAgent", "{ " + ", ".join(fields) + " }"
     else:
         agent, setup = "Agent", "{ connect: " + options + " }"
-    imports = ('import fs from "node:fs";\n' if tls else "") + f'import {{ {agent} }} from "undici";\n'
-    return imports, f"const dispatcher = new {agent}({setup});\n", ", fetchOptions: { dispatcher }"
+    requires = (
+        'const fs = require("node:fs");\n' if tls else ""
+    ) + f'const {{ {agent} }} = require("undici");\n'
+    return requires, f"const dispatcher = new {agent}({setup});\n", ", fetchOptions: { dispatcher }"
 
 
-def node(base_url: str, body: Mapping[str, Any], env_var: str, network: SnippetNetwork = DIRECT) -> str:
+def node(
+    base_url: str,
+    body: Mapping[str, Any],
+    env_var: str,
+    network: SnippetNetwork = DIRECT,
+    functions: Sequence[FunctionDefinition] = (),
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+) -> str:
+    """CommonJS (require, an async main), so that it runs as saved in a project made by `npm init -y`,
+    whose package.json does not say "type": "module"; an ES module would fail there on its first import."""
+    requires, setup, fetch_options = _node_network(network)
+    packages = "openai undici" if requires else "openai"  # the proxy and TLS agents come from undici
     arguments = json.dumps(body, indent=2, ensure_ascii=False)
-    imports, setup, fetch_options = _node_network(network)
+    if functions:
+        call = node_function_loop(body, functions, max_rounds)
+    else:
+        call = (
+            f"  const response = await client.responses.create({_indented(arguments)});\n"
+            "  console.log(response.output_text);\n"
+        )
     return (
-        imports
-        + 'import OpenAI from "openai";\n\n'
+        f"// Save as main.js in an npm project (npm init -y; npm install {packages}), then: node main.js\n"
+        + requires
+        + 'const OpenAI = require("openai");\n\n'
         + setup
-        + f'const client = new OpenAI({{ baseURL: "{base_url}", apiKey: process.env.{env_var}{fetch_options} }});\n'
-        f"const response = await client.responses.create({arguments});\n"
-        "console.log(response.output_text);\n"
+        + f'const client = new OpenAI({{ baseURL: "{base_url}", apiKey: process.env.{env_var}{fetch_options} }});\n\n'
+        + "async function main() {\n"
+        + call
+        + "}\n\n"
+        + "main().catch((error) => {\n  console.error(error);\n  process.exit(1);\n});\n"
     )
 
 
+def _indented(text: str, by: str = "  ") -> str:
+    """A multi-line value placed after an indented line's start: its later lines indented too."""
+    return text.replace("\n", "\n" + by)
+
+
 def all_snippets(
-    base_url: str, body: Mapping[str, Any], env_var: str, network: SnippetNetwork = DIRECT
+    base_url: str,
+    body: Mapping[str, Any],
+    env_var: str,
+    network: SnippetNetwork = DIRECT,
+    functions: Sequence[FunctionDefinition] = (),
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
 ) -> dict[str, str]:
-    body = {key: value for key, value in body.items() if key != "stream"}  # the snippet's call decides
+    body = {key: value for key, value in body.items() if key != "stream"}
     return {
-        "curl": curl(base_url, body, env_var, network),
-        "Python": python(base_url, body, env_var, network),
-        "Node.js": node(base_url, body, env_var, network),
+        "curl": curl(base_url, body, env_var, network, bool(functions)),
+        "Python": python(base_url, body, env_var, network, functions, max_rounds),
+        "Node.js": node(base_url, body, env_var, network, functions, max_rounds),
     }

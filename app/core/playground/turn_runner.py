@@ -14,11 +14,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from app.api.errors import ApiError, ConnectionFailed, RateLimited
+from app.core.playground.functions import FunctionCall
 from app.core.playground.turns import ErrorKind, TimelineEntry, Turn, TurnStatus, failure_of, final_status
 
 if TYPE_CHECKING:  # httpx and pydantic load with the first turn
     from app.api.client import ServiceClient
+    from app.api.requests import ResponseRequest
     from app.api.streaming import ResponseStream
+    from app.api.wire import FunctionCallItem
 
 
 def record_error(turn: Turn, error: ApiError) -> None:
@@ -69,13 +72,28 @@ class TurnRun:
         self.turn.text += chunk
         self._on_text(chunk)
 
-    async def run(self, client: ServiceClient | None) -> None:
-        """To the end of the turn; a cancel (Stop) marks it stopped and is raised again."""
+    def _add_call(self, item: FunctionCallItem) -> None:
+        turn = self.turn
+        if any(call.call_id == item.call_id for call in turn.calls):
+            return
+        turn.calls.append(FunctionCall(item.call_id, item.name, item.arguments, item.id, round=turn.rounds))
+
+    async def run(self, client: ServiceClient | None, body: ResponseRequest | None = None) -> None:
+        """To the end of the turn (or of this round of it: `body` sends function outputs back); a cancel
+        (Stop) marks it stopped and is raised again."""
         turn = self.turn
         started = time.perf_counter()
+        # A later round (function outputs sent back) adds to the turn's figures: the turn is one exchange.
+        before = turn.figures if turn.rounds > 1 else None
+        base_duration = (before.duration or 0.0) if before else 0.0
+        base_tokens = (
+            (before.input_tokens, before.output_tokens, before.total_tokens) if before else (0, 0, 0)
+        )
+        if before is not None:
+            turn.response = None  # the round's own response comes; its request was built from the last one
         turn.status = TurnStatus.STREAMING
         try:
-            await self._stream_waiting_once(client, started)
+            await self._stream_waiting_once(client, started, body)
         except asyncio.CancelledError:
             self.flush()
             turn.status = TurnStatus.STOPPED
@@ -85,18 +103,20 @@ class TurnRun:
             self.error = error
             record_error(turn, error)
         finally:
-            turn.figures.duration = time.perf_counter() - started
+            turn.figures.duration = base_duration + time.perf_counter() - started
             usage = turn.response.usage if turn.response is not None else None
             if usage is not None:
-                turn.figures.input_tokens = usage.input_tokens
-                turn.figures.output_tokens = usage.output_tokens
-                turn.figures.total_tokens = usage.total_tokens
+                turn.figures.input_tokens = base_tokens[0] + usage.input_tokens
+                turn.figures.output_tokens = base_tokens[1] + usage.output_tokens
+                turn.figures.total_tokens = base_tokens[2] + usage.total_tokens
 
-    async def _stream_waiting_once(self, client: ServiceClient | None, started: float) -> None:
+    async def _stream_waiting_once(
+        self, client: ServiceClient | None, started: float, body: ResponseRequest | None
+    ) -> None:
         """Stream the turn; a 429 before any text is waited out once, in view (a countdown; Stop cancels)."""
         turn = self.turn
         try:
-            await self._stream(client, started)
+            await self._stream(client, started, body)
         except RateLimited as error:
             self.flush()
             wait = error.retry_after
@@ -108,17 +128,20 @@ class TurnRun:
             await asyncio.sleep(wait)
             turn.status, turn.retry_at = TurnStatus.STREAMING, None
             self._on_update()
-            await self._stream(client, started)
+            await self._stream(client, started, body)
 
-    async def _stream(self, client: ServiceClient | None, started: float) -> None:
+    async def _stream(
+        self, client: ServiceClient | None, started: float, body: ResponseRequest | None
+    ) -> None:
         from app.api.events import OutputItemEvent, TextDelta
-        from app.api.wire import ReasoningItem, WebSearchCall
+        from app.api.wire import FunctionCallItem, ReasoningItem, WebSearchCall
 
         turn = self.turn
         if client is None:
             raise ConnectionFailed(self.no_client or "No connection: choose a profile first.")
-        assert turn.request_body is not None  # a turn that runs was built with its request
-        stream: ResponseStream = client.responses.stream(turn.request_body)
+        request = body or turn.request_body
+        assert request is not None  # a turn that runs was built with its request
+        stream: ResponseStream = client.responses.stream(request)
         # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
         async with stream:
             turn.headers = stream.state.headers
@@ -135,12 +158,22 @@ class TurnRun:
                         self.flush()
                         turn.items.append(event.item)
                         self._on_update()
+                    case OutputItemEvent(item=FunctionCallItem() as call) if event.done:
+                        self.flush()
+                        self._add_call(call)
+                        self._on_update()
         self.flush()
         final = stream.state.response
         assert final is not None  # the stream raises when it ends without a final response
         turn.response = final
         turn.text = final.output_text or turn.text
         turn.status = final_status(final)
+        from app.api.wire import function_calls
+
+        for item in function_calls(final.output):  # a server that sent no item events for them
+            self._add_call(item)
+        if turn.status == TurnStatus.COMPLETED and turn.pending_calls:
+            turn.status = TurnStatus.CALLING
         if turn.status == TurnStatus.FAILED:
             turn.error = (
                 final.error.message if final.error else ""

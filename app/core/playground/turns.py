@@ -25,14 +25,17 @@ from app.api.errors import (
 )
 from app.api.requests import (
     AssistantMessage,
+    FunctionTool,
     InputImage,
-    InputMessage,
+    InputItem,
     InputText,
     JsonSchema,
     ResponseRequest,
     UserMessage,
+    WebSearchTool,
 )
 from app.common.jsonschema_check import schema_problem
+from app.core.playground.functions import FunctionCall, ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
 
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
@@ -44,6 +47,7 @@ class TurnStatus(StrEnum):
     PENDING = "pending"
     STREAMING = "streaming"
     WAITING = "waiting"  # rate limited: counting down the server's Retry-After before trying again
+    CALLING = "calling"  # the model called functions: waiting for the person (or the saved outputs)
     COMPLETED = "completed"
     INCOMPLETE = "incomplete"
     FAILED = "failed"
@@ -141,6 +145,26 @@ class Turn:
     headers: dict[str, str] = field(default_factory=dict)
     timeline: list[TimelineEntry] = field(default_factory=list)
     figures: Figures = field(default_factory=Figures)
+    tools: ToolSettings = field(default_factory=ToolSettings)  # the functions this turn offered
+    calls: list[FunctionCall] = field(default_factory=list)  # every function call, over every round
+    rounds: int = 1  # requests made for this turn: one, and one more for each set of outputs sent
+    round_note: str = ""  # why the function loop ended early (its bound reached)
+    followups: list[ResponseRequest] = field(default_factory=list)  # the requests that sent outputs back
+    chain_requested: bool = True  # the person asked to chain on the server (function outputs chain too)
+
+    def output_items(self) -> list[OutputItem]:
+        """Every output item of the turn over all its rounds: the searches and reasoning as they finished,
+        then the last response's other items (its message, with the sources)."""
+        seen = {getattr(item, "id", "") for item in self.items}
+        latest = self.response.output if self.response is not None else ()
+        return [
+            *self.items,
+            *(item for item in latest if getattr(item, "id", "") not in seen or not getattr(item, "id", "")),
+        ]
+
+    @property
+    def pending_calls(self) -> list[FunctionCall]:
+        return [call for call in self.calls if not call.answered]
 
     @property
     def response_id(self) -> str | None:
@@ -164,6 +188,7 @@ class RequestOptions:
     schema_name: str = "answer"
     chain_on_server: bool = True
     reasoning_effort: str | None = None  # sent to reasoning models only
+    tools: ToolSettings = field(default_factory=ToolSettings)
 
 
 @dataclass(frozen=True)
@@ -183,13 +208,25 @@ def user_message(prompt: str, attachments: Sequence[Attachment]) -> UserMessage:
     return {"role": "user", "content": parts}
 
 
-def history_messages(turns: Sequence[Turn]) -> list[InputMessage]:
-    """The conversation so far; assistant text as a plain string (see AssistantMessage)."""
-    messages: list[InputMessage] = []
+def call_items(calls: Sequence[FunctionCall]) -> list[InputItem]:
+    """Each answered call and its output, as input items, in the order the model made them."""
+    items: list[InputItem] = []
+    for call in calls:
+        if call.answered:
+            items += [call.call_item(), call.output_item()]
+    return items
+
+
+def history_messages(turns: Sequence[Turn]) -> list[InputItem]:
+    """The conversation so far; assistant text as a plain string (see AssistantMessage). A turn's function
+    calls and their outputs go between its message and its answer, as the model saw them."""
+    messages: list[InputItem] = []
     for turn in turns:
         if turn.in_history:
             messages.append(user_message(turn.prompt, turn.attachments))
-            messages.append(AssistantMessage(role="assistant", content=turn.text))
+            messages += call_items(turn.calls)
+            if turn.text or not turn.calls:
+                messages.append(AssistantMessage(role="assistant", content=turn.text))
     return messages
 
 
@@ -222,9 +259,7 @@ def build_request(
     previous = next((turn for turn in reversed(earlier) if turn.in_history), None)
     note = _left_out_note(earlier) if options.chain_on_server else ""
     if options.chain_on_server and previous is not None and previous.response_id:
-        chained_input: str | list[InputMessage] = (
-            [user_message(prompt, attachments)] if attachments else prompt
-        )
+        chained_input: str | list[InputItem] = [user_message(prompt, attachments)] if attachments else prompt
         body = ResponseRequest(
             model=options.model, previous_response_id=previous.response_id, input=chained_input
         )
@@ -246,8 +281,7 @@ def build_request(
         body["max_output_tokens"] = options.max_output_tokens
     if options.reasoning_effort and is_reasoning_model(options.model):
         body["reasoning"] = {"effort": options.reasoning_effort}
-    if options.web_search:
-        body["tools"] = [{"type": "web_search_preview"}]
+    add_tools(body, options)
     if options.schema is not None:
         body["text"] = {
             "format": {
@@ -258,6 +292,45 @@ def build_request(
             }
         }
     return RequestPlan(body, "previous_response_id" in body, note)
+
+
+def add_tools(body: ResponseRequest, options: RequestOptions) -> None:
+    """Web search and the functions offered, with how the model may call them."""
+    tools: list[WebSearchTool | FunctionTool] = (
+        [WebSearchTool(type="web_search_preview")] if options.web_search else []
+    )
+    settings = options.tools
+    tools += [definition.tool() for definition in settings.functions]
+    if tools:
+        body["tools"] = tools
+    if settings.functions:
+        choice = settings.tool_choice()
+        if choice is not None:
+            body["tool_choice"] = choice
+        if not settings.parallel_calls:
+            body["parallel_tool_calls"] = False
+
+
+def build_followup(earlier: Sequence[Turn], turn: Turn) -> ResponseRequest:
+    """The request that sends a turn's function outputs back: chained on the response that made the calls
+    when the turn chains on the server, else the whole history with this turn's calls and outputs. The
+    rest (model, tools, options) is the turn's first request's."""
+    first = turn.request_body
+    assert first is not None  # a turn waiting for outputs was sent in this session
+    body = copy.copy(first)
+    chained_first = body.pop("previous_response_id", None) is not None
+    if turn.chain_requested and turn.response_id:
+        body["previous_response_id"] = turn.response_id
+        body["input"] = [call.output_item() for call in turn.calls if call.round == turn.rounds]
+        return body
+    sent = first["input"]
+    history: list[InputItem]
+    if chained_first or not isinstance(sent, list):
+        history = [*history_messages(earlier), user_message(turn.prompt, turn.attachments)]
+    else:
+        history = list(sent)
+    body["input"] = [*history, *call_items(turn.calls)]
+    return body
 
 
 @dataclass(frozen=True)

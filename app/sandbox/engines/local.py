@@ -92,6 +92,12 @@ class LocalEngine:
     def status(self, name: str) -> ModelStatus:
         return self.model_for(name).status()
 
+    @staticmethod
+    def calls_functions(name: str) -> bool:
+        """Every GGUF calls functions here: the call's format is the sandbox's own (local_tools.py), its
+        arguments held to the schemas by a llama.cpp grammar, whatever chat template the weights carry."""
+        return True
+
     def describe(self, name: str) -> str:
         return self.status(name).describe()
 

@@ -74,6 +74,11 @@ def chunk_words(text: str) -> list[str]:
 class SimulatedEngine:
     name = "simulated"
 
+    @staticmethod
+    def calls_functions(name: str) -> bool:
+        """Every simulated model calls functions, by the rules in simulated_tools.py."""
+        return True
+
     def __init__(self, delay_ms: float = 0.0) -> None:
         self.delay = delay_ms / 1000
 

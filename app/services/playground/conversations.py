@@ -24,6 +24,7 @@ from app.core.playground.conversation_store import (
     as_markdown,
     title_from,
 )
+from app.core.playground.turn_record import restore_shown, shown_again
 from app.core.playground.turns import Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.services.session.messages import MessageBus
@@ -139,6 +140,7 @@ def stored_turn(turn: Turn) -> StoredTurn:
             "output_tokens": figures.output_tokens,
             "time_to_first_token": figures.time_to_first_token,
             "duration": figures.duration,
+            **shown_again(turn),
             "held_back": figures.held_back,
         },
     )
@@ -172,6 +174,7 @@ def restored_turn(stored: StoredTurn) -> Turn:
     turn.figures.total_tokens = turn.figures.input_tokens + turn.figures.output_tokens
     turn.figures.time_to_first_token = details.get("time_to_first_token")
     turn.figures.duration = details.get("duration")
+    restore_shown(turn, details)
     turn.figures.held_back_saved = details.get("held_back") is True
     return turn
 

@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab
     from app.api.requests import ResponseRequest
     from app.api.wire import UrlCitation
 
+from app.core.playground.function_loop import next_round, run_turn
 from app.core.playground.turn_runner import TurnRun, report_connection
 from app.core.playground.turns import (
     Attachment,
@@ -86,6 +87,8 @@ class PlaygroundService(QObject):
             request_body=plan.body,
             chain_note=plan.chain_note,
             schema=options.schema,
+            tools=options.tools,
+            chain_requested=options.chain_on_server,
         )
         self.turns.append(turn)
         index = len(self.turns) - 1
@@ -128,7 +131,15 @@ class PlaygroundService(QObject):
         self.totals_changed.emit()
 
     def stop(self) -> bool:
-        return self.session.tasks.cancel("playground.stream")
+        """Stop the turn streaming, or end a turn waiting for function outputs where it is."""
+        if self.session.tasks.cancel("playground.stream"):
+            return True
+        for index, turn in enumerate(self.turns):
+            if turn.status == TurnStatus.CALLING:
+                turn.status = TurnStatus.STOPPED
+                self.turn_finished.emit(index)
+                return True
+        return False
 
     @property
     def streaming(self) -> bool:
@@ -136,8 +147,29 @@ class PlaygroundService(QObject):
 
     # -- the stream -------------------------------------------------------------------------------
 
-    async def _run(self, index: int) -> None:
+    def submit_outputs(self, index: int, outputs: dict[str, str]) -> bool:
+        """Answer a turn's pending function calls (call id -> output) and send them back; the loop goes on
+        until the model answers in text, the bound on rounds is reached, or Stop. False when there is
+        nothing to answer (another turn is streaming, or the turn is not waiting for outputs)."""
+        if index >= len(self.turns) or self.streaming:
+            return False
         turn = self.turns[index]
+        if turn.status != TurnStatus.CALLING:
+            return False
+        for call in turn.pending_calls:
+            if call.call_id in outputs:
+                call.output, call.answered_by_saved = outputs[call.call_id], False
+        if turn.pending_calls:
+            return False  # parallel calls are answered together
+        self.session.tasks.start("playground.stream", self._run(index, follow_up=True))
+        return True
+
+    async def _run(self, index: int, follow_up: bool = False) -> None:
+        turn = self.turns[index]
+        body = None
+        if follow_up:
+            body = next_round(self.turns[:index], turn)
+            self.turn_updated.emit(index)
         run = TurnRun(
             turn,
             lambda chunk: self.text_flushed.emit(index, chunk),
@@ -148,7 +180,13 @@ class PlaygroundService(QObject):
         self._current = run
         self._timer.start()
         try:
-            await run.run(self.session.client)
+            await run_turn(
+                run,
+                self.session.client,
+                lambda: self.turns[:index],
+                body=body,
+                on_round=lambda: self.turn_updated.emit(index),
+            )
         finally:
             if self._current is run:  # a turn sent meanwhile has its own run and timer
                 self._current = None
@@ -191,5 +229,5 @@ class PlaygroundService(QObject):
     def details(turn: Turn) -> TurnDetails:
         from app.api.wire import citations, reasoning_summary, search_queries
 
-        items = turn.response.output if turn.response is not None else turn.items
+        items = turn.output_items()
         return TurnDetails(search_queries(items), citations(items), reasoning_summary(items))

@@ -78,6 +78,7 @@ class ConsoleSession(QObject):
         self.state: ConnectionState = ConnectionState.CHECKING
         self.detail = ""
         self.model_details: dict[str, str] = {}  # model name -> what serves it (the server's `owned_by`)
+        self.model_functions: dict[str, bool | None] = {}  # model name -> calls functions (None: not said)
         self._engine_poll: QTimer | None = None
         self.blocked_key = ""  # while BLOCKED: "project" or "admin", the key the allowlist refused
 
@@ -234,6 +235,7 @@ class ConsoleSession(QObject):
 
     def _keep_models(self, listed: list[ModelInfo]) -> None:
         self.model_details = {model.id: model.owned_by for model in listed}
+        self.model_functions = {model.id: model.calls_functions for model in listed}
         self.models_changed.emit()
 
     async def _read_models(self) -> None:

@@ -19,7 +19,7 @@ from app.services.playground.service import Turn
 
 from .turn_view import TurnView
 
-Part = Literal["message", "answer"]
+Part = Literal["message", "calls", "answer"]
 
 
 @dataclass(frozen=True)
@@ -67,13 +67,23 @@ def _folded(text: str) -> str:
     return text.casefold()
 
 
+def calls_text(turn: Turn) -> str:
+    """A turn's function calls as searched: each call's name, arguments and output."""
+    return "\n".join(f"{call.name} {call.arguments} {call.output or ''}" for call in turn.calls)
+
+
 def find_matches(turns: list[Turn], query: str) -> Matches:
-    """Every occurrence of `query` (ignoring case) in the turns' messages and answers, in reading order."""
+    """Every occurrence of `query` (ignoring case) in the turns' messages, function calls (arguments and
+    outputs) and answers, in reading order."""
     needle = query.casefold()
     counts: list[tuple[int, Part, int]] = []
     if needle:
         for index, turn in enumerate(turns):
-            parts: tuple[tuple[Part, str], ...] = (("message", turn.prompt), ("answer", turn.text))
+            parts: tuple[tuple[Part, str], ...] = (
+                ("message", turn.prompt),
+                ("calls", calls_text(turn)),
+                ("answer", turn.text),
+            )
             for part, text in parts:
                 count = _folded(text).count(needle)
                 if count:
@@ -184,6 +194,9 @@ def occurrence_start(text: str, query: str, occurrence: int) -> int:
 def show_match(view: TurnView, transcript: QScrollArea, match: Match, query: str) -> None:
     """Select the match in its turn's view and scroll the transcript to it (once laid out: a view just built
     has no place on the page yet)."""
+    if match.part == "calls":
+        QTimer.singleShot(0, transcript, lambda: transcript.ensureWidgetVisible(view.calls))
+        return
     if match.part == "message":
         label = view.findChild(QLabel, "message")
         assert label is not None

@@ -39,11 +39,18 @@ class ModelBox(QComboBox):
             self.show_what_serves_each()
 
     def show_what_serves_each(self) -> None:
-        """Each name's real model (the server's `owned_by`: the local sandbox names the weights file)."""
-        details = self.session.model_details
+        """Each name's real model (the server's `owned_by`: the local sandbox names the weights file), and
+        whether it calls functions where the server says so."""
         for row in range(self.count()):
-            name = self.itemText(row)
-            behind = details.get(name, "")
-            self.setItemData(row, f"{name}: {behind}" if behind else name, Qt.ItemDataRole.ToolTipRole)
-        current = self.currentText()
-        self.setToolTip(f"{current}: {details[current]}" if details.get(current) else "")
+            self.setItemData(row, self.describe(self.itemText(row)), Qt.ItemDataRole.ToolTipRole)
+        self.setToolTip(self.describe(self.currentText()) if self.currentText() else "")
+
+    def describe(self, name: str) -> str:
+        """A model as its tooltip says it: what serves it, and whether it calls functions when known."""
+        behind = self.session.model_details.get(name, "")
+        calls = self.session.model_functions.get(name)
+        functions = "" if calls is None else ("calls functions" if calls else "does not call functions")
+        return " · ".join(part for part in (f"{name}: {behind}" if behind else name, functions) if part)
+
+    def calls_functions(self) -> bool | None:
+        return self.session.model_functions.get(self.currentText())

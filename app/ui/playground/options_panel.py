@@ -1,22 +1,19 @@
 """The request's options under the conversation: instructions, sampling parameters, reasoning effort (for
-reasoning models only), structured output."""
+reasoning models only), structured output, functions."""
 
 from __future__ import annotations
 
 import json
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QSpinBox,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -27,6 +24,9 @@ from app.core.playground.turns import SchemaCheck, check_schema
 from app.services.session.ui_state import PlaygroundState
 from app.ui.colours import Ink, css
 
+from .functions_panel import FunctionsPanel
+from .options_boxes import ChoiceBox, DecimalBox, WholeBox
+
 EXAMPLE_SCHEMA = json.dumps(
     {
         "type": "object",
@@ -36,33 +36,6 @@ EXAMPLE_SCHEMA = json.dumps(
     },
     indent=2,
 )
-
-
-# A value changes under the wheel only once the person has clicked into it: the wheel passing over the
-# options pane while scrolling it must scroll the pane, not change the temperature (an ignored wheel event
-# goes on to the pane). Clicking or tabbing in still gives the box the wheel.
-class DecimalBox(QDoubleSpinBox):
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()
-
-
-class WholeBox(QSpinBox):
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()
-
-
-class ChoiceBox(QComboBox):
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()
 
 
 def _spin(spin: QDoubleSpinBox, low: float, high: float, step: float) -> QDoubleSpinBox:
@@ -124,6 +97,8 @@ class OptionsPanel(QWidget):
         self.structured.toggled.connect(self._toggle_schema)
         self.schema_edit.textChanged.connect(self._check_schema)
 
+        self.functions = FunctionsPanel()  # its library is handed over by the tab
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.instructions)
@@ -133,6 +108,7 @@ class OptionsPanel(QWidget):
             self.structured,
             self.schema_edit,
             self.schema_status,
+            self.functions,
         ):
             layout.addWidget(widget)
 

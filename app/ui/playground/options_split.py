@@ -44,6 +44,8 @@ class OptionsSplit(QSplitter):
         )
         options.structured.toggled.connect(lambda _on: self.opened(options.structured, options.schema_status))
         options.params_toggle.toggled.connect(lambda _on: self.opened(options.params_toggle, options.params))
+        functions = options.functions
+        functions.enabled.toggled.connect(lambda _on: self.opened(functions.enabled, functions.body))
 
     def _moved_by_hand(self) -> None:
         self._dragged = True

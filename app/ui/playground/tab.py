@@ -23,6 +23,7 @@ from app.core.playground.snippets import all_snippets
 from app.core.playground.turns import SchemaCheck
 from app.services.playground.compare import CompareService
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
+from app.services.playground.function_library import FunctionLibrary
 from app.services.playground.service import Attachment, PlaygroundService, RequestOptions
 from app.services.session.session import ConsoleSession
 from app.services.session.ui_state import PlaygroundState
@@ -57,6 +58,7 @@ class PlaygroundTab(QWidget):
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
         self.compare = CompareService(session, self.keeper, self)
+        self.function_library = FunctionLibrary(session.data_dir, session.bus, self)
         self.setAcceptDrops(True)
         self._build()
         self.views = TurnViews(lambda: self.service.turns, self._build_view, self.transcript)
@@ -95,7 +97,11 @@ class PlaygroundTab(QWidget):
 
         self.options_panel = OptionsPanel()
         panel = self.options_panel
+        panel.functions.library = self.function_library
+        self.functions = panel.functions
         self.model.currentTextChanged.connect(panel.set_model)
+        self.model.currentTextChanged.connect(self._show_function_support)
+        self.session.models_changed.connect(self._show_function_support)
         self.structured, self.schema_edit, self.schema_status = (
             panel.structured,
             panel.schema_edit,
@@ -164,6 +170,12 @@ class PlaygroundTab(QWidget):
         turns = self.service.turns
         if turns:
             self.model.prefer(turns[-1].model)  # go on with the model it was talking to
+            offered = next((turn.tools for turn in reversed(turns) if turn.tools.functions), None)
+            if offered is not None:  # the functions are kept with the conversation
+                self.functions.set_tool_settings(offered)
+
+    def _show_function_support(self) -> None:
+        self.functions.set_model_support(self.model.currentText(), self.model.calls_functions())
 
     def reload_models(self) -> None:
         self.model.reload()
@@ -218,6 +230,7 @@ class PlaygroundTab(QWidget):
             schema=schema,
             chain_on_server=self.chain.isChecked(),
             reasoning_effort=self.options_panel.reasoning_effort_value(),
+            tools=self.functions.tool_settings(),
         )
 
     def send(self) -> None:
@@ -258,6 +271,7 @@ class PlaygroundTab(QWidget):
         view.inspect_requested.connect(self.inspect)
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
+        view.outputs_submitted.connect(self.service.submit_outputs)
         return view
 
     def _refresh_view(self, index: int) -> None:
@@ -301,11 +315,14 @@ class PlaygroundTab(QWidget):
             self.message.toPlainText().strip() or "Hello", self.attachments, self.options()
         )
         base_url = self.session.client.base_url if self.session.client else ""
+        tools = self.functions.tool_settings()
         return all_snippets(
             base_url,
             body,
             profile.api_key_env if profile else "SERVICE_API_KEY",
             self.session.snippet_network(),
+            tools.functions,
+            tools.max_rounds,
         )
 
     def show_code(self) -> None:

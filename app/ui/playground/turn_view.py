@@ -25,6 +25,7 @@ from app.services.playground.service import PlaygroundService, Turn
 from app.ui.colours import Ink, css
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
+from .calls_view import CallsView
 
 __all__ = ["MARKDOWN_LIMIT", "SOFT_BLOCK_CHARS", "AnswerView", "TurnView", "figures_text", "schema_verdict"]
 
@@ -38,6 +39,7 @@ class TurnView(QFrame):
     inspect_requested = Signal(int)
     allow_ip_requested = Signal(int)  # the turn refused by the allowlist
     settings_requested = Signal()
+    outputs_submitted = Signal(int, dict)  # the turn, call id -> output
 
     def __init__(self, service: PlaygroundService, index: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,6 +89,9 @@ class TurnView(QFrame):
         self.reasoning_toggle.toggled.connect(self._toggle_reasoning)
         layout.addWidget(self.reasoning_toggle)
         layout.addWidget(self.reasoning_label)
+        self.calls = CallsView()
+        self.calls.outputs_submitted.connect(lambda outputs: self.outputs_submitted.emit(self.index, outputs))
+        layout.addWidget(self.calls)
 
         self.answer = AnswerView()
         self.answer.setObjectName("answer")
@@ -164,6 +169,9 @@ class TurnView(QFrame):
         if details.reasoning:
             self.reasoning_label.setText(details.reasoning)
             self.reasoning_toggle.show()
+        self.calls.show_turn(self.turn)
+        if self.turn.status == TurnStatus.STREAMING and self.turn.rounds > 1 and not self.turn.text:
+            self.status.setText(f"Outputs sent: waiting for the model (round {self.turn.rounds})…")
         if self.turn.status == TurnStatus.WAITING and self.turn.retry_at is not None:
             self._remaining = max(0, round(self.turn.retry_at - time.monotonic()))
             self._tick()
@@ -203,6 +211,18 @@ class TurnView(QFrame):
             self.status.setText(figures)
             self.status.setStyleSheet(css(Ink.MUTED))
             return
+        if turn.status == TurnStatus.CALLING:
+            count = len(turn.pending_calls)
+            calls = "a function" if count == 1 else f"{count} functions"
+            self.status.setText(
+                f"The model called {calls}: type each output, then Send outputs. {figures}".strip()
+            )
+            self.status.setStyleSheet(css(Ink.CAUTION))
+            return
+        if turn.round_note:
+            self.status.setText(f"{turn.round_note} {figures}".strip())
+            self.status.setStyleSheet(css(Ink.CAUTION))
+            return
         if turn.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) and not turn.text:
             reason = turn.response.stop_reason if turn.response is not None else turn.status
             self.status.setText(f"The answer was empty (stop reason: {reason}). {figures}".strip())
@@ -210,7 +230,7 @@ class TurnView(QFrame):
             self.action_buttons["retry"].show()
             return
         self.status.setStyleSheet(css(Ink.BAD))
-        if turn.status == "stopped":
+        if turn.status == TurnStatus.STOPPED:
             self.status.setText("Stopped." + (f" {figures}" if figures else ""))
         elif turn.error_kind == "blocked":
             self._show_blocked(turn)
@@ -221,10 +241,10 @@ class TurnView(QFrame):
             self._remaining = int(turn.retry_after or 1)
             self._tick()
             self._countdown.start()
-        elif turn.status == "incomplete" and turn.error_kind == "connection":
+        elif turn.status == TurnStatus.INCOMPLETE and turn.error_kind == ErrorKind.CONNECTION:
             self.status.setText(f"Incomplete: {turn.error} The partial answer is kept.")
             self.action_buttons["retry"].show()
-        elif turn.status == "incomplete":
+        elif turn.status == TurnStatus.INCOMPLETE:
             reason = turn.response.stop_reason if turn.response is not None else turn.error
             self.status.setText(f"Incomplete ({reason}). {figures}")
         else:

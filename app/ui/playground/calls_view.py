@@ -1,0 +1,177 @@
+"""A turn's function calls: each call's name and arguments (pretty-printed, checked against the function's
+schema), the output sent back or a box to type it in, and Send outputs for the calls of one round, which are
+answered together."""
+
+from __future__ import annotations
+
+import functools
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.playground.functions import FunctionCall, check_arguments
+from app.core.playground.turns import Turn, TurnStatus
+from app.ui.colours import Ink, css, hex_of
+
+
+@functools.cache
+def _mono() -> QFont:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+def answered_html(call: FunctionCall, verdict_ok: bool, verdict: str) -> str:
+    """An answered call in one label (a reopened conversation draws many): the model's and the person's
+    text escaped, so only the console's own markup is rich text."""
+    colour = hex_of(Ink.GOOD if verdict_ok else Ink.BAD)
+    how = "Output (the saved output)" if call.answered_by_saved else "Output"
+    return (
+        f"<b>ƒ {html.escape(call.name)}</b> · call {html.escape(call.call_id)} · round {call.round}"
+        f"<pre>{html.escape(call.pretty_arguments())}</pre>"
+        f'<span style="color: {colour}">{html.escape(verdict)}</span>'
+        f"<br>{how}:<pre>{html.escape(call.output or '')}</pre>"
+    )
+
+
+class CallBox(QFrame):
+    """One call: what the model asked for, and its answer (shown, or to be typed)."""
+
+    def __init__(self, turn: Turn, call: FunctionCall, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.call = call
+        self.setObjectName(f"call_{call.call_id}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        verdict = check_arguments(call, turn.tools.definition(call.name))
+        self.output: QPlainTextEdit | None = None
+        if call.answered:
+            self.verdict = QLabel(answered_html(call, verdict.ok, verdict.text), objectName="call_answered")
+            self.verdict.setTextFormat(Qt.TextFormat.RichText)
+            self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.verdict.setWordWrap(True)
+            layout.addWidget(self.verdict)
+            return
+        head = QLabel(
+            f"<b>ƒ {html.escape(call.name)}</b> · call {html.escape(call.call_id)} · round {call.round}"
+        )
+        head.setObjectName("call_head")
+        layout.addWidget(head)
+        arguments = QLabel(call.pretty_arguments())
+        arguments.setObjectName("call_arguments")
+        arguments.setFont(_mono())
+        arguments.setTextFormat(Qt.TextFormat.PlainText)  # the model's text, never markup
+        arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        arguments.setWordWrap(True)
+        layout.addWidget(arguments)
+        self.verdict = QLabel(verdict.text, objectName="call_verdict")
+        self.verdict.setWordWrap(True)
+        self.verdict.setStyleSheet(css(Ink.GOOD if verdict.ok else Ink.BAD))
+        layout.addWidget(self.verdict)
+        self.output = QPlainTextEdit(objectName="call_output_edit")
+        self.output.setFont(_mono())
+        self.output.setAccessibleName(f"Output of {call.name}")
+        self.output.setPlaceholderText(f"The output of {call.name}, e.g. JSON; sent back to the model")
+        self.output.setMaximumHeight(4 * self.output.fontMetrics().lineSpacing() + 12)
+        self.output.setTabChangesFocus(True)
+        definition = turn.tools.definition(call.name)
+        row = QHBoxLayout()
+        row.addWidget(self.output, 1)
+        if definition is not None and definition.mock_output:
+            use = QPushButton("Use saved output", objectName="use_saved_output")
+            use.clicked.connect(lambda: self._fill(definition.mock_output))
+            row.addWidget(use, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(row)
+
+    def _fill(self, text: str) -> None:
+        if self.output is not None:
+            self.output.setPlainText(text)
+
+    def typed(self) -> str | None:
+        return self.output.toPlainText() if self.output is not None else None
+
+
+class CallsView(QWidget):
+    outputs_submitted = Signal(dict)  # call id -> output, for every pending call
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("calls")
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self.boxes: list[CallBox] = []
+        self.rounds = QLabel(objectName="call_rounds")
+        self.rounds.setStyleSheet(css(Ink.MUTED))
+        self.problem = QLabel(objectName="call_problem")
+        self.problem.setStyleSheet(css(Ink.BAD))
+        self.problem.hide()
+        self.send = QPushButton("Send outputs", objectName="send_outputs")
+        self.send.setToolTip("Send every output of this round back to the model, and go on")
+        self.send.clicked.connect(self.submit)
+        self._shown: tuple[object, ...] = ()
+        self.hide()
+
+    def show_turn(self, turn: Turn) -> None:
+        """Draw the turn's calls again when they or their answers changed since the last time."""
+        state = (
+            turn.status,
+            turn.rounds,
+            tuple((call.call_id, call.output) for call in turn.calls),
+        )
+        if state == self._shown:
+            return
+        self._shown = state
+        typed = {box.call.call_id: box.typed() for box in self.boxes}
+        while self._layout.count():
+            item = self._layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget not in (self.rounds, self.problem, self.send):
+                widget.deleteLater()
+        self.boxes = []
+        if not turn.calls:
+            self.hide()
+            return
+        for call in turn.calls:
+            box = CallBox(turn, call, self)
+            if box.output is not None and typed.get(call.call_id):
+                box.output.setPlainText(typed[call.call_id] or "")
+            self.boxes.append(box)
+            self._layout.addWidget(box)
+        bound = turn.tools.max_rounds
+        self.rounds.setText(
+            f"Round {turn.rounds} of at most {bound}" + (f" · {turn.round_note}" if turn.round_note else "")
+        )
+        self.rounds.setWordWrap(True)
+        self._layout.addWidget(self.rounds)
+        self._layout.addWidget(self.problem)
+        waiting = turn.status == TurnStatus.CALLING and bool(turn.pending_calls)
+        self.send.setVisible(waiting)
+        self.problem.hide()
+        self._layout.addWidget(self.send, 0, Qt.AlignmentFlag.AlignLeft)
+        self.show()
+
+    def submit(self) -> None:
+        outputs: dict[str, str] = {}
+        for box in self.boxes:
+            text = box.typed()
+            if text is None:
+                continue
+            if not text.strip():
+                self.problem.setText(f"Type an output for {box.call.name} (call {box.call.call_id}) first.")
+                self.problem.show()
+                if box.output is not None:
+                    box.output.setFocus()
+                return
+            outputs[box.call.call_id] = text
+        self.problem.hide()
+        if outputs:
+            self.outputs_submitted.emit(outputs)

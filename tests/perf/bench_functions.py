@@ -1,0 +1,182 @@
+"""Functions in the Playground, against a sandbox in its own process (simulated engine).
+
+Figures, in the same run:
+- a function-call turn in the Playground tab (the call shown, the saved output sent back, the answer
+  streamed and shown) against the same two requests streamed by the official client alone (rounds
+  interleaved, medians); goal at most 1.3x;
+- reopening a 200-turn conversation whose turns keep calls, outputs, sources and the inspector's data,
+  to the last turn shown, against the same conversation saved with text only; goal at most 300 ms.
+Run: python -m tests.perf.bench_functions   (offscreen; not a timed test)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from tests.sandbox_process import spawn_sandbox
+
+ROUNDS = 15
+PROMPT = "Use get_weather for Paris, in a few words"
+
+
+async def official_client(creds: dict[str, Any], tools: list[Any], output: str) -> float:
+    """The call and the answer, streamed by the official client: the floor the console is held to."""
+    from openai import AsyncOpenAI
+
+    # The bodies as the client's own docs write them; the events are read by their `type` (a union of 60).
+    first: dict[str, Any] = {"model": "service-pro", "input": PROMPT, "tools": tools, "stream": True}
+    async with AsyncOpenAI(base_url=creds["base_url"], api_key=creds["api_key"], max_retries=0) as client:
+        started = time.perf_counter()
+        stream: Any = await client.responses.create(**first)
+        calls: list[str] = []
+        response_id = ""
+        async for event in stream:
+            if event.type == "response.output_item.done" and event.item.type == "function_call":
+                calls.append(event.item.call_id)
+            elif event.type == "response.completed":
+                response_id = event.response.id
+        outputs = [{"type": "function_call_output", "call_id": call, "output": output} for call in calls]
+        second: dict[str, Any] = {**first, "input": outputs, "previous_response_id": response_id}
+        stream = await client.responses.create(**second)
+        text = []
+        async for event in stream:
+            if event.type == "response.output_text.delta":
+                text.append(event.delta)
+        assert "get_weather returned" in "".join(text)
+        return time.perf_counter() - started
+
+
+def main() -> None:
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from app.asyncloop import install_asyncgen_hooks
+    from app.bootstrap import Paths, make_session
+    from app.core.playground.conversation_store import StoredTurn
+    from app.core.playground.functions import EXAMPLES, FunctionCall, ToolSettings
+    from app.core.playground.turns import Turn, TurnStatus
+    from app.services.playground.conversations import stored_turn
+    from app.services.session.profiles import Profile
+    from app.ui.playground.tab import PlaygroundTab
+
+    with tempfile.TemporaryDirectory() as folder:
+        process, creds = spawn_sandbox(Path(folder))
+        try:
+            app = QApplication.instance() or QApplication([])
+            loop = qasync.QEventLoop(app)
+            asyncio.set_event_loop(loop)
+            install_asyncgen_hooks(loop)
+            session = make_session(Paths.under(Path(folder) / "home"), interactive=False)
+            profile = Profile(id="bench", name="bench", base_url=creds["base_url"], org_id=creds["org_id"])
+            session.profiles.save(profile)
+            session.secrets.set("bench", "api_key", creds["api_key"], session_only=True)
+            loop.run_until_complete(session.activate("bench"))
+            tab = PlaygroundTab(session)
+            tab.resize(1100, 800)
+            tab.show()
+            weather = EXAMPLES[0]
+            tab.functions.set_tool_settings(ToolSettings(functions=(weather,)))
+
+            async def console_turn() -> float:
+                tab.keeper.new()
+                started = time.perf_counter()
+                tab.message.setPlainText(PROMPT)
+                tab.send()
+                while tab.service.streaming or tab.service.turns[-1].status in (
+                    TurnStatus.PENDING,
+                    TurnStatus.STREAMING,
+                ):
+                    await asyncio.sleep(0.001)
+                app.processEvents()  # the answer shown
+                elapsed = time.perf_counter() - started
+                turn = tab.service.turns[-1]
+                assert turn.status == TurnStatus.COMPLETED and turn.rounds == 2, (turn.status, turn.error)
+                return elapsed
+
+            async def rounds() -> tuple[list[float], list[float]]:
+                console, official = [], []
+                await console_turn()  # warm both (imports, connections)
+                await official_client(creds, [weather.tool()], weather.mock_output)
+                for _ in range(ROUNDS):
+                    console.append(await console_turn())
+                    official.append(await official_client(creds, [weather.tool()], weather.mock_output))
+                return console, official
+
+            console, official = loop.run_until_complete(rounds())
+            ratio = statistics.median(console) / statistics.median(official)
+            print(
+                f"official client, call + output + answer streamed: {statistics.median(official) * 1000:7.1f} ms"
+            )
+            print(
+                f"Playground tab, the same turn shown:             {statistics.median(console) * 1000:7.1f} ms"
+                f"  ({ratio:.2f}x, goal at most 1.3x)"
+            )
+
+            def saved_conversation(with_calls: bool) -> str:
+                conversation_id = tab.conversations.start(
+                    "Long, with calls" if with_calls else "Long", "service-pro"
+                )
+                assert conversation_id
+                for position in range(200):
+                    turn = Turn(f"Question {position} about the weather", [], "service-pro", True)
+                    turn.text = "The function get_weather returned light rain. " * 20
+                    turn.status = TurnStatus.COMPLETED
+                    if with_calls:
+                        turn.tools = ToolSettings(functions=(weather,))
+                        turn.calls = [
+                            FunctionCall(
+                                f"call_{position}",
+                                "get_weather",
+                                '{"city": "Paris", "unit": "celsius"}',
+                                output=weather.mock_output,
+                            )
+                        ]
+                        turn.rounds = 2
+                        turn.request_body = {
+                            "model": "service-pro",
+                            "input": turn.prompt,
+                            "tools": [weather.tool()],
+                        }
+                        turn.headers = {
+                            "x-request-id": f"req_{position}",
+                            "content-type": "text/event-stream",
+                        }
+                    stored: StoredTurn = stored_turn(turn)
+                    tab.conversations.save_turn(conversation_id, position, stored, position == 199)
+                return conversation_id
+
+            def reopen(conversation_id: str) -> float:
+                tab.keeper.new()
+                app.processEvents()
+                started = time.perf_counter()
+                assert tab.keeper.open(conversation_id)
+                app.processEvents()  # the newest turns built and laid out
+                return time.perf_counter() - started
+
+            plain, rich = saved_conversation(False), saved_conversation(True)
+            plain_times, rich_times = [], []
+            for _ in range(5):
+                plain_times.append(reopen(plain))
+                rich_times.append(reopen(rich))
+            print(
+                f"reopen 200 turns, text only:                     {statistics.median(plain_times) * 1000:7.1f} ms"
+            )
+            print(
+                f"reopen 200 turns, calls, outputs and data kept:  {statistics.median(rich_times) * 1000:7.1f} ms"
+                "  (goal at most 300 ms)"
+            )
+        finally:
+            process.kill()
+            process.wait()
+
+
+if __name__ == "__main__":
+    main()

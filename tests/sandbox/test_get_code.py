@@ -1,0 +1,101 @@
+"""Every "Get code" snippet runs unchanged as saved, against the sandbox as a real server: curl with the
+system's curl, Python with the official `openai` client, Node.js with the official npm client in a project
+made by `npm init -y` (CommonJS). With functions, the Python and Node loops answer the model's calls with
+the saved outputs until it answers in text."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.playground.functions import EXAMPLES, ToolSettings
+from app.core.playground.snippets import all_snippets
+from app.core.playground.turns import RequestOptions, build_request
+from tests.conftest import Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_MODULES = Path(os.environ.get("NODE_CLIENT", ROOT / ".node-client")) / "node_modules"
+WEATHER, CALCULATE = EXAMPLES[0], EXAMPLES[1]
+
+
+def snippets(sandbox: Sandbox, prompt: str, tools: ToolSettings | None = None) -> dict[str, str]:
+    options = RequestOptions(model="service-pro", tools=tools or ToolSettings())
+    body = build_request([], prompt, [], options).body
+    functions = tools.functions if tools else ()
+    return all_snippets(sandbox.url, body, "SERVICE_API_KEY", functions=functions)
+
+
+def run(command: list[str], sandbox: Sandbox, cwd: Path) -> str:
+    environment = {**os.environ, "SERVICE_API_KEY": sandbox.creds.api_key}
+    done = subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr + done.stdout
+    return done.stdout
+
+
+def npm_project(tmp_path: Path) -> Path:
+    """A project as `npm init -y` makes it (CommonJS: "type" absent or "commonjs"), with the client in it."""
+    if shutil.which("node") is None or shutil.which("npm") is None or not (NODE_MODULES / "openai").is_dir():
+        pytest.fail("Node.js and the npm client are installed by packaging/node_client.sh (dev.sh test)")
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["npm", "init", "-y"], cwd=project, capture_output=True, check=True, timeout=60)
+    assert json.loads((project / "package.json").read_text()).get("type", "commonjs") == "commonjs"
+    (project / "node_modules").symlink_to(NODE_MODULES, target_is_directory=True)
+    return project
+
+
+def test_curl_runs_as_written(sandbox: Sandbox, tmp_path: Path) -> None:
+    code = snippets(sandbox, "Say hello in five words")["curl"]
+    answer: dict[str, Any] = json.loads(run(["bash", "-c", code], sandbox, tmp_path))
+    assert answer["status"] == "completed" and answer["output"][-1]["type"] == "message"
+
+
+def test_curl_with_functions_gets_the_call(sandbox: Sandbox, tmp_path: Path) -> None:
+    code = snippets(sandbox, "Use get_weather for Paris", ToolSettings(functions=(WEATHER,)))["curl"]
+    assert code.startswith("# The answer may hold function_call items")
+    answer = json.loads(run(["bash", "-c", code], sandbox, tmp_path))
+    (call,) = [item for item in answer["output"] if item["type"] == "function_call"]
+    assert call["name"] == "get_weather" and json.loads(call["arguments"])["city"]
+
+
+def test_python_runs_as_written_with_the_official_client(sandbox: Sandbox, tmp_path: Path) -> None:
+    (tmp_path / "hello.py").write_text(snippets(sandbox, "Say hello in five words")["Python"])
+    assert "simulated model" in run([sys.executable, "hello.py"], sandbox, tmp_path)
+
+
+def test_python_loop_answers_calls_with_the_saved_outputs(sandbox: Sandbox, tmp_path: Path) -> None:
+    tools = ToolSettings(functions=(WEATHER, CALCULATE))
+    (tmp_path / "loop.py").write_text(snippets(sandbox, "Use get_weather, then calculate", tools)["Python"])
+    printed = run([sys.executable, "loop.py"], sandbox, tmp_path)
+    assert "get_weather returned" in printed and "light rain" in printed
+    assert "calculate returned" in printed
+
+
+def test_node_runs_as_saved_in_a_default_npm_project(sandbox: Sandbox, tmp_path: Path) -> None:
+    project = npm_project(tmp_path)
+    (project / "main.js").write_text(snippets(sandbox, "Say hello in five words")["Node.js"])
+    assert "simulated model" in run(["node", "main.js"], sandbox, project)
+
+
+def test_node_loop_answers_calls_with_the_saved_outputs(sandbox: Sandbox, tmp_path: Path) -> None:
+    project = npm_project(tmp_path)
+    tools = ToolSettings(functions=(WEATHER, CALCULATE))
+    (project / "main.js").write_text(snippets(sandbox, "Use get_weather, then calculate", tools)["Node.js"])
+    printed = run(["node", "main.js"], sandbox, project)
+    assert "get_weather returned" in printed and "calculate returned" in printed
+
+
+def test_a_function_without_a_saved_output_answers_that_it_is_not_written(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    bare = WEATHER.__class__(WEATHER.name, WEATHER.description, WEATHER.parameters, WEATHER.strict, "")
+    code = snippets(sandbox, "Use get_weather for Oslo", ToolSettings(functions=(bare,)))["Python"]
+    (tmp_path / "bare.py").write_text(code)
+    assert "is not written yet" in run([sys.executable, "bare.py"], sandbox, tmp_path)
