@@ -126,7 +126,8 @@ class FunctionsPanel(QWidget):
         inner.addLayout(loop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.enabled)
+        # The switch (`enabled`) is placed by the options panel, on the row of the other switches: closed, the
+        # panel takes no height of its own (at 1400x900 every option must fit beside the conversation).
         layout.addWidget(self.body)
         self.body.hide()
         self.enabled.toggled.connect(self._toggle)

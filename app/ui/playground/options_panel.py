@@ -103,13 +103,15 @@ class OptionsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.instructions)
         layout.addLayout(toggles)
-        for widget in (
-            self.params,
-            self.structured,
-            self.schema_edit,
-            self.schema_status,
-            self.functions,
-        ):
+        switches = QHBoxLayout()
+        switches.setContentsMargins(0, 0, 0, 0)
+        switches.addWidget(self.structured)
+        switches.addSpacing(12)
+        switches.addWidget(self.functions.enabled)
+        switches.addStretch(1)
+        layout.addWidget(self.params)
+        layout.addLayout(switches)
+        for widget in (self.schema_edit, self.schema_status, self.functions):
             layout.addWidget(widget)
 
     def set_model(self, model: str) -> None:
