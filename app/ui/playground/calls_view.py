@@ -121,15 +121,22 @@ class CallsView(QWidget):
         self.hide()
 
     def show_turn(self, turn: Turn) -> None:
-        """Draw the turn's calls again when they or their answers changed since the last time."""
-        state = (
-            turn.status,
-            turn.rounds,
-            tuple((call.call_id, call.output) for call in turn.calls),
-        )
-        if state == self._shown:
+        """Build the calls' boxes again only when the calls or their answers changed (a box is a few widgets:
+        building them at every status change cost more than the rest of a turn's drawing); the round and
+        Send outputs follow the turn every time."""
+        calls = tuple((call.call_id, call.output) for call in turn.calls)
+        if calls != self._shown:
+            self._shown = calls
+            self._build(turn)
+        if not turn.calls:
             return
-        self._shown = state
+        bound = turn.tools.max_rounds
+        self.rounds.setText(
+            f"Round {turn.rounds} of at most {bound}" + (f" · {turn.round_note}" if turn.round_note else "")
+        )
+        self.send.setVisible(turn.status == TurnStatus.CALLING and bool(turn.pending_calls))
+
+    def _build(self, turn: Turn) -> None:
         typed = {box.call.call_id: box.typed() for box in self.boxes}
         while self._layout.count():
             item = self._layout.takeAt(0)
@@ -146,15 +153,9 @@ class CallsView(QWidget):
                 box.output.setPlainText(typed[call.call_id] or "")
             self.boxes.append(box)
             self._layout.addWidget(box)
-        bound = turn.tools.max_rounds
-        self.rounds.setText(
-            f"Round {turn.rounds} of at most {bound}" + (f" · {turn.round_note}" if turn.round_note else "")
-        )
         self.rounds.setWordWrap(True)
         self._layout.addWidget(self.rounds)
         self._layout.addWidget(self.problem)
-        waiting = turn.status == TurnStatus.CALLING and bool(turn.pending_calls)
-        self.send.setVisible(waiting)
         self.problem.hide()
         self._layout.addWidget(self.send, 0, Qt.AlignmentFlag.AlignLeft)
         self.show()
