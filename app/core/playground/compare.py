@@ -131,9 +131,9 @@ def answer_like(original: Turn) -> Answerer:
         for call in original.calls:
             if call.output is not None:
                 given.setdefault(call.name, []).append(call.output)
-        used: dict[str, int] = {}
+        used: dict[str, int] = {}  # outputs of each function already given in this re-run's earlier rounds
         for call in turn.calls:
-            if call.answered and call not in calls:
+            if call.answered:
                 used[call.name] = used.get(call.name, 0) + 1
         for call in calls:
             outputs, position = given.get(call.name, []), used.get(call.name, 0)

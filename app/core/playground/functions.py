@@ -42,13 +42,7 @@ class FunctionDefinition:
             type="function", name=self.name, parameters=dict(self.parameters), strict=self.strict
         )
         if self.description:
-            tool = FunctionTool(
-                type="function",
-                name=self.name,
-                description=self.description,
-                parameters=dict(self.parameters),
-                strict=self.strict,
-            )
+            tool["description"] = self.description
         return tool
 
     def as_saved(self) -> dict[str, Any]:

@@ -90,9 +90,7 @@ def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
             continue
     if kept_citations:  # the sources are shown from the answer's annotations, as when it streamed
         items.append(MessageItem(content=(OutputText(text="", annotations=tuple(kept_citations)),)))
-    turn.items = items
-    if turn.response is not None:
-        turn.response = turn.response.model_copy(update={"output": tuple(items)})
+    turn.items = items  # the response read from the file has no output: these are the turn's items
     request = details.get("request")
     # The request as it was sent (image data shortened): the inspector shows it, and a turn reopened while
     # waiting for function outputs sends them back from it. Read from the file, so checked only for its model.

@@ -155,11 +155,11 @@ class Turn:
     def output_items(self) -> list[OutputItem]:
         """Every output item of the turn over all its rounds: the searches and reasoning as they finished,
         then the last response's other items (its message, with the sources)."""
-        seen = {getattr(item, "id", "") for item in self.items}
+        seen = {item_id for item in self.items if (item_id := getattr(item, "id", ""))}
         latest = self.response.output if self.response is not None else ()
         return [
             *self.items,
-            *(item for item in latest if getattr(item, "id", "") not in seen or not getattr(item, "id", "")),
+            *(item for item in latest if getattr(item, "id", "") not in seen),
         ]
 
     @property
