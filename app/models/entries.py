@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from app.core.security.expiry import describe_left
 from app.core.security.views import EntryView, shown_by
 from app.netrules import Address
-from app.netrules.index import BITS, EntryIndex, Interval
+from app.netrules.index import BITS, EntryIndex
 
 if TYPE_CHECKING:
     from app.services.security.allowlist import Entry
@@ -42,10 +42,6 @@ _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
 _NUMBER_ALIGNMENT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _size_key(interval: Interval | None) -> int:
-    return -1 if interval is None else BITS[interval[0]] - interval[2]
 
 
 class EntriesModel(QAbstractTableModel):
@@ -134,8 +130,10 @@ class EntriesModel(QAbstractTableModel):
             self.visible = list(self._order if shown is None else compress(self._order, shown))
 
     def _key(self, column: int) -> Any:
-        entries, intervals, covers = self.entries, self._index.intervals, self._covers
+        entries, covers = self.entries, self._covers
         never = float("inf")
+        if column == SIZE:
+            return self._index.size_bits().__getitem__
         return (
             None,  # by address: the index's own order (see _sorted_order)
             lambda i: entries[i].description.lower(),
@@ -143,7 +141,7 @@ class EntriesModel(QAbstractTableModel):
             lambda i: entries[i].hit_count,
             lambda i: entries[i].last_matched_at or 0,
             lambda i: entries[i].created_at or 0,
-            lambda i: _size_key(intervals[i]),
+            None,  # by size: the index's column (see above)
             lambda i: covers[i],
         )[column]
 
@@ -226,7 +224,7 @@ class EntriesModel(QAbstractTableModel):
             created = entry.created_at
             return dt.datetime.fromtimestamp(created).strftime("%Y-%m-%d") if created else ""
         if column == SIZE:
-            interval = self._index.intervals[position]
+            interval = self._index.interval(position)
             if interval is None:
                 return ""
             host_bits = BITS[interval[0]] - interval[2]  # below 2⁴⁰ the count is written out

@@ -205,10 +205,10 @@ class AllowlistRecord:
 
     def _match_by_index(self, address: Address, now: int) -> int:
         with self._lock:
-            intervals, slots = self._index.intervals, self._slots
+            interval, slots = self._index.interval, self._slots
             holding = sorted(
                 self._index.holding(unmapped(address)),
-                key=lambda serial: -intervals[serial][2],  # type: ignore[index]
+                key=lambda serial: -interval(serial)[2],  # type: ignore[index]
             )
             return next((serial for serial in holding if now < slots[_SLOTS * serial]), -1)
 
