@@ -45,7 +45,7 @@ def block_key(value: int, host_bits: int, prefix: int) -> int:
 class _Family:
     """The entries of one address family: sorted row keys, and block -> serials for point lookups."""
 
-    __slots__ = ("blocks", "bits", "keys", "lengths", "more", "probes")
+    __slots__ = ("bits", "blocks", "keys", "lengths", "more", "probes")
 
     def __init__(self, bits: int, starts: list[int], prefixes: list[int], serials: list[int]) -> None:
         """`serials` ascending (list order)."""
@@ -137,7 +137,9 @@ class EntryIndex:
     def of_entries(cls, entries: Iterable[dict[str, Any]]) -> EntryIndex:
         """The index of the service's entries as decoded JSON ({"id", "cidr", …}), labelled by id."""
         entries = list(entries)
-        return cls.of_cidrs(list(map(itemgetter("cidr"), entries)), list(map(dict.get, entries, repeat("id"))))
+        return cls.of_cidrs(
+            list(map(itemgetter("cidr"), entries)), list(map(dict.get, entries, repeat("id")))
+        )
 
     @classmethod
     def of_cidrs(cls, cidrs: Sequence[str], labels: Sequence[str | None]) -> EntryIndex:
@@ -176,7 +178,10 @@ class EntryIndex:
         """Host bits per serial (the block holds 2**bits addresses); -1 for no block."""
         columns = self._columns
         widths = map(_WIDTHS.__getitem__, columns.is_v6)
-        return [-1 if prefix < 0 else width - prefix for width, prefix in zip(widths, columns.prefixes, strict=True)]
+        return [
+            -1 if prefix < 0 else width - prefix
+            for width, prefix in zip(widths, columns.prefixes, strict=True)
+        ]
 
     def add(self, network: Network, label: str | None) -> int:
         """Index one more network (an import's accepted line, an entry added); returns its serial."""

@@ -11,16 +11,18 @@ with any unreadable cidr is read entry by entry instead, so that only that entry
 from __future__ import annotations
 
 import socket
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import repeat
 from operator import contains, lshift, rshift, sub
+from typing import Literal
 
 BITS = {4: 32, 6: 128}
 Interval = tuple[int, int, int]  # (version, start, prefix length); start is the block's first address
 
 _FAMILIES = (socket.AF_INET, socket.AF_INET6)  # indexed by "is IPv6"
 _VERSIONS = (4, 6)
+_BIG: Literal["big"] = "big"
 _WIDTHS = (32, 128)
 _LENGTHS = {str(length): length for length in range(129)}  # strict: no sign, space or leading zero
 
@@ -62,7 +64,9 @@ def read_cidrs(cidrs: Sequence[str]) -> Columns:
         return _read_all(cidrs)
     except (OSError, ValueError, KeyError):  # some cidr is not canonical: read each on its own
         intervals = [interval_of(cidr) or (4, 0, -1) for cidr in cidrs]
-        return Columns([iv[0] == 6 for iv in intervals], [iv[1] for iv in intervals], [iv[2] for iv in intervals])
+        return Columns(
+            [iv[0] == 6 for iv in intervals], [iv[1] for iv in intervals], [iv[2] for iv in intervals]
+        )
 
 
 def _read_all(cidrs: Sequence[str]) -> Columns:
@@ -75,7 +79,7 @@ def _read_all(cidrs: Sequence[str]) -> Columns:
     addresses = pieces[::2]
     is_v6 = list(map(contains, addresses, repeat(":")))
     families = map(_FAMILIES.__getitem__, is_v6)
-    starts = list(map(int.from_bytes, map(socket.inet_pton, families, addresses), repeat("big")))
+    starts = list(map(int.from_bytes, map(socket.inet_pton, families, addresses), repeat(_BIG)))
     prefixes = list(map(_LENGTHS.__getitem__, pieces[1::2]))  # KeyError unless "0" to "128"
     host_bits = list(map(sub, map(_WIDTHS.__getitem__, is_v6), prefixes))
     if min(host_bits) < 0:

@@ -13,7 +13,10 @@ from app.core.security.state import AllowlistState
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
+    from concurrent.futures import Future
+
     from app.api.admin import Allowlist
+    from app.netrules.index import EntryIndex
 
 REFRESH_SETTING = "security/refresh_seconds"  # the list is read again this often while the tab is visible
 DEFAULT_REFRESH_S = 30
@@ -31,6 +34,9 @@ class AllowlistReads(QObject, AllowlistState):
     """Reads the lists of the chosen scope into its state; AllowlistService adds the changes."""
 
     loaded = Signal()
+    indexed = (
+        Signal()
+    )  # after `loaded`: the lists' indexes are built (on the builder thread), checks answer now
     failed = Signal(str)
     blocked_changed = Signal()  # the allowlist began or stopped refusing the admin key's reads (`blocked_at`)
 
@@ -103,7 +109,22 @@ class AllowlistReads(QObject, AllowlistState):
             self.failed.emit(str(error))
             return
         self._set_blocked(None)
+        self._loaded()
+
+    def _loaded(self) -> None:
+        """Say the lists are read (the rows can show), then, once built off this thread, that their indexes are."""
+        futures = [self.index_later(self.data), self.index_later(self.org_data)]
         self.loaded.emit()
+        if all(future.done() for future in futures):
+            self.indexed.emit()
+        else:
+            self.session.tasks.start("allowlist.index", self._announce_index(futures))
+
+    async def _announce_index(self, futures: list[Future[EntryIndex]]) -> None:
+        import asyncio  # here, not at the top: asyncio costs ~30 ms before the first frame
+
+        await asyncio.gather(*map(asyncio.wrap_future, futures))
+        self.indexed.emit()
 
     def _restore_scope(self) -> None:
         """The scope of the last launch, now that the projects are known; a project gone since falls back to
@@ -130,4 +151,4 @@ class AllowlistReads(QObject, AllowlistState):
         self.data = data
         if self.project_id is None:
             self.org_data = data
-        self.loaded.emit()
+        self._loaded()
