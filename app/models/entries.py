@@ -182,7 +182,7 @@ class EntriesModel(QAbstractTableModel):
         haystack = self._haystack
         # Fresh copies, allocated in display order: the filter then reads memory front to back (a third
         # faster on 100,000 rows than following references scattered by the sort).
-        self._ordered_haystack = [haystack[i] + "\n" for i in order]
+        self._ordered_haystack = list(map(operator.add, map(haystack.__getitem__, order), repeat("\n")))
         self._ordered_shown = self._in_order_of(order, self._shown)
         return order
 

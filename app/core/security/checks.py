@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from app.netrules import (
@@ -30,7 +31,7 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client
 
 def index_of(entries: Sequence[Entry]) -> EntryIndex:
     """The membership index of a list's entries as the Admin API gave them."""
-    return EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
+    return EntryIndex.of_cidrs(list(map(attrgetter("cidr"), entries)), list(map(attrgetter("id"), entries)))
 
 
 class Tone(StrEnum):
