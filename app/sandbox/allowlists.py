@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from ipaddress import IPv4Address
 from itertools import compress
-from operator import ne
+from operator import attrgetter, ne
 from typing import Any
 
 from app.netrules import Address, EntryIndex, Network, parse_entry, unmapped
@@ -138,7 +138,9 @@ class AllowlistRecord:
     def _rebuild(self, entries: list[EntryRecord]) -> None:
         pending = self.take_usage()  # counted against the old serials: carried over by id
         self._entries = {entry.id: entry for entry in entries}
-        self._index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
+        self._index = EntryIndex.of_cidrs(
+            list(map(attrgetter("cidr"), entries)), list(map(attrgetter("id"), entries))
+        )
         self._serials = {entry.id: serial for serial, entry in enumerate(entries)}
         slots = array("q", bytes(8 * _SLOTS * len(entries)))
         slots[::_SLOTS] = array("q", [_expiry(entry) for entry in entries])
