@@ -85,6 +85,9 @@ def main() -> None:
     print(
         f"one filter keystroke (worst):    {ms['worst']:,.1f} ms  (goal <= 25 ms); median {ms['median']:,.1f} ms"
     )
+    print(
+        f"  the same in CPU time of the GUI thread: {ms['worst_cpu']:,.1f} ms (what a shared machine's wall time hides)"
+    )
     print(f"  of which a repaint of the view: {ms['repaint']:,.1f} ms (the same view, nothing changed)")
     print(f"clearing the filter:             {ms['clear']:,.1f} ms")
     print(f"plain Python filter, same list:  {ms['plain']:,.1f} ms ({hits:,} hits)")
@@ -122,7 +125,11 @@ def one_round(
     sort = timed(lambda: view.sortByColumn(1, Qt.SortOrder.AscendingOrder))
     timed(lambda: view.sortByColumn(0, Qt.SortOrder.AscendingOrder))
     texts = ("s", "si", "sit", "site", "site ", "site 4", "site 42")
-    keystrokes = [timed(lambda text=text: model.set_filter(text)) for text in texts]
+    keystrokes, cpu = [], []
+    for text in texts:
+        started_cpu = time.thread_time()
+        keystrokes.append(timed(lambda text=text: model.set_filter(text)))
+        cpu.append(time.thread_time() - started_cpu)
     clear = timed(lambda: model.set_filter(""))
     repaint = timed(lambda: view.viewport().repaint())
     started = time.perf_counter()
@@ -137,6 +144,7 @@ def one_round(
         "indexed": indexed,
         "sort": sort,
         "worst": max(keystrokes),
+        "worst_cpu": max(cpu),
         "median": statistics.median(keystrokes),
         "clear": clear,
         "repaint": repaint,
