@@ -70,7 +70,7 @@ class EntriesModel(QAbstractTableModel):
         self, entries: Sequence[Entry], my_ip: Address | None, index: EntryIndex | None = None
     ) -> None:
         """`index`: the entries' index, or None while it is being built: the rows show in list order, without
-        "Covers you", until `set_index` brings it. The model never builds it: that is 0.1-0.3 s at 100,000
+        "Covers you", until `set_index` brings it. The model never builds it: that is 0.2-0.4 s at 100,000
         entries, which the GUI thread must not spend (the Security tab has it built on a worker thread)."""
         self.beginResetModel()
         self.entries = entries

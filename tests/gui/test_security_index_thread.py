@@ -1,4 +1,4 @@
-"""The entries' index (0.1-0.3 s at 100,000 entries) is never built on the GUI thread: the Security tab shows
+"""The entries' index (0.2-0.4 s at 100,000 entries) is never built on the GUI thread: the Security tab shows
 the rows first and has it built on a worker thread; the checks that need it wait for it, never build it."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from app.netrules.policy import answer, never_admitted
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
     from app.api.admin import Allowlist, Entry, Project
 
-# One thread builds the indexes of the lists as they load (0.1-0.3 s at 100,000 entries), so the thread that
+# One thread builds the indexes of the lists as they load (0.2-0.4 s at 100,000 entries), so the thread that
 # shows them (the GUI's) never does: it shows the rows first and asks the rest once the index is ready.
 _BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="entry-index")
 
@@ -26,7 +26,7 @@ def _index_of(
 ) -> EntryIndex:
     """The builder's job: the index of `entries`, or an earlier one of the same cidrs and ids in the same
     order (a reload every 30 s mostly finds the list unchanged: ~10 ms to compare 100,000 entries, where
-    building costs 0.1-0.3 s). Earlier builds are done: the one builder thread runs its jobs in order."""
+    building costs 0.2-0.4 s). Earlier builds are done: the one builder thread runs its jobs in order."""
     cidrs, ids = list(map(attrgetter("cidr"), entries)), list(map(attrgetter("id"), entries))
     for held, future in earlier:
         if len(held) == len(entries) and future.done() and not future.cancelled() and not future.exception():
