@@ -28,6 +28,8 @@ from app.services.playground.service import Attachment, PlaygroundService, Reque
 from app.services.session.session import ConsoleSession
 from app.services.session.ui_state import PlaygroundState
 
+from ..widgets.flow_layout import flow_row
+from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar
 from .compare import CompareDialog, show_compare
 from .composer import Composer
@@ -90,9 +92,9 @@ class PlaygroundTab(QWidget):
         self.totals = QLabel(objectName="totals")
         # The totals give way in a small window (the whole line stays in the tooltip): the row must fit 800 px.
         self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        for widget in (QLabel("Model"), self.model, self.web_search, self.chain, new, code):
-            top.addWidget(widget)
-        top.addStretch(1)
+        # The controls wrap onto a second line in a narrow window (twice the scale on a laptop) rather than
+        # making the window wider than the screen.
+        top.addWidget(flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, code), 1)
         top.addWidget(self.totals)
 
         self.options_panel = OptionsPanel()
@@ -132,7 +134,7 @@ class PlaygroundTab(QWidget):
         self.sidebar.compare_requested.connect(self.open_compare)
         self.keeper.opened.connect(self._conversation_opened)
         main = QWidget()
-        splitter = QSplitter(objectName="playground_splitter")
+        self.splitter = splitter = QSplitter(objectName="playground_splitter")
         splitter.addWidget(self.sidebar)
         splitter.addWidget(main)
         splitter.setStretchFactor(1, 1)
@@ -146,6 +148,14 @@ class PlaygroundTab(QWidget):
         layout.addWidget(self.conversation_splitter, 1)
         layout.addWidget(self.attachment_bar)
         layout.addWidget(self.composer)
+        # Tab in reading order: the conversations on the left, the row above the conversation, the
+        # conversation, its options, then what is sent; Tab leaves the message box for Send (Composer).
+        bar, side = self.attachment_bar, self.sidebar
+        tab_chain(side.search, side.new_button, side.list, side.compare_button, self.model, self.web_search)
+        tab_chain(
+            self.web_search, self.chain, new, code, self.transcript, self.instructions, self.params_toggle
+        )
+        tab_chain(bar.attach_button, bar.url_button, self.message, self.send_button, self.stop_button)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)

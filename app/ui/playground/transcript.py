@@ -41,6 +41,8 @@ class Transcript(QScrollArea):
         # until the person scrolls or the page changes otherwise.
         self._anchor: tuple[QWidget, int] | None = None
         self.setWidgetResizable(True)
+        # A stop on the Tab chain, named: the arrows and Page Up/Down scroll the conversation from here.
+        self.setAccessibleName("Conversation")
         holder, page = _column()
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
         self.earlier = QPushButton(holder, objectName="earlier_turns", flat=True)

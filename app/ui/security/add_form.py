@@ -28,9 +28,11 @@ class AddForm(QGroupBox):
         self.cidr.setToolTip(
             "An address (203.0.113.7), an IPv4 range (203.0.113.0/24) or an IPv6 one (2001:db8::/48)"
         )
+        self.cidr.setAccessibleName("Address or range to add")
         self.cidr.textChanged.connect(self.typed)
         self.description = QLineEdit(objectName="description", placeholderText="What it is for (optional)")
         self.description.setMaxLength(DESCRIPTION_LIMIT)
+        self.description.setAccessibleName("Description")
         # The limit is said as you type: a 300-character paste is cut to 200 with the count in view.
         self.description_count = QLabel(f"0/{DESCRIPTION_LIMIT}", objectName="description_count")
         # As wide as its longest text: a count growing digit by digit must not narrow the field typed in.

@@ -17,6 +17,7 @@ from app.services.security.rotation import Step
 from app.services.security.service import SecurityServices
 from app.services.session.session import ConsoleSession
 from app.ui.colours import Ink, css
+from app.ui.widgets.keyboard import tab_chain
 
 from .add_form import AddForm
 from .changes import ListChanges
@@ -77,6 +78,13 @@ class SecurityTab(QWidget):
         layout.addWidget(self.entries, 1)
         layout.addWidget(self.recovery)
         layout.addWidget(self.advice)
+        # Tab in reading order, the add form before the check beside it, the table's filter before the table.
+        form, entries = self.add_form, self.entries
+        tab_chain(
+            form.cidr, form.description, form.expires, form.add_button, self.check.input, entries.filter
+        )
+        tab_chain(entries.filter, entries.view, entries.days, entries.table, entries.extend)
+        tab_chain(self.recovery.command, self.recovery.copy, self.advice.toggle)
 
     @property
     def dialogs(self) -> dict[str, QDialog]:
