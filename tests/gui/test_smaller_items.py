@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.core.playground.turns import check_schema
+from app.ui.main_window import MainWindow
+from app.ui.security.add_form import DESCRIPTION_LIMIT
 from app.ui.security.tab import SecurityTab
+from tests.gui.reach import shown
 
 
 def test_enter_in_either_field_adds_once(qtbot: QtBot, tab: SecurityTab) -> None:
@@ -27,3 +31,51 @@ def test_enter_in_either_field_adds_once(qtbot: QtBot, tab: SecurityTab) -> None
 def test_the_schema_messages_end_with_a_full_stop() -> None:
     for text in ("{oops", '{"type": 5}'):
         assert check_schema(text).message.endswith(".")
+
+
+def test_after_add_the_focus_stays_in_the_address_field(qtbot: QtBot, tab: SecurityTab) -> None:
+    form = tab.add_form
+    count = len(tab.service.entries)
+    qtbot.keyClicks(form.cidr, "203.0.113.0/24")
+    qtbot.waitUntil(form.add_button.isEnabled)
+    form.add_button.setFocus(Qt.FocusReason.TabFocusReason)  # Tab to Add, then Space, as from the keyboard
+    qtbot.keyClick(form.add_button, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: len(tab.service.entries) == count + 1)
+    qtbot.wait(50)
+    assert QApplication.focusWidget() is form.cidr  # not Check an IP, where the next address would go
+
+
+def test_a_description_past_the_limit_is_said_so(qtbot: QtBot, tab: SecurityTab) -> None:
+    form = tab.add_form
+    form.description.setFocus()
+    QApplication.clipboard().setText("x" * 250)
+    qtbot.keyClick(form.description, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert len(form.description.text()) == DESCRIPTION_LIMIT
+    qtbot.waitUntil(form.description_note.isVisible)
+    assert f"at most {DESCRIPTION_LIMIT} characters" in form.description_note.text()
+    qtbot.keyClick(form.description, Qt.Key.Key_Backspace)  # under the limit again: the note goes
+    assert not form.description_note.isVisible()
+
+
+def test_after_a_probe_the_focus_goes_on_to_the_next_step_not_to_cancel(
+    qtbot: QtBot, console: MainWindow
+) -> None:
+    from tests.gui.test_security import add
+    from tests.gui.test_security_rotation import click_switch, plan_of, play, start_rotation
+
+    console.tabs.setCurrentWidget(console.security)
+    security = console.security
+    play(qtbot, console, "198.51.100.7")
+    qtbot.waitUntil(lambda: security.service.data is not None and shown(security).source_ip == "198.51.100.7")
+    add(qtbot, security, "198.51.100.0/24", "old office")
+    click_switch(qtbot, security)
+    qtbot.waitUntil(lambda: shown(security).enabled is True)
+    dialog = start_rotation(qtbot, security)
+    play(qtbot, console, "203.0.113.40")
+    dialog.activateWindow()
+    dialog.probe_button.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(dialog.probe_button.hasFocus)
+    qtbot.keyClick(dialog.probe_button, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: plan_of(security).step == "confirmed")
+    qtbot.waitUntil(lambda: dialog.remove_button.hasFocus())
+    assert not dialog.cancel_button.hasFocus()

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -138,7 +138,8 @@ class PlaygroundTab(QWidget):
         splitter.addWidget(self.sidebar)
         splitter.addWidget(main)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([170, 900])
+        splitter.setSizes([170, 900])  # at its first show, a share of the width it has (_share_width)
+        self._shared = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(splitter)
@@ -161,6 +162,13 @@ class PlaygroundTab(QWidget):
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_bar.open_bar)
         QShortcut(QKeySequence("Ctrl+Shift+M"), self, lambda: self.open_compare())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._shared:  # the list takes a sixth of the width (120-220 px): at 800 px the row above
+            self._shared = True  # the conversation keeps one line
+            side = max(120, min(220, self.width() // 6))
+            self.splitter.setSizes([side, max(1, self.width() - side)])
 
     def saved_options(self) -> dict[str, Any]:
         """What the next launch restores: the model, the switches and the options panel."""
