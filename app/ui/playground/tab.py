@@ -310,7 +310,11 @@ class PlaygroundTab(QWidget):
 
     def _show_match(self, match: Match) -> None:
         """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
-        show_match(self.views[match.turn], self.transcript, match, self.find_bar.field.text())
+        view = self.views[match.turn]  # building it may put earlier turns in, anchoring the view
+        # The match is where the person looks now: the anchor kept for the earlier turns would pull the view
+        # back to the turn that was on top (after a relayout, as when Esc closes the bar).
+        self.transcript.release_anchor()
+        show_match(view, self.transcript, match, self.find_bar.field.text())
 
     def _clear_views(self) -> None:
         self.views.clear()
