@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QInputDialog, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.core.playground.turns import check_schema
 from app.ui.main_window import MainWindow
 from app.ui.security.add_form import DESCRIPTION_LIMIT
 from app.ui.security.tab import SecurityTab
-from tests.gui.reach import shown
+from tests.gui.reach import child, shown
+from tests.gui.test_playground import send, wait_done
 
 
 def test_enter_in_either_field_adds_once(qtbot: QtBot, tab: SecurityTab) -> None:
@@ -79,3 +83,36 @@ def test_after_a_probe_the_focus_goes_on_to_the_next_step_not_to_cancel(
     qtbot.waitUntil(lambda: plan_of(security).step == "confirmed")
     qtbot.waitUntil(lambda: dialog.remove_button.hasFocus())
     assert not dialog.cancel_button.hasFocus()
+
+
+def test_edit_says_the_later_turns_go_and_cancel_keeps_them(
+    qtbot: QtBot, console: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab = console.playground
+    for number, prompt in enumerate(("One", "Two", "Three"), 1):
+        send(qtbot, tab, prompt)
+        wait_done(qtbot, tab, number)
+    asked: list[str] = []
+
+    def cancel(_parent: QWidget, _title: str, label: str, _text: str) -> tuple[str, bool]:
+        asked.append(label)
+        return "One, again", False
+
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", cancel)
+    qtbot.mouseClick(tab.views[0].edit_button, Qt.MouseButton.LeftButton)
+    assert "the 2 later turns" in asked[0] and "dropped" in asked[0]
+    assert [turn.prompt for turn in tab.service.turns] == ["One", "Two", "Three"]  # Cancel kept them
+    qtbot.mouseClick(tab.views[2].edit_button, Qt.MouseButton.LeftButton)
+    assert "dropped" not in asked[1]  # the last turn: nothing to lose
+
+
+def test_an_image_error_goes_with_the_conversation_it_was_in(
+    qtbot: QtBot, console: MainWindow, tmp_path: Path
+) -> None:
+    tab = console.playground
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"not an image")
+    tab.attach_file(broken)
+    assert "broken.png" in tab.image_notice.text()
+    qtbot.mouseClick(child(tab, QPushButton, "new_conversation"), Qt.MouseButton.LeftButton)
+    assert tab.image_notice.text() == ""

@@ -271,7 +271,15 @@ class PlaygroundTab(QWidget):
 
     def edit(self, index: int) -> None:
         turn = self.service.turns[index]
-        text, ok = QInputDialog.getMultiLineText(self, "Edit message", "Send again from here:", turn.prompt)
+        later = len(self.service.turns) - index - 1
+        # The dialog says what the edit costs before OK: the turns after this one leave the conversation.
+        question = "Send again from here:" + (
+            f"\n(the {later} later turn{'s' if later != 1 else ''} of this conversation will be dropped; "
+            "Cancel keeps them)"
+            if later
+            else ""
+        )
+        text, ok = QInputDialog.getMultiLineText(self, "Edit message", question, turn.prompt)
         if ok and text.strip():
             self.service.resend_from(index, text.strip(), self.options())
 
@@ -318,6 +326,7 @@ class PlaygroundTab(QWidget):
 
     def _clear_views(self) -> None:
         self.views.clear()
+        self.attachment_bar.notice.clear()  # a refused image belonged to the conversation left behind
         self.composer.set_streaming(False)
 
     def _show_totals(self) -> None:
