@@ -15,6 +15,7 @@ from app.ui.security.add_form import DESCRIPTION_LIMIT
 from app.ui.security.tab import SecurityTab
 from tests.gui.reach import child, shown
 from tests.gui.test_playground import send, wait_done
+from tests.gui.test_security import add
 
 
 def test_enter_in_either_field_adds_once(qtbot: QtBot, tab: SecurityTab) -> None:
@@ -116,3 +117,14 @@ def test_an_image_error_goes_with_the_conversation_it_was_in(
     assert "broken.png" in tab.image_notice.text()
     qtbot.mouseClick(child(tab, QPushButton, "new_conversation"), Qt.MouseButton.LeftButton)
     assert tab.image_notice.text() == ""
+
+
+def test_check_an_ip_is_answered_again_for_the_scope_chosen(qtbot: QtBot, tab: SecurityTab) -> None:
+    qtbot.keyClicks(tab.check.input, "203.0.113.9")
+    assert "Project:" not in tab.check.result.text()  # the organization's list alone
+    tab.scope_bar.scope.setCurrentIndex(1)
+    tab.scope_bar.scope.activated.emit(1)
+    qtbot.waitUntil(lambda: tab.service.data is not None and shown(tab).scope == "project")
+    qtbot.waitUntil(lambda: "Project:" in tab.check.result.text())  # the same address, both lists now
+    add(qtbot, tab, "203.0.113.0/24")  # and again when the list it is checked against changes
+    qtbot.waitUntil(lambda: "Project: list off" in tab.check.result.text())

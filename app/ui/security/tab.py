@@ -202,6 +202,8 @@ class SecurityTab(QWidget):
         self.your_ip.show_source_ip(source_ip)
         self.scope_bar.show_rule(service.rule())
         self._validate()
+        # The address being checked, against the lists just read (another scope, or entries changed).
+        self.check.show_check(service.check_ip(self.check.input.text()))
         self._show_rotation()
         if self._echo_due:  # the service answered: not offline
             self._echo_due = False
