@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.core.playground.turns import check_schema
+from app.netrules import parse_address
 from app.ui.main_window import MainWindow
 from app.ui.security.add_form import DESCRIPTION_LIMIT
 from app.ui.security.tab import SecurityTab
@@ -128,3 +129,20 @@ def test_check_an_ip_is_answered_again_for_the_scope_chosen(qtbot: QtBot, tab: S
     qtbot.waitUntil(lambda: "Project:" in tab.check.result.text())  # the same address, both lists now
     add(qtbot, tab, "203.0.113.0/24")  # and again when the list it is checked against changes
     qtbot.waitUntil(lambda: "Project: list off" in tab.check.result.text())
+
+
+def test_add_my_ip_on_the_sandbox_gives_no_never_seen_warning(qtbot: QtBot, console: MainWindow) -> None:
+    """The sandbox sees the console at loopback: the entry that holds it is not one the service never sees."""
+    console.tabs.setCurrentWidget(console.security)
+    tab = console.security  # no simulated IP played: the sandbox sees the console at loopback
+    qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.source_ip is not None)
+    source_ip = tab.service.source_ip
+    assert source_ip is not None and parse_address(source_ip).is_loopback
+    qtbot.mouseClick(child(tab, QPushButton, "add_mine"), Qt.MouseButton.LeftButton)
+    assert tab.add_form.cidr.text() == source_ip
+    verdict = tab.add_form.verdict.text()
+    assert verdict.startswith("✓") and "never sees" not in verdict
+    tab.add_form.cidr.setText("127.0.0.0/8")  # a range holding it: the same
+    assert "never sees" not in tab.add_form.verdict.text()
+    tab.add_form.cidr.setText("::1")  # loopback the service does not see this console at: warned
+    assert "never sees" in tab.add_form.verdict.text()
