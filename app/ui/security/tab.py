@@ -144,7 +144,7 @@ class SecurityTab(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.service.periodic.start(self.service.refresh_seconds() * 1000)  # the setting as it is now
+        self.service.periodic.start(self.service.poll_ms())  # the setting as it is now (quicker if blocked)
 
     def hideEvent(self, event: QHideEvent) -> None:
         # a hidden tab (another tab, a minimised or closed window) polls nobody
