@@ -146,3 +146,13 @@ def test_add_my_ip_on_the_sandbox_gives_no_never_seen_warning(qtbot: QtBot, cons
     assert "never sees" not in tab.add_form.verdict.text()
     tab.add_form.cidr.setText("::1")  # loopback the service does not see this console at: warned
     assert "never sees" in tab.add_form.verdict.text()
+
+
+def test_a_compare_copy_reads_as_one_in_the_sidebar() -> None:
+    """At the sidebar's width the start of a title shows: a re-run starts with its mark and its model."""
+    from app.core.playground.compare import compare_title
+    from app.models.conversations import shown_title
+
+    copy = compare_title("My name is Ada and I like long titles", "service-think")
+    assert shown_title(copy) == "⇄ service-think: My name is Ada and I like long titles"
+    assert shown_title("My name is Ada") == "My name is Ada"
