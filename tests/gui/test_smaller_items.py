@@ -156,3 +156,21 @@ def test_a_compare_copy_reads_as_one_in_the_sidebar() -> None:
     copy = compare_title("My name is Ada and I like long titles", "service-think")
     assert shown_title(copy) == "⇄ service-think: My name is Ada and I like long titles"
     assert shown_title("My name is Ada") == "My name is Ada"
+
+
+def test_the_engine_caption_follows_the_choice_and_is_shown_whole(console: MainWindow, qtbot: QtBot) -> None:
+    dialog = console.open_settings()
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(dialog.isVisible)
+    caption = dialog.engine_status
+    assert (
+        caption.text().startswith("Now answering: the simulated model") and "After Save" not in caption.text()
+    )
+    dialog.engine.setCurrentIndex(dialog.engine.findData("local"))
+    assert "After Save: Local model" in caption.text()  # not the engine that answered before
+    assert "Now answering: the simulated model" in caption.text()
+    qtbot.wait(50)  # laid out with its second line
+    assert caption.height() >= caption.heightForWidth(caption.width())  # every line in view
+    dialog.engine.setCurrentIndex(dialog.engine.findData("simulated"))
+    assert "After Save" not in caption.text()
+    dialog.reject()
