@@ -66,8 +66,9 @@ def test_a_description_past_the_limit_is_said_so(qtbot: QtBot, tab: SecurityTab)
 def test_after_a_probe_the_focus_goes_on_to_the_next_step_not_to_cancel(
     qtbot: QtBot, console: MainWindow
 ) -> None:
-    from tests.gui.test_security import add
-    from tests.gui.test_security_rotation import click_switch, plan_of, play, start_rotation
+    from tests.gui.reach import plan_of
+    from tests.gui.test_security import click_switch
+    from tests.gui.test_security_rotation import play, start_rotation
 
     console.tabs.setCurrentWidget(console.security)
     security = console.security

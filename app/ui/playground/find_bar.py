@@ -157,7 +157,8 @@ class FindBar(QWidget):
     def close_bar(self) -> None:
         """Hide the bar; the focus goes back where it was before Find. Left to Qt, it went to the next control
         on the chain, the first turn shown, and the transcript scrolled away from the match to show it."""
-        had_focus = self.isAncestorOf(QApplication.focusWidget())
+        focus = QApplication.focusWidget()
+        had_focus = focus is not None and self.isAncestorOf(focus)
         before = self._before
         if had_focus and before is not None and shiboken6.isValid(before) and before.isVisible():
             before.setFocus(Qt.FocusReason.OtherFocusReason)
