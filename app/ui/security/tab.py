@@ -182,6 +182,8 @@ class SecurityTab(QWidget):
             banner.hide()
             return
         banner.show_blocked(blocked_at)
+        if blocked_at:  # the 403 says where the service sees you now: not the address of the last good read
+            self.your_ip.show_source_ip(blocked_at)
         # What the 403 itself tells: the Admin API answers to the organization's list alone, so it is on.
         service = self.service
         if service.project_id is None:
