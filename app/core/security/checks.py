@@ -57,8 +57,10 @@ class Candidate:
         return self.network is not None and admits_every_address(self.network)
 
 
-def candidate(text: str, index: EntryIndex, loaded: bool) -> Candidate | None:
-    """The verdict on a typed entry against the shown list; None for an empty field."""
+def candidate(text: str, index: EntryIndex, loaded: bool, source_ip: str | None = None) -> Candidate | None:
+    """The verdict on a typed entry against the shown list; None for an empty field. `source_ip` is the
+    address the service sees this console at: an entry holding it gets no warning that the service never
+    sees such addresses (the local sandbox sees loopback, and a service on the same network a private one)."""
     text = text.strip()
     if not text:
         return None
@@ -67,7 +69,14 @@ def candidate(text: str, index: EntryIndex, loaded: bool) -> Candidate | None:
     except EntryError as error:
         return Candidate(None, f"✗ {error.message}", Tone.BAD, error.suggestions)
     findings = index.relate(network)
-    notes = describe_findings(findings, str(network)) + warnings_for(network)
+    seen = parse_address(source_ip) if source_ip else None
+    holds_you = (
+        seen is not None
+        and seen.version == network.version
+        and seen in network
+        and not admits_every_address(network)  # that warning stays, whoever it admits
+    )
+    notes = describe_findings(findings, str(network)) + ([] if holds_you else warnings_for(network))
     duplicate = any(f.relation is Relation.DUPLICATE for f in findings)
     heading = "✗ Duplicate" if duplicate else f"✓ {network}"
     tone = Tone.BAD if duplicate else Tone.CAUTION if notes else Tone.GOOD

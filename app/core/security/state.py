@@ -97,7 +97,7 @@ class AllowlistState:
     # -- what the tab shows (computed by allowlist_checks, from netrules' policy) --------------------
 
     def candidate(self, text: str) -> checks.Candidate | None:
-        return checks.candidate(text, self.entry_index(self.data), self.data is not None)
+        return checks.candidate(text, self.entry_index(self.data), self.data is not None, self.source_ip)
 
     def check_ip(self, text: str) -> checks.IpCheck | None:
         lists = [("Organization", self.org_data)]

@@ -96,8 +96,10 @@ class ConversationSidebar(QWidget):
         self._enable_compare()  # a model reset clears the selection without a signal
 
     def rename_selected(self) -> None:
-        """Edit the selected conversation's title in place (F2)."""
+        """Edit the title of the conversation chosen in the list, or else the open one, in place (F2)."""
         index = self.list.currentIndex()
+        if not index.isValid() and self.current_id:
+            index = self.model.index(self.model.row_of(self.current_id))
         if index.isValid():
             self.list.setFocus()
             self.list.edit(index)

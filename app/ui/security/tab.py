@@ -17,6 +17,7 @@ from app.services.security.rotation import Step
 from app.services.security.service import SecurityServices
 from app.services.session.session import ConsoleSession
 from app.ui.colours import Ink, css
+from app.ui.widgets.keyboard import tab_chain
 
 from .add_form import AddForm
 from .changes import ListChanges
@@ -81,6 +82,13 @@ class SecurityTab(QWidget):
         layout.addWidget(self.entries, 1)
         layout.addWidget(self.recovery)
         layout.addWidget(self.advice)
+        # Tab in reading order, the add form before the check beside it, the table's filter before the table.
+        form, entries = self.add_form, self.entries
+        tab_chain(
+            form.cidr, form.description, form.expires, form.add_button, self.check.input, entries.filter
+        )
+        tab_chain(entries.filter, entries.view, entries.days, entries.table, entries.extend)
+        tab_chain(self.recovery.command, self.recovery.copy, self.advice.toggle)
 
     @property
     def dialogs(self) -> dict[str, QDialog]:
@@ -141,7 +149,7 @@ class SecurityTab(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.service.periodic.start(self.service.refresh_seconds() * 1000)  # the setting as it is now
+        self.service.periodic.start(self.service.poll_ms())  # the setting as it is now (quicker if blocked)
 
     def hideEvent(self, event: QHideEvent) -> None:
         # a hidden tab (another tab, a minimised or closed window) polls nobody
@@ -179,6 +187,8 @@ class SecurityTab(QWidget):
             banner.hide()
             return
         banner.show_blocked(blocked_at)
+        if blocked_at:  # the 403 says where the service sees you now: not the address of the last good read
+            self.your_ip.show_source_ip(blocked_at)
         # What the 403 itself tells: the Admin API answers to the organization's list alone, so it is on.
         service = self.service
         if service.project_id is None:
@@ -230,6 +240,8 @@ class SecurityTab(QWidget):
     def _show_checks(self) -> None:
         self.scope_bar.show_rule(self.service.rule())
         self._validate()
+        # The address being checked, against the lists just read (another scope, or entries changed).
+        self.check.show_check(self.service.check_ip(self.check.input.text()))
 
     def _show_public_ip(self) -> None:
         public_ip = self.public_ip
