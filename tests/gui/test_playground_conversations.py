@@ -244,6 +244,7 @@ def test_editing_the_third_of_ten_messages_saves_only_what_changed(
     tab.conversations.store._db.set_trace_callback(statements.append)  # SQLite's own record of what ran
     requeried: list[bool] = []
     tab.conversations.changed.connect(lambda: requeried.append(True))
+    tab.conversations.saved.connect(lambda _id: requeried.append(True))
     monkeypatch.setattr(
         "PySide6.QtWidgets.QInputDialog.getMultiLineText", lambda *a, **k: ("message 3, edited", True)
     )

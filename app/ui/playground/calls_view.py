@@ -30,37 +30,46 @@ def _mono() -> QFont:
 
 
 def answered_html(call: FunctionCall, verdict_ok: bool, verdict: str) -> str:
-    """An answered call in one label (a reopened conversation draws many): the model's and the person's
-    text escaped, so only the console's own markup is rich text."""
+    """A call in one label (a reopened conversation draws many; a streaming turn shows its calls so): the
+    model's and the person's text escaped, so only the console's own markup is rich text. The output part
+    only once the call is answered."""
     colour = hex_of(Ink.GOOD if verdict_ok else Ink.BAD)
-    how = "Output (the saved output)" if call.answered_by_saved else "Output"
-    return (
+    shown = (
         f"<b>ƒ {html.escape(call.name)}</b> · call {html.escape(call.call_id)} · round {call.round}"
         f"<pre>{html.escape(call.pretty_arguments())}</pre>"
         f'<span style="color: {colour}">{html.escape(verdict)}</span>'
-        f"<br>{how}:<pre>{html.escape(call.output or '')}</pre>"
     )
+    if not call.answered:
+        return shown
+    how = "Output (the saved output)" if call.answered_by_saved else "Output"
+    return f"{shown}<br>{how}:<pre>{html.escape(call.output or '')}</pre>"
 
 
 class CallBox(QFrame):
-    """One call: what the model asked for, and its answer (shown, or to be typed)."""
+    """One call: what the model asked for, and its answer (shown, or to be typed).
 
-    def __init__(self, turn: Turn, call: FunctionCall, parent: QWidget | None = None) -> None:
+    Only a call the person is to answer (the turn waits for outputs) gets the editing form; any other is
+    one label whose text follows the call (`show_call`): a call answered by its saved output while the
+    turn streams changes that label's text, not a box built again (building the form and then the answered
+    box took ~20 ms a call, most of a function turn's drawing)."""
+
+    def __init__(self, turn: Turn, call: FunctionCall, editable: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.call = call
         self.setObjectName(f"call_{call.call_id}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        verdict = check_arguments(call, turn.tools.definition(call.name))
         self.output: QPlainTextEdit | None = None
-        if call.answered:
-            self.verdict = QLabel(answered_html(call, verdict.ok, verdict.text), objectName="call_answered")
+        if not editable:
+            self.verdict = QLabel(objectName="call_answered")
             self.verdict.setTextFormat(Qt.TextFormat.RichText)
             self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.verdict.setWordWrap(True)
+            self.show_call(turn)
             layout.addWidget(self.verdict)
             return
+        verdict = check_arguments(call, turn.tools.definition(call.name))
         head = QLabel(
             f"<b>ƒ {html.escape(call.name)}</b> · call {html.escape(call.call_id)} · round {call.round}"
         )
@@ -92,6 +101,12 @@ class CallBox(QFrame):
             row.addWidget(use, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(row)
 
+    def show_call(self, turn: Turn) -> None:
+        """The one label again, as the call is now (its output may have come)."""
+        if self.output is None:
+            verdict = check_arguments(self.call, turn.tools.definition(self.call.name))
+            self.verdict.setText(answered_html(self.call, verdict.ok, verdict.text))
+
     def _fill(self, text: str) -> None:
         if self.output is not None:
             self.output.setPlainText(text)
@@ -117,17 +132,29 @@ class CallsView(QWidget):
         self.send = QPushButton("Send outputs", objectName="send_outputs")
         self.send.setToolTip("Send every output of this round back to the model, and go on")
         self.send.clicked.connect(self.submit)
-        self._shown: tuple[object, ...] = ()
+        self._shape: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+        self._outputs: tuple[str | None, ...] = ()
         self.hide()
 
     def show_turn(self, turn: Turn) -> None:
-        """Build the calls' boxes again only when the calls or their answers changed (a box is a few widgets:
-        building them at every status change cost more than the rest of a turn's drawing); the round and
-        Send outputs follow the turn every time."""
-        calls = tuple((call.call_id, call.output) for call in turn.calls)
-        if calls != self._shown:
-            self._shown = calls
-            self._build(turn)
+        """Build the calls' boxes again only when the calls, or which of them wait for the person, changed
+        (a box is a few widgets: building them at every status change cost more than the rest of a turn's
+        drawing); an output that came is shown in its box; the round and Send outputs follow the turn."""
+        editable = (
+            frozenset(call.call_id for call in turn.pending_calls)
+            if turn.status == TurnStatus.CALLING
+            else frozenset()
+        )
+        shape = (tuple(call.call_id for call in turn.calls), editable)
+        if shape != self._shape:
+            self._shape = shape
+            self._build(turn, editable)
+        else:
+            outputs = tuple(call.output for call in turn.calls)
+            if outputs != self._outputs:
+                for box in self.boxes:
+                    box.show_call(turn)
+        self._outputs = tuple(call.output for call in turn.calls)
         if not turn.calls:
             return
         bound = turn.tools.max_rounds
@@ -136,7 +163,7 @@ class CallsView(QWidget):
         )
         self.send.setVisible(turn.status == TurnStatus.CALLING and bool(turn.pending_calls))
 
-    def _build(self, turn: Turn) -> None:
+    def _build(self, turn: Turn, editable: frozenset[str]) -> None:
         typed = {box.call.call_id: box.typed() for box in self.boxes}
         while self._layout.count():
             item = self._layout.takeAt(0)
@@ -148,7 +175,7 @@ class CallsView(QWidget):
             self.hide()
             return
         for call in turn.calls:
-            box = CallBox(turn, call, self)
+            box = CallBox(turn, call, call.call_id in editable, self)
             if box.output is not None and typed.get(call.call_id):
                 box.output.setPlainText(typed[call.call_id] or "")
             self.boxes.append(box)
