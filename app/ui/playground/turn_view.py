@@ -23,6 +23,7 @@ from app.core.playground.turns import ErrorKind, TurnStatus
 from app.core.security.refusal import reading_text
 from app.services.playground.service import PlaygroundService, Turn
 from app.ui.colours import Ink, css
+from app.ui.layout_batch import one_layout_pass
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 from .calls_view import CallsView
@@ -183,6 +184,10 @@ class TurnView(QFrame):
             self._show_blocked(self.turn)  # the lists were read: which one refused
 
     def finish(self, is_last: bool, schema: dict[str, Any] | None) -> None:
+        with one_layout_pass(self):  # the figures, the answer's height and its buttons: one layout
+            self._finish(is_last, schema)
+
+    def _finish(self, is_last: bool, schema: dict[str, Any] | None) -> None:
         turn = self.turn
         self.refresh_details()
         self.answer.done_streaming()
