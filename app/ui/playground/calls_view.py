@@ -47,7 +47,8 @@ def _inked(label: QLabel, ink: Ink) -> QLabel:
 def _plain(text: str, name: str, font: QFont | None = None) -> QLabel:
     """Plain text (the model's and the person's, never markup), selectable, wrapped: a rich-text label cost
     ~4 ms to lay out, ten times a plain one."""
-    label = QLabel(text, objectName=name)
+    label = QLabel(text)
+    label.setObjectName(name)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.setWordWrap(True)
