@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from app.core.playground.conversation_store import ConversationSummary
 from app.ui.main_window import MainWindow
 from app.ui.playground.conversations import ConversationSidebar
 from tests.gui.reach import body_of
@@ -269,9 +270,12 @@ def test_a_saved_turn_updates_its_row_without_reading_the_list_again(
     tab.keeper.new()
     listed: list[str] = []
     reading = tab.conversations.summaries
-    monkeypatch.setattr(
-        tab.conversations, "summaries", lambda query="": listed.append(query) or reading(query)
-    )
+
+    def counted(query: str = "") -> list[ConversationSummary]:
+        listed.append(query)
+        return reading(query)
+
+    monkeypatch.setattr(tab.conversations, "summaries", counted)
     send(qtbot, tab, "second conversation")
     wait_done(qtbot, tab)
     send(qtbot, tab, "and a second turn")
