@@ -96,7 +96,9 @@ class TurnView(QFrame):
 
         self.answer = AnswerView()
         self.answer.setObjectName("answer")
-        self.answer.hide()  # until text comes: a failed turn shows no empty strip
+        # No height until text comes (a failed turn is hidden at its end: no empty strip). Shown from the
+        # start: a widget shown in a shown window lays out all its parents at once (QWidget::setVisible),
+        # and the first text of every answer paid that.
         layout.addWidget(self.answer)
         self.sources = QLabel()
         self.sources.setObjectName("sources")
@@ -159,7 +161,6 @@ class TurnView(QFrame):
     def append_text(self, chunk: str) -> None:
         if self.status.text().startswith("Waiting"):
             self.status.setText("Streaming…")
-        self.answer.show()
         self.answer.append_plain(chunk)
 
     def refresh_details(self) -> None:
