@@ -2,7 +2,7 @@
 
 Qt lays out every visible ancestor of a widget at once when that widget is shown (QWidget::setVisible walks
 up the parents and activates each one's layout), so a finished turn that shows its figures, Copy, Inspector
-and Regenerate relaid the turn and the page four times in a row, ~5 ms each on a loaded machine. Inside
+and Regenerate relaid the turn and the page three or four times in a row. Inside
 `one_layout_pass(widget)` the layouts from `widget` up are switched off (QLayout.setEnabled: activate() then
 does nothing); at the end they are switched on and activated once, bottom up, as one show would.
 """

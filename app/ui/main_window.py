@@ -107,7 +107,7 @@ class MainWindow(QMainWindow):
     def ensure_tabs(self) -> None:
         """Build the Playground tab (once), and the Security tab if it is the one shown: the app calls this
         right after the first frame. The Security tab is built when it is first shown or asked for
-        (`security`): its modules and widgets cost ~150 ms that a launch on the Playground waited for."""
+        (`security`): its modules and widgets were a large part of what a launch on the Playground waited for."""
         if self._playground is not None:
             return
         self.menus.apply_shortcuts()
