@@ -67,6 +67,20 @@ class ConversationsModel(QAbstractListModel):
             return summary.id
         return None
 
+    def put(self, summary: ConversationSummary) -> None:
+        """One conversation's row, new or changed, in its place (the newest first): a saved turn changes one
+        row, and reading the whole list again for it took more than the save itself."""
+        row = self.row_of(summary.id)
+        if row >= 0:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self.summaries[row]
+            self.endRemoveRows()
+        place = next((r for r, s in enumerate(self.summaries) if s.updated_at <= summary.updated_at), None)
+        place = len(self.summaries) if place is None else place
+        self.beginInsertRows(QModelIndex(), place, place)
+        self.summaries.insert(place, summary)
+        self.endInsertRows()
+
     def row_of(self, conversation_id: str) -> int:
         return next((row for row, s in enumerate(self.summaries) if s.id == conversation_id), -1)
 

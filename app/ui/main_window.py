@@ -130,7 +130,9 @@ class MainWindow(QMainWindow):
         session.engine_changed.connect(self.engine_label.setText)
 
     def ensure_tabs(self) -> None:
-        """Build the Playground and Security tabs (once). The app calls this right after the first frame."""
+        """Build the Playground tab (once), and the Security tab if it is the one shown: the app calls this
+        right after the first frame. The Security tab is built when it is first shown or asked for
+        (`security`): its modules and widgets were a large part of what a launch on the Playground waited for."""
         if self._playground is not None:
             return
         from PySide6.QtCore import Qt  # after the first frame (see the imports above)
@@ -141,10 +143,7 @@ class MainWindow(QMainWindow):
         from .focus_ring import focus_style_sheet
 
         self.setStyleSheet(focus_style_sheet())  # the window's dialogs too: a style sheet reaches every child
-        from app.services.security.service import SecurityServices
-
         from .playground.tab import PlaygroundTab
-        from .security.tab import SecurityTab
 
         current = self.ui_state.tab if 0 <= self.ui_state.tab < len(TAB_LABELS) else 0
         self._playground = PlaygroundTab(self.session)
@@ -153,26 +152,48 @@ class MainWindow(QMainWindow):
             self._playground.keeper.open(self.ui_state.conversation)
         # Kept as it changes, not only at quit: a console ended by the system (logout, kill) reopens it too.
         self._playground.keeper.opened.connect(self._remember_conversation)
-        self._security = SecurityTab(self.session, SecurityServices.create(self.session, self))
-        # The scope of the last launch, chosen once the projects load (its first read is still to come).
-        self._security.service.restore_scope = self.ui_state.security_scope or None
-        for index, (tab, label) in enumerate(
-            zip((self._playground, self._security), TAB_LABELS, strict=True)
-        ):
-            placeholder = self.tabs.widget(index)
-            self.tabs.removeTab(index)
-            self.tabs.insertTab(index, tab, label)
-            if placeholder:
-                placeholder.deleteLater()
+        self._put_tab(0, self._playground)
+        if current == 1:
+            self._ensure_security()
         self.tabs.setCurrentIndex(current)
+        self.tabs.currentChanged.connect(self._tab_shown)
         self._playground.allow_ip_requested.connect(self.allow_ip)
-        self._connect_allow_flow()
         self._playground.settings_requested.connect(self.open_settings)
         self.sidebar_action = self.menus.add_sidebar_toggle(self._show_sidebar)
         self._sidebar_stepped_aside = False
         self._fit_sidebar()
         if self.session.client is not None:  # the profile was activated before the tabs existed
             self._playground.reload_models()
+
+    def _put_tab(self, index: int, tab: QWidget) -> None:
+        """Replace the placeholder at `index` by its tab, the tab shown staying the one shown."""
+        current = self.tabs.currentIndex()
+        placeholder = self.tabs.widget(index)
+        self.tabs.blockSignals(True)  # the swap is no change of tab for the menus or for _tab_shown
+        self.tabs.removeTab(index)
+        self.tabs.insertTab(index, tab, TAB_LABELS[index])
+        self.tabs.setCurrentIndex(current)
+        self.tabs.blockSignals(False)
+        if placeholder:
+            placeholder.deleteLater()
+
+    def _tab_shown(self, index: int) -> None:
+        if index == 1:
+            self._ensure_security()
+
+    def _ensure_security(self) -> None:
+        if self._security is not None:
+            return
+        self.ensure_tabs()
+        from app.services.security.service import SecurityServices
+
+        from .security.tab import SecurityTab
+
+        self._security = SecurityTab(self.session, SecurityServices.create(self.session, self))
+        # The scope of the last launch, chosen once the projects load (its first read is still to come).
+        self._security.service.restore_scope = self.ui_state.security_scope or None
+        self._put_tab(1, self._security)
+        self._connect_allow_flow()
 
     def _connect_allow_flow(self) -> None:
         """After a 403 in the Playground: the Security tab on the list that refused, then the request again."""
@@ -194,6 +215,7 @@ class MainWindow(QMainWindow):
     @property
     def security(self) -> SecurityTab:
         self.ensure_tabs()
+        self._ensure_security()
         assert self._security is not None
         return self._security
 
@@ -221,7 +243,7 @@ class MainWindow(QMainWindow):
 
     def allow_ip(self, index: int) -> None:
         """Allow the address a turn was refused at, in the list that refused it (see AllowAfterRefusal)."""
-        self.ensure_tabs()
+        self._ensure_security()
         assert self.allow_flow is not None
         self.allow_flow.start(self.playground.service.turns[index])
 

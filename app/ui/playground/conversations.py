@@ -88,12 +88,24 @@ class ConversationSidebar(QWidget):
         delete.triggered.connect(self._delete_selected)
         self.list.addAction(delete)
         service.changed.connect(self.refresh)
+        service.saved.connect(self._saved)
         self.refresh()
 
     def refresh(self) -> None:
         self.model.set_summaries(self.service.summaries(self.search.text()))
         self.mark_current(self.current_id)
         self._enable_compare()  # a model reset clears the selection without a signal
+
+    def _saved(self, conversation_id: str) -> None:
+        """One conversation was started or saved a turn: its row alone (a search shown is read again, as
+        the conversation may match it now)."""
+        summary = None if self.search.text().strip() else self.service.summary(conversation_id)
+        if summary is None:
+            self.refresh()
+            return
+        self.model.put(summary)
+        self.mark_current(self.current_id)
+        self._enable_compare()
 
     def rename_selected(self) -> None:
         """Edit the title of the conversation chosen in the list, or else the open one, in place (F2)."""
