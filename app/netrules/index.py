@@ -24,7 +24,7 @@ from operator import and_, eq, ge, itemgetter, lshift, lt, not_, or_, rshift, su
 from typing import Any
 
 from .analysis import Finding, Relation
-from .intervals import BITS, Columns, Interval, end_of, interval_of, read_cidrs
+from .intervals import BITS, Columns, Interval, end_of, interval_of, read_with_blocks
 from .parse import Address, Network, unmapped
 
 __all__ = ["BITS", "EntryIndex", "Interval", "end_of", "interval_of"]
@@ -48,15 +48,23 @@ class _Family:
 
     __slots__ = ("bits", "blocks", "keys", "lengths", "more", "probes")
 
-    def __init__(self, bits: int, starts: list[int], prefixes: list[int], serials: list[int]) -> None:
-        """`serials` ascending (list order)."""
+    def __init__(
+        self,
+        bits: int,
+        starts: list[int],
+        prefixes: list[int],
+        serials: list[int],
+        blocks: list[int] | None = None,
+    ) -> None:
+        """`serials` ascending (list order); `blocks`: each entry's `block_key`, if the caller has them."""
         self.bits = bits
         self.keys = keys = list(
             map(or_, map(lshift, map(or_, map(lshift, starts, repeat(8)), prefixes), repeat(32)), serials)
         )
         keys.sort()
-        host_bits = list(map(sub, repeat(bits), prefixes))
-        blocks = list(map(or_, map(rshift, starts, host_bits), map(lshift, repeat(1), prefixes)))
+        if blocks is None:
+            host_bits = list(map(sub, repeat(bits), prefixes))
+            blocks = list(map(or_, map(rshift, starts, host_bits), map(lshift, repeat(1), prefixes)))
         # Reversed, so that of a block listed twice the first serial is the one kept.
         self.blocks: dict[int, int] = dict(zip(reversed(blocks), reversed(serials), strict=True))
         self.more: dict[int, list[int]] = {}  # a block listed more than once: all its serials, ascending
@@ -146,7 +154,8 @@ class EntryIndex:
     def of_cidrs(cls, cidrs: Sequence[str], labels: Sequence[str | None]) -> EntryIndex:
         """The index of canonical cidrs, each with its label (the entry's id)."""
         index = cls()
-        columns = index._columns = read_cidrs(cidrs)
+        columns, blocks = read_with_blocks(cidrs)
+        index._columns = columns
         index.labels = list(labels)
         is_v6, starts, prefixes = columns.is_v6, columns.starts, columns.prefixes
         readable: Iterable[bool] = repeat(True)
@@ -159,6 +168,7 @@ class EntryIndex:
                 list(compress(starts, chosen)),
                 list(compress(prefixes, chosen)),
                 list(compress(count(), chosen)),
+                list(compress(blocks, chosen)),
             )
         return index
 

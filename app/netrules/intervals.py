@@ -14,7 +14,7 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import contains, lshift, rshift, sub
+from operator import contains, lshift, or_, rshift, sub
 from typing import Literal
 
 BITS = {4: 32, 6: 128}
@@ -25,6 +25,7 @@ _VERSIONS = (4, 6)
 _BIG: Literal["big"] = "big"
 _WIDTHS = (32, 128)
 _LENGTHS = {str(length): length for length in range(129)}  # strict: no sign, space or leading zero
+_MARKERS = [1 << length for length in range(129)]  # a block key's marker bit per prefix length
 
 
 def interval_of(cidr: str) -> Interval | None:
@@ -60,19 +61,30 @@ class Columns:
 
 def read_cidrs(cidrs: Sequence[str]) -> Columns:
     """The columns of canonical cidrs (a cidr that cannot be read gets prefix length -1)."""
+    return read_with_blocks(cidrs)[0]
+
+
+def read_with_blocks(cidrs: Sequence[str]) -> tuple[Columns, list[int]]:
+    """`read_cidrs`, and each cidr's block as one int (the index's dictionary key: the network bits under
+    a marker bit, 1 << prefix; 0 for an unreadable cidr): made from what reading computes on the way."""
     try:
         return _read_all(cidrs)
     except (OSError, ValueError, KeyError):  # some cidr is not canonical: read each on its own
         intervals = [interval_of(cidr) or (4, 0, -1) for cidr in cidrs]
-        return Columns(
+        blocks = [
+            0 if prefix < 0 else start >> (BITS[version] - prefix) | 1 << prefix
+            for version, start, prefix in intervals
+        ]
+        columns = Columns(
             [iv[0] == 6 for iv in intervals], [iv[1] for iv in intervals], [iv[2] for iv in intervals]
         )
+        return columns, blocks
 
 
-def _read_all(cidrs: Sequence[str]) -> Columns:
+def _read_all(cidrs: Sequence[str]) -> tuple[Columns, list[int]]:
     """Every cidr at once; raises ValueError, KeyError or OSError when any one is not 'address/prefix'."""
     if not cidrs:
-        return Columns([], [], [])
+        return Columns([], [], []), []
     if set(map(str.count, cidrs, repeat("/"))) != {1}:
         raise ValueError("a cidr without its prefix length")
     pieces = "/".join(cidrs).split("/")  # address, prefix, address, prefix, ...
@@ -84,5 +96,6 @@ def _read_all(cidrs: Sequence[str]) -> Columns:
     host_bits = list(map(sub, map(_WIDTHS.__getitem__, is_v6), prefixes))
     if min(host_bits) < 0:
         raise ValueError("a prefix length out of range")
-    starts = list(map(lshift, map(rshift, starts, host_bits), host_bits))  # as the service writes them
-    return Columns(is_v6, starts, prefixes)
+    networks = list(map(rshift, starts, host_bits))
+    starts = list(map(lshift, networks, host_bits))  # host bits zero, as the service writes them
+    return Columns(is_v6, starts, prefixes), list(map(or_, networks, map(_MARKERS.__getitem__, prefixes)))
