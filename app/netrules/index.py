@@ -33,6 +33,7 @@ __all__ = ["BITS", "EntryIndex", "Interval", "end_of", "interval_of"]
 # start << 40 | prefix << 32 | serial.
 _SERIAL = (1 << 32) - 1
 _START = 40
+_PREFIX_BITS = [prefix << 32 for prefix in range(129)]  # a prefix length where a row key holds it
 _WIDTHS = (32, 128)  # indexed by "is IPv6"
 Row = tuple[int, int, int]  # (start, prefix, serial), what rows() gives the SegmentTable
 
@@ -58,9 +59,8 @@ class _Family:
     ) -> None:
         """`serials` ascending (list order); `blocks`: each entry's `block_key`, if the caller has them."""
         self.bits = bits
-        self.keys = keys = list(
-            map(or_, map(lshift, map(or_, map(lshift, starts, repeat(8)), prefixes), repeat(32)), serials)
-        )
+        low = map(or_, map(_PREFIX_BITS.__getitem__, prefixes), serials)  # prefix << 32 | serial
+        self.keys = keys = list(map(or_, map(lshift, starts, repeat(_START)), low))
         keys.sort()
         if blocks is None:
             host_bits = list(map(sub, repeat(bits), prefixes))
