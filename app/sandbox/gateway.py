@@ -154,8 +154,9 @@ class Gateway:
         # Requests come from few clients, each sending the same head again and again: what the gateway
         # reads from one (peer, headers) is remembered. The key is hashed and compared in C; reading the
         # headers in Python, parsing the addresses and the `in network` checks cost far more (~20 µs).
-        # Bounded: a flood of new heads evicts. Holds keys in memory only, as the key caches below do.
-        @lru_cache(maxsize=4096)
+        # Bounded: a flood of new heads evicts, and 1,024 heads of at most 16 KB each (the head limit) hold
+        # 16 MB at worst. Holds keys in memory only, as the key caches below do.
+        @lru_cache(maxsize=1024)
         def head(peer_text: str | None, headers: tuple[tuple[bytes, bytes], ...]) -> Head:
             forwarded = tuple(value for name, value in headers if name == b"x-forwarded-for")
             length = next((value for name, value in headers if name == b"content-length"), None)
