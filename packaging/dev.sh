@@ -34,7 +34,7 @@ apt_install() {
 QT_PACKAGES=(libegl1 libgl1 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0
   libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1
   libxcb-xinerama0 fonts-dejavu-core)
-TEST_PACKAGES=(gnome-keyring dbus dbus-x11 xvfb xauth)
+TEST_PACKAGES=(gnome-keyring dbus dbus-x11 xvfb xauth openbox xdotool)  # Xvfb, openbox, xdotool: a real focus change
 
 python=${PYTHON:-python3}
 venv=.venv
