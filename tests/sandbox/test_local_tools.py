@@ -8,7 +8,8 @@ from typing import Any
 
 import jsonschema
 
-from app.sandbox.engines.base import Conversation
+from app.sandbox.engines.base import Conversation, FunctionCallDelta
+from app.sandbox.engines.local_calls import CallStream
 from app.sandbox.engines.local_tools import call_schema, parse_call, still_deciding
 from app.sandbox.engines.prompt import build_prompt
 from app.sandbox.request import parse_request
@@ -64,3 +65,24 @@ def test_reading_a_call_and_holding_back_its_mark() -> None:
     )
     assert parse_call("not json", plan) is None
     assert still_deciding(" <tool") and not still_deciding("Hello") and not still_deciding("<tool_call>{")
+
+
+def test_calls_stream_piece_by_piece_and_a_repeat_ends_the_answer() -> None:
+    stream = CallStream(_request(tools=[WEATHER, GROUP]).tools)
+    text = (
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>\n'
+        '<tool_call>{"name": "crm__find", "arguments": {"city": "Bergen \\"}"}}</tool_call>\n'
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
+    )
+    deltas: list[FunctionCallDelta] = []
+    for start in range(0, len(text), 3):  # as tokens arrive: a few characters at a time
+        deltas += stream.feed(text[start : start + 3])
+    calls: dict[int, tuple[str, str | None, str]] = {}
+    for delta in deltas:
+        name, namespace, arguments = calls.get(delta.index, (delta.name, delta.namespace, ""))
+        calls[delta.index] = (name, namespace, arguments + delta.arguments)
+    assert calls == {
+        0: ("get_weather", None, '{"city": "Oslo"}'),
+        1: ("find", "crm", '{"city": "Bergen \\"}"}'),
+    }
+    assert stream.repeated and not stream.open and stream.count == 2
