@@ -104,7 +104,7 @@ def generate(llama: Any, tokens: list[int], settings: Settings, emit: Emit) -> G
         options["logits_processor"] = LogitsProcessorList([recorder])
     vocab = llama._model.vocab  # the end-of-generation test needs the vocabulary handle
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    held = _Held(settings.stop)
+    held = HeldText(settings.stop)
     count = 0
     tokens_out = llama.generate(tokens, **options)
     try:
@@ -129,7 +129,7 @@ def generate(llama: Any, tokens: list[int], settings: Settings, emit: Emit) -> G
 
 
 def _finish(
-    held: _Held, decoder: codecs.IncrementalDecoder, emit: Emit, count: int, finish: str
+    held: HeldText, decoder: codecs.IncrementalDecoder, emit: Emit, count: int, finish: str
 ) -> Generated:
     rest = held.flush(decoder.decode(b"", final=True))
     if rest:
@@ -137,7 +137,7 @@ def _finish(
     return Generated(count, finish)
 
 
-class _Held:
+class HeldText:
     """Text not yet handed out because it might begin a stop string, with its tokens' log probabilities."""
 
     def __init__(self, stop: tuple[str, ...]) -> None:
