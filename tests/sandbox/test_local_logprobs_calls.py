@@ -74,7 +74,8 @@ def test_logprobs_are_the_models_own_and_deterministic(client: openai.OpenAI) ->
         "top_logprobs": 5,
     }
     answer = strict(client.responses.create(**params))
-    part: Any = answer.output[0].content[0]  # type: ignore[union-attr]
+    message: Any = answer.output[0]
+    part = message.content[0]
     assert len(part.logprobs) == 6 and "".join(lp.token for lp in part.logprobs) == answer.output_text
     for token in part.logprobs:
         assert len(token.top_logprobs) == 5 and token.bytes == list(token.token.encode())
