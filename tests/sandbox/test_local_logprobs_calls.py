@@ -68,7 +68,7 @@ def test_logprobs_are_the_models_own_and_deterministic(client: openai.OpenAI) ->
     params: Any = {
         "model": "service-pro",
         "input": "The ocean is",
-        "max_output_tokens": 6,
+        "max_output_tokens": 16,
         "temperature": 0,
         "include": ["message.output_text.logprobs"],
         "top_logprobs": 5,
@@ -76,7 +76,7 @@ def test_logprobs_are_the_models_own_and_deterministic(client: openai.OpenAI) ->
     answer = strict(client.responses.create(**params))
     message: Any = answer.output[0]
     part = message.content[0]
-    assert len(part.logprobs) == 6 and "".join(lp.token for lp in part.logprobs) == answer.output_text
+    assert 0 < len(part.logprobs) <= 16 and "".join(lp.token for lp in part.logprobs) == answer.output_text
     for token in part.logprobs:
         assert len(token.top_logprobs) == 5 and token.bytes == list(token.token.encode())
         assert sum(math.exp(top.logprob) for top in token.top_logprobs) <= 1 + 1e-6

@@ -235,7 +235,8 @@ def _sample(llama: Any, context: int, sampling: _Sampling, job: _Job) -> None:
                 return False  # free text began a call: it is written again under the call grammar
             assert tools is not None
             calls = CallStream(tools)  # the grammar's call alternative: the same generation goes on
-            return _feed(calls, held, job)
+            start, held = held, None
+            return _feed(calls, start, job)
         job.put(TextDelta(text, logprobs))
         return True
 
