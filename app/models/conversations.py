@@ -23,6 +23,16 @@ def when(timestamp: float, now: dt.datetime | None = None) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
+COPY_MARK = " · on "  # compare_title's: "Tea · on service-think" is Tea re-run on service-think
+
+
+def shown_title(title: str) -> str:
+    """A re-run on another model (Compare) shows that first, "⇄ service-think: Tea": at the sidebar's width
+    its title, cut in the middle, read as a second conversation of the same name."""
+    base, mark, model = title.rpartition(COPY_MARK)
+    return f"⇄ {model}: {base}" if mark and base and model else title
+
+
 class ConversationsModel(QAbstractListModel):
     """Titles are edited in place; the edit is a request (`rename_requested`), the service does the writing."""
 
@@ -46,7 +56,9 @@ class ConversationsModel(QAbstractListModel):
         if not index.isValid():
             return None
         summary = self.summaries[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+        if role == Qt.ItemDataRole.DisplayRole:
+            return shown_title(summary.title)
+        if role == Qt.ItemDataRole.EditRole:
             return summary.title
         if role == Qt.ItemDataRole.ToolTipRole:
             turns = f"{summary.turn_count} turn{'s' if summary.turn_count != 1 else ''}"
@@ -54,6 +66,20 @@ class ConversationsModel(QAbstractListModel):
         if role == ID_ROLE:
             return summary.id
         return None
+
+    def put(self, summary: ConversationSummary) -> None:
+        """One conversation's row, new or changed, in its place (the newest first): a saved turn changes one
+        row, and reading the whole list again for it took more than the save itself."""
+        row = self.row_of(summary.id)
+        if row >= 0:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self.summaries[row]
+            self.endRemoveRows()
+        place = next((r for r, s in enumerate(self.summaries) if s.updated_at <= summary.updated_at), None)
+        place = len(self.summaries) if place is None else place
+        self.beginInsertRows(QModelIndex(), place, place)
+        self.summaries.insert(place, summary)
+        self.endInsertRows()
 
     def row_of(self, conversation_id: str) -> int:
         return next((row for row, s in enumerate(self.summaries) if s.id == conversation_id), -1)

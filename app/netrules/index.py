@@ -5,47 +5,115 @@ CIDR blocks either nest or do not meet. So the blocks holding a point are found 
 each prefix length present on the list (at most 33 or 129 dictionary lookups), and the blocks inside a range
 by a bisection over the sorted starts. Adding or removing an entry touches one dictionary slot and one
 sorted row. `ipaddress` has no index; no maintained library does this for Python's address types, hence by
-hand.
+hand, over plain ints.
+
+Built again on every load of a 100,000-entry list, so the build runs in C-level `map`s, `sort` and `dict`
+over ints packed into one int per entry (a row key: start, prefix length, serial), never a Python object or
+a loop iteration per entry: about half the CPU time of per-entry tuples and dictionaries (measured by
+tests/perf/bench_matcher, same run).
 """
 
 from __future__ import annotations
 
 import ipaddress
-import socket
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, insort
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import compress, count, repeat
+from operator import and_, eq, ge, itemgetter, lshift, lt, not_, or_, rshift, sub
 from typing import Any
 
 from .analysis import Finding, Relation
+from .intervals import BITS, Columns, Interval, end_of, interval_of, read_cidrs
 from .parse import Address, Network, unmapped
 
-BITS = {4: 32, 6: 128}
-Interval = tuple[int, int, int]  # (version, start, prefix length)
+__all__ = ["BITS", "EntryIndex", "Interval", "end_of", "interval_of"]
+
+# A row key packs (start, prefix length, serial) into one int that sorts as the tuple would:
+# start << 40 | prefix << 32 | serial.
+_SERIAL = (1 << 32) - 1
+_START = 40
+_WIDTHS = (32, 128)  # indexed by "is IPv6"
+Row = tuple[int, int, int]  # (start, prefix, serial), what rows() gives the SegmentTable
 
 
-def interval_of(cidr: str) -> Interval | None:
-    """(version, start, prefix) of a canonical 'address/prefix' as the service returns it, None if it is not.
-
-    inet_pton (C) rather than ipaddress: 100,000 entries are read in a fraction of the time.
-    """
-    address, _, prefix = cidr.partition("/")
-    family, version = (socket.AF_INET6, 6) if ":" in address else (socket.AF_INET, 4)
-    try:
-        start = int.from_bytes(socket.inet_pton(family, address), "big")
-        length = int(prefix) if prefix else BITS[version]
-    except (OSError, ValueError):
-        return None
-    return (version, start, length) if 0 <= length <= BITS[version] else None
+def block_key(value: int, host_bits: int, prefix: int) -> int:
+    """The block of `prefix` leading bits holding `value`, as one int: those bits under a marker bit
+    (1 << prefix), so that blocks of different lengths never share a key. Two operations per probe."""
+    return value >> host_bits | 1 << prefix
 
 
-def end_of(interval: Interval) -> int:
-    version, start, prefix = interval
-    return start | ((1 << (BITS[version] - prefix)) - 1)
+class _Family:
+    """The entries of one address family: sorted row keys, and block -> serials for point lookups."""
 
+    __slots__ = ("bits", "blocks", "keys", "lengths", "more", "probes")
 
-def _masked(version: int, value: int, prefix: int) -> int:
-    bits = BITS[version]
-    return value >> (bits - prefix) << (bits - prefix)
+    def __init__(self, bits: int, starts: list[int], prefixes: list[int], serials: list[int]) -> None:
+        """`serials` ascending (list order)."""
+        self.bits = bits
+        self.keys = keys = list(
+            map(or_, map(lshift, map(or_, map(lshift, starts, repeat(8)), prefixes), repeat(32)), serials)
+        )
+        keys.sort()
+        host_bits = list(map(sub, repeat(bits), prefixes))
+        blocks = list(map(or_, map(rshift, starts, host_bits), map(lshift, repeat(1), prefixes)))
+        # Reversed, so that of a block listed twice the first serial is the one kept.
+        self.blocks: dict[int, int] = dict(zip(reversed(blocks), reversed(serials), strict=True))
+        self.more: dict[int, list[int]] = {}  # a block listed more than once: all its serials, ascending
+        if len(self.blocks) < len(blocks):  # repeats sit side by side in the sorted keys
+            named = list(map(rshift, keys, repeat(32)))
+            for position in compress(count(1), map(eq, named[1:], named)):
+                key = keys[position]
+                block = block_key(key >> _START, bits - (key >> 32 & 255), key >> 32 & 255)
+                repeated = self.more.setdefault(block, [keys[position - 1] & _SERIAL])
+                repeated.append(key & _SERIAL)
+        self.lengths: Counter[int] | None = None  # prefix length -> entries; counted at the first change
+        self.probes: list[tuple[int, int]] = []
+        self._reprobe(set(prefixes))
+
+    def _reprobe(self, lengths: Iterable[int]) -> None:
+        """(host bits, marker) per prefix length present: what contains() masks with."""
+        self.probes = [(self.bits - p, 1 << p) for p in sorted(lengths)]
+
+    def _lengths(self) -> Counter[int]:
+        if self.lengths is None:
+            self.lengths = Counter(map(and_, map(rshift, self.keys, repeat(32)), repeat(255)))
+        return self.lengths
+
+    def serials(self, block: int) -> list[int]:
+        first = self.blocks.get(block)
+        if first is None:
+            return []
+        return list(self.more.get(block) or (first,))
+
+    def add(self, start: int, prefix: int, serial: int) -> None:
+        lengths = self._lengths()  # counted before the change
+        insort(self.keys, (start << 8 | prefix) << 32 | serial)
+        block = block_key(start, self.bits - prefix, prefix)
+        first = self.blocks.setdefault(block, serial)
+        if first != serial:  # serials only grow: the new one comes last
+            self.more.setdefault(block, [first]).append(serial)
+        lengths[prefix] += 1
+        if lengths[prefix] == 1:
+            self._reprobe(lengths)
+
+    def remove(self, start: int, prefix: int, serial: int) -> None:
+        lengths = self._lengths()  # counted before the change
+        keys = self.keys
+        del keys[bisect_left(keys, (start << 8 | prefix) << 32 | serial)]
+        block = block_key(start, self.bits - prefix, prefix)
+        repeated = self.more.get(block)
+        if repeated is None:
+            del self.blocks[block]
+        else:
+            repeated.remove(serial)
+            self.blocks[block] = repeated[0]
+            if len(repeated) == 1:
+                del self.more[block]
+        lengths[prefix] -= 1
+        if not lengths[prefix]:
+            del lengths[prefix]
+            self._reprobe(lengths)
 
 
 class EntryIndex:
@@ -57,11 +125,12 @@ class EntryIndex:
     """
 
     def __init__(self) -> None:
-        self.intervals: list[Interval | None] = []  # by serial; None for a cidr that could not be read
+        # By serial, three columns: whether IPv6, the block's first address, its prefix length (-1 for a
+        # cidr that could not be read, or an entry removed). `interval(serial)` puts them together.
+        self._columns = Columns([], [], [])
+        self._intervals: list[Interval | None] | None = None  # `intervals`, made on first use
         self.labels: list[str | None] = []  # by serial: the entry's id, or what names an added network
-        self._rows: dict[int, list[tuple[int, int, int]]] = {4: [], 6: []}  # (start, prefix, serial), sorted
-        # Per family, prefix length -> the block's leading `prefix` bits -> serials of the entries that are it.
-        self._blocks: dict[int, dict[int, dict[int, list[int]]]] = {4: {}, 6: {}}
+        self._families = {4: _Family(32, [], [], []), 6: _Family(128, [], [], [])}
         self._removed: set[int] = set()
         self._left_reach: dict[int, list[int]] = {}  # per family, the furthest end up to each row; lazily
 
@@ -69,37 +138,63 @@ class EntryIndex:
     def of_entries(cls, entries: Iterable[dict[str, Any]]) -> EntryIndex:
         """The index of the service's entries as decoded JSON ({"id", "cidr", …}), labelled by id."""
         entries = list(entries)
-        return cls.of_cidrs([entry["cidr"] for entry in entries], [entry.get("id") for entry in entries])
+        return cls.of_cidrs(
+            list(map(itemgetter("cidr"), entries)), list(map(dict.get, entries, repeat("id")))
+        )
 
     @classmethod
     def of_cidrs(cls, cidrs: Sequence[str], labels: Sequence[str | None]) -> EntryIndex:
-        """The index of canonical cidrs, each with its label (the entry's id). Comprehensions, not a
-        loop of appends: this is built again whenever a list of 100,000 entries is loaded."""
+        """The index of canonical cidrs, each with its label (the entry's id)."""
         index = cls()
-        intervals = index.intervals = [interval_of(cidr) for cidr in cidrs]
+        columns = index._columns = read_cidrs(cidrs)
         index.labels = list(labels)
-        for version, bits in BITS.items():
-            rows = [(iv[1], iv[2], serial) for serial, iv in enumerate(intervals) if iv and iv[0] == version]
-            rows.sort()
-            index._rows[version] = rows
-            blocks = index._blocks[version]
-            for start, prefix, serial in rows:  # sorted rows: each block's serials come in ascending order
-                by_start = blocks.get(prefix)
-                if by_start is None:
-                    by_start = blocks[prefix] = {}
-                serials = by_start.setdefault(start >> (bits - prefix), [])
-                serials.append(serial)
+        is_v6, starts, prefixes = columns.is_v6, columns.starts, columns.prefixes
+        readable: Iterable[bool] = repeat(True)
+        if min(prefixes, default=0) < 0:  # rare: a cidr the service would not write; left out of the rows
+            readable = list(map(ge, prefixes, repeat(0)))
+        is_v4 = list(map(and_, map(not_, is_v6), readable))
+        for version, chosen in ((4, is_v4), (6, list(map(and_, is_v6, readable)))):
+            index._families[version] = _Family(
+                BITS[version],
+                list(compress(starts, chosen)),
+                list(compress(prefixes, chosen)),
+                list(compress(count(), chosen)),
+            )
         return index
+
+    def interval(self, serial: int) -> Interval | None:
+        """(version, start, prefix length) of an entry; None for an unreadable cidr or a removed entry."""
+        columns = self._columns
+        prefix = columns.prefixes[serial]
+        return None if prefix < 0 else (6 if columns.is_v6[serial] else 4, columns.starts[serial], prefix)
+
+    @property
+    def intervals(self) -> list[Interval | None]:
+        """Every entry's `interval`, by serial (made once, on first use, and again after a change)."""
+        if self._intervals is None:
+            self._intervals = list(map(self.interval, range(len(self._columns.prefixes))))
+        return self._intervals
+
+    def size_bits(self) -> list[int]:
+        """Host bits per serial (the block holds 2**bits addresses); -1 for no block."""
+        columns = self._columns
+        widths = map(_WIDTHS.__getitem__, columns.is_v6)
+        return [
+            -1 if prefix < 0 else width - prefix
+            for width, prefix in zip(widths, columns.prefixes, strict=True)
+        ]
 
     def add(self, network: Network, label: str | None) -> int:
         """Index one more network (an import's accepted line, an entry added); returns its serial."""
         version, start, prefix = network.version, int(network.network_address), network.prefixlen
-        serial = len(self.intervals)
-        self.intervals.append((version, start, prefix))
+        columns = self._columns
+        serial = len(columns.prefixes)
+        columns.is_v6.append(version == 6)
+        columns.starts.append(start)
+        columns.prefixes.append(prefix)
+        self._intervals = None
         self.labels.append(label)
-        insort(self._rows[version], (start, prefix, serial))
-        by_start = self._blocks[version].setdefault(prefix, {})
-        by_start.setdefault(start >> (BITS[version] - prefix), []).append(serial)
+        self._families[version].add(start, prefix, serial)
         self._left_reach.pop(version, None)
         return serial
 
@@ -108,48 +203,37 @@ class EntryIndex:
         if serial in self._removed:
             return
         self._removed.add(serial)
-        interval = self.intervals[serial]
-        self.intervals[serial] = None
+        interval = self.interval(serial)
+        self._columns.prefixes[serial] = -1
+        self._intervals = None
         self.labels[serial] = None
         if interval is None:
             return
         version, start, prefix = interval
-        rows = self._rows[version]
-        del rows[bisect_left(rows, (start, prefix, serial))]
-        blocks = self._blocks[version]
-        key = start >> (BITS[version] - prefix)
-        serials = blocks[prefix][key]
-        serials.remove(serial)
-        if not serials:
-            del blocks[prefix][key]
-            if not blocks[prefix]:
-                del blocks[prefix]
+        self._families[version].remove(start, prefix, serial)
         self._left_reach.pop(version, None)
 
-    def rows(self) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
-        """Copies of the sorted (start, prefix, serial) rows of IPv4 and IPv6: a SegmentTable's input."""
-        return list(self._rows[4]), list(self._rows[6])
+    def rows(self) -> tuple[list[Row], list[Row]]:
+        """The sorted (start, prefix, serial) rows of IPv4 and IPv6: a SegmentTable's input."""
+        return _rows(self._families[4].keys), _rows(self._families[6].keys)
 
     @property
     def removed(self) -> int:
         """How many serials stand for removed entries (the sandbox rebuilds past a point)."""
         return len(self._removed)
 
-    def _block(self, version: int, start: int, prefix: int) -> list[int]:
-        """The serials of the entries that are exactly this block."""
-        by_start = self._blocks[version].get(prefix)
-        serials = by_start.get(start >> (BITS[version] - prefix)) if by_start else None
-        return list(serials) if serials else []
-
     def address_order(self) -> list[int]:
         """Serials by address: unreadable entries, then IPv4, then IPv6, each range before those inside it.
         The rows are sorted already, so this costs no sort."""
         removed = self._removed
-        unreadable = [s for s, interval in enumerate(self.intervals) if interval is None and s not in removed]
-        return unreadable + [row[2] for row in self._rows[4]] + [row[2] for row in self._rows[6]]
+        prefixes = self._columns.prefixes
+        unreadable = [s for s in compress(count(), map(lt, prefixes, repeat(0))) if s not in removed]
+        for family in (self._families[4], self._families[6]):
+            unreadable += map(and_, family.keys, repeat(_SERIAL))
+        return unreadable
 
     def network(self, serial: int) -> Network:
-        interval = self.intervals[serial]
+        interval = self.interval(serial)
         assert interval is not None
         version, start, prefix = interval
         kind = ipaddress.IPv4Network if version == 4 else ipaddress.IPv6Network
@@ -159,25 +243,28 @@ class EntryIndex:
 
     def find(self, network: Network) -> int | None:
         """The serial of the first entry that is exactly `network`, or None."""
-        serials = self._block(network.version, int(network.network_address), network.prefixlen)
-        return min(serials) if serials else None
+        family, prefix = self._families[network.version], network.prefixlen
+        return family.blocks.get(block_key(int(network.network_address), family.bits - prefix, prefix))
 
     def contains(self, address: Address) -> bool:
         """Whether any entry holds `address`: the gateway's question, at most one lookup per prefix length."""
         version, value = _family_value(address)
-        bits = BITS[version]
-        for prefix, by_start in self._blocks[version].items():  # noqa: SIM110 (a loop beats any() on the hot path)
-            if value >> (bits - prefix) in by_start:
+        family = self._families[version]
+        blocks = family.blocks
+        for host_bits, marker in family.probes:  # noqa: SIM110 (a loop beats any() on the hot path)
+            if (value >> host_bits | marker) in blocks:
                 return True
         return False
 
     def holding(self, address: Address) -> list[int]:
         """The serials of the entries that hold `address`, in list order."""
         version, value = _family_value(address)
-        bits = BITS[version]
+        family = self._families[version]
         serials: list[int] = []
-        for prefix, by_start in self._blocks[version].items():
-            serials += by_start.get(value >> (bits - prefix), ())
+        for host_bits, marker in family.probes:
+            block = value >> host_bits | marker
+            if block in family.blocks:
+                serials += family.serials(block)
         return sorted(serials)
 
     def holders(self, address: Address) -> list[str]:
@@ -188,19 +275,17 @@ class EntryIndex:
     def relate(self, new: Network) -> list[Finding]:
         """As `analysis.relate(new, every entry)`, in list order, without walking the list."""
         version, start, prefix = new.version, int(new.network_address), new.prefixlen
+        family = self._families[version]
         found: list[tuple[int, Relation]] = []
-        for other in list(self._blocks[version]):
-            if other <= prefix:  # the blocks holding `new`, or equal to it
-                relation = Relation.DUPLICATE if other == prefix else Relation.COVERED_BY
-                found += [
-                    (serial, relation)
-                    for serial in self._block(version, _masked(version, start, other), other)
-                ]
+        for host_bits, marker in family.probes:
+            if marker <= 1 << prefix:  # the blocks holding `new`, or equal to it
+                relation = Relation.DUPLICATE if marker == 1 << prefix else Relation.COVERED_BY
+                found += [(serial, relation) for serial in family.serials(start >> host_bits | marker)]
         # Inside `new`: a longer prefix starting within its range (an aligned block cannot straddle it).
-        rows = self._rows[version]
-        low = bisect_left(rows, (start, prefix + 1))
-        high = bisect_right(rows, (end_of((version, start, prefix)), BITS[version] + 1))
-        found += [(serial, Relation.COVERS) for _start, _prefix, serial in rows[low:high]]
+        keys = family.keys
+        low = bisect_left(keys, (start << 8 | (prefix + 1)) << 32)
+        high = bisect_left(keys, (end_of((version, start, prefix)) + 1) << _START)
+        found += [(key & _SERIAL, Relation.COVERS) for key in keys[low:high]]
         found.sort()
         return [Finding(relation, self.network(serial), self.labels[serial]) for serial, relation in found]
 
@@ -210,17 +295,17 @@ class EntryIndex:
         holding = self.holding(address)
         if holding:
             return holding[0]
-        rows = self._rows[version]
-        if not rows:
+        keys = self._families[version].keys
+        if not keys:
             return None
-        position = bisect_right(rows, (value, BITS[version] + 1))
+        position = bisect_left(keys, (value + 1) << _START)  # the rows starting at or before the address
         candidates: list[tuple[int, int]] = []  # (distance, serial)
-        if position < len(rows):  # the first block starting after the address
-            candidates.append((rows[position][0] - value, rows[position][2]))
+        if position < len(keys):  # the first block starting after the address
+            candidates.append(((keys[position] >> _START) - value, keys[position] & _SERIAL))
         if position > 0:  # of the blocks starting before it, the one reaching furthest (none reaches it)
             reach = self._reach(version)[position - 1]
             # a serial in the rows always has its interval (None only for cidrs never put in a row)
-            candidates.append((value - end_of(self.intervals[reach]), reach))  # type: ignore[arg-type]
+            candidates.append((value - end_of(self.interval(reach)), reach))  # type: ignore[arg-type]
         return min(candidates)[1]
 
     def _reach(self, version: int) -> list[int]:
@@ -228,13 +313,21 @@ class EntryIndex:
         reach = self._left_reach.get(version)
         if reach is None:
             reach, best, best_end = [], -1, -1
-            for _start, _prefix, serial in self._rows[version]:
-                end = end_of(self.intervals[serial])  # type: ignore[arg-type]  # in a row: never None
+            interval = self.interval
+            for key in self._families[version].keys:
+                serial = key & _SERIAL
+                end = end_of(interval(serial))  # type: ignore[arg-type]  # in a row: never None
                 if end > best_end:
                     best, best_end = serial, end
                 reach.append(best)
             self._left_reach[version] = reach
         return reach
+
+
+def _rows(keys: list[int]) -> list[Row]:
+    starts = map(rshift, keys, repeat(_START))
+    prefixes = map(and_, map(rshift, keys, repeat(32)), repeat(255))
+    return list(zip(starts, prefixes, map(and_, keys, repeat(_SERIAL)), strict=True))
 
 
 def _family_value(address: Address) -> tuple[int, int]:

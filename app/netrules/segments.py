@@ -36,9 +36,10 @@ class _Family:
 
     def __init__(self, rows: Sequence[Row], bits: int, outer: MutableSequence[int]) -> None:
         starts, inner = _segments(rows, bits, outer)
-        # IPv4 starts fit an unsigned 64-bit array; IPv6 ones do not and stay Python ints.
-        self.starts: Sequence[int] = array("Q", starts) if bits <= 64 else starts
-        self.inner = array("q", inner)
+        # 32-bit arrays where the values fit (IPv4 starts, serials, segment counts): half the cache lines of
+        # 64-bit ones; IPv6 starts do not fit and stay Python ints.
+        self.starts: Sequence[int] = array("I", starts) if bits <= 32 else starts
+        self.inner = array("i", inner)
         self.shift = bits - _BUCKET_BITS
         self.bounds: array[int] | None = None
         if len(starts) >= _BUCKETED_FROM:
@@ -46,7 +47,7 @@ class _Family:
             # segments start in the buckets before b (counted in C, summed by accumulate)
             per_bucket = Counter(start >> self.shift for start in starts)
             counts = map(per_bucket.get, range(1 << _BUCKET_BITS), repeat(0))
-            self.bounds = array("q", accumulate(counts, initial=0))
+            self.bounds = array("i", accumulate(counts, initial=0))
 
 
 def _segments(rows: Sequence[Row], bits: int, outer: MutableSequence[int]) -> tuple[list[int], list[int]]:
@@ -92,7 +93,7 @@ class SegmentTable:
 
     def __init__(self, rows_v4: Sequence[Row], rows_v6: Sequence[Row]) -> None:
         size = 1 + max((row[2] for rows in (rows_v4, rows_v6) for row in rows), default=-1)
-        self.outer = array("q", repeat(-1, size))
+        self.outer = array("i", repeat(-1, size))
         self.v4 = _Family(rows_v4, 32, self.outer)
         self.v6 = _Family(rows_v6, 128, self.outer)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from ipaddress import IPv4Address
 from itertools import compress
-from operator import ne
+from operator import attrgetter, ne
 from typing import Any
 
 from app.netrules import Address, EntryIndex, Network, parse_entry, unmapped
@@ -138,7 +138,9 @@ class AllowlistRecord:
     def _rebuild(self, entries: list[EntryRecord]) -> None:
         pending = self.take_usage()  # counted against the old serials: carried over by id
         self._entries = {entry.id: entry for entry in entries}
-        self._index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
+        self._index = EntryIndex.of_cidrs(
+            list(map(attrgetter("cidr"), entries)), list(map(attrgetter("id"), entries))
+        )
         self._serials = {entry.id: serial for serial, entry in enumerate(entries)}
         slots = array("q", bytes(8 * _SLOTS * len(entries)))
         slots[::_SLOTS] = array("q", [_expiry(entry) for entry in entries])
@@ -205,10 +207,10 @@ class AllowlistRecord:
 
     def _match_by_index(self, address: Address, now: int) -> int:
         with self._lock:
-            intervals, slots = self._index.intervals, self._slots
+            interval, slots = self._index.interval, self._slots
             holding = sorted(
                 self._index.holding(unmapped(address)),
-                key=lambda serial: -intervals[serial][2],  # type: ignore[index]
+                key=lambda serial: -interval(serial)[2],  # type: ignore[index]
             )
             return next((serial for serial in holding if now < slots[_SLOTS * serial]), -1)
 

@@ -23,6 +23,7 @@ class Ink(StrEnum):
     NOTICE_TEXT = "notice_text"
     HIGHLIGHT_BACKGROUND = "highlight_background"  # a flagged line in the import preview
     HIGHLIGHT_TEXT = "highlight_text"
+    FOCUS = "focus"  # the ring around the control the keyboard acts on
 
 
 LIGHT = {
@@ -35,6 +36,7 @@ LIGHT = {
     Ink.NOTICE_TEXT: "#82071e",
     Ink.HIGHLIGHT_BACKGROUND: "#fff1b8",
     Ink.HIGHLIGHT_TEXT: "#1f2328",
+    Ink.FOCUS: "#0550ae",
 }
 DARK = {
     Ink.GOOD: "#3fb950",
@@ -46,6 +48,7 @@ DARK = {
     Ink.NOTICE_TEXT: "#ffa198",
     Ink.HIGHLIGHT_BACKGROUND: "#4d3800",
     Ink.HIGHLIGHT_TEXT: "#f0f6fc",
+    Ink.FOCUS: "#79c0ff",
 }
 
 

@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING
 
 # Nothing here imports or touches the `Qt` namespace before the first frame: importing the name costs ~15 ms
 # and its first use ~50 ms (PySide6 builds the enum types lazily); the tabs, built just after the frame, pay.
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QPushButton, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.services.session.messages import Message, MessageLevel
 from app.services.session.session import ConnectionState, ConsoleSession
@@ -17,7 +26,7 @@ from .menus import Menus
 from .toolbar import ConnectionBar
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QCloseEvent
+    from PySide6.QtGui import QCloseEvent, QResizeEvent
 
     from app.core.playground.turns import Turn
     from app.services.security.allow_flow import AllowAfterRefusal
@@ -61,6 +70,18 @@ class NoticeBar(QWidget):
         self.show()
 
 
+class PageLayout(QVBoxLayout):
+    """The window's page (notices above the tabs) inside its scroll area, sized by its minimum only.
+
+    A scroll area asks a page with word-wrapped text for the height it prefers at the viewport's width, and a
+    box layout answers with every part's preferred height (a table's dozen rows too): the page scrolled at
+    800x600, where it fits. Saying no height-for-width here makes the scroll area use the minimum size; the
+    wrapped labels inside are still laid out at their width."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
 class MainWindow(QMainWindow):
     def __init__(self, session: ConsoleSession) -> None:
         super().__init__()
@@ -87,11 +108,15 @@ class MainWindow(QMainWindow):
         for label in TAB_LABELS:  # placeholders for the first frame; ensure_tabs() puts the real ones in
             self.tabs.addTab(QWidget(), label)
         central = QWidget()
-        layout = QVBoxLayout(central)
+        layout = PageLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.notice)
         layout.addWidget(self.tabs)
-        self.setCentralWidget(central)
+        # The tabs scroll inside the window when the screen is smaller than they need (an 800x600 screen at
+        # twice the scale has 400x300 points): the window always fits, and nothing is cut, only scrolled to.
+        self.page_scroll = QScrollArea(objectName="page_scroll", widgetResizable=True)
+        self.page_scroll.setWidget(central)
+        self.setCentralWidget(self.page_scroll)
         self.menus = Menus(self, session, self.tabs, self.open_settings)
         session.bus.posted.connect(self.show_message)
         session.connection_changed.connect(self.show_connection)
@@ -105,14 +130,20 @@ class MainWindow(QMainWindow):
         session.engine_changed.connect(self.engine_label.setText)
 
     def ensure_tabs(self) -> None:
-        """Build the Playground and Security tabs (once). The app calls this right after the first frame."""
+        """Build the Playground tab (once), and the Security tab if it is the one shown: the app calls this
+        right after the first frame. The Security tab is built when it is first shown or asked for
+        (`security`): its modules and widgets were a large part of what a launch on the Playground waited for."""
         if self._playground is not None:
             return
-        self.menus.apply_shortcuts()
-        from app.services.security.service import SecurityServices
+        from PySide6.QtCore import Qt  # after the first frame (see the imports above)
 
+        self.menus.apply_shortcuts()
+        self.page_scroll.setFrameShape(QScrollArea.Shape.NoFrame)  # here: enums cost before the first frame
+        self.page_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a frame, not a stop on the Tab chain
+        from .focus_ring import focus_style_sheet
+
+        self.setStyleSheet(focus_style_sheet())  # the window's dialogs too: a style sheet reaches every child
         from .playground.tab import PlaygroundTab
-        from .security.tab import SecurityTab
 
         current = self.ui_state.tab if 0 <= self.ui_state.tab < len(TAB_LABELS) else 0
         self._playground = PlaygroundTab(self.session)
@@ -121,23 +152,48 @@ class MainWindow(QMainWindow):
             self._playground.keeper.open(self.ui_state.conversation)
         # Kept as it changes, not only at quit: a console ended by the system (logout, kill) reopens it too.
         self._playground.keeper.opened.connect(self._remember_conversation)
+        self._put_tab(0, self._playground)
+        if current == 1:
+            self._ensure_security()
+        self.tabs.setCurrentIndex(current)
+        self.tabs.currentChanged.connect(self._tab_shown)
+        self._playground.allow_ip_requested.connect(self.allow_ip)
+        self._playground.settings_requested.connect(self.open_settings)
+        self.sidebar_action = self.menus.add_sidebar_toggle(self._show_sidebar)
+        self._sidebar_stepped_aside = False
+        self._fit_sidebar()
+        if self.session.client is not None:  # the profile was activated before the tabs existed
+            self._playground.reload_models()
+
+    def _put_tab(self, index: int, tab: QWidget) -> None:
+        """Replace the placeholder at `index` by its tab, the tab shown staying the one shown."""
+        current = self.tabs.currentIndex()
+        placeholder = self.tabs.widget(index)
+        self.tabs.blockSignals(True)  # the swap is no change of tab for the menus or for _tab_shown
+        self.tabs.removeTab(index)
+        self.tabs.insertTab(index, tab, TAB_LABELS[index])
+        self.tabs.setCurrentIndex(current)
+        self.tabs.blockSignals(False)
+        if placeholder:
+            placeholder.deleteLater()
+
+    def _tab_shown(self, index: int) -> None:
+        if index == 1:
+            self._ensure_security()
+
+    def _ensure_security(self) -> None:
+        if self._security is not None:
+            return
+        self.ensure_tabs()
+        from app.services.security.service import SecurityServices
+
+        from .security.tab import SecurityTab
+
         self._security = SecurityTab(self.session, SecurityServices.create(self.session, self))
         # The scope of the last launch, chosen once the projects load (its first read is still to come).
         self._security.service.restore_scope = self.ui_state.security_scope or None
-        for index, (tab, label) in enumerate(
-            zip((self._playground, self._security), TAB_LABELS, strict=True)
-        ):
-            placeholder = self.tabs.widget(index)
-            self.tabs.removeTab(index)
-            self.tabs.insertTab(index, tab, label)
-            if placeholder:
-                placeholder.deleteLater()
-        self.tabs.setCurrentIndex(current)
-        self._playground.allow_ip_requested.connect(self.allow_ip)
+        self._put_tab(1, self._security)
         self._connect_allow_flow()
-        self._playground.settings_requested.connect(self.open_settings)
-        if self.session.client is not None:  # the profile was activated before the tabs existed
-            self._playground.reload_models()
 
     def _connect_allow_flow(self) -> None:
         """After a 403 in the Playground: the Security tab on the list that refused, then the request again."""
@@ -159,6 +215,7 @@ class MainWindow(QMainWindow):
     @property
     def security(self) -> SecurityTab:
         self.ensure_tabs()
+        self._ensure_security()
         assert self._security is not None
         return self._security
 
@@ -186,7 +243,7 @@ class MainWindow(QMainWindow):
 
     def allow_ip(self, index: int) -> None:
         """Allow the address a turn was refused at, in the list that refused it (see AllowAfterRefusal)."""
-        self.ensure_tabs()
+        self._ensure_security()
         assert self.allow_flow is not None
         self.allow_flow.start(self.playground.service.turns[index])
 
@@ -212,6 +269,31 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.playground)
         self.playground.retry(index)
         self.session.bus.info(f"{turn.source_ip} is allowed now: the refused request was sent again.")
+
+    # -- a window narrower than the Playground with its conversation list ----------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_sidebar()
+
+    def _fit_sidebar(self) -> None:
+        """The conversation list steps aside while the window is narrower than the Playground with it (twice
+        the scale on a laptop's screen), and comes back when there is room; View > Conversation list (F9) too."""
+        if self._playground is None:
+            return
+        sidebar = self._playground.sidebar
+        room = self.page_scroll.viewport().width()
+        beside = sidebar.minimumSizeHint().width() + self._playground.splitter.handleWidth()
+        needed = self.tabs.minimumSizeHint().width() + (0 if sidebar.isVisibleTo(self) else beside)
+        if sidebar.isVisibleTo(self) and room < needed:
+            self.sidebar_action.setChecked(False)
+            self._sidebar_stepped_aside = True  # after the toggle, which takes any change for a person's
+        elif self._sidebar_stepped_aside and room >= needed:
+            self.sidebar_action.setChecked(True)
+
+    def _show_sidebar(self, shown: bool) -> None:
+        self._sidebar_stepped_aside = False  # a person's choice stays until they change it
+        self.playground.sidebar.setVisible(shown)
 
     def _remember_conversation(self, conversation_id: str) -> None:
         self.ui_state.conversation = conversation_id

@@ -44,6 +44,7 @@ class Menus(QObject):
         refresh = self._action("Check connection", QKeySequence("F5"))
         refresh.triggered.connect(lambda: session.tasks.start("session.check", session.check_connection()))
         view.addAction(refresh)
+        self.view_menu = view
         help_menu = window.menuBar().addMenu("&Help")
         logs = QAction("Open log folder", window)
         logs.triggered.connect(self.open_logs)
@@ -56,6 +57,14 @@ class Menus(QObject):
         makes PySide6 build every Qt enum type, about 60-80 ms."""
         action = QAction(text, self.main)
         self._pending_shortcuts.append((action, shortcut))
+        return action
+
+    def add_sidebar_toggle(self, show: Callable[[bool], None]) -> QAction:
+        """View > Conversation list (F9): the Playground's list of saved conversations, shown or put aside."""
+        action = QAction("Conversation list", self.main, checkable=True, checked=True)
+        action.setShortcut(QKeySequence("F9"))
+        action.toggled.connect(show)
+        self.view_menu.addAction(action)
         return action
 
     def apply_shortcuts(self) -> None:

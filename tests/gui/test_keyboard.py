@@ -4,7 +4,7 @@ Playground, and every control has a name a screen reader reads (through Qt's acc
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAccessible
+from PySide6.QtGui import QAccessible, QColor
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from app.ui.colours import Ink, qcolor
 from app.ui.main_window import MainWindow
 from app.ui.security.tab import SecurityTab
 from tests.gui.reach import child
@@ -77,3 +78,126 @@ def test_every_control_has_an_accessible_name(console: MainWindow, qtbot: QtBot)
             if not face.text(QAccessible.Text.Name).strip():
                 unnamed.append(f"{type(widget).__name__} {widget.objectName()}")
     assert unnamed == []
+
+
+# The Tab chain of each tab, in reading order: these controls come in this order (others between them).
+PLAYGROUND_ORDER = (
+    "conversation_search",
+    "new",
+    "conversation_list",
+    "model",
+    "web_search",
+    "chain",
+    "new_conversation",
+    "get_code",
+    "conversation",
+    "instructions",
+    "params_toggle",
+    "structured",
+    "functions",
+    "attach",
+    "attach_url",
+    "message_edit",
+    "send",
+)
+SECURITY_ORDER = (
+    "scope",
+    "switch",
+    "refresh",
+    "history",
+    "add_mine",
+    "echo_settings",
+    "cidr",
+    "description",
+    "expires",
+    "check_ip",
+    "filter",
+    "entry_view",
+    "entries",
+    "remove",
+)
+
+
+def tab_stops(window: QWidget, page: QWidget) -> list[QWidget]:
+    """What Tab should reach on `page` and in the toolbar: every shown, enabled control that takes Tab."""
+    return [
+        widget
+        for widget in window.findChildren(QWidget)
+        if widget.isVisibleTo(window)
+        and widget.isEnabled()
+        and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
+        and not widget.isWindow()
+        and widget.focusProxy() is None
+        and (page.isAncestorOf(widget) or widget.parentWidget() is getattr(window, "connection_bar", None))
+    ]
+
+
+def walk_tab_chain(qtbot: QtBot, start: QWidget, key: Qt.Key = Qt.Key.Key_Tab) -> list[QWidget]:
+    """Press Tab from `start` until the focus comes back to it (or 200 presses)."""
+    start.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(start.hasFocus)
+    chain = [start]
+    for _ in range(200):
+        focused = QApplication.focusWidget()
+        assert focused is not None
+        qtbot.keyClick(focused, key)
+        now = QApplication.focusWidget()
+        assert now is not None and now is not focused, f"Tab stays in {type(focused).__name__}"
+        if now is start:
+            return chain
+        chain.append(now)
+    raise AssertionError("the Tab chain never comes back: " + ", ".join(w.objectName() for w in chain[-5:]))
+
+
+def names(chain: list[QWidget]) -> list[str]:
+    return [widget.objectName() for widget in chain]
+
+
+def test_tab_walks_every_control_of_each_tab_in_reading_order(console: MainWindow, qtbot: QtBot) -> None:
+    console.resize(1100, 800)
+    sidebar = console.playground.sidebar
+    sidebar.search.setObjectName("conversation_search")
+    sidebar.new_button.setObjectName("new")
+    for page, order in ((console.playground, PLAYGROUND_ORDER), (console.security, SECURITY_ORDER)):
+        console.tabs.setCurrentWidget(page)
+        qtbot.waitUntil(page.isVisible)
+        qtbot.wait(100)
+        chain = walk_tab_chain(qtbot, console.tabs.tabBar())
+        # Every control is reached, once, and nothing else (no frame or scroll area without a name).
+        expected = tab_stops(console, page)
+        missing = [f"{type(w).__name__} {w.objectName()}" for w in expected if w not in chain]
+        assert missing == []
+        assert len(chain) == len(set(chain))
+        # In reading order: the named controls come in this order.
+        reached = names(chain)
+        assert [name for name in reached if name in order] == list(order), reached
+        # Each has a name a screen reader says, read through Qt's accessibility interface.
+        for widget in chain:
+            face = QAccessible.queryAccessibleInterface(widget)
+            assert face.text(QAccessible.Text.Name).strip(), widget.objectName()
+        # Shift+Tab walks the same chain backwards.
+        backwards = walk_tab_chain(qtbot, console.tabs.tabBar(), Qt.Key.Key_Backtab)
+        assert backwards[1:] == chain[1:][::-1]
+
+
+def test_focus_is_visible_on_every_kind_of_control(console: MainWindow, qtbot: QtBot) -> None:
+    """The focused control shows a ring in the palette's focus colour (Qt's own is a faint tint or none)."""
+    console.resize(1100, 800)
+    focus = qcolor(Ink.FOCUS)
+    tab = console.playground
+    send(qtbot, tab, "A conversation in the list")
+    wait_done(qtbot, tab)
+    listing = tab.sidebar.list
+    qtbot.waitUntil(lambda: listing.model().rowCount() == 1)
+    for widget in (tab.send_button, tab.web_search, tab.message, listing, tab.model, tab.params_toggle):
+        widget.setFocus(Qt.FocusReason.TabFocusReason)
+        qtbot.waitUntil(widget.hasFocus)
+        image = widget.grab().toImage()
+        edge = [image.pixelColor(x, image.height() // 2) for x in range(3)]
+        edge += [image.pixelColor(image.width() // 2, y) for y in range(3)]
+        assert any(colour_near(pixel, focus) for pixel in edge), type(widget).__name__
+
+
+def colour_near(pixel: QColor, wanted: QColor) -> bool:
+    pairs = ((pixel.red(), wanted.red()), (pixel.green(), wanted.green()), (pixel.blue(), wanted.blue()))
+    return all(abs(a - b) <= 40 for a, b in pairs)

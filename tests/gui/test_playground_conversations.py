@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from app.core.playground.conversation_store import ConversationSummary
 from app.ui.main_window import MainWindow
 from app.ui.playground.conversations import ConversationSidebar
 from tests.gui.reach import body_of
@@ -244,6 +245,7 @@ def test_editing_the_third_of_ten_messages_saves_only_what_changed(
     tab.conversations.store._db.set_trace_callback(statements.append)  # SQLite's own record of what ran
     requeried: list[bool] = []
     tab.conversations.changed.connect(lambda: requeried.append(True))
+    tab.conversations.saved.connect(lambda _id: requeried.append(True))
     monkeypatch.setattr(
         "PySide6.QtWidgets.QInputDialog.getMultiLineText", lambda *a, **k: ("message 3, edited", True)
     )
@@ -257,3 +259,50 @@ def test_editing_the_third_of_ten_messages_saves_only_what_changed(
     assert any("DELETE FROM turns" in s for s in writes)  # the turns after the edit are gone from the store
     tab.conversations.store._db.set_trace_callback(None)
     close_console(qtbot, window)
+
+
+def test_a_saved_turn_updates_its_row_without_reading_the_list_again(
+    console: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab = console.playground
+    send(qtbot, tab, "first conversation")
+    wait_done(qtbot, tab)
+    tab.keeper.new()
+    listed: list[str] = []
+    reading = tab.conversations.summaries
+
+    def counted(query: str = "") -> list[ConversationSummary]:
+        listed.append(query)
+        return reading(query)
+
+    monkeypatch.setattr(tab.conversations, "summaries", counted)
+    send(qtbot, tab, "second conversation")
+    wait_done(qtbot, tab)
+    send(qtbot, tab, "and a second turn")
+    wait_done(qtbot, tab, 2)
+    rows = tab.sidebar.model.summaries
+    assert [row.title for row in rows] == ["second conversation", "first conversation"]
+    assert rows[0].turn_count == 2 and rows[0].id == tab.keeper.current_id
+    assert tab.sidebar.list.currentIndex().row() == 0  # the open one stays selected
+    assert listed == []  # one row each time, not the whole list
+    # A search shown is read again: the conversation may match it now.
+    qtbot.keyClicks(tab.sidebar.search, "second")
+    listed.clear()
+    send(qtbot, tab, "a third turn")
+    wait_done(qtbot, tab, 3)
+    assert listed == ["second"] and [row.title for row in tab.sidebar.model.summaries] == [
+        "second conversation"
+    ]
+
+
+def test_the_security_tab_is_built_when_first_shown(console: MainWindow, qtbot: QtBot) -> None:
+    """A launch on the Playground does not wait for the Security tab's modules and widgets."""
+    from app.ui.security.tab import SecurityTab
+
+    assert console.tabs.currentIndex() == 0
+    assert not isinstance(console.tabs.widget(1), SecurityTab)
+    console.tabs.setCurrentIndex(1)  # as the tab bar or View > Security does
+    security = console.tabs.currentWidget()
+    assert isinstance(security, SecurityTab) and console.tabs.currentIndex() == 1
+    assert console.security is security and console.tabs.tabText(1) == "&Security"
+    qtbot.waitUntil(lambda: security.service.data is not None, timeout=10000)  # it reads the lists once built

@@ -120,10 +120,15 @@ def test_when_both_lists_refuse_each_is_opened_in_turn_before_the_request_goes_a
     for scope, owner in (("organization", profile.org_id), ("project", profile.project_id)):
         store.add_entry(scope, owner, "198.51.100.0/24", "office")
         store.set_enabled(scope, owner, True)
+    security = console.security  # read once from the office, as an admin who looked before moving
+    console.session.set_simulated_ip("198.51.100.7")
+    security.service.refresh()
+    qtbot.waitUntil(lambda: security.service.data is not None and shown(security).source_ip == "198.51.100.7")
     view = refused_turn(qtbot, console, "203.0.113.77")
     click(qtbot, view.action_buttons["allow"])
-    security = console.security
     qtbot.waitUntil(security.blocked_banner.isVisible)
+    # Under the banner, "Your IP" is the address the 403 names, not the one of the last good read.
+    assert "203.0.113.77" in security.your_ip.my_ip.text()
     store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
     click(qtbot, child(security, type(security.add_form.add_button), "refresh"))
     # The organization's list admits it now; the project's list is read and refuses it: it is opened next.

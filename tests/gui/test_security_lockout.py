@@ -179,3 +179,16 @@ def test_a_project_list_warns_of_the_project_key_only(
     click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.enabled)
     assert not tab.blocked_banner.isVisible()  # the admin key still reads the lists
+
+
+def test_after_recovery_elsewhere_the_banner_clears_within_seconds(
+    qtbot: QtBot, console: MainWindow, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody presses Refresh: while blocked, the tab reads every few seconds (not the 30 s refresh)."""
+    lock_out_by_switching_on(qtbot, tab, monkeypatch)
+    banner = tab.blocked_banner
+    qtbot.waitUntil(banner.isVisible)
+    assert tab.service.periodic.isActive() and tab.service.periodic.interval() <= 5000
+    embedded(tab.session).store.set_enabled("organization", profile_of(tab.session).org_id, False)
+    qtbot.waitUntil(lambda: not banner.isVisible(), timeout=6000)
+    assert tab.service.periodic.interval() == tab.service.refresh_seconds() * 1000  # back to the setting

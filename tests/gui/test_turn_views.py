@@ -142,3 +142,18 @@ def test_find_counts_without_a_match_object_per_occurrence() -> None:
     assert matches[6] == Match(1, "answer", 0) and matches[-1] == Match(2, "answer", 5)
     assert len(find_matches(turns, "SAY")) == 3 and find_matches(turns, "SAY")[1] == Match(1, "message", 0)
     assert len(find_matches(turns, "")) == 0
+
+
+def test_esc_in_find_leaves_the_view_at_the_match(qtbot: QtBot, reopened: PlaygroundTab) -> None:
+    tab = reopened
+    tab.message.setFocus()
+    qtbot.keyClick(tab.message, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(tab.find_bar.field, "zebra")
+    answer = tab.views[5].answer
+    qtbot.waitUntil(lambda: shown(tab, answer))
+    qtbot.wait(200)  # the earlier turns built on the way find their heights
+    assert shown(tab, answer)
+    qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Escape)
+    assert not tab.find_bar.isVisible() and tab.message.hasFocus()  # the focus back where it was
+    qtbot.wait(300)  # the relayouts after the bar closed
+    assert shown(tab, answer)  # the view stays where Find took it, not back at the turn that was on top

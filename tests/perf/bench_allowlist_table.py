@@ -1,5 +1,9 @@
 """The entries table with 100,000 entries: load, sort, and one filter keystroke, against a plain Python
-filter of the same list in the same run. Run: python -m tests.perf.bench_allowlist_table  (offscreen)
+filter of the same list in the same run. Run: python -m tests.perf.bench_allowlist_table [rounds]  (offscreen)
+
+The load is timed as the Security tab does it: the rows show at once (GUI thread), the entry index is built
+on a worker thread meanwhile, then handed to the model (which sorts by address with it). Each figure is the
+median of the rounds (the worst keystroke: the median of each round's worst).
 """
 
 from __future__ import annotations
@@ -7,7 +11,10 @@ from __future__ import annotations
 import ipaddress
 import os
 import random
+import statistics
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -17,7 +24,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QTableView
 
-from app.api.admin import Allowlist, parse
+from app.api.admin import Allowlist, Entry, parse
+from app.core.security.checks import index_of
 from app.models.entries import EntriesModel
 from app.netrules import covering, nearest, relate
 from app.netrules.index import EntryIndex
@@ -52,8 +60,52 @@ def timed(action: Callable[..., object]) -> float:
 
 
 def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     app = QApplication.instance() or QApplication([])
     data = entries(COUNT)
+    started = time.perf_counter()
+    typed = list(parse(Allowlist, {"enabled": True, "entries": data}, "an allowlist").entries)
+    parsed = time.perf_counter() - started
+    builder = ThreadPoolExecutor(max_workers=1)
+    figures: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for name, value in one_round(typed, data, builder).items():
+            figures.setdefault(name, []).append(value)
+    hits = len(plain_filter(data))
+    ms = {name: statistics.median(values) * 1000 for name, values in figures.items()}
+    print(
+        f"entries:                         {COUNT:,}   (median of {rounds} rounds; load average {os.getloadavg()[0]:.1f})"
+    )
+    print(f"typed models parsed at the edge: {parsed * 1000:,.0f} ms (pydantic, once per load)")
+    print(f"load: rows shown (GUI thread):   {ms['rows']:,.0f} ms")
+    print(f"      index built (worker):      {ms['built']:,.0f} ms after the load began")
+    print(f"      index handed to the model: {ms['attach']:,.0f} ms (GUI thread: coverage, order by address)")
+    print(f"      loaded with its index:     {ms['indexed']:,.0f} ms  (goal <= 400 ms)")
+    print(f"sort by description:             {ms['sort']:,.0f} ms")
+    print(
+        f"one filter keystroke (worst):    {ms['worst']:,.1f} ms  (goal <= 25 ms); median {ms['median']:,.1f} ms"
+    )
+    print(
+        f"  the same in CPU time of the GUI thread: {ms['worst_cpu']:,.1f} ms (what a shared machine's wall time hides)"
+    )
+    print(f"  of which a repaint of the view: {ms['repaint']:,.1f} ms (the same view, nothing changed)")
+    print(f"clearing the filter:             {ms['clear']:,.1f} ms")
+    print(f"plain Python filter, same list:  {ms['plain']:,.1f} ms ({hits:,} hits)")
+    print(f"worst keystroke (filter + repaint) vs the plain filter alone: {ms['worst'] / ms['plain']:.2f}x")
+    builder.shutdown()
+    index_figures(data)
+    _ = app
+
+
+def plain_filter(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in data if "site 4" in e["cidr"] or "site 4" in e["description"].lower()]
+
+
+def one_round(
+    typed: list[Entry], data: list[dict[str, Any]], builder: ThreadPoolExecutor
+) -> dict[str, float]:
+    """One load into a fresh view, as the Security tab does it, then sorts and keystrokes: seconds each."""
+    me = ipaddress.ip_address("198.51.100.7")
     model = EntriesModel()
     view = QTableView()
     view.setModel(model)
@@ -61,33 +113,43 @@ def main() -> None:
     view.verticalHeader().setVisible(False)  # as in the Security tab
     view.resize(1000, 700)
     view.show()
+    view.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # the tab's default
+    QApplication.processEvents()
     started = time.perf_counter()
-    typed = list(parse(Allowlist, {"enabled": True, "entries": data}, "an allowlist").entries)
-    parsed = time.perf_counter() - started
-    load = timed(lambda: model.set_entries(typed, ipaddress.ip_address("198.51.100.7")))
-    sort = timed(lambda: view.sortByColumn(0, Qt.SortOrder.AscendingOrder))
-    keystrokes = []
-    for text in ("s", "si", "sit", "site", "site ", "site 4", "site 42"):
+    building = builder.submit(index_of, typed)  # as the tab: off the GUI thread, while the rows show
+    rows = timed(lambda: model.set_entries(typed, me))
+    index = building.result()
+    built = time.perf_counter() - started
+    attach = timed(lambda: model.set_index(index, me))
+    indexed = time.perf_counter() - started
+    sort = timed(lambda: view.sortByColumn(1, Qt.SortOrder.AscendingOrder))
+    timed(lambda: view.sortByColumn(0, Qt.SortOrder.AscendingOrder))
+    texts = ("s", "si", "sit", "site", "site ", "site 4", "site 42")
+    keystrokes, cpu = [], []
+    for text in texts:
+        started_cpu = time.thread_time()
         keystrokes.append(timed(lambda text=text: model.set_filter(text)))
+        cpu.append(time.thread_time() - started_cpu)
     clear = timed(lambda: model.set_filter(""))
+    repaint = timed(lambda: view.viewport().repaint())
     started = time.perf_counter()
-    plain = [entry for entry in data if "site 4" in entry["cidr"] or "site 4" in entry["description"].lower()]
-    plain_time = time.perf_counter() - started
-    print(f"entries:                        {COUNT:,}")
-    print(f"load (model + first paint):     {load * 1000:,.0f} ms  (goal < 1,000 ms)")
-    print(f"typed models parsed at the edge: {parsed * 1000:,.0f} ms (pydantic, once per load)")
-    print(f"sort by address:                {sort * 1000:,.0f} ms")
-    print(
-        f"one filter keystroke (worst):   {max(keystrokes) * 1000:,.1f} ms  (goal < 50 ms); "
-        f"median {sorted(keystrokes)[len(keystrokes) // 2] * 1000:,.1f} ms"
-    )
-    print(f"clearing the filter:            {clear * 1000:,.1f} ms")
-    print(f"plain Python filter, same list: {plain_time * 1000:,.1f} ms ({len(plain):,} hits)")
-    print(
-        f"worst keystroke (filter + repaint) vs the plain filter alone: {max(keystrokes) / plain_time:.2f}x"
-    )
-    index_figures(data)
-    _ = app
+    plain_filter(data)
+    plain = time.perf_counter() - started
+    view.deleteLater()
+    QApplication.processEvents()
+    return {
+        "rows": rows,
+        "built": built,
+        "attach": attach,
+        "indexed": indexed,
+        "sort": sort,
+        "worst": max(keystrokes),
+        "worst_cpu": max(cpu),
+        "median": statistics.median(keystrokes),
+        "clear": clear,
+        "repaint": repaint,
+        "plain": plain,
+    }
 
 
 def best_of(action: Callable[[], object], runs: int = 5) -> float:

@@ -171,3 +171,18 @@ def test_a_turn_saved_again_unchanged_keeps_its_conversation_found(store: Conver
     assert store.summaries("orbit2") == [] and len(store.summaries("orbit1")) == 1
     store.save_turn(conversation, 1, turn("moon1", "chart"), newest=True)  # changed: found by its new text
     assert store.summaries("orbit1") == [] and len(store.summaries("chart")) == 1
+
+
+def test_a_new_conversation_and_its_first_turn_are_one_write(store: ConversationStore) -> None:
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)  # SQLite's own record of what ran
+    conversation_id = store.create("Haiku", "service-pro", {"temperature": 0.2}, (0, turn("Write", "Moon")))
+    store._db.set_trace_callback(None)
+    assert sum(s.upper().startswith("BEGIN") for s in statements) == 1
+    summary = store.summary(conversation_id)
+    assert summary is not None and summary.turn_count == 1 and summary.title == "Haiku"
+    loaded = store.load(conversation_id)
+    assert loaded is not None and [t.answer for t in loaded.turns] == ["Moon"]
+    assert loaded.settings == {"temperature": 0.2}
+    assert [s.id for s in store.summaries("moon")] == [conversation_id]  # its search document has the turn
+    assert store.summary("conv_missing") is None

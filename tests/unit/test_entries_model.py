@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from app.api.admin import Entry
+from app.core.security.checks import index_of
 from app.core.security.views import DAY_S as DAY
 from app.core.security.views import EntryView
 from app.models.entries import (
@@ -44,7 +45,8 @@ def shown(model: EntriesModel) -> list[str]:
 @pytest.fixture
 def model(qapp: QApplication) -> EntriesModel:
     model = EntriesModel()
-    model.set_entries(make_entries(2_000), ipaddress.ip_address("10.0.5.9"))
+    entries = make_entries(2_000)
+    model.set_entries(entries, ipaddress.ip_address("10.0.5.9"), index_of(entries))
     return model
 
 
@@ -96,7 +98,7 @@ def test_cells_and_tooltip(model: EntriesModel) -> None:
 def test_address_counts_read_as_numbers(qapp: QApplication) -> None:
     model = EntriesModel()
     entries = [Entry(id="a", cidr="2001:db8::/48"), Entry(id="b", cidr="10.0.0.0/8")]
-    model.set_entries(entries, None)
+    model.set_entries(entries, None, index_of(entries))
     assert [model.data(model.index(row, SIZE)) for row in range(2)] == ["2⁸⁰", "16,777,216"]
     alignment = model.data(model.index(0, SIZE), Qt.ItemDataRole.TextAlignmentRole)
     assert alignment == Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -136,7 +138,7 @@ def test_views_and_usage_columns_sort_and_filter(qapp: QApplication) -> None:
         ),
     ]
     model = EntriesModel()
-    model.set_entries(entries, None)
+    model.set_entries(entries, None, index_of(entries))
     assert model.data(model.index(0, EXPIRES)) == "expired"
     assert model.data(model.index(1, EXPIRES)).startswith("in 59 min") or "1 h" in model.data(
         model.index(1, EXPIRES)
@@ -158,3 +160,27 @@ def test_views_and_usage_columns_sort_and_filter(qapp: QApplication) -> None:
     assert shown(model) == ["10.0.0.3/32", "10.0.0.2/32", "10.0.0.4/32", "10.0.0.1/32"]
     model.sort(EXPIRES, Qt.SortOrder.AscendingOrder)
     assert shown(model)[:2] == ["10.0.0.1/32", "10.0.0.2/32"]  # the soonest first; never last
+
+
+def test_rows_show_before_their_index_and_take_its_order_when_it_comes(qapp: QApplication) -> None:
+    """The model never builds the index (the Security tab has it built off the GUI thread): without it the rows
+    show in list order, sizes read from the cidr, nobody covered; `set_index` sorts them and marks coverage."""
+    entries = make_entries(300)
+    model = EntriesModel()
+    model.sort(ADDRESS, Qt.SortOrder.AscendingOrder)
+    me = ipaddress.ip_address("10.0.5.9")
+    model.set_entries(entries, me)
+    indexed_at_first = model.indexed
+    assert not indexed_at_first and shown(model) == [e.cidr for e in entries]
+    assert model.data(model.index(1, SIZE)) == "256" and not any(
+        model.data(model.index(row, COVERS)) for row in range(model.rowCount())
+    )
+    model.set_filter("office")
+    model.set_index(index_of(entries), me)
+    addresses = [ipaddress.ip_network(cidr) for cidr in shown(model)]
+    assert model.indexed and addresses == sorted(addresses, key=lambda n: (n.version, n.network_address))
+    assert shown(model) and all("office" in model.entry(row).description for row in range(model.rowCount()))
+    covered = [
+        model.entry(row).cidr for row in range(model.rowCount()) if model.data(model.index(row, COVERS))
+    ]
+    assert covered == ["10.0.5.0/24"]

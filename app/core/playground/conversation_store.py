@@ -158,14 +158,24 @@ class ConversationStore:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def create(self, title: str, model: str, settings: dict[str, Any] | None = None) -> str:
+    def create(
+        self,
+        title: str,
+        model: str,
+        settings: dict[str, Any] | None = None,
+        first: tuple[int, StoredTurn] | None = None,
+    ) -> str:
+        """A new conversation; with `first` (its position and turn), the turn that started it is saved in the
+        same transaction: one write and one search document for a new conversation, not three."""
         conversation_id = "conv_" + uuid.uuid4().hex[:16]
         now = time.time()
         with self._transaction() as db:
             db.execute(
-                "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, 0)",
-                (conversation_id, title, model, json.dumps(settings or {}), now, now),
+                "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, title, model, json.dumps(settings or {}), now, now, 1 if first else 0),
             )
+            if first is not None:
+                _insert_turn(db, conversation_id, *first)
             _index(db, conversation_id)
         return conversation_id
 
@@ -173,7 +183,6 @@ class ConversationStore:
         """Insert or replace the turn at `position` (a turn is saved again when it finishes). `newest`: it is
         the conversation's last turn now, and turns saved after it (an earlier message was edited and sent
         again from there) are deleted."""
-        created = turn.created_at or time.time()
         with self._transaction() as db:
             dropped = 0
             if newest:
@@ -185,21 +194,7 @@ class ConversationStore:
                 "SELECT prompt, answer FROM turns WHERE conversation_id = ? AND position = ?",
                 (conversation_id, position),
             ).fetchone()
-            db.execute(
-                "INSERT OR REPLACE INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id,
-                    position,
-                    turn.prompt,
-                    turn.answer,
-                    turn.model,
-                    turn.status,
-                    turn.response_id,
-                    turn.error,
-                    json.dumps(turn.details),
-                    created,
-                ),
-            )
+            _insert_turn(db, conversation_id, position, turn)
             db.execute(
                 "UPDATE conversations SET updated_at = ?, model = ?,"
                 " turn_count = (SELECT COUNT(*) FROM turns WHERE conversation_id = ?) WHERE id = ?",
@@ -248,6 +243,14 @@ class ConversationStore:
             )
         return [ConversationSummary(*row) for row in rows]
 
+    def summary(self, conversation_id: str) -> ConversationSummary | None:
+        """One conversation's line in the list (the sidebar updates the one row a saved turn changed)."""
+        row = self._db.execute(
+            "SELECT id, title, model, updated_at, turn_count FROM conversations WHERE id = ?",
+            (conversation_id,),
+        ).fetchone()
+        return ConversationSummary(*row) if row is not None else None
+
     def load(self, conversation_id: str) -> Conversation | None:
         row = self._db.execute(
             "SELECT id, title, model, updated_at, settings FROM conversations WHERE id = ?",
@@ -274,6 +277,24 @@ class ConversationStore:
         )
         summary = ConversationSummary(row[0], row[1], row[2], row[3], len(turns))
         return Conversation(summary, json.loads(row[4]), turns)
+
+
+def _insert_turn(db: sqlite3.Connection, conversation_id: str, position: int, turn: StoredTurn) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            conversation_id,
+            position,
+            turn.prompt,
+            turn.answer,
+            turn.model,
+            turn.status,
+            turn.response_id,
+            turn.error,
+            json.dumps(turn.details),
+            turn.created_at or time.time(),
+        ),
+    )
 
 
 def _index(db: sqlite3.Connection, conversation_id: str) -> None:

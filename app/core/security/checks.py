@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from app.netrules import (
@@ -30,7 +31,7 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client
 
 def index_of(entries: Sequence[Entry]) -> EntryIndex:
     """The membership index of a list's entries as the Admin API gave them."""
-    return EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
+    return EntryIndex.of_cidrs(list(map(attrgetter("cidr"), entries)), list(map(attrgetter("id"), entries)))
 
 
 class Tone(StrEnum):
@@ -56,8 +57,10 @@ class Candidate:
         return self.network is not None and admits_every_address(self.network)
 
 
-def candidate(text: str, index: EntryIndex, loaded: bool) -> Candidate | None:
-    """The verdict on a typed entry against the shown list; None for an empty field."""
+def candidate(text: str, index: EntryIndex, loaded: bool, source_ip: str | None = None) -> Candidate | None:
+    """The verdict on a typed entry against the shown list; None for an empty field. `source_ip` is the
+    address the service sees this console at: an entry holding it gets no warning that the service never
+    sees such addresses (the local sandbox sees loopback, and a service on the same network a private one)."""
     text = text.strip()
     if not text:
         return None
@@ -66,7 +69,14 @@ def candidate(text: str, index: EntryIndex, loaded: bool) -> Candidate | None:
     except EntryError as error:
         return Candidate(None, f"✗ {error.message}", Tone.BAD, error.suggestions)
     findings = index.relate(network)
-    notes = describe_findings(findings, str(network)) + warnings_for(network)
+    seen = parse_address(source_ip) if source_ip else None
+    holds_you = (
+        seen is not None
+        and seen.version == network.version
+        and seen in network
+        and not admits_every_address(network)  # that warning stays, whoever it admits
+    )
+    notes = describe_findings(findings, str(network)) + ([] if holds_you else warnings_for(network))
     duplicate = any(f.relation is Relation.DUPLICATE for f in findings)
     heading = "✗ Duplicate" if duplicate else f"✓ {network}"
     tone = Tone.BAD if duplicate else Tone.CAUTION if notes else Tone.GOOD

@@ -34,7 +34,8 @@ FILE_NAME = "conversations.sqlite3"
 
 
 class ConversationsService(QObject):
-    changed = Signal()  # the list of conversations changed (a new one, a rename, a delete, a turn saved)
+    changed = Signal()  # the list of conversations changed (a rename, a delete): read it again
+    saved = Signal(str)  # one conversation was started or had a turn saved: its row alone changed
 
     def __init__(self, data_dir: Path, bus: MessageBus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -63,14 +64,28 @@ class ConversationsService(QObject):
             self.bus.error(f"The saved conversations could not be read: {error}.")
             return []
 
-    def start(self, title: str, model: str, settings: dict[str, Any] | None = None) -> str | None:
+    def start(
+        self,
+        title: str,
+        model: str,
+        settings: dict[str, Any] | None = None,
+        first: tuple[int, StoredTurn] | None = None,
+    ) -> str | None:
+        """A new conversation, with the turn that started it (`first`: its position and turn) if given."""
         try:
-            conversation_id = self.store.create(title, model, settings)
+            conversation_id = self.store.create(title, model, settings, first)
         except sqlite3.Error as error:
             self.bus.error(f"The conversation could not be saved: {error}.")
             return None
-        self.changed.emit()
+        self.saved.emit(conversation_id)
         return conversation_id
+
+    def summary(self, conversation_id: str) -> ConversationSummary | None:
+        try:
+            return self.store.summary(conversation_id)
+        except sqlite3.Error as error:
+            self.bus.error(f"The saved conversations could not be read: {error}.")
+            return None
 
     def save_turn(self, conversation_id: str, position: int, turn: StoredTurn, newest: bool = False) -> None:
         try:
@@ -78,7 +93,7 @@ class ConversationsService(QObject):
         except sqlite3.Error as error:
             self.bus.error(f"The turn could not be saved: {error}.")
             return
-        self.changed.emit()
+        self.saved.emit(conversation_id)
 
     def save_settings(self, conversation_id: str, settings: dict[str, Any]) -> None:
         try:
@@ -204,11 +219,12 @@ class ConversationKeeper(QObject):
         turn = self.playground.turns[index]
         # The conversation's settings: those its newest turn was sent with (a reopened turn has none to give).
         settings = sent_options(turn.request_body) if turn.request_body else None
-        if self.current_id is None:
-            self.current_id = self.conversations.start(title_from(turn.prompt), turn.model, settings)
-            if self.current_id is None:
-                return
-            self.opened.emit(self.current_id)
+        if self.current_id is None:  # its first turn: the conversation and the turn in one write
+            first = (index, stored_turn(turn))
+            self.current_id = self.conversations.start(title_from(turn.prompt), turn.model, settings, first)
+            if self.current_id is not None:
+                self.opened.emit(self.current_id)
+            return
         newest = index == len(self.playground.turns) - 1
         self.conversations.save_turn(self.current_id, index, stored_turn(turn), newest)
         if newest and settings:

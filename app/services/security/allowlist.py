@@ -145,7 +145,7 @@ class AllowlistService(AllowlistReads):
             self.data = current
             if self.project_id is None:
                 self.org_data = current
-            self.loaded.emit()
+            self._loaded()
             raise StaleList(
                 "The list was changed elsewhere since you opened it; it has been reloaded. "
                 "Check it, then try again."

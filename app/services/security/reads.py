@@ -13,10 +13,16 @@ from app.core.security.state import AllowlistState
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
+    from concurrent.futures import Future
+
     from app.api.admin import Allowlist
+    from app.netrules.index import EntryIndex
 
 REFRESH_SETTING = "security/refresh_seconds"  # the list is read again this often while the tab is visible
 DEFAULT_REFRESH_S = 30
+# While the admin key is blocked, the lists are read this often: a recovery made elsewhere (the dashboard)
+# clears the banner within seconds, not at the next turn of the ordinary refresh (up to 37 s).
+BLOCKED_REFRESH_S = 3
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,9 @@ class AllowlistReads(QObject, AllowlistState):
     """Reads the lists of the chosen scope into its state; AllowlistService adds the changes."""
 
     loaded = Signal()
+    indexed = (
+        Signal()
+    )  # after `loaded`: the lists' indexes are built (on the builder thread), checks answer now
     failed = Signal(str)
     blocked_changed = Signal()  # the allowlist began or stopped refusing the admin key's reads (`blocked_at`)
 
@@ -44,6 +53,10 @@ class AllowlistReads(QObject, AllowlistState):
         # starts and stops it, and skips a turn while a dialog is open or a change is in flight.
         self.periodic = QTimer(self)
         self.periodic.setInterval(self.refresh_seconds() * 1000)
+
+    def poll_ms(self) -> int:
+        """The periodic read's interval now: quick while blocked, the setting otherwise."""
+        return (BLOCKED_REFRESH_S if self.blocked_at is not None else self.refresh_seconds()) * 1000
 
     def refresh_seconds(self) -> int:
         """The `security/refresh_seconds` setting (at least 5; default 30)."""
@@ -103,7 +116,22 @@ class AllowlistReads(QObject, AllowlistState):
             self.failed.emit(str(error))
             return
         self._set_blocked(None)
+        self._loaded()
+
+    def _loaded(self) -> None:
+        """Say the lists are read (the rows can show), then, once built off this thread, that their indexes are."""
+        futures = [self.index_later(self.data), self.index_later(self.org_data)]
         self.loaded.emit()
+        if all(future.done() for future in futures):
+            self.indexed.emit()
+        else:
+            self.session.tasks.start("allowlist.index", self._announce_index(futures))
+
+    async def _announce_index(self, futures: list[Future[EntryIndex]]) -> None:
+        import asyncio  # here, not at the top: asyncio costs ~30 ms before the first frame
+
+        await asyncio.gather(*map(asyncio.wrap_future, futures))
+        self.indexed.emit()
 
     def _restore_scope(self) -> None:
         """The scope of the last launch, now that the projects are known; a project gone since falls back to
@@ -119,6 +147,8 @@ class AllowlistReads(QObject, AllowlistState):
             self.session.report_blocked(source_ip or None, "admin")
         elif was is not None:
             self.session.report_unblocked()
+        if (was is None) != (source_ip is None) and self.periodic.isActive():
+            self.periodic.start(self.poll_ms())
         if was != source_ip:
             self.blocked_changed.emit()
 
@@ -130,4 +160,4 @@ class AllowlistReads(QObject, AllowlistState):
         self.data = data
         if self.project_id is None:
             self.org_data = data
-        self.loaded.emit()
+        self._loaded()

@@ -33,12 +33,16 @@ class AnswerView(QTextBrowser):
         self._fit()
 
     def _fit(self, *_: Any) -> None:
-        height = int(self.document().size().height()) + 8
-        if self.streaming:
-            # Each height change relayouts the whole conversation: while streaming, grow in steps.
-            height = -(-height // 240) * 240
+        if self.document().isEmpty():  # no strip before the first text (shown, so text needs no show())
+            height = 0
+        else:
+            height = int(self.document().size().height()) + 8
+            if self.streaming:
+                # Each height change relayouts the whole conversation: while streaming, grow in steps.
+                height = -(-height // 240) * 240
+            height = max(24, height)
         if height != self.height():
-            self.setFixedHeight(max(24, height))
+            self.setFixedHeight(height)
 
     def done_streaming(self) -> None:
         self.streaming = False

@@ -28,9 +28,9 @@ class AttachmentBar(QWidget):
         self.attachments: list[Attachment] = []
         self.max_image_side = 2048
         self.thumbs = QHBoxLayout()
-        attach = QPushButton("Attach image…", objectName="attach")
+        self.attach_button = attach = QPushButton("Attach image…", objectName="attach")
         attach.clicked.connect(self._attach_dialog)
-        attach_url = QPushButton("Image URL…", objectName="attach_url")
+        self.url_button = attach_url = QPushButton("Image URL…", objectName="attach_url")
         attach_url.clicked.connect(self._attach_url_dialog)
         self.notice: QLabel = QLabel(objectName="image_notice")
         self.notice.setStyleSheet(css(Ink.BAD))

@@ -88,6 +88,7 @@ class ConversationSidebar(QWidget):
         delete.triggered.connect(self._delete_selected)
         self.list.addAction(delete)
         service.changed.connect(self.refresh)
+        service.saved.connect(self._saved)
         self.refresh()
 
     def refresh(self) -> None:
@@ -95,9 +96,22 @@ class ConversationSidebar(QWidget):
         self.mark_current(self.current_id)
         self._enable_compare()  # a model reset clears the selection without a signal
 
+    def _saved(self, conversation_id: str) -> None:
+        """One conversation was started or saved a turn: its row alone (a search shown is read again, as
+        the conversation may match it now)."""
+        summary = None if self.search.text().strip() else self.service.summary(conversation_id)
+        if summary is None:
+            self.refresh()
+            return
+        self.model.put(summary)
+        self.mark_current(self.current_id)
+        self._enable_compare()
+
     def rename_selected(self) -> None:
-        """Edit the selected conversation's title in place (F2)."""
+        """Edit the title of the conversation chosen in the list, or else the open one, in place (F2)."""
         index = self.list.currentIndex()
+        if not index.isValid() and self.current_id:
+            index = self.model.index(self.model.row_of(self.current_id))
         if index.isValid():
             self.list.setFocus()
             self.list.edit(index)

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, overload
 
+import shiboken6
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton, QWidget
 
 from app.services.playground.service import Turn
 
@@ -124,6 +125,7 @@ class FindBar(QWidget):
         self._turns = turns
         self._matches = Matches([])
         self._current = -1
+        self._before: QWidget | None = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.field = _FindField(objectName="find_field", placeholderText="Find in this conversation")
@@ -144,12 +146,22 @@ class FindBar(QWidget):
         self.hide()
 
     def open_bar(self) -> None:
+        focus = QApplication.focusWidget()
+        if focus is not None and not self.isAncestorOf(focus):
+            self._before = focus  # where the focus goes back to when the bar closes
         self.show()
         self.field.setFocus()
         self.field.selectAll()
         self.search()
 
     def close_bar(self) -> None:
+        """Hide the bar; the focus goes back where it was before Find. Left to Qt, it went to the next control
+        on the chain, the first turn shown, and the transcript scrolled away from the match to show it."""
+        focus = QApplication.focusWidget()
+        had_focus = focus is not None and self.isAncestorOf(focus)
+        before = self._before
+        if had_focus and before is not None and shiboken6.isValid(before) and before.isVisible():
+            before.setFocus(Qt.FocusReason.OtherFocusReason)
         self.hide()
 
     def search(self) -> None:

@@ -134,6 +134,10 @@ class OptionsPanel(QWidget):
         return check_schema(self.schema_edit.toPlainText())
 
     def _check_schema(self) -> None:
+        # Only while the schema is shown (turning structured output on checks it): the check loads the
+        # jsonschema library, which every launch loaded before its tabs were usable (the saved schema is restored).
+        if not self.structured.isChecked():
+            return
         check = self.schema()
         self.schema_status.setText(check.message)
         self.schema_status.setStyleSheet(css(Ink.GOOD if check.ok else Ink.BAD))

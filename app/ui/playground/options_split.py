@@ -28,6 +28,7 @@ class OptionsSplit(QSplitter):
         self.options_scroll = QScrollArea(objectName="options_scroll")
         self.options_scroll.setWidget(options)
         self.options_scroll.setWidgetResizable(True)
+        self.options_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the options inside it
         self.options_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.addWidget(conversation)

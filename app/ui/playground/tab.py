@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -28,6 +28,8 @@ from app.services.playground.service import Attachment, PlaygroundService, Reque
 from app.services.session.session import ConsoleSession
 from app.services.session.ui_state import PlaygroundState
 
+from ..widgets.flow_layout import flow_row
+from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar
 from .compare import CompareDialog, show_compare
 from .composer import Composer
@@ -90,9 +92,9 @@ class PlaygroundTab(QWidget):
         self.totals = QLabel(objectName="totals")
         # The totals give way in a small window (the whole line stays in the tooltip): the row must fit 800 px.
         self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        for widget in (QLabel("Model"), self.model, self.web_search, self.chain, new, code):
-            top.addWidget(widget)
-        top.addStretch(1)
+        # The controls wrap onto a second line in a narrow window (twice the scale on a laptop) rather than
+        # making the window wider than the screen.
+        top.addWidget(flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, code), 1)
         top.addWidget(self.totals)
 
         self.options_panel = OptionsPanel()
@@ -132,11 +134,12 @@ class PlaygroundTab(QWidget):
         self.sidebar.compare_requested.connect(self.open_compare)
         self.keeper.opened.connect(self._conversation_opened)
         main = QWidget()
-        splitter = QSplitter(objectName="playground_splitter")
+        self.splitter = splitter = QSplitter(objectName="playground_splitter")
         splitter.addWidget(self.sidebar)
         splitter.addWidget(main)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([170, 900])
+        splitter.setSizes([170, 900])  # at its first show, a share of the width it has (_share_width)
+        self._shared = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(splitter)
@@ -146,11 +149,26 @@ class PlaygroundTab(QWidget):
         layout.addWidget(self.conversation_splitter, 1)
         layout.addWidget(self.attachment_bar)
         layout.addWidget(self.composer)
+        # Tab in reading order: the conversations on the left, the row above the conversation, the
+        # conversation, its options, then what is sent; Tab leaves the message box for Send (Composer).
+        bar, side = self.attachment_bar, self.sidebar
+        tab_chain(side.search, side.new_button, side.list, side.compare_button, self.model, self.web_search)
+        tab_chain(
+            self.web_search, self.chain, new, code, self.transcript, self.instructions, self.params_toggle
+        )
+        tab_chain(bar.attach_button, bar.url_button, self.message, self.send_button, self.stop_button)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_bar.open_bar)
         QShortcut(QKeySequence("Ctrl+Shift+M"), self, lambda: self.open_compare())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._shared:  # the list takes a sixth of the width (120-220 px): at 800 px the row above
+            self._shared = True  # the conversation keeps one line
+            side = max(120, min(220, self.width() // 6))
+            self.splitter.setSizes([side, max(1, self.width() - side)])
 
     def saved_options(self) -> dict[str, Any]:
         """What the next launch restores: the model, the switches and the options panel."""
@@ -253,7 +271,15 @@ class PlaygroundTab(QWidget):
 
     def edit(self, index: int) -> None:
         turn = self.service.turns[index]
-        text, ok = QInputDialog.getMultiLineText(self, "Edit message", "Send again from here:", turn.prompt)
+        later = len(self.service.turns) - index - 1
+        # The dialog says what the edit costs before OK: the turns after this one leave the conversation.
+        question = "Send again from here:" + (
+            f"\n(the {later} later turn{'s' if later != 1 else ''} of this conversation will be dropped; "
+            "Cancel keeps them)"
+            if later
+            else ""
+        )
+        text, ok = QInputDialog.getMultiLineText(self, "Edit message", question, turn.prompt)
         if ok and text.strip():
             self.service.resend_from(index, text.strip(), self.options())
 
@@ -292,10 +318,15 @@ class PlaygroundTab(QWidget):
 
     def _show_match(self, match: Match) -> None:
         """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
-        show_match(self.views[match.turn], self.transcript, match, self.find_bar.field.text())
+        view = self.views[match.turn]  # building it may put earlier turns in, anchoring the view
+        # The match is where the person looks now: the anchor kept for the earlier turns would pull the view
+        # back to the turn that was on top (after a relayout, as when Esc closes the bar).
+        self.transcript.release_anchor()
+        show_match(view, self.transcript, match, self.find_bar.field.text())
 
     def _clear_views(self) -> None:
         self.views.clear()
+        self.attachment_bar.notice.clear()  # a refused image belonged to the conversation left behind
         self.composer.set_streaming(False)
 
     def _show_totals(self) -> None:

@@ -41,6 +41,8 @@ class Transcript(QScrollArea):
         # until the person scrolls or the page changes otherwise.
         self._anchor: tuple[QWidget, int] | None = None
         self.setWidgetResizable(True)
+        # A stop on the Tab chain, named: the arrows and Page Up/Down scroll the conversation from here.
+        self.setAccessibleName("Conversation")
         holder, page = _column()
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
         self.earlier = QPushButton(holder, objectName="earlier_turns", flat=True)
@@ -62,7 +64,7 @@ class Transcript(QScrollArea):
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
         bar.valueChanged.connect(self._value_changed)
-        bar.actionTriggered.connect(lambda _action: self._release_anchor())  # the person scrolls
+        bar.actionTriggered.connect(lambda _action: self.release_anchor())  # the person scrolls
 
     @property
     def following(self) -> bool:
@@ -71,7 +73,7 @@ class Transcript(QScrollArea):
 
     def add_turn(self, view: QWidget) -> None:
         """Show a new turn at the end; the one before it moves to the finished column."""
-        self._release_anchor()
+        self.release_anchor()
         self._retire_live()
         self._live_layout.addWidget(view)
         self._following = True  # a new turn was just asked for: show it
@@ -82,7 +84,7 @@ class Transcript(QScrollArea):
             widget.hide()
             widget.deleteLater()
         self._following = True
-        self._release_anchor()
+        self.release_anchor()
 
     def set_earlier(self, count: int) -> None:
         """How many earlier turns wait above the ones shown (0 hides the bar)."""
@@ -91,7 +93,7 @@ class Transcript(QScrollArea):
 
     def insert_earlier(self, views: Sequence[QWidget]) -> None:
         """Put views above the finished ones; what the person was looking at stays in place."""
-        self._release_anchor()
+        self.release_anchor()
         item = self._finished_layout.itemAt(0)
         top = item.widget() if item is not None else None
         if top is not None:
@@ -104,7 +106,7 @@ class Transcript(QScrollArea):
 
     def drop_earliest(self, count: int) -> None:
         """Let the `count` earliest finished views go (their turns stay in the conversation)."""
-        self._release_anchor()
+        self.release_anchor()
         for view in self._turns(self._finished_layout, count):
             view.hide()
             view.deleteLater()
@@ -153,7 +155,8 @@ class Transcript(QScrollArea):
             widget, seen_at = self._anchor
             self.verticalScrollBar().setValue(self._page_y(widget) - seen_at)
 
-    def _release_anchor(self) -> None:
+    def release_anchor(self) -> None:
+        """Stop holding the view at the turn that was on top when earlier turns went in above it."""
         if self._anchor is not None:
             self._anchor[0].removeEventFilter(self)
             self._anchor = None

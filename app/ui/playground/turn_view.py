@@ -23,6 +23,7 @@ from app.core.playground.turns import ErrorKind, TurnStatus
 from app.core.security.refusal import reading_text
 from app.services.playground.service import PlaygroundService, Turn
 from app.ui.colours import Ink, css
+from app.ui.layout_batch import one_layout_pass
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 from .calls_view import CallsView
@@ -95,7 +96,9 @@ class TurnView(QFrame):
 
         self.answer = AnswerView()
         self.answer.setObjectName("answer")
-        self.answer.hide()  # until text comes: a failed turn shows no empty strip
+        # No height until text comes (a failed turn is hidden at its end: no empty strip). Shown from the
+        # start: a widget shown in a shown window lays out all its parents at once (QWidget::setVisible),
+        # and the first text of every answer paid that.
         layout.addWidget(self.answer)
         self.sources = QLabel()
         self.sources.setObjectName("sources")
@@ -158,7 +161,6 @@ class TurnView(QFrame):
     def append_text(self, chunk: str) -> None:
         if self.status.text().startswith("Waiting"):
             self.status.setText("Streaming…")
-        self.answer.show()
         self.answer.append_plain(chunk)
 
     def refresh_details(self) -> None:
@@ -183,6 +185,10 @@ class TurnView(QFrame):
             self._show_blocked(self.turn)  # the lists were read: which one refused
 
     def finish(self, is_last: bool, schema: dict[str, Any] | None) -> None:
+        with one_layout_pass(self):  # the figures, the answer's height and its buttons: one layout
+            self._finish(is_last, schema)
+
+    def _finish(self, is_last: bool, schema: dict[str, Any] | None) -> None:
         turn = self.turn
         self.refresh_details()
         self.answer.done_streaming()

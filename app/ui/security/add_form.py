@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.core.security.checks import Candidate, Tone
 from app.ui.colours import Ink, css
@@ -28,9 +37,11 @@ class AddForm(QGroupBox):
         self.cidr.setToolTip(
             "An address (203.0.113.7), an IPv4 range (203.0.113.0/24) or an IPv6 one (2001:db8::/48)"
         )
+        self.cidr.setAccessibleName("Address or range to add")
         self.cidr.textChanged.connect(self.typed)
         self.description = QLineEdit(objectName="description", placeholderText="What it is for (optional)")
         self.description.setMaxLength(DESCRIPTION_LIMIT)
+        self.description.setAccessibleName("Description")
         # The limit is said as you type: a 300-character paste is cut to 200 with the count in view.
         self.description_count = QLabel(f"0/{DESCRIPTION_LIMIT}", objectName="description_count")
         # As wide as its longest text: a count growing digit by digit must not narrow the field typed in.
@@ -40,6 +51,15 @@ class AddForm(QGroupBox):
         )
         self.description_count.setToolTip(f"At most {DESCRIPTION_LIMIT} characters: the service's limit.")
         self.description.textChanged.connect(self._count)
+        # A paste past the limit is cut by the field; this says so where it happened, not only in a tooltip.
+        self.description_note = plain_label("description_note")
+        self.description_note.setText(
+            f"A description is at most {DESCRIPTION_LIMIT} characters (the service's limit): "
+            "the rest of what was typed or pasted was left out."
+        )
+        self.description_note.setStyleSheet(css(Ink.CAUTION))
+        self.description_note.hide()
+        self.description.inputRejected.connect(self.description_note.show)
         self.expires = ExpiryChoice()
         self.add_button = QPushButton("Add", objectName="add", enabled=False)
         self.add_button.clicked.connect(self.add_clicked)
@@ -56,6 +76,7 @@ class AddForm(QGroupBox):
         row.addWidget(self.add_button)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
+        layout.addWidget(self.description_note)
         layout.addWidget(self.verdict)
         layout.addLayout(self.suggestions)
 
@@ -65,6 +86,8 @@ class AddForm(QGroupBox):
 
     def _count(self, text: str) -> None:
         full = len(text) >= DESCRIPTION_LIMIT
+        if not full:
+            self.description_note.hide()
         self.description_count.setText(f"{len(text)}/{DESCRIPTION_LIMIT}")
         self.description_count.setStyleSheet(css(Ink.CAUTION, "font-weight: bold;") if full else "")
         self.description_count.setToolTip(
@@ -77,9 +100,16 @@ class AddForm(QGroupBox):
         self.cidr.setFocus()
 
     def clear(self) -> None:
+        """After an add: empty fields, and the focus back in the address for the next one (Add, disabled
+        as the field empties, would hand the focus on to Check an IP)."""
+        focus = QApplication.focusWidget()
+        in_form = focus is not None and (focus is self or self.isAncestorOf(focus))
         self.cidr.clear()
         self.description.clear()
         self.expires.reset()
+        self.description_note.hide()
+        if in_form:
+            self.cidr.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def show_candidate(self, candidate: Candidate | None) -> None:
         self._clear_suggestions()

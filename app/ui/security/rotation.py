@@ -95,6 +95,7 @@ class RotationDialog(QDialog):
         self.probe_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.probe_text.setTextFormat(Qt.TextFormat.PlainText)  # it quotes the address the server saw
         self.add_button = QPushButton("Add the new entry", objectName="add_new")
+        self._step_focused = False  # a step button had the focus when its request began
         self.probe_button = QPushButton("Probe from here", objectName="probe")
         self.remove_button = QPushButton("Remove the old entry", objectName="remove_old")
         self.cancel_button = QPushButton("Cancel rotation…", objectName="cancel_rotation")
@@ -167,13 +168,24 @@ class RotationDialog(QDialog):
             self.service.cancel()
 
     def _busy(self, busy: bool) -> None:
-        for button in (self.add_button, self.probe_button, self.remove_button, self.start_button):
+        steps = (self.add_button, self.probe_button, self.remove_button)
+        for button in (*steps, self.start_button):
             button.setProperty("busy", busy)
         if busy:
-            for button in (self.add_button, self.probe_button, self.remove_button):
+            # A step pressed from the keyboard keeps the focus in the steps: disabled, the focused button
+            # would hand it to the next one on the chain, Cancel rotation…, one Space away from a cancel.
+            self._step_focused = any(button.hasFocus() for button in steps)
+            if self._step_focused:
+                self.progress.setFocus()
+            for button in steps:
                 button.setEnabled(False)
         else:
             self.refresh()
+            if self._step_focused:  # on to the step now open (Remove after a probe), else where it was
+                self._step_focused = False
+                next((button for button in steps if button.isEnabled()), self.progress).setFocus(
+                    Qt.FocusReason.OtherFocusReason
+                )
 
     def refresh(self) -> None:
         plan = self.service.plan

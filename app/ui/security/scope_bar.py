@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushBu
 
 from app.core.security.checks import Rule
 from app.ui.colours import Ink, css
+from app.ui.widgets.flow_layout import flow_row
 
 ACTIONS = (
     ("Rotate an IP…", "rotate"),
@@ -42,15 +43,13 @@ class ScopeBar(QWidget):
         self.switch.clicked.connect(self.switch_clicked)
         refresh = QPushButton("Refresh", objectName="refresh")
         refresh.clicked.connect(self.refresh_clicked)
-        top = QHBoxLayout()
-        top.setContentsMargins(0, 0, 0, 0)
-        for widget in (QLabel("Scope"), self.scope, self.switch, refresh):
-            top.addWidget(widget)
-        top.addStretch(1)
+        buttons = []
         for label, name in ACTIONS:
             button = QPushButton(label, objectName=name)
             button.clicked.connect(lambda _=False, n=name: self.action.emit(n))
-            top.addWidget(button)
+            buttons.append(button)
+        # One line where there is room, wrapping in a narrow window (twice the scale on a laptop's screen).
+        top = flow_row(QLabel("Scope"), self.scope, self.switch, refresh, *buttons)
 
         self.rotation_banner = plain_label("rotation_banner")
         self.rotation_banner.setStyleSheet(css(Ink.CAUTION))
@@ -66,7 +65,7 @@ class ScopeBar(QWidget):
         self.rule = plain_label("rule")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(top)
+        layout.addWidget(top)
         layout.addWidget(self.rotation_row)
         layout.addWidget(self.rule)
 

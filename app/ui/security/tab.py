@@ -12,11 +12,12 @@ from PySide6.QtWidgets import QApplication, QDialog, QHBoxLayout, QMessageBox, Q
 
 from app.core.security.checks import Rule
 from app.models.entries import EntriesModel
-from app.netrules import parse_address
+from app.netrules import Address, parse_address
 from app.services.security.rotation import Step
 from app.services.security.service import SecurityServices
 from app.services.session.session import ConsoleSession
 from app.ui.colours import Ink, css
+from app.ui.widgets.keyboard import tab_chain
 
 from .add_form import AddForm
 from .changes import ListChanges
@@ -27,6 +28,10 @@ from .guards import AdviceFold, BlockedBanner, RecoveryPanel
 from .rotation import STEPS
 from .scope_bar import ScopeBar, plain_label
 from .your_ip import YourIpPanel
+
+# Up to this many entries the tab waits for the builder thread (the index takes a few ms) and shows the list
+# whole at once; a longer list shows its rows first and the rest when its index is built.
+WAIT_FOR_INDEX_UP_TO = 5_000
 
 
 class SecurityTab(QWidget):
@@ -77,6 +82,13 @@ class SecurityTab(QWidget):
         layout.addWidget(self.entries, 1)
         layout.addWidget(self.recovery)
         layout.addWidget(self.advice)
+        # Tab in reading order, the add form before the check beside it, the table's filter before the table.
+        form, entries = self.add_form, self.entries
+        tab_chain(
+            form.cidr, form.description, form.expires, form.add_button, self.check.input, entries.filter
+        )
+        tab_chain(entries.filter, entries.view, entries.days, entries.table, entries.extend)
+        tab_chain(self.recovery.command, self.recovery.copy, self.advice.toggle)
 
     @property
     def dialogs(self) -> dict[str, QDialog]:
@@ -108,6 +120,7 @@ class SecurityTab(QWidget):
         self.rotation.changed.connect(service.refresh)
         self.public_ip.looked_up.connect(lambda _text: self._show_public_ip())
         service.loaded.connect(self._show)
+        service.indexed.connect(self._show_indexed)
         service.failed.connect(lambda text: self.session.bus.error(f"Security: {text}"))
         service.guard.connect(changes.guarded)
         service.blocked_changed.connect(self._show_blocked)
@@ -136,7 +149,7 @@ class SecurityTab(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.service.periodic.start(self.service.refresh_seconds() * 1000)  # the setting as it is now
+        self.service.periodic.start(self.service.poll_ms())  # the setting as it is now (quicker if blocked)
 
     def hideEvent(self, event: QHideEvent) -> None:
         # a hidden tab (another tab, a minimised or closed window) polls nobody
@@ -174,6 +187,8 @@ class SecurityTab(QWidget):
             banner.hide()
             return
         banner.show_blocked(blocked_at)
+        if blocked_at:  # the 403 says where the service sees you now: not the address of the last good read
+            self.your_ip.show_source_ip(blocked_at)
         # What the 403 itself tells: the Admin API answers to the organization's list alone, so it is on.
         service = self.service
         if service.project_id is None:
@@ -189,16 +204,44 @@ class SecurityTab(QWidget):
         self.scope_bar.show_scopes([(p.id, p.label) for p in service.projects], service.project_id)
         self.scope_bar.show_switch(service.data is not None and service.data.enabled)
         source_ip = service.source_ip
-        address = parse_address(source_ip) if source_ip else None
-        self.model.set_entries(service.entries, address, service.entry_index(service.data))
+        index = service.ready_index(service.data, WAIT_FOR_INDEX_UP_TO)
+        # A long list's rows first, while its index is built off this thread; but a list shown already stays
+        # until the new one can show in its order (a reload every 30 s must not shuffle the rows and back).
+        if index is not None or not self.model.entries:
+            self.model.set_entries(service.entries, self._my_address(), index)
         self.your_ip.show_source_ip(source_ip)
-        self.scope_bar.show_rule(service.rule())
-        self._validate()
+        if index is not None and service.ready_index(service.org_data, WAIT_FOR_INDEX_UP_TO) is not None:
+            self._show_checks()
         self._show_rotation()
         if self._echo_due:  # the service answered: not offline
             self._echo_due = False
             self.public_ip.maybe_lookup()
         self._show_public_ip()
+
+    def _my_address(self) -> Address | None:
+        source_ip = self.service.source_ip
+        return parse_address(source_ip) if source_ip else None
+
+    def _show_indexed(self) -> None:
+        """The lists' indexes are built: the rows in order, "Covers you", the rule and the add form's check."""
+        service = self.service
+        index = service.ready_index(service.data)
+        if index is None:  # a newer read's index is on its way
+            return
+        if self.model.entries is not service.entries:
+            self.model.set_entries(service.entries, self._my_address(), index)
+        elif not self.model.indexed:
+            self.model.set_index(index, self._my_address())
+        else:  # a short list: `_show` waited for its index and showed everything
+            return
+        if service.indexes_ready():
+            self._show_checks()
+
+    def _show_checks(self) -> None:
+        self.scope_bar.show_rule(self.service.rule())
+        self._validate()
+        # The address being checked, against the lists just read (another scope, or entries changed).
+        self.check.show_check(self.service.check_ip(self.check.input.text()))
 
     def _show_public_ip(self) -> None:
         public_ip = self.public_ip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -122,6 +123,10 @@ class ProfilesDialog(QDialog):
         )
         self.engine_status = QLabel(objectName="engine_status")
         self.engine_status.setWordWrap(True)
+        self.engine_status.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a file name and an error
+        # The caption follows the choice (and the engine, as it restarts or loads), never the one before.
+        self.engine.currentIndexChanged.connect(self._engine_changed)
+        session.engine_changed.connect(self._engine_changed)  # a bound slot: let go when the dialog goes
         self.engine_rows = [self.engine, self._with_browse("model_file"), self.engine_status]
         form.addRow("Sandbox engine", self.engine_rows[0])
         form.addRow("Model file", self.engine_rows[1])
@@ -264,6 +269,23 @@ class ProfilesDialog(QDialog):
         row = self.list.currentRow()
         return self.profiles[row] if 0 <= row < len(self.profiles) else None
 
+    def _engine_changed(self, _what: object) -> None:
+        self._show_engine_caption()
+
+    def _show_engine_caption(self) -> None:
+        """What answers now, read from the running engine; and, when another engine is chosen, that it
+        answers once saved."""
+        profile = self.profile
+        if profile is None or not profile.is_sandbox:
+            self.engine_status.setText("")
+            return
+        running = self.session.sandbox.engine_status().text.removeprefix("Sandbox: ")
+        chosen = str(self.engine.currentData())
+        text = f"Now answering: {running}."
+        if chosen != (profile.engine or "simulated"):
+            text += f"\nAfter Save: {self.engine.currentText()} (the sandbox restarts with it)."
+        self.engine_status.setText(text.replace("..", "."))
+
     def _load(self, _row: int) -> None:
         profile = self.profile
         if profile is None:
@@ -282,7 +304,7 @@ class ProfilesDialog(QDialog):
         self.fields["model_file"].setText(profile.model_file)
         self.first_byte_wait.setValue(profile.first_byte_wait)
         self._show_proxy_masked(profile)
-        self.engine_status.setText(self.session.sandbox.engine_status().text if sandbox else "")
+        self._show_engine_caption()
         sources = []
         for name, label in SECRET_FIELDS:
             env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)

@@ -1,0 +1,111 @@
+"""A row of controls that wraps onto further lines when the window is narrower than the row.
+
+Qt has no wrapping layout of its own (its documentation ships one only as an example, which this follows):
+QHBoxLayout's minimum is the sum of its items, so a row of buttons made the whole window that wide, wider than
+the screen at twice the scale. Here the minimum is the widest single control, and the height follows the width
+(as the row's minimum height).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
+from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QWidget, QWidgetItem
+
+
+class FlowLayout(QLayout):
+    """Items left to right, wrapping as a paragraph does; `stretch_after` pushes the items after it right."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._spacing = spacing
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:
+        self._items.append(item)
+
+    def add_widgets(self, *widgets: QWidget) -> None:
+        for widget in widgets:
+            self.addChildWidget(widget)
+            self.addItem(QWidgetItem(widget))
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:
+        return Qt.Orientation(0)
+
+    def setGeometry(self, rect: QRect) -> None:
+        """Place the items; the lines they take become the row's minimum height.
+
+        Not Qt's height-for-width: a scroll area around the window asks its page for the height it prefers
+        at a width, which a box layout answers with every item's preferred height (the tables' too), so
+        the page scrolled where it fitted. A minimum height only grows by the lines a narrow row wraps into.
+        """
+        super().setGeometry(rect)
+        height = self._place(rect, move=True)
+        row = self.parentWidget()
+        if row is not None and row.minimumHeight() != height:
+            row.setMinimumHeight(height)
+
+    def sizeHint(self) -> QSize:
+        """One line: every item side by side."""
+        shown = self._shown()
+        width = sum(item.sizeHint().width() for item in shown) + self._spacing * max(0, len(shown) - 1)
+        height = max((item.sizeHint().height() for item in shown), default=0)
+        return QSize(width, height) + self._margin_size()
+
+    def minimumSize(self) -> QSize:
+        """The widest single item: anything wider wraps."""
+        size = QSize()
+        for item in self._shown():
+            size = size.expandedTo(item.minimumSize())
+        return size + self._margin_size()
+
+    def _margin_size(self) -> QSize:
+        margins: QMargins = self.contentsMargins()
+        return QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
+
+    def _shown(self) -> list[QLayoutItem]:
+        return [item for item in self._items if not item.isEmpty()]
+
+    def _place(self, rect: QRect, *, move: bool) -> int:
+        """Lay the items out in `rect` (or only measure) and return the height they take."""
+        margins = self.contentsMargins()
+        area = rect.adjusted(margins.left(), margins.top(), -margins.right(), -margins.bottom())
+        x, y, line_height = area.x(), area.y(), 0
+        lines: list[list[tuple[QLayoutItem, int]]] = [[]]
+        for item in self._shown():
+            hint = item.sizeHint()
+            if x > area.x() and x + hint.width() > area.right() + 1:  # this item starts a new line
+                x, y, line_height = area.x(), y + line_height + self._spacing, 0
+                lines.append([])
+            lines[-1].append((item, y))
+            if move:
+                width = min(hint.width(), area.width())
+                item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
+            x += hint.width() + self._spacing
+            line_height = max(line_height, hint.height())
+        if move:  # centre each item on its line's height, as QHBoxLayout does
+            for line in lines:
+                tallest = max((item.sizeHint().height() for item, _ in line), default=0)
+                for item, top in line:
+                    geometry = item.geometry()
+                    geometry.moveTop(top + (tallest - geometry.height()) // 2)
+                    item.setGeometry(geometry)
+        return y + line_height - rect.y() + margins.bottom()
+
+
+def flow_row(*widgets: QWidget, parent: QWidget | None = None) -> QWidget:
+    """A widget holding `widgets` in a FlowLayout, to put where a QHBoxLayout row was."""
+    row = QWidget(parent)
+    layout = FlowLayout(row)
+    layout.add_widgets(*widgets)
+    row.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+    return row

@@ -1,0 +1,62 @@
+"""Twice the scale: a 1400x900 screen has 700x450 points, an 800x600 one 400x300. The main window's minimum
+fits either, its rows of controls wrap instead of widening it, and what is below the fold scrolls into view."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QPushButton, QWidget
+from pytestqt.qtbot import QtBot
+
+from app.ui.main_window import MainWindow
+from app.ui.screen_fit import MARGIN
+
+LAPTOP = (700, 450)  # 1400x900 at QT_SCALE_FACTOR=2
+SMALL = (400, 300)  # 800x600 at QT_SCALE_FACTOR=2
+
+
+def shown_whole(window: MainWindow, widget: QWidget) -> bool:
+    """Scrolled to (as Tab does), the widget lies whole inside the window."""
+    window.page_scroll.ensureWidgetVisible(widget)
+    corner = widget.mapTo(window, widget.rect().bottomRight())
+    return window.rect().contains(corner) and window.rect().contains(
+        widget.mapTo(window, widget.rect().topLeft())
+    )
+
+
+@pytest.mark.parametrize("screen", [LAPTOP, SMALL])
+def test_the_window_fits_the_screen_at_twice_the_scale(
+    console: MainWindow, qtbot: QtBot, screen: tuple[int, int]
+) -> None:
+    width, height = screen[0] - MARGIN, screen[1] - 2 * MARGIN
+    hint = console.minimumSizeHint()
+    assert hint.width() <= width and hint.height() <= height, hint
+    console.resize(width, height)
+    for page, buttons in ((console.playground, ("send", "get_code")), (console.security, ("history", "add"))):
+        console.tabs.setCurrentWidget(page)
+        qtbot.waitUntil(page.isVisible)
+        qtbot.wait(50)  # the layout's pass after the resize
+        assert console.width() == width and console.height() == height
+        for name in buttons:
+            button = page.findChild(QPushButton, name)
+            assert button is not None and shown_whole(console, button), name
+        if screen == LAPTOP:  # the rows wrap: nothing is off to the side at 700 points
+            assert not console.page_scroll.horizontalScrollBar().isVisible()
+
+
+def test_the_conversation_list_steps_aside_in_a_narrow_window_and_comes_back(
+    console: MainWindow, qtbot: QtBot
+) -> None:
+    sidebar = console.playground.sidebar
+    console.tabs.setCurrentWidget(console.playground)
+    console.resize(SMALL[0] - MARGIN, SMALL[1] - 2 * MARGIN)
+    qtbot.waitUntil(lambda: not sidebar.isVisible())
+    assert not console.sidebar_action.isChecked()
+    console.resize(1100, 800)
+    qtbot.waitUntil(sidebar.isVisible)
+    # A person's choice (View > Conversation list, F9) stays at any width.
+    console.sidebar_action.trigger()
+    console.resize(1200, 800)
+    qtbot.wait(50)
+    assert not sidebar.isVisible()
+    console.sidebar_action.trigger()
+    assert sidebar.isVisible()
