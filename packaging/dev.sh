@@ -80,6 +80,10 @@ case "$mode" in
     run_checks
     echo "== pytest"
     export QT_QPA_PLATFORM=offscreen
+    # Bytecode is cached (__pycache__/, gitignored) even where the environment says not to: without it every
+    # pytest worker and every subprocess a test starts (the command line, a sandbox in its own process)
+    # compiled the app, and pytest rewrote the test modules, from source again.
+    unset PYTHONDONTWRITEBYTECODE
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
     # On both cores (pytest-xdist; --dist loadgroup is in pyproject); `-n 0` in the arguments runs serially.
     exec dbus-run-session -- sh -c \
