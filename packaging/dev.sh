@@ -34,7 +34,7 @@ apt_install() {
 QT_PACKAGES=(libegl1 libgl1 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0
   libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1
   libxcb-xinerama0 fonts-dejavu-core)
-TEST_PACKAGES=(gnome-keyring dbus dbus-x11 xvfb xauth)
+TEST_PACKAGES=(gnome-keyring dbus dbus-x11 xvfb xauth openbox xdotool)  # Xvfb, openbox, xdotool: a real focus change
 
 python=${PYTHON:-python3}
 venv=.venv
@@ -80,6 +80,10 @@ case "$mode" in
     run_checks
     echo "== pytest"
     export QT_QPA_PLATFORM=offscreen
+    # Bytecode is cached (__pycache__/, gitignored) even where the environment says not to: without it every
+    # pytest worker and every subprocess a test starts (the command line, a sandbox in its own process)
+    # compiled the app, and pytest rewrote the test modules, from source again.
+    unset PYTHONDONTWRITEBYTECODE
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
     # On both cores (pytest-xdist; --dist loadgroup is in pyproject); `-n 0` in the arguments runs serially.
     exec dbus-run-session -- sh -c \

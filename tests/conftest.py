@@ -9,14 +9,17 @@ only organization"), ask `sandbox_factory` for their own.
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
+import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
+import httpx._transports.default as _httpx_transports
 import pytest
 from hypothesis import settings
 
@@ -26,6 +29,31 @@ os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
 from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.store import Credentials
+
+# httpx builds a new default SSL context for every client it makes (and one per proxy it mounts), parsing
+# certifi's ~150 CA certificates each time: ~40 ms of CPU, and the suite makes well over a thousand clients
+# (each test's `sandbox.admin()`, the GUI session's client, the official client). The default context is the
+# same every time, so the tests share one per (SSL_CERT_FILE, SSL_CERT_DIR); a client given its own context
+# (`verify=...`, as the TLS and proxy tests do) or `verify=False` is built as before. Only the tests' process:
+# the app, the sandbox and every subprocess make their own.
+_default_contexts: dict[tuple[bool, str, str], ssl.SSLContext] = {}
+_create_ssl_context = httpx.create_ssl_context
+
+
+def _shared_default_ssl_context(
+    verify: ssl.SSLContext | str | bool = True, cert: Any = None, trust_env: bool = True
+) -> ssl.SSLContext:
+    if verify is not True or cert:
+        return _create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
+    key = (trust_env, os.environ.get("SSL_CERT_FILE", ""), os.environ.get("SSL_CERT_DIR", ""))
+    context = _default_contexts.get(key)
+    if context is None:
+        context = _default_contexts[key] = _create_ssl_context(verify=True, trust_env=trust_env)
+    return context
+
+
+# httpx's transports call the name they imported from httpx._config; that is the one to replace.
+_httpx_transports.create_ssl_context = _shared_default_ssl_context  # type: ignore[attr-defined]
 
 # No per-example deadline: on a shared machine running the suite on both cores, one example paused by the
 # scheduler for 400 ms failed a property test as "flaky" (hypothesis' default is 200 ms). A test that really
@@ -115,3 +143,12 @@ def sandbox(shared_sandbox_server: SandboxServer) -> Sandbox:
     """A fresh organization (project, admin and project keys) on the session's sandbox, which trusts
     loopback as a proxy, so tests play any source IP with X-Forwarded-For."""
     return Sandbox(shared_sandbox_server, shared_sandbox_server.store.bootstrap())
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Every object alive once the tests are collected (the modules of Qt, hypothesis, schemathesis, the app
+    and the tests) lives until the end of the run: freeze it, so each garbage collection (automatic ones and
+    the GUI fixture's explicit gc.collect() after every test) scans only what the tests made since. A full
+    collection over that heap cost ~0.3 s, once per GUI test and at every automatic oldest-generation pass."""
+    gc.collect()
+    gc.freeze()

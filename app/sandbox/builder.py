@@ -372,10 +372,14 @@ def _event_logprob(token: TokenLogprob) -> dict[str, Any]:
 
 def _part_logprob(token: TokenLogprob) -> dict[str, Any]:
     """A token's logprob as the finished output_text part carries it (with each token's UTF-8 bytes)."""
-    top = [{"token": text, "bytes": list(text.encode()), "logprob": lp} for text, lp in token.top]
+    raw = token.top_bytes or tuple(text.encode() for text, _ in token.top)
+    top = [
+        {"token": text, "bytes": list(data), "logprob": lp}
+        for (text, lp), data in zip(token.top, raw, strict=True)
+    ]
     return {
         "token": token.token,
-        "bytes": list(token.token.encode()),
+        "bytes": list(token.token_bytes if token.token_bytes is not None else token.token.encode()),
         "logprob": token.logprob,
         "top_logprobs": top,
     }

@@ -181,7 +181,9 @@ class ResponsesRoutes:
         failure = (
             None
             if incomplete
-            else self._check_format(request, builder.text) or check_calls(request, builder.calls)
+            # An answer of calls alone has no text to hold to the format (the grammar chose a call).
+            else (self._check_format(request, builder.text) if builder.text or not builder.calls else None)
+            or check_calls(request, builder.calls)
         )
         used = usage.input_tokens if usage else input_tokens(conversation)
         counted = usage.output_tokens if usage else None

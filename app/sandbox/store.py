@@ -304,6 +304,21 @@ class Store:
             finally:
                 self._db.execute("COMMIT")
 
+    def allowlists(
+        self, org_id: str, project_id: str | None
+    ) -> tuple[AllowlistRecord, AllowlistRecord | None]:
+        """The organization's list and the project's (None without a project), as `allowlist` gives them:
+        for the gateway, which asks on every request, under one lock and one look at the commits."""
+        with self._lock:
+            self._check_generation()
+            organization = self._lists.get(("organization", org_id))
+            if organization is None:  # (an empty list is falsy: `is None`, not `or`)
+                organization = self.allowlist("organization", org_id)
+            if project_id is None:
+                return organization, None
+            project = self._lists.get(("project", project_id))
+            return organization, project if project is not None else self.allowlist("project", project_id)
+
     def _set_enabled(
         self, scope: str, owner_id: str, enabled: bool, guard: Guard | None, origin: Origin
     ) -> Callable[[sqlite3.Connection], AllowlistRecord]:

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from tests.loopback import serving
+
 
 @dataclass
 class LoopbackProxy:
@@ -84,11 +86,7 @@ def loopback_proxy(reply: bytes | None = None, tls: ssl.SSLContext | None = None
     """reply=None: a tunnelling proxy (CONNECT host:port -> 200, then bytes both ways) that forwards plain
     HTTP whole. Otherwise every request gets `reply` and the connection closes; with `tls`, a CONNECT is
     accepted and `reply` is the answer inside TLS made with that context (an intercepting proxy)."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    proxy = LoopbackProxy(f"http://127.0.0.1:{listener.getsockname()[1]}")
-    stop = threading.Event()
+    proxy = LoopbackProxy("")
     threads: list[threading.Thread] = []
 
     def handle(conn: socket.socket) -> None:
@@ -130,27 +128,16 @@ def loopback_proxy(reply: bytes | None = None, tls: ssl.SSLContext | None = None
         conn.close()
         upstream.close()
 
-    def serve() -> None:
-        listener.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            thread = threading.Thread(target=handle, args=(conn,), daemon=True)
-            threads.append(thread)
-            thread.start()
+    def start(conn: socket.socket) -> None:  # each connection on a thread of its own (tunnels are long)
+        thread = threading.Thread(target=handle, args=(conn,), daemon=True)
+        threads.append(thread)
+        thread.start()
 
-    server = threading.Thread(target=serve, daemon=True)
-    server.start()
     try:
-        yield proxy
+        with serving(start, backlog=16, poll=0.1) as port:
+            proxy.url = f"http://127.0.0.1:{port}"
+            yield proxy
     finally:
-        stop.set()
-        server.join(timeout=2)
-        listener.close()
         for thread in threads:
             thread.join(timeout=5)
 

@@ -9,40 +9,24 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from tests.loopback import serving
+
 
 @contextmanager
 def raw_server(reply: bytes, close_after: bool = True) -> Iterator[str]:
     """Answers every connection with `reply` (after reading the request), then closes. Yields a base URL."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    stop = threading.Event()
 
-    def serve() -> None:
-        listener.settimeout(0.2)
-        while not stop.is_set():
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(2)
             try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
+                conn.recv(65536)
+                conn.sendall(reply)
             except OSError:
-                return
-            with conn:
-                conn.settimeout(2)
-                try:
-                    conn.recv(65536)
-                    conn.sendall(reply)
-                except OSError:
-                    pass
+                pass
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    finally:
-        stop.set()
-        listener.close()
-        thread.join(timeout=2)
+    with serving(answer) as port:
+        yield f"http://127.0.0.1:{port}/v1"
 
 
 def sse_head() -> bytes:
@@ -214,34 +198,17 @@ class ScriptedServer:
 def comment_server(interval: float = 0.05) -> Iterator[str]:
     """An event stream that never sends an event: only `: keep-alive` comments, every `interval` seconds,
     until the client leaves. Yields a base URL."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
     stop = threading.Event()
 
-    def serve() -> None:
-        listener.settimeout(0.2)
-        while not stop.is_set():
+    def stream(conn: socket.socket) -> None:
+        with conn:
             try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
+                conn.recv(65536)
+                conn.sendall(sse_head())
+                while not stop.wait(interval):
+                    conn.sendall(b": keep-alive\n\n")
             except OSError:
-                return
-            with conn:
-                try:
-                    conn.recv(65536)
-                    conn.sendall(sse_head())
-                    while not stop.wait(interval):
-                        conn.sendall(b": keep-alive\n\n")
-                except OSError:
-                    pass  # the client left
+                pass  # the client left
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    finally:
-        stop.set()
-        listener.close()
-        thread.join(timeout=2)
+    with serving(stream, stop) as port:
+        yield f"http://127.0.0.1:{port}/v1"

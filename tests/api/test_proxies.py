@@ -36,7 +36,8 @@ from app.core.playground.turns import ErrorKind, failure_of
 from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.server import TlsOptions
 from tests.api.loopback_proxy import loopback_proxy, page
-from tests.proxies.servers import Pki, free_port, make_pki
+from tests.loopback import free_port
+from tests.proxies.servers import Pki, make_pki
 
 AUTH_PAGE = page("407 Proxy Authentication Required", "sign in", 'proxy-authenticate: Basic realm="corp"\r\n')
 

@@ -3,6 +3,7 @@ the exit codes, and keys from the environment only."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -93,3 +94,35 @@ def test_a_project_list_by_name(direct: Sandbox) -> None:
         cidrs = [e["cidr"] for e in admin.get(direct.project_list).json()["entries"]]
     assert cidrs == ["198.51.100.0/24"]
     assert cli("list", "--json", env=env).json["entries"] == []  # the organization's list is untouched
+
+
+def test_add_wait_gives_up_with_exit_4_when_the_service_never_admits(direct: Sandbox) -> None:
+    """The organization's list is on and holds only this machine: an address added to the project's list
+    alone is never admitted (a request must pass every list in force), so `--wait` gives up with exit 4 and
+    says the entry was added all the same."""
+    env = environment(direct)
+    assert cli("add", "127.0.0.1", "--description", "this machine", env=env).code == 0
+    assert cli("enable", env=env).code == 0
+    started = time.monotonic()
+    waited = cli(
+        "add",
+        "198.51.100.7",
+        "--project",
+        "Default project",
+        "--wait",
+        "--wait-timeout",
+        "1",
+        "--json",
+        env=env,
+    )
+    assert waited.code == 4, waited.err
+    said = re.search(
+        r"198\.51\.100\.7/32 was added, but the service did not admit it within (\d+) s\.", waited.err
+    )
+    assert said is not None and 1 <= int(said.group(1)) < 30, waited.err  # the time it waited, rounded
+    error = waited.json["error"]
+    assert error["kind"] == "network" and error["entry"]["cidr"] == "198.51.100.7/32"
+    assert time.monotonic() - started < 30  # it polled about a second, not the default two minutes
+    with direct.admin() as admin:  # added, as the message says, and nothing else changed
+        assert [e["cidr"] for e in admin.get(direct.project_list).json()["entries"]] == ["198.51.100.7/32"]
+        assert [e["cidr"] for e in admin.get(direct.org_list).json()["entries"]] == ["127.0.0.1/32"]

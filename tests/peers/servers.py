@@ -7,7 +7,6 @@ lives in its own virtual environment (`PEERS_VENV`, default `.peers-venv`) becau
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.loopback import free_port, stop_process
+
 ROOT = Path(__file__).resolve().parents[2]
 PROXY_KEY = "sk-peers-test"  # the proxy's own master key: a local test value, not a secret
 PROXY_MODEL = "service-pro"
@@ -28,12 +29,6 @@ PROXY_MODEL = "service-pro"
 class Peer:
     base_url: str  # ending in /v1
     process: subprocess.Popen[bytes]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def litellm_command() -> Path:
@@ -75,12 +70,7 @@ def _process(command: list[str], ready_url: str, timeout: float) -> Iterator[sub
         _wait_ready(process, ready_url, log, timeout)
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         log.unlink(missing_ok=True)
 
 

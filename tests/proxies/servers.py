@@ -21,6 +21,8 @@ from pathlib import Path
 
 import trustme
 
+from tests.loopback import free_port, stop_process
+
 ROOT = Path(__file__).resolve().parents[2]
 PROXY_USER, PROXY_PASSWORD = "alice", "pr0xy-s3cret"  # local test values, not secrets
 
@@ -62,12 +64,6 @@ def make_pki(folder: Path) -> Pki:
     return pki
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def mitmdump_command() -> Path | None:
     venv = Path(os.environ.get("PROXIES_VENV", ROOT / ".proxies-venv"))
     command = (venv if venv.is_absolute() else ROOT / venv) / "bin" / "mitmdump"
@@ -103,12 +99,7 @@ def _running(command: list[str], port: int, folder: Path, timeout: float = 30) -
         _wait_port(process, port, log, timeout)
         yield log
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 @contextmanager

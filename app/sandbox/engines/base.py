@@ -46,6 +46,9 @@ class TokenLogprob:
     token: str
     logprob: float
     top: tuple[tuple[str, float], ...] = ()
+    # The tokens' own UTF-8 bytes, where a token is part of a character (else: the text's encoding).
+    token_bytes: bytes | None = None
+    top_bytes: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,9 @@ share the same cores (each answer at half speed) and double the cache's memory, 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import threading
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,13 @@ from ..errors import ServiceError
 from ..request import ResponseRequest
 from ..tools import ToolPlan
 from . import search as web
-from .base import Conversation, FunctionCallDelta, Search, SearchResult, Step, TextDelta, Usage
+from .base import Conversation, FunctionCallDelta, Search, SearchResult, Step, TextDelta, TokenLogprob, Usage
 from .gguf import BackgroundModel, ModelStatus, ModelUnavailable
-from .local_tools import CALL_END, CALL_START, call_grammar, is_call, parse_call, still_deciding
+from .local_calls import CallStream
+from .local_generate import Generated, Settings, generate
+from .local_grammar import AnswerShape, answer_shape, calls_shape
+from .local_tools import is_call, still_deciding
+from .logprobs import top_logprobs_wanted
 from .prompt import build_prompt
 
 DEFAULT_CONTEXT = 4096
@@ -34,7 +37,7 @@ class _End:
     """The worker is done: nothing follows in the queue."""
 
 
-_Item = str | Usage | FunctionCallDelta | BaseException | _End
+_Item = TextDelta | Usage | FunctionCallDelta | BaseException | _End
 
 
 class _Job:
@@ -59,8 +62,9 @@ class _Sampling:
     max_tokens: int | None
     temperature: float | None
     top_p: float | None
-    grammar: Callable[[], Any] | None
+    shape: AnswerShape
     tools: ToolPlan | None = None  # the functions the model may call this turn (None: it answers in text)
+    top_logprobs: int | None = None  # alternatives per token when logprobs were asked for
 
 
 class LocalEngine:
@@ -148,9 +152,7 @@ class LocalEngine:
         ).start()
         try:
             while not isinstance(item := await job.queue.get(), _End):
-                if isinstance(item, str):
-                    yield TextDelta(item)
-                elif isinstance(item, Usage | FunctionCallDelta):
+                if isinstance(item, TextDelta | Usage | FunctionCallDelta):
                     yield item
                 elif isinstance(item, ModelUnavailable):
                     raise _unavailable(item)
@@ -172,37 +174,15 @@ class LocalEngine:
             request.max_output_tokens,
             request.temperature,
             request.top_p,
-            _grammar(request),
+            answer_shape(tools, request.text_format),
             tools,
+            top_logprobs_wanted(request),
         )
 
 
 def _unavailable(error: ModelUnavailable) -> ServiceError:
     # 503: the weights are the server's configuration, not the client's input; the message says the fix.
     return ServiceError(503, error.message, "model_unavailable")
-
-
-def _grammar(request: ResponseRequest) -> Callable[[], Any] | None:
-    """A factory of the llama.cpp grammar that constrains the answer to the requested JSON (built on the worker)."""
-    text_format = request.text_format
-    if text_format["type"] == "json_schema":
-        schema = json.dumps(text_format["schema"])
-
-        def from_schema() -> Any:
-            from llama_cpp.llama_grammar import LlamaGrammar
-
-            return LlamaGrammar.from_json_schema(schema, verbose=False)
-
-        return from_schema
-    if text_format["type"] == "json_object":
-
-        def any_json() -> Any:
-            from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
-
-            return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
-
-        return any_json
-    return None
 
 
 def _generate(model: BackgroundModel, sampling: _Sampling, job: _Job) -> None:
@@ -218,17 +198,6 @@ def _generate(model: BackgroundModel, sampling: _Sampling, job: _Job) -> None:
         job.put(_End())
 
 
-def _options(sampling: _Sampling, max_tokens: int, grammar: Callable[[], Any] | None) -> dict[str, Any]:
-    options: dict[str, Any] = {"stop": sampling.stop, "max_tokens": max_tokens, "stream": True}
-    if sampling.temperature is not None:
-        options["temperature"] = sampling.temperature
-    if sampling.top_p is not None:
-        options["top_p"] = sampling.top_p
-    if grammar is not None:
-        options["grammar"] = grammar()
-    return options
-
-
 def _sample(llama: Any, context: int, sampling: _Sampling, job: _Job) -> None:
     tokens: list[int] = llama.tokenize(sampling.prompt.encode(), add_bos=True, special=True)
     room = context - len(tokens)
@@ -240,67 +209,88 @@ def _sample(llama: Any, context: int, sampling: _Sampling, job: _Job) -> None:
             "input",
         )
     max_tokens = min(sampling.max_tokens or room, room)
-    tools = sampling.tools
-    if tools is not None and tools.mode == "required":
-        _sample_call(llama, tokens, max_tokens, sampling, tools, job)
+    tools, shape = sampling.tools, sampling.shape
+    if tools is not None and shape.calls_first:
+        _sample_calls(llama, tokens, max_tokens, sampling, shape, tools, job)
         return
-    text, finish = "", None
-    held: str | None = ""  # the answer's start while it might still become a call; None once it cannot
-    chunks = llama.create_completion(tokens, **_options(sampling, max_tokens, sampling.grammar))
-    try:
-        for chunk in chunks:
-            if job.cancelled.is_set():
-                return
-            choice = chunk["choices"][0]
-            finish = choice["finish_reason"] or finish
-            if not choice["text"]:
-                continue
-            text += choice["text"]
-            if tools is not None and held is not None:  # the start might be a call: hold it until known
-                held += choice["text"]
-                if still_deciding(held):
-                    continue
-                if is_call(held):
-                    break
-                job.put(held)
+    held: str | None = "" if tools is not None else None  # the start while it might become a call
+    held_logprobs: tuple[TokenLogprob, ...] = ()
+    calls: CallStream | None = None
+
+    def emit(text: str, logprobs: tuple[TokenLogprob, ...]) -> bool:
+        nonlocal held, held_logprobs, calls
+        if job.cancelled.is_set():
+            return False
+        if calls is not None:
+            return _feed(calls, text, job)
+        if held is not None:
+            held, held_logprobs = held + text, held_logprobs + logprobs
+            if still_deciding(held):
+                return True
+            if not is_call(held):
+                job.put(TextDelta(held, held_logprobs))
                 held = None
-                continue
-            job.put(choice["text"])
-    finally:
-        chunks.close()
-    if tools is not None and held is not None and is_call(held):
-        _sample_call(llama, tokens, max_tokens, sampling, tools, job)
+                return True
+            if shape.grammar is None:
+                return False  # free text began a call: it is written again under the call grammar
+            assert tools is not None
+            calls = CallStream(tools)  # the grammar's call alternative: the same generation goes on
+            start, held = held, None
+            return _feed(calls, start, job)
+        job.put(TextDelta(text, logprobs))
+        return True
+
+    settings = Settings(
+        sampling.temperature,
+        sampling.top_p,
+        max_tokens,
+        tuple(sampling.stop),
+        shape.grammar,
+        sampling.top_logprobs,
+    )
+    result = generate(llama, tokens, settings, emit)
+    if job.cancelled.is_set():
+        return
+    if tools is not None and calls is None and held is not None and is_call(held):
+        _sample_calls(llama, tokens, max_tokens, sampling, calls_shape(tools), tools, job)
         return
     if held:
-        job.put(held)
-    output_tokens = len(llama.tokenize(text.encode(), add_bos=False, special=True)) if text else 0
-    if finish == "length":
-        output_tokens = max(output_tokens, max_tokens)
-    job.put(Usage(len(tokens), output_tokens, incomplete=finish == "length"))
+        job.put(TextDelta(held, held_logprobs))
+    incomplete = (calls is None and result.finish == "length") or (calls is not None and _cut(calls, result))
+    job.put(Usage(len(tokens), result.tokens, incomplete=incomplete))
 
 
-def _sample_call(
-    llama: Any, tokens: list[int], max_tokens: int, sampling: _Sampling, tools: ToolPlan, job: _Job
+def _feed(calls: CallStream, text: str, job: _Job) -> bool:
+    for delta in calls.feed(text):
+        job.put(delta)
+    return not calls.repeated
+
+
+def _sample_calls(
+    llama: Any,
+    tokens: list[int],
+    max_tokens: int,
+    sampling: _Sampling,
+    shape: AnswerShape,
+    tools: ToolPlan,
+    job: _Job,
 ) -> None:
-    """A call: the JSON after the call mark, under the grammar of the functions' schemas."""
-    mark = llama.tokenize(CALL_START.encode(), add_bos=False, special=True)
-    options = _options(sampling, max_tokens, call_grammar(tools))
-    options["stop"] = [CALL_END]
-    text, finish = "", None
-    chunks = llama.create_completion(tokens + mark, **options)
-    try:
-        for chunk in chunks:
-            if job.cancelled.is_set():
-                return
-            text += chunk["choices"][0]["text"]
-            finish = chunk["choices"][0]["finish_reason"] or finish
-    finally:
-        chunks.close()
-    call = parse_call(text, tools)
-    if call is not None and finish != "length":
-        name, arguments, namespace = call
-        job.put(FunctionCallDelta(0, name, arguments, namespace))
-    output_tokens = len(mark) + (
-        len(llama.tokenize(text.encode(), add_bos=False, special=True)) if text else 0
-    )
-    job.put(Usage(len(tokens), output_tokens, incomplete=finish == "length" or call is None))
+    """Calls from the first token: the prompt gets the call's fixed start, the grammar holds the rest."""
+    given = llama.tokenize(shape.prefill.encode(), add_bos=False, special=True)
+    calls = CallStream(tools)
+    _feed(calls, shape.prefill, job)
+
+    def emit(text: str, logprobs: tuple[TokenLogprob, ...]) -> bool:
+        return not job.cancelled.is_set() and _feed(calls, text, job)
+
+    settings = Settings(sampling.temperature, sampling.top_p, max_tokens, (), shape.grammar)
+    result = generate(llama, tokens + given, settings, emit)
+    if job.cancelled.is_set():
+        return
+    job.put(Usage(len(tokens), len(given) + result.tokens, incomplete=_cut(calls, result)))
+
+
+def _cut(calls: CallStream, result: Generated) -> bool:
+    """Whether max_output_tokens cut a call that went out (a later one held back as a possible repeat is
+    simply not made), or the answer has no call at all."""
+    return calls.count == 0 or (result.finish == "length" and calls.open)

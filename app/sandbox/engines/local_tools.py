@@ -6,21 +6,28 @@ chat templates (Hermes, Qwen) use. A GGUF whose chat template has a tools sectio
 itself; otherwise (the default base weights) the functions and the format are written into the prompt's
 preamble. With `tool_choice` "auto" the model starts freely: if what it writes begins with `<tool_call>`,
 generation restarts after that mark under the call grammar; anything else streams as text. With
-"required" or a named function the answer is a call from the first token. One call per answer.
+"required" or a named function the answer is calls from the first token. With `parallel_tool_calls` (the
+default) the grammar lets a call be followed by more, up to `max_tool_calls`; with a JSON `text.format` and
+"auto" the grammar's alternatives are calls or the JSON answer. The grammars are built by llama-cpp-python's
+own JSON-Schema converter (local_grammar.py), so this module needs no llama_cpp.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from ..request import Message
-from ..tools import ToolPlan
+from ..tools import FunctionSpec, ToolPlan
 from .upstream_tools import WireNames
 
 CALL_START = "<tool_call>"
 CALL_END = "</tool_call>"
+
+
+def callable_functions(plan: ToolPlan) -> list[FunctionSpec]:
+    """The functions this turn's calls may name (all of them, or the one `tool_choice` forces)."""
+    return [spec for spec in plan.functions if plan.forced is None or spec.name == plan.forced]
 
 
 def call_schema(plan: ToolPlan) -> dict[str, Any]:
@@ -35,22 +42,14 @@ def call_schema(plan: ToolPlan) -> dict[str, Any]:
             "required": ["name", "arguments"],
             "additionalProperties": False,
         }
-        for spec in plan.functions
-        if plan.forced is None or spec.name == plan.forced
+        for spec in callable_functions(plan)
     ]
     return options[0] if len(options) == 1 else {"oneOf": options}
 
 
-def call_grammar(plan: ToolPlan) -> Callable[[], Any]:
-    """A factory of the grammar of one call (built on the worker thread, where llama_cpp is loaded)."""
-    schema = json.dumps(call_schema(plan))
-
-    def build() -> Any:
-        from llama_cpp.llama_grammar import LlamaGrammar
-
-        return LlamaGrammar.from_json_schema(schema, verbose=False)
-
-    return build
+def call_header(spec: FunctionSpec) -> str:
+    """A call's text up to its arguments: what the prompt is given when only one function can be called."""
+    return f'{CALL_START}{{"name": {json.dumps(WireNames.wire(spec.name, spec.namespace))}, "arguments":'  # no space: the model writes ' {' as one token
 
 
 def tools_preamble(plan: ToolPlan) -> str:
@@ -58,8 +57,10 @@ def tools_preamble(plan: ToolPlan) -> str:
     lines = [
         "You can call functions. To call one, answer with exactly "
         f'{CALL_START}{{"name": NAME, "arguments": {{...}}}}{CALL_END} and nothing else.',
-        "Functions:",
     ]
+    if plan.call_limit != 1:
+        lines.append(f"To call several, write one {CALL_START}...{CALL_END} block per call, one per line.")
+    lines.append("Functions:")
     for spec in plan.functions:
         name = WireNames.wire(spec.name, spec.namespace)
         described = f": {spec.description}" if spec.description else ""
