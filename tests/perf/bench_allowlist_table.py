@@ -111,7 +111,6 @@ def one_round(
     view.setModel(model)
     view.setSortingEnabled(True)
     view.verticalHeader().setVisible(False)  # as in the Security tab
-    view.setWordWrap(False)  # as in the Security tab
     view.resize(1000, 700)
     view.show()
     view.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # the tab's default

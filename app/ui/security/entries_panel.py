@@ -57,9 +57,6 @@ class EntriesPanel(QWidget):
         # Addresses ascending on load (Qt's default indicator would sort the list descending at first).
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        # One line per cell, elided: a row has one line's height, and wrapping a text wider than its column
-        # lays it out again on every paint (a fifth of a repaint when many cells overflow, measured offscreen).
-        self.table.setWordWrap(False)
         size_columns(
             self.table,
             (
