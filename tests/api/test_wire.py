@@ -20,8 +20,8 @@ from app.api.events import (
 )
 from app.api.wire import (
     FunctionCallItem,
-    MessageItem,
     OtherItem,
+    OutputMessage,
     ReasoningItem,
     WebSearchCall,
     parse_response,
@@ -71,7 +71,7 @@ FULL: dict[str, Any] = {
 def test_a_full_response_reads_as_attributes() -> None:
     response = parse_response(FULL)
     kinds = [type(item) for item in response.output]
-    assert kinds == [WebSearchCall, ReasoningItem, FunctionCallItem, OtherItem, MessageItem]
+    assert kinds == [WebSearchCall, ReasoningItem, FunctionCallItem, OtherItem, OutputMessage]
     assert response.output_text == "Hello world"
     assert [c.url for c in response.citations] == ["https://a.example"]
     assert response.search_queries == ["cidr"] and response.reasoning_summary == "Thinking."

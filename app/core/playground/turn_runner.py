@@ -76,7 +76,9 @@ class TurnRun:
         turn = self.turn
         if any(call.call_id == item.call_id for call in turn.calls):
             return
-        turn.calls.append(FunctionCall(item.call_id, item.name, item.arguments, item.id, round=turn.rounds))
+        turn.calls.append(
+            FunctionCall(item.call_id, item.name, item.arguments, item.id or "", round=turn.rounds)
+        )
 
     async def run(self, client: ServiceClient | None, body: ResponseRequest | None = None) -> None:
         """To the end of the turn (or of this round of it: `body` sends function outputs back); a cancel
