@@ -20,7 +20,7 @@ from app.core.security import files
 from app.core.security.concurrency import ListDiff
 from app.core.security.files import TransferError
 from app.core.security.history_rows import Change
-from app.netrules.transfer import ImportPlan, PlannedLine
+from app.netrules.transfer import ExportScope, ImportPlan, PlannedLine
 from app.services.security.history import ChangeHistory
 from app.services.security.reads import AllowlistReads, Availability
 from app.services.session.session import ConsoleSession
@@ -107,7 +107,7 @@ class AllowlistService(AllowlistReads):
 
     def export_to(self, path: Path) -> int:
         """Write the shown list to a file; returns how many entries were written (TransferError if none)."""
-        scope = {
+        scope: ExportScope = {
             "scope": "organization" if self.project_id is None else "project",
             "project_id": self.project_id,
             "enabled": self.data is not None and self.data.enabled,
