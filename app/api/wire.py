@@ -18,25 +18,12 @@ from app.schema.items import (
     OutputMessage,
     OutputText,
     ReasoningItem,
-    SearchAction,
-    SummaryText,
     UrlCitation,
     WebSearchCall,
     read_tolerantly,
 )
 
 from .errors import InvalidResponse
-
-__all__ = [  # the items, for the console's modules that read them with a response
-    "FunctionCallItem",
-    "OutputMessage",
-    "OutputText",
-    "ReasoningItem",
-    "SearchAction",
-    "SummaryText",
-    "UrlCitation",
-    "WebSearchCall",
-]
 
 
 class WireModel(BaseModel):

@@ -18,14 +18,8 @@ from app.api.events import (
     WebSearchProgress,
     parse_event,
 )
-from app.api.wire import (
-    FunctionCallItem,
-    OtherItem,
-    OutputMessage,
-    ReasoningItem,
-    WebSearchCall,
-    parse_response,
-)
+from app.api.wire import OtherItem, parse_response
+from app.schema.items import FunctionCallItem, OutputMessage, ReasoningItem, WebSearchCall
 
 FULL: dict[str, Any] = {
     "id": "resp_1",
