@@ -158,11 +158,13 @@ class EntryIndex:
         index._columns = columns
         index.labels = list(labels)
         is_v6, starts, prefixes = columns.is_v6, columns.starts, columns.prefixes
-        readable: Iterable[bool] = repeat(True)
+        is_v4: list[bool] = list(map(not_, is_v6))
+        chosen_v6 = is_v6
         if min(prefixes, default=0) < 0:  # rare: a cidr the service would not write; left out of the rows
             readable = list(map(ge, prefixes, repeat(0)))
-        is_v4 = list(map(and_, map(not_, is_v6), readable))
-        for version, chosen in ((4, is_v4), (6, list(map(and_, is_v6, readable)))):
+            is_v4 = list(map(and_, is_v4, readable))
+            chosen_v6 = list(map(and_, is_v6, readable))
+        for version, chosen in ((4, is_v4), (6, chosen_v6)):
             index._families[version] = _Family(
                 BITS[version],
                 list(compress(starts, chosen)),
