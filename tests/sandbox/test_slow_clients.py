@@ -148,3 +148,27 @@ def test_pipelined_requests_are_answered_in_order(sandbox: Sandbox) -> None:
     last = b"GET /v1/nothing HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
     answer = answer_to(sandbox, one * 3 + last)
     assert answer.count(b"HTTP/1.1 200") == 3 and answer.rindex(b"HTTP/1.1 200") < answer.index(b"HTTP/1.1 4")
+
+
+def test_a_chunked_body_after_expect_100_continue_is_served(sandbox: Sandbox) -> None:
+    """The parser change keeps what a client sees: `100 Continue` once the app reads, then the answer."""
+    body = b'{"model": "service-pro", "input": "Say hi"}'
+    request = (
+        b"POST /v1/responses HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\n"
+        b"authorization: Bearer " + sandbox.creds.api_key.encode() + b"\r\n"
+        b"expect: 100-continue\r\ntransfer-encoding: chunked\r\n\r\n"
+        b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    )
+    answer = answer_to(sandbox, request)
+    assert answer.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"), answer[:200]
+    assert b'"status":"completed"' in answer.replace(b" ", b"")
+
+
+def test_a_malformed_head_is_a_400_not_a_5xx(sandbox: Sandbox) -> None:
+    for head in (
+        b"GET /v1/models HTTP/1.1\r\nhost: x\r\nbad header\r\n\r\n",
+        b"POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
+        b"GET /v1/models HTTP/9.9\r\nhost: x\r\n\r\n",
+        b"\x00\x01\x02 / HTTP/1.1\r\n\r\n",
+    ):
+        assert answer_to(sandbox, head).startswith(b"HTTP/1.1 400"), head
