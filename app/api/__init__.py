@@ -22,7 +22,7 @@ _EXPORTS = {
     "ErrorEvent": "events",
     "Response": "wire",
     "Usage": "wire",
-    "MessageItem": "wire",
+    "OutputMessage": "wire",
     "ReasoningItem": "wire",
     "WebSearchCall": "wire",
     "UrlCitation": "wire",

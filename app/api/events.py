@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Discriminator, Tag, TypeAdapter, ValidationError, field_validator, model_validator
 
+from app.schema.items import read_tolerantly_as
+
 from .errors import InvalidResponse
 from .wire import OutputItem, Response, WireModel, problem
 
@@ -145,7 +147,7 @@ def parse_event(name: str, data: str, received_at: float) -> Event | None:
     if _event_tag(values) == "response" and not isinstance(fields.get("response"), dict):
         raise InvalidResponse(f"The server sent a {type_} event whose response is not an object.")
     try:
-        event = _EVENTS.validate_python(values)
+        event = read_tolerantly_as(_EVENTS, values)
     except ValidationError as error:
         raise InvalidResponse(
             f"The server sent a {type_} event the console cannot read ({problem(error)})."

@@ -1,6 +1,7 @@
 """Typed wire models of the Responses API as the console reads them, parsed once at the edge.
 
-Unknown fields are ignored and unknown output items or content parts are kept as their bare type, so a
+The output items are app.schema's (one definition with the sandbox), read tolerantly: unknown fields are
+ignored, unknown output items kept as their bare type (OtherItem) and unknown content parts dropped, so a
 server that sends more than the console knows still works; a known shape that is malformed is refused by
 `parse_response` with an InvalidResponse whose message says which field was wrong.
 """
@@ -8,9 +9,19 @@ server that sends more than the console knows still works; a known shape that is
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, ValidationError, field_validator
+
+from app.schema.items import (
+    FunctionCallItem,
+    OutputMessage,
+    OutputText,
+    ReasoningItem,
+    UrlCitation,
+    WebSearchCall,
+    read_tolerantly,
+)
 
 from .errors import InvalidResponse
 
@@ -21,85 +32,9 @@ class WireModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
-def _only(kind: str, values: Any) -> Any:
-    """Keep the parts of one known type from a list; other types are not the console's business."""
-    if not isinstance(values, list):
-        return values  # not a list at all: let validation say so
-    return [value for value in values if not isinstance(value, dict) or value.get("type") == kind]
-
-
-class UrlCitation(WireModel):
-    type: Literal["url_citation"] = "url_citation"
-    url: str
-    title: str = ""
-    start_index: int = 0
-    end_index: int = 0
-
-
-class OutputText(WireModel):
-    type: Literal["output_text"] = "output_text"
-    text: str
-    annotations: tuple[UrlCitation, ...] = ()
-
-    @field_validator("annotations", mode="before")
-    @classmethod
-    def _url_citations_only(cls, value: Any) -> Any:
-        return _only("url_citation", value) if value is not None else ()
-
-
-class MessageItem(WireModel):
-    type: Literal["message"] = "message"
-    id: str = ""
-    role: str = "assistant"
-    status: str = ""
-    content: tuple[OutputText, ...] = ()
-
-    @field_validator("content", mode="before")
-    @classmethod
-    def _output_text_only(cls, value: Any) -> Any:
-        return _only("output_text", value) if value is not None else ()
-
-    @property
-    def text(self) -> str:
-        return "".join(part.text for part in self.content)
-
-
-class SummaryText(WireModel):
-    type: str = "summary_text"
-    text: str
-
-
-class ReasoningItem(WireModel):
-    type: Literal["reasoning"] = "reasoning"
-    id: str = ""
-    summary: tuple[SummaryText, ...] = ()
-
-
-class SearchAction(WireModel):
-    type: str = "search"
-    query: str = ""
-
-
-class WebSearchCall(WireModel):
-    type: Literal["web_search_call"] = "web_search_call"
-    id: str = ""
-    status: str = ""
-    action: SearchAction | None = None
-
-
-class FunctionCallItem(WireModel):
-    """The model calling a function the request offered; `arguments` is the JSON text it wrote."""
-
-    type: Literal["function_call"] = "function_call"
-    id: str = ""
-    call_id: str
-    name: str
-    arguments: str = ""
-    status: str = ""
-
-
 class OtherItem(WireModel):
-    """An output item of a type the console does not show (a file search, a computer call…)."""
+    """An output item of a type the console does not show (a file search, a computer call…): the one item
+    the sandbox has no use for, so it lives here rather than in app.schema."""
 
     type: str
 
@@ -113,7 +48,7 @@ def _item_tag(value: Any) -> str:
 
 
 OutputItem = Annotated[
-    Annotated[MessageItem, Tag("message")]
+    Annotated[OutputMessage, Tag("message")]
     | Annotated[ReasoningItem, Tag("reasoning")]
     | Annotated[WebSearchCall, Tag("web_search_call")]
     | Annotated[FunctionCallItem, Tag("function_call")]
@@ -188,21 +123,22 @@ class Response(WireModel):
 
 
 def output_text(items: Iterable[object]) -> str:
-    return "".join(item.text for item in items if isinstance(item, MessageItem))
+    return "".join(item.text for item in items if isinstance(item, OutputMessage))
 
 
 def citations(items: Iterable[object]) -> list[UrlCitation]:
     return [
         annotation
         for item in items
-        if isinstance(item, MessageItem)
+        if isinstance(item, OutputMessage)
         for part in item.content
+        if isinstance(part, OutputText)
         for annotation in part.annotations
     ]
 
 
 def search_queries(items: Iterable[object]) -> list[str]:
-    return [item.action.query if item.action else "" for item in items if isinstance(item, WebSearchCall)]
+    return [item.action.query or "" for item in items if isinstance(item, WebSearchCall)]
 
 
 def reasoning_summary(items: Iterable[object]) -> str:
@@ -227,7 +163,7 @@ def parse_response(data: Any, what: str = "response") -> Response:
     if not isinstance(data, dict):
         raise InvalidResponse(f"The server sent a {what} that is not a JSON object.")
     try:
-        return Response.model_validate(data)
+        return read_tolerantly(Response, data)
     except ValidationError as error:
         raise InvalidResponse(
             f"The server sent a {what} the console cannot read ({problem(error)})."

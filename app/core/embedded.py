@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.common.engine_kind import EngineKind
 from app.common.sqlite_rescue import SetAside, set_aside_if_damaged
 
 if TYPE_CHECKING:  # the sandbox (starlette, uvicorn, Pillow) loads when it starts, after the window shows
@@ -31,7 +32,7 @@ class SandboxKeys:
 class EngineChoice:
     """Which engine answers in the embedded sandbox: the simulated model, or GGUF weights run locally."""
 
-    engine: str = "simulated"  # "simulated" | "local"
+    engine: EngineKind = EngineKind.SIMULATED  # simulated or local (upstream: the command line only)
     model_file: str = ""  # local: a GGUF file; "" = the `local` extra's Gemma 3 270M
 
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.common.engine_kind import EngineKind
+
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.transport import ConnectionSettings
     from app.common.secrets import SecretStore
@@ -28,7 +30,7 @@ class Profile:
     brand: str = "service"
     models: list[str] = field(default_factory=list)
     simulated_ip: str = ""  # sandbox only: sent as X-Forwarded-For, which the embedded sandbox trusts
-    engine: str = "simulated"  # sandbox only: "simulated", or "local" (GGUF weights through llama-cpp-python)
+    engine: EngineKind = EngineKind.SIMULATED  # sandbox only: simulated, or local (GGUF weights, llama.cpp)
     model_file: str = ""  # sandbox only, local engine: a GGUF file ("" = the `local` extra's Gemma 3 270M)
     ca_bundle: str = ""
     client_cert: str = ""

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from .analysis import Relation, admits_every_address, describe_findings, warnings_for
 from .index import EntryIndex
@@ -296,8 +296,15 @@ def export_csv(entries: Iterable[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def export_json(entries: Iterable[dict[str, Any]], scope: dict[str, Any]) -> str:
-    """`scope` names the list: {"scope": "organization"|"project", "project_id": ..., "enabled": ...}."""
+class ExportScope(TypedDict):
+    """Which list an export holds, written before its entries (the window adds whether the list is on)."""
+
+    scope: Literal["organization", "project"]
+    project_id: NotRequired[str | None]
+    enabled: NotRequired[bool]
+
+
+def export_json(entries: Iterable[dict[str, Any]], scope: ExportScope) -> str:
     document = {
         "object": "ip_allowlist.export",
         **scope,

@@ -13,6 +13,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from app.common.engine_kind import EngineKind
+
 from .admin import AdminRoutes
 from .config import SandboxConfig
 from .counting import TokenCounting
@@ -43,20 +45,20 @@ class SandboxState:
 
 
 def make_engine(config: SandboxConfig) -> Engine:
-    if config.engine == "upstream":
+    if config.engine == EngineKind.UPSTREAM:
         from .engines.upstream import UpstreamApi, UpstreamEngine
 
         if not config.upstream_url:
             raise ValueError("the upstream engine needs --upstream-url")
         api = UpstreamApi(config.upstream_api)
         return UpstreamEngine(config.upstream_url, config.upstream_key, config.model_map, api)
-    if config.engine == "local":
+    if config.engine == EngineKind.LOCAL:
         from .engines.local import LocalEngine
 
         engine = LocalEngine(config.model_file, config.model_map, config.model_threads)
         engine.start_loading()  # in the background: the server answers at once, the first request waits
         return engine
-    if config.engine != "simulated":
+    if config.engine != EngineKind.SIMULATED:
         raise ValueError(f"unknown engine {config.engine!r}: use simulated, upstream or local")
     return SimulatedEngine(config.stream_delay_ms)
 

@@ -13,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
+from app.common.engine_kind import EngineKind
 from app.common.private import private_files_from_now_on
 from app.netrules import EntryError, Network, parse_entry
 
@@ -52,6 +53,13 @@ def _duration(text: str) -> float:
     return seconds
 
 
+def _engine(text: str) -> EngineKind:
+    try:
+        return EngineKind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"no engine {text!r}: choose {', '.join(EngineKind)}") from None
+
+
 def _model_pair(text: str) -> tuple[str, str]:
     name, sep, target = text.partition("=")
     if not sep or not name or not target:
@@ -76,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CIDR",
         help="read X-Forwarded-For from peers in this range (repeatable)",
     )
-    serve.add_argument("--engine", choices=["simulated", "upstream", "local"], default="simulated")
+    serve.add_argument("--engine", type=_engine, choices=list(EngineKind), default=EngineKind.SIMULATED)
     serve.add_argument(
         "--model-file",
         type=Path,
@@ -197,7 +205,7 @@ def serve(args: argparse.Namespace) -> int:
         expired_grace_seconds=args.expired_grace,
         usage_flush_seconds=args.usage_flush,
     )
-    if args.engine == "local" and (problem := _local_problem(config)):
+    if args.engine == EngineKind.LOCAL and (problem := _local_problem(config)):
         print(f"error: {problem}", file=sys.stderr)
         return 1
     tls = TlsOptions(args.tls_cert, args.tls_key, args.client_ca) if args.tls_cert else None

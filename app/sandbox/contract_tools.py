@@ -1,5 +1,5 @@
-"""The function-calling part of the request contract: function and namespace tools, tool_choice, and the
-input items a tool loop sends back (function calls, their outputs, references to stored items).
+"""The function-calling part of the request contract: function and namespace tools, tool_choice, and
+references to stored items (the function calls and outputs a tool loop sends back are app.schema's).
 
 Kept beside contract.py (which imports it) so that the tool models have one home; tags start with "~" as
 there, so validate.py drops them from an error's location.
@@ -16,7 +16,6 @@ from pydantic_core import PydanticCustomError
 from app.common.jsonschema_check import schema_problem
 
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-ItemStatus = Literal["in_progress", "completed", "incomplete"]
 
 
 class _Strict(BaseModel):
@@ -105,40 +104,6 @@ ToolChoice = Annotated[
 ]
 
 # --- input items of a tool loop ------------------------------------------------------------------------
-
-
-class FunctionCallItem(_Strict):
-    """A call the model made, sent back as history."""
-
-    type: Literal["function_call"]
-    call_id: str = Field(min_length=1, max_length=256)
-    name: str = Field(min_length=1, max_length=256)
-    arguments: str
-    id: str | None = None
-    namespace: str | None = None
-    status: ItemStatus | None = None
-
-
-class OutputTextPart(_Strict):
-    type: Literal["input_text", "output_text"]
-    text: str
-
-
-class FunctionCallOutputItem(_Strict):
-    """The client's result of a call: a string, or text parts."""
-
-    type: Literal["function_call_output"]
-    call_id: str = Field(min_length=1, max_length=256)
-    output: str | list[OutputTextPart]
-    id: str | None = None
-    name: str | None = None
-    namespace: str | None = None
-    status: ItemStatus | None = None
-
-    def text(self) -> str:
-        if isinstance(self.output, str):
-            return self.output
-        return "\n".join(part.text for part in self.output)
 
 
 class ItemReference(_Strict):

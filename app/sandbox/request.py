@@ -12,8 +12,10 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from .contract import CreateResponse, FormatJsonSchema, InputImage, MessageItem, OutputText, Refusal
-from .contract_tools import ChoiceHosted, FunctionCallItem, FunctionCallOutputItem, ItemReference
+from app.schema.items import FunctionCallItem, FunctionCallOutputItem, OutputText, Refusal
+
+from .contract import CreateResponse, FormatJsonSchema, InputImage, InputMessage
+from .contract_tools import ChoiceHosted, ItemReference
 from .errors import quote
 from .store import new_id
 from .tools import CallRecord, ToolPlan, plan_tools
@@ -158,7 +160,7 @@ def parse_image(url: str, detail: str, param: str, max_bytes: int) -> ImageInfo:
     return ImageInfo(image_format, width, height, len(data), detail)
 
 
-def _message(item: MessageItem, param: str, max_image_bytes: int) -> Message:
+def _message(item: InputMessage, param: str, max_image_bytes: int) -> Message:
     if isinstance(item.content, str):
         kind = "output_text" if item.role == "assistant" else "input_text"
         return Message(item.role, [{"type": kind, "text": item.content}])
@@ -185,7 +187,7 @@ def _message(item: MessageItem, param: str, max_image_bytes: int) -> Message:
 
 def input_item_json(item: Any) -> dict[str, Any]:
     """An input item as `GET .../input_items` lists it: every item with an id, messages with content parts."""
-    if isinstance(item, MessageItem):
+    if isinstance(item, InputMessage):
         data = item.model_dump(exclude_none=True, exclude={"content"})
         if isinstance(item.content, str):
             kind = "output_text" if item.role == "assistant" else "input_text"
@@ -214,7 +216,7 @@ def _tool_messages(
     refs: list[tuple[str, str]] = []
     for index, item in enumerate(items):
         where = f"{param}[{index}]"
-        if isinstance(item, MessageItem):
+        if isinstance(item, InputMessage):
             messages.append(_message(item, where, max_image_bytes))
         elif isinstance(item, FunctionCallItem):
             call = CallRecord(item.call_id, item.name, item.arguments, item.namespace)
@@ -242,7 +244,7 @@ def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int)
             "model_not_found",
         )
     items: list[Any] = (
-        [MessageItem(role="user", content=parsed.input)] if isinstance(parsed.input, str) else []
+        [InputMessage(role="user", content=parsed.input)] if isinstance(parsed.input, str) else []
     )
     items = items or list(parsed.input)
     refuse_reasoning(parsed.model, body.get("reasoning") if isinstance(body.get("reasoning"), dict) else None)

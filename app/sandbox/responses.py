@@ -12,10 +12,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.common.jsonschema_check import mismatches
+from app.schema.items import ReasoningItem
 
 from .background import BackgroundRuns, check_background
 from .builder import Event, ResponseBuilder, count_tokens
-from .contract import ItemsQuery, ReasoningItem
+from .contract import ItemsQuery
 from .conversations import ConversationRoutes, conversation_id_of
 from .engines.base import (
     Conversation,

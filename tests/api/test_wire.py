@@ -18,14 +18,8 @@ from app.api.events import (
     WebSearchProgress,
     parse_event,
 )
-from app.api.wire import (
-    FunctionCallItem,
-    MessageItem,
-    OtherItem,
-    ReasoningItem,
-    WebSearchCall,
-    parse_response,
-)
+from app.api.wire import OtherItem, parse_response
+from app.schema.items import FunctionCallItem, OutputMessage, ReasoningItem, WebSearchCall
 
 FULL: dict[str, Any] = {
     "id": "resp_1",
@@ -71,7 +65,7 @@ FULL: dict[str, Any] = {
 def test_a_full_response_reads_as_attributes() -> None:
     response = parse_response(FULL)
     kinds = [type(item) for item in response.output]
-    assert kinds == [WebSearchCall, ReasoningItem, FunctionCallItem, OtherItem, MessageItem]
+    assert kinds == [WebSearchCall, ReasoningItem, FunctionCallItem, OtherItem, OutputMessage]
     assert response.output_text == "Hello world"
     assert [c.url for c in response.citations] == ["https://a.example"]
     assert response.search_queries == ["cidr"] and response.reasoning_summary == "Thinking."

@@ -31,6 +31,12 @@ PLANTED = {
     "Qt in core": ("core", "from PySide6.QtCore import QObject\n", "app.core.planted -> PySide6"),
     "Qt deep in core": ("core/playground", "import shiboken6\n", "app.core.playground.planted -> shiboken6"),
     "Qt in common": ("common", "import qasync\n", "app.common.planted -> qasync"),
+    "Qt in schema": ("schema", "from PySide6 import QtCore\n", "app.schema.planted -> PySide6"),
+    "sandbox in schema": (
+        "schema",
+        "from app.sandbox import contract\n",
+        "app.schema.planted -> app.sandbox.contract",
+    ),
     "services in core": (
         "core",
         "from app.services.session import messages\n",

@@ -180,3 +180,36 @@ def test_a_stopped_answer_says_the_history_goes_with_its_partial_text() -> None:
     plan = build_request([partial], "Next", [], RequestOptions("m"))
     assert "was stopped before it finished" in plan.chain_note and "partial answer" in plan.chain_note
     assert plan.body["input"][1] == {"role": "assistant", "content": "Hel"}
+
+
+def test_a_turn_saved_by_an_older_console_reopens_with_its_items() -> None:
+    """Saved items are read tolerantly: an older console wrote "" where a server said nothing, and null for a
+    search without an action; an item type it kept bare comes back bare; a damaged item is left out alone."""
+    from app.api.wire import OtherItem, citations, reasoning_summary, search_queries
+    from app.core.playground.turn_record import restore_shown, shown_again
+    from app.schema.items import ReasoningItem, WebSearchCall
+
+    saved = {
+        "items": [
+            {"type": "web_search_call", "id": "", "status": "", "action": None},
+            {
+                "type": "web_search_call",
+                "id": "ws_2",
+                "status": "completed",
+                "action": {"type": "search", "query": "cidr"},
+            },
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Thinking."}]},
+            {"type": "file_search_call"},
+            {"type": "reasoning", "summary": "not a list"},
+        ],
+        "citations": [{"type": "url_citation", "url": "https://a.example", "title": "A"}, {"url": 5}],
+    }
+    turn = Turn("Why?", [], "m", True, text="Because.")
+    restore_shown(turn, saved)
+    kinds = [type(item) for item in turn.items]
+    assert kinds[:4] == [WebSearchCall, WebSearchCall, ReasoningItem, OtherItem]
+    assert search_queries(turn.items) == ["", "cidr"] and reasoning_summary(turn.items) == "Thinking."
+    assert [c.url for c in citations(turn.items)] == ["https://a.example"]
+    again = Turn("Why?", [], "m", True, text="Because.")
+    restore_shown(again, json.loads(json.dumps(shown_again(turn))))  # saved again, reopened again
+    assert search_queries(again.items) == ["", "cidr"] and len(citations(again.items)) == 1

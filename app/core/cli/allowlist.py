@@ -18,6 +18,7 @@ from app.core.security.expiry import ExpiryError, expiry_state, parse_expires
 from app.core.security.state import AllowlistState
 from app.netrules import EntryError, canonical_entry, parse_address, parse_entry
 from app.netrules.policy import Verdict
+from app.netrules.transfer import ExportScope
 
 from .outcome import CommandFailed, Exit, Outcome
 
@@ -71,7 +72,7 @@ class AllowlistCommands:
         self.state = AllowlistState()
 
     @property
-    def scope(self) -> dict[str, Any]:
+    def scope(self) -> ExportScope:
         project = self.state.project_id
         return {"scope": "project" if project else "organization", "project_id": project}
 

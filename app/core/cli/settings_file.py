@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from app.common.engine_kind import EngineKind
 from app.core.profile import Profile
 
 ORG_NAME = "service-console"  # the folder name under the user's config and data directories (as the window)
@@ -124,7 +125,8 @@ def read_settings(path: Path) -> ConsoleSettings:
         if "id" in flat and "name" in flat:
             listed = [models] if isinstance(models, str) else list(models)
             seconds = int(wait) if wait.isdigit() and 1 <= int(wait) <= 3600 else 300
-            profiles.append(Profile(**flat, models=listed, first_byte_wait=seconds))
+            engine = EngineKind.read(flat.pop("engine", None))
+            profiles.append(Profile(**flat, engine=engine, models=listed, first_byte_wait=seconds))
     current = parser.get("General", "current_profile", fallback="") or ""
     port = parser.get("sandbox", "port", fallback="0") or "0"
     return ConsoleSettings(tuple(profiles), str(_value(current) or ""), int(port) if port.isdigit() else 0)

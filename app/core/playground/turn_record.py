@@ -63,11 +63,17 @@ def _item_reader() -> TypeAdapter[Any]:
     return TypeAdapter(OutputItem)
 
 
+def _read_item(value: object) -> Any:
+    from app.schema.items import read_tolerantly_as
+
+    return read_tolerantly_as(_item_reader(), value)
+
+
 def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
     """Give a turn read from the file what it showed: calls, items, notes and the inspector's data."""
     from pydantic import ValidationError
 
-    from app.api.wire import MessageItem, OutputText, UrlCitation
+    from app.schema.items import OutputMessage, OutputText, UrlCitation, read_tolerantly
 
     turn.calls = calls_from_saved(details.get("calls"))
     turn.tools = ToolSettings.from_saved(details.get("tools"))
@@ -78,18 +84,21 @@ def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
     items: list[Any] = []
     for value in details.get("items") or []:
         try:
-            items.append(_item_reader().validate_python(value))
+            items.append(_read_item(value))
         except ValidationError as error:
             log.warning("a saved output item was not read: %s", error.errors()[0]["msg"])
     raw_citations = details.get("citations") or []
     kept_citations: list[UrlCitation] = []
     for value in raw_citations if isinstance(raw_citations, list) else []:
         try:
-            kept_citations.append(UrlCitation.model_validate(value))
+            kept_citations.append(read_tolerantly(UrlCitation, value))
         except ValidationError:
             continue
     if kept_citations:  # the sources are shown from the answer's annotations, as when it streamed
-        items.append(MessageItem(content=(OutputText(text="", annotations=tuple(kept_citations)),)))
+        part = OutputText(type="output_text", text="", annotations=kept_citations)
+        items.append(
+            OutputMessage(type="message", id="", role="assistant", status="completed", content=[part])
+        )
     turn.items = items  # the response read from the file has no output: these are the turn's items
     request = details.get("request")
     # The request as it was sent (image data shortened): the inspector shows it, and a turn reopened while

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # httpx and pydantic load with the first turn
     from app.api.client import ServiceClient
     from app.api.requests import ResponseRequest
     from app.api.streaming import ResponseStream
-    from app.api.wire import FunctionCallItem
+    from app.schema.items import FunctionCallItem
 
 
 def record_error(turn: Turn, error: ApiError) -> None:
@@ -76,7 +76,9 @@ class TurnRun:
         turn = self.turn
         if any(call.call_id == item.call_id for call in turn.calls):
             return
-        turn.calls.append(FunctionCall(item.call_id, item.name, item.arguments, item.id, round=turn.rounds))
+        turn.calls.append(
+            FunctionCall(item.call_id, item.name, item.arguments, item.id or "", round=turn.rounds)
+        )
 
     async def run(self, client: ServiceClient | None, body: ResponseRequest | None = None) -> None:
         """To the end of the turn (or of this round of it: `body` sends function outputs back); a cancel
@@ -134,7 +136,7 @@ class TurnRun:
         self, client: ServiceClient | None, started: float, body: ResponseRequest | None
     ) -> None:
         from app.api.events import OutputItemEvent, TextDelta
-        from app.api.wire import FunctionCallItem, ReasoningItem, WebSearchCall
+        from app.schema.items import FunctionCallItem, ReasoningItem, WebSearchCall
 
         turn = self.turn
         if client is None:

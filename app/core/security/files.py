@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.api.errors import ApiError, Conflict, ErrorCode, StatusError
 from app.common.fileio import write_atomically
 from app.netrules.transfer import (
+    ExportScope,
     FileError,
     ImportPlan,
     PlannedLine,
@@ -53,7 +54,7 @@ def plan_file(path: Path, entries: Sequence[Entry], limit: int) -> ImportPlan:
     return plan_import(lines, [entry.model_dump() for entry in entries], limit)
 
 
-def write_file(path: Path, entries: Sequence[Entry], scope: dict[str, Any]) -> int:
+def write_file(path: Path, entries: Sequence[Entry], scope: ExportScope) -> int:
     """Write a list to a file (.json: JSON, else CSV); returns how many entries were written."""
     rows = [entry.model_dump() for entry in entries]
     text = export_json(rows, scope) if path.suffix.lower() == ".json" else export_csv(rows)

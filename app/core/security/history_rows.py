@@ -13,6 +13,21 @@ if TYPE_CHECKING:
     from app.api.admin import AuditEvent, AuditState
 
 
+class Change(StrEnum):
+    """A change to an allowlist as the History names it. The values are the words the console's history file
+    has always kept (one JSON line a change), so files written before this enum read unchanged."""
+
+    ADD = "add"
+    REMOVE = "remove"
+    ENABLE = "enable"
+    DISABLE = "disable"
+    IMPORT = "import"  # entries from a file, from this console
+    EXPIRY = "expiry"  # a new expiry, from this console
+    ROTATION = "rotation"  # a step of an address rotation, from this console
+    UPDATE = "update"  # the service's log: a new expiry or description, from anywhere
+    EXPIRED = "expired"  # the service's log: the service removed an entry a grace period after it expired
+
+
 class Source(StrEnum):
     SERVICE = "service"  # the service's audit log: every admin, script and the service itself
     CONSOLE = "this console"  # the changes made from this console, kept in its data directory
@@ -24,7 +39,8 @@ class HistoryRow:
     source: Source
     who: str  # the profile (this console), or the admin key, the dashboard or the service (the log)
     scope: str
-    action: str
+    # A kind of change the service's log names and this console does not know stays its last word.
+    action: Change | str
     what: str
     result: str
     ok: bool
@@ -32,12 +48,12 @@ class HistoryRow:
 
 
 ACTIONS = {
-    "ip_allowlist.entry.created": "add",
-    "ip_allowlist.entry.deleted": "remove",
-    "ip_allowlist.entry.updated": "update",
-    "ip_allowlist.entry.expired": "expired",
-    "ip_allowlist.enabled": "enable",
-    "ip_allowlist.disabled": "disable",
+    "ip_allowlist.entry.created": Change.ADD,
+    "ip_allowlist.entry.deleted": Change.REMOVE,
+    "ip_allowlist.entry.updated": Change.UPDATE,
+    "ip_allowlist.entry.expired": Change.EXPIRED,
+    "ip_allowlist.enabled": Change.ENABLE,
+    "ip_allowlist.disabled": Change.DISABLE,
 }
 
 

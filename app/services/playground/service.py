@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
     from app.api.requests import ResponseRequest
-    from app.api.wire import UrlCitation
+    from app.schema.items import UrlCitation
 
 from app.core.playground.function_loop import next_round, run_turn
 from app.core.playground.turn_runner import TurnRun, report_connection

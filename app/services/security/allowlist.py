@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,8 @@ from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed, Precondi
 from app.core.security import files
 from app.core.security.concurrency import ListDiff
 from app.core.security.files import TransferError
-from app.netrules.transfer import ImportPlan, PlannedLine
+from app.core.security.history_rows import Change
+from app.netrules.transfer import ExportScope, ImportPlan, PlannedLine
 from app.services.security.history import ChangeHistory
 from app.services.security.reads import AllowlistReads, Availability
 from app.services.session.session import ConsoleSession
@@ -41,17 +41,6 @@ __all__ = [
 
 DEFAULT_ENTRY_LIMIT = 1000  # the service's default per list; it does not report it
 FOLDER_SETTING = "security/transfer_folder"  # the folder the import or export dialog used last
-
-
-class Change(StrEnum):
-    """A change to a list, as the history names it."""
-
-    ADD = "add"
-    REMOVE = "remove"
-    ENABLE = "enable"
-    DISABLE = "disable"
-    IMPORT = "import"
-    EXPIRY = "expiry"
 
 
 # The changes the service may stop because they would lock the caller out; they can be forced.
@@ -118,7 +107,7 @@ class AllowlistService(AllowlistReads):
 
     def export_to(self, path: Path) -> int:
         """Write the shown list to a file; returns how many entries were written (TransferError if none)."""
-        scope = {
+        scope: ExportScope = {
             "scope": "organization" if self.project_id is None else "project",
             "project_id": self.project_id,
             "enabled": self.data is not None and self.data.enabled,

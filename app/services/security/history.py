@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from app.common.fileio import write_atomically
+from app.core.security.history_rows import Change
 
 MAX_RECORDS = 10_000
 log = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ class ChangeRecord:
     at: str  # ISO 8601, UTC
     profile: str
     scope: str  # "Organization" or "Project: name"
-    action: str  # add, remove, enable, disable, import, rotation
+    action: Change
     what: str
     result: str  # "ok", or the error as a person reads it
 
@@ -59,9 +60,11 @@ class ChangeHistory(QObject):
             return []
         for line in lines:
             try:
-                records.append(ChangeRecord(**json.loads(line)))
-            except (ValueError, TypeError):
-                continue  # a line cut short by a crash: skip it, keep the rest
+                values = json.loads(line)
+                records.append(ChangeRecord(**{**values, "action": Change(values["action"])}))
+            except (ValueError, TypeError, KeyError):
+                # A line cut short by a crash (or a change a newer console names): skip it, keep the rest.
+                continue
         if len(records) > MAX_RECORDS:
             records = records[-MAX_RECORDS:]
             self._rewrite(records)
@@ -70,7 +73,7 @@ class ChangeHistory(QObject):
     def _rewrite(self, records: list[ChangeRecord]) -> None:
         write_atomically(self.path, "".join(json.dumps(asdict(r)) + "\n" for r in records))
 
-    def record(self, profile: str, scope: str, action: str, what: str, result: str = "ok") -> ChangeRecord:
+    def record(self, profile: str, scope: str, action: Change, what: str, result: str = "ok") -> ChangeRecord:
         entry = ChangeRecord(
             datetime.now(UTC).isoformat(timespec="seconds"), profile, scope, action, what, result
         )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from app.api.errors import ApiError, Conflict, IpNotAllowed
+from app.core.security.history_rows import Change
 from app.core.security.rotation_plan import ListScope, RotationError, RotationPlan, RotationStore, Step
 from app.services.security.history import ChangeHistory
 from app.services.session.session import ConsoleSession
@@ -196,4 +197,4 @@ class RotationService(QObject):
 
     def _record(self, plan: RotationPlan, what: str, result: str = "ok") -> None:
         profile = self.session.profile
-        self.history.record(profile.name if profile else "", plan.scope_label, "rotation", what, result)
+        self.history.record(profile.name if profile else "", plan.scope_label, Change.ROTATION, what, result)

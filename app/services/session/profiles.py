@@ -6,6 +6,7 @@ from dataclasses import asdict, fields
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
+from app.common.engine_kind import EngineKind
 from app.core.profile import SANDBOX_ID, Profile, new_profile_id
 
 __all__ = ["SANDBOX_ID", "Profile", "ProfileStore", "new_profile_id"]
@@ -54,8 +55,10 @@ class ProfileStore(QObject):
             profile = Profile(
                 id=texts.pop("id"), name=texts.pop("name"), models=listed, first_byte_wait=first_byte_wait
             )
+            engine = texts.pop("engine", None)
             for name, text in texts.items():  # every other field is text
                 setattr(profile, name, text)
+            profile.engine = EngineKind.read(engine)
             profiles.append(profile)
         self._settings.endArray()
         return profiles
@@ -65,7 +68,7 @@ class ProfileStore(QObject):
         for index, profile in enumerate(profiles):
             self._settings.setArrayIndex(index)
             for key, value in asdict(profile).items():
-                self._settings.setValue(key, value)
+                self._settings.setValue(key, str(value) if isinstance(value, EngineKind) else value)
         self._settings.endArray()
         self._settings.sync()
         self.changed.emit()

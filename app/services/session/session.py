@@ -100,7 +100,7 @@ class ConsoleSession(QObject):
     def _prepare_sandbox(self, profile: Profile) -> Profile:
         """The embedded sandbox's keys need no keychain and no question: the console owns its store and
         mints new keys whenever the ones it kept are gone (or were kept for a past session only)."""
-        self.sandbox.use_engine(EngineChoice(profile.engine or "simulated", profile.model_file))
+        self.sandbox.use_engine(EngineChoice(profile.engine, profile.model_file))
         keys = self.sandbox.first_start_keys()
         if (aside := self.sandbox.set_aside) is not None:
             self.sandbox.set_aside = None

@@ -113,7 +113,7 @@ class HistoryDialog(QDialog):
             row.source.value,
             row.who,
             row.scope,
-            row.action,
+            str(row.action),
             row.what,
             row.result,
         )

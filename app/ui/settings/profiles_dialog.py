@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.engine_kind import EngineKind
 from app.common.proxy_url import EXAMPLE, BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable
 from app.services.session.profiles import Profile, new_profile_id
@@ -67,8 +68,8 @@ FILE_FIELDS = {
     "model_file": ("Choose GGUF weights", "GGUF weights (*.gguf);;All files (*)"),
 }
 ENGINES = (
-    ("Simulated model (offline, deterministic)", "simulated"),
-    ("Local model: GGUF weights run by llama.cpp", "local"),
+    ("Simulated model (offline, deterministic)", EngineKind.SIMULATED),
+    ("Local model: GGUF weights run by llama.cpp", EngineKind.LOCAL),
 )
 
 
@@ -117,7 +118,7 @@ class ProfilesDialog(QDialog):
         # The embedded sandbox's engine (the Local sandbox profile only).
         self.engine = QComboBox(objectName="engine")
         for label, value in ENGINES:
-            self.engine.addItem(label, value)
+            self.engine.addItem(label, str(value))  # plain text in the item: Qt keeps no enum
         self.fields["model_file"] = QLineEdit(
             objectName="model_file", placeholderText="empty: Gemma 3 270M from the `local` extra"
         )
@@ -300,7 +301,7 @@ class ProfilesDialog(QDialog):
             self.fields["base_url"].setText("(the embedded local sandbox)")
         for row in self.engine_rows:
             self.form.setRowVisible(row, sandbox)
-        self.engine.setCurrentIndex(max(0, self.engine.findData(profile.engine or "simulated")))
+        self.engine.setCurrentIndex(max(0, self.engine.findData(str(profile.engine))))
         self.fields["model_file"].setText(profile.model_file)
         self.first_byte_wait.setValue(profile.first_byte_wait)
         self._show_proxy_masked(profile)
@@ -356,7 +357,7 @@ class ProfilesDialog(QDialog):
             else:
                 setattr(profile, name, text)
         if profile.is_sandbox:
-            profile.engine = str(self.engine.currentData())
+            profile.engine = EngineKind.read(self.engine.currentData())
             profile.model_file = self.fields["model_file"].text().strip()
         profile.first_byte_wait = self.first_byte_wait.value()
         return profile
