@@ -1,23 +1,28 @@
 """What the sandbox does about clients that connect and then dawdle (slowloris, or a crowd of idle sockets).
 
-uvicorn already gives: `timeout_keep_alive` (closes a connection idle *after* a response), a cap on the
-size of a request's head (`h11_max_incomplete_event_size`, 400 beyond it) and `limit_concurrency` (a 503 to a
-request that arrives while too many are open). It lacks two things, written here as a subclass of its h11
-protocol (the sandbox's; httptools is not installed):
+uvicorn already gives: `timeout_keep_alive` (closes a connection idle *after* a response) and
+`limit_concurrency` (a 503 to a request that arrives while too many are open). It lacks these, written here
+as subclasses of its two HTTP protocols: httptools (the sandbox's, a C parser: h11 validates each header in
+Python, ~90 us more per gateway request) and h11 (the fallback where httptools cannot be imported):
 - a deadline for a connection's request head, from the moment it opens and again after every response:
   uvicorn's keep-alive timer is cancelled by any byte, so one byte every few seconds holds a socket for ever,
   and a connection that sends nothing at all is never timed at all;
 - a cap on open connections enforced when they open: uvicorn's limit is checked only once a whole request
-  head has arrived, which an idle crowd never sends. Beyond the cap a connection gets a 503 at once.
+  head has arrived, which an idle crowd never sends. Beyond the cap a connection gets a 503 at once;
+- a cap on the size of a request's head, MAX_HEAD_BYTES, a 400 beyond it: h11 has it
+  (`h11_max_incomplete_event_size`), httptools does not (llhttp's own limit is 80 KB), so it is counted here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+if TYPE_CHECKING:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 
 def hold_connections(count: int) -> None:
@@ -56,7 +61,94 @@ BUSY = (
 )
 
 
-def guarded_protocol(head_timeout: float, max_connections: int) -> type[H11Protocol]:
+class HeadTooLarge(Exception):
+    """Raised from a parser callback: httptools turns it into its own error, which uvicorn answers with a 400."""
+
+
+def guarded_httptools_protocol(head_timeout: float, max_connections: int) -> type[HttpToolsProtocol]:
+    """uvicorn's httptools protocol with a head deadline, a connection cap and a head size cap (uvicorn builds
+    one per connection). Raises ImportError where httptools cannot be imported."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedHttpToolsProtocol(HttpToolsProtocol):
+        _head_deadline: asyncio.TimerHandle | None = None
+        _in_head = True  # between requests, or inside one's head: bytes received count towards the head
+        _head_bytes = 0  # bytes received since the head began, while it is incomplete
+        _head_size = 0  # the parsed head's size so far (a whole head can arrive in one read with a body)
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.write(BUSY)
+                transport.close()
+                return
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self._in_head:
+                self._head_bytes += len(data)
+            super().data_received(data)
+            if self._in_head and self._head_bytes > MAX_HEAD_BYTES and not self.transport.is_closing():
+                # The head is still incomplete past the cap (a line that never ends, or headers a byte at
+                # a time): answered as h11 answers it.
+                self.send_400_response("Invalid HTTP request received.")
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._head_size = 16  # the method, the version, the spaces and the request line's end
+
+        def on_url(self, url: bytes) -> None:
+            super().on_url(url)
+            self._count(len(url))  # called once per piece of the URL as it arrives
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            super().on_header(name, value)
+            self._count(len(name) + len(value) + 4)  # ": " and the line's end
+
+        def on_headers_complete(self) -> None:
+            self._in_head = False
+            self._head_bytes = 0
+            self._disarm()
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            self._in_head = True
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            cycle: Any = self.cycle
+            if not self.transport.is_closing() and not (cycle is not None and not cycle.response_complete):
+                self._arm()  # the next request's head has the same deadline as the first's
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _count(self, size: int) -> None:
+            self._head_size += size
+            if self._head_size > MAX_HEAD_BYTES:
+                raise HeadTooLarge
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_deadline = self.loop.call_later(head_timeout, self._expire)
+
+        def _disarm(self) -> None:
+            if self._head_deadline is not None:
+                self._head_deadline.cancel()
+                self._head_deadline = None
+
+        def _expire(self) -> None:
+            self._head_deadline = None
+            cycle: Any = self.cycle
+            if cycle is None or cycle.response_complete:  # no request running: only a slow head
+                self.transport.close()
+
+    return GuardedHttpToolsProtocol
+
+
+def guarded_h11_protocol(head_timeout: float, max_connections: int) -> type[H11Protocol]:
     """uvicorn's h11 protocol with a head deadline and a connection cap (uvicorn builds one per connection)."""
 
     class GuardedH11Protocol(H11Protocol):

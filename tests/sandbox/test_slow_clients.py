@@ -87,3 +87,88 @@ def test_a_request_slower_than_the_deadline_to_answer_is_not_cut(sandbox_factory
         started = time.monotonic()
         text = "".join(response.iter_text())
     assert time.monotonic() - started > 0.3 and "response.completed" in text
+
+
+def answer_to(sandbox: Sandbox, request: bytes, drip: int = 0) -> bytes:
+    """The whole answer to `request`, sent at once or in pieces of `drip` bytes."""
+    with connect(sandbox) as sock:
+        step = drip or len(request)
+        for start in range(0, len(request), step):
+            try:
+                sock.sendall(request[start : start + step])
+            except OSError:
+                break  # answered and closed before the rest was sent
+        chunks = []
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_the_server_parses_with_httptools(sandbox: Sandbox) -> None:
+    """httptools is a dependency: the C parser is the one in use (h11 only where it cannot be imported)."""
+    import uvicorn.protocols.http.httptools_impl as httptools_impl
+
+    from app.sandbox.server import http_protocol
+
+    assert issubclass(http_protocol(1.0, 10), httptools_impl.HttpToolsProtocol)
+
+
+@pytest.mark.parametrize("drip", [0, 4096])
+def test_a_head_over_16_kb_is_a_400_whole_or_in_pieces(sandbox: Sandbox, drip: int) -> None:
+    head = b"GET /v1/models HTTP/1.1\r\nhost: x\r\nconnection: close\r\n"
+    over = head + b"".join(b"x-pad-%d: %s\r\n" % (n, b"a" * 1000) for n in range(17)) + b"\r\n"
+    assert answer_to(sandbox, over, drip).startswith(b"HTTP/1.1 400")
+    unended = head + b"x-long: " + b"a" * 20000  # one header that never ends
+    assert answer_to(sandbox, unended, 4096).startswith(b"HTTP/1.1 400")
+
+
+def test_a_head_under_16_kb_with_a_larger_body_in_one_write_is_served(sandbox: Sandbox) -> None:
+    """Only the head counts towards the cap, even when the body arrives in the same read."""
+    body = b'{"model": "service-pro", "input": "' + b"a" * 40000 + b'"}'
+    head = (
+        b"POST /v1/responses HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\n"
+        b"authorization: Bearer " + sandbox.creds.api_key.encode() + b"\r\n"
+        b"x-pad: " + b"a" * 15000 + b"\r\ncontent-length: %d\r\n\r\n" % len(body)
+    )
+    assert answer_to(sandbox, head + body).startswith(b"HTTP/1.1 200")
+
+
+def test_pipelined_requests_are_answered_in_order(sandbox: Sandbox) -> None:
+    one = (
+        b"GET /v1/models HTTP/1.1\r\nhost: x\r\nauthorization: Bearer "
+        + sandbox.creds.api_key.encode()
+        + b"\r\n\r\n"
+    )
+    last = b"GET /v1/nothing HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+    answer = answer_to(sandbox, one * 3 + last)
+    assert answer.count(b"HTTP/1.1 200") == 3 and answer.rindex(b"HTTP/1.1 200") < answer.index(b"HTTP/1.1 4")
+
+
+def test_a_chunked_body_after_expect_100_continue_is_served(sandbox: Sandbox) -> None:
+    """The parser change keeps what a client sees: `100 Continue` once the app reads, then the answer."""
+    body = b'{"model": "service-pro", "input": "Say hi"}'
+    request = (
+        b"POST /v1/responses HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\n"
+        b"authorization: Bearer " + sandbox.creds.api_key.encode() + b"\r\n"
+        b"expect: 100-continue\r\ntransfer-encoding: chunked\r\n\r\n"
+        b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    )
+    answer = answer_to(sandbox, request)
+    assert answer.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"), answer[:200]
+    assert b'"status":"completed"' in answer.replace(b" ", b"")
+
+
+def test_a_malformed_head_is_a_400_not_a_5xx(sandbox: Sandbox) -> None:
+    for head in (
+        b"GET /v1/models HTTP/1.1\r\nhost: x\r\nbad header\r\n\r\n",
+        b"POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
+        b"GET /v1/models HTTP/9.9\r\nhost: x\r\n\r\n",
+        b"\x00\x01\x02 / HTTP/1.1\r\n\r\n",
+    ):
+        assert answer_to(sandbox, head).startswith(b"HTTP/1.1 400"), head
