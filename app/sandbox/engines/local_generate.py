@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from .base import TokenLogprob
 
 # llama-cpp-python's `create_completion` defaults, which the engine used before and keeps.
@@ -47,10 +45,16 @@ class LogprobRecorder:
     """A llama-cpp-python logits processor: the log-softmax of the step about to be sampled (unchanged)."""
 
     def __init__(self) -> None:
+        # numpy comes with llama-cpp-python (the `local` extra), so it is imported only when a recorder is made:
+        # this module is imported by the local engine's set-up and by tests that run without that extra.
+        import numpy
+
+        self._np = numpy
         self.steps = 0
-        self.logprobs: np.ndarray[Any, np.dtype[np.float32]] | None = None
+        self.logprobs: Any = None  # numpy's float32 array of the step's log-softmax
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
+        np = self._np
         logits = np.asarray(scores, dtype=np.float32)  # a contiguous copy of the sampler's strided view
         peak = float(logits.max())
         total = float(np.exp(logits - peak).sum(dtype=np.float64))
@@ -60,6 +64,7 @@ class LogprobRecorder:
 
     def token(self, llama: Any, token: int, top: int) -> TokenLogprob:
         """The sampled token's log probability and the `top` most likely tokens of its step (best first)."""
+        np = self._np
         logprobs = self.logprobs
         assert logprobs is not None
         best: list[int] = []
