@@ -1,0 +1,99 @@
+"""The OpenAI Agents SDK runs an agent with a function tool on the local engine (real Gemma 3 270M weights),
+plain and streamed: the model's call goes through the SDK's Responses model, the SDK runs the tool, and the
+run ends with the tool's output (`stop_on_first_tool`).
+
+Why it stops there: given the tool's output back with tool_choice "auto", Gemma 3 270M calls the same function
+again at temperature 0, turn after turn, whatever the instructions say, so a run that waits for its own
+answer ends in MaxTurnsExceeded. That is the model's size, not the loop's: the same loop answers on the
+simulated engine (test_agents_sdk.py) and through the Playground on these weights."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agents")
+from agents import Agent, ModelSettings, OpenAIResponsesModel, Runner, function_tool, set_tracing_disabled
+from agents.result import RunResult
+from openai import AsyncOpenAI
+
+from app.sandbox import SandboxServer
+from tests.conftest import start_sandbox
+from tests.local_support import require_local
+
+pytestmark = pytest.mark.local
+set_tracing_disabled(True)
+asked: list[str] = []
+
+
+@function_tool
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    asked.append(city)
+    return "Sunny, 21 °C"
+
+
+@pytest.fixture(scope="module")
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxServer]:
+    require_local(request)
+    folder: Path = tmp_path_factory.mktemp("local-agents")
+    server = start_sandbox(folder, engine="local", trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")])
+    yield server
+    server.stop()
+
+
+def agent_for(api: AsyncOpenAI) -> Agent[Any]:
+    model = OpenAIResponsesModel(model="service-pro", openai_client=api)
+    # The turn must call the tool (a 270M model may not choose to), with arguments held to its schema.
+    settings = ModelSettings(
+        tool_choice="get_weather", temperature=0, max_tokens=48, parallel_tool_calls=False
+    )
+    return Agent(
+        name="forecaster",
+        instructions="Answer briefly.",
+        tools=[get_weather],
+        model=model,
+        model_settings=settings,
+        tool_use_behavior="stop_on_first_tool",
+    )
+
+
+def client_for(server: SandboxServer) -> AsyncOpenAI:
+    assert server.credentials is not None
+    return AsyncOpenAI(
+        base_url=server.base_url, api_key=server.credentials.api_key, max_retries=0, timeout=600
+    )
+
+
+def test_runner_run_on_the_local_engine(server: SandboxServer) -> None:
+    async def main() -> RunResult:
+        async with client_for(server) as api:
+            return await Runner.run(agent_for(api), "What is the weather in Oslo?", max_turns=4)
+
+    asked.clear()
+    result = asyncio.run(main())
+    kinds = [type(item).__name__ for item in result.new_items]
+    assert kinds == ["ToolCallItem", "ToolCallOutputItem"] and len(asked) == 1 and asked[0], kinds
+    assert result.final_output == "Sunny, 21 °C"
+
+
+def test_runner_run_streamed_on_the_local_engine(server: SandboxServer) -> None:
+    async def main() -> tuple[list[str], str]:
+        async with client_for(server) as api:
+            run = Runner.run_streamed(agent_for(api), "What is the weather in Oslo?", max_turns=4)
+            names: list[str] = [
+                event.name async for event in run.stream_events() if event.type == "run_item_stream_event"
+            ]
+            return names, str(run.final_output)
+
+    asked.clear()
+    names, final = asyncio.run(main())
+    assert names == ["tool_called", "tool_output"] and len(asked) == 1 and asked[0], names
+    assert final == "Sunny, 21 °C"
