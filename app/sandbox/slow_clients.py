@@ -61,28 +61,70 @@ BUSY = (
 )
 
 
+if TYPE_CHECKING:
+    _ProtocolBase = H11Protocol
+else:
+    _ProtocolBase = object
+
+
+class HeadDeadline(_ProtocolBase):
+    """The head deadline and the connection cap, the same for uvicorn's h11 and httptools protocols: mixed in
+    before either (both give `loop`, `transport`, `cycle`, `connections` and the methods overridden here).
+    Typed against H11Protocol, whose names httptools' protocol shares; at run time its base is `object`."""
+
+    head_timeout: float
+    max_connections: int
+    _head_deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.max_connections:
+            transport.write(BUSY)
+            transport.close()
+            return
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        cycle: Any = self.cycle
+        if not self.transport.is_closing() and not (cycle is not None and not cycle.response_complete):
+            self._arm()  # the next request's head has the same deadline as the first's
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._head_deadline = self.loop.call_later(self.head_timeout, self._expire)
+
+    def _disarm(self) -> None:
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+
+    def _expire(self) -> None:
+        self._head_deadline = None
+        cycle: Any = self.cycle
+        if cycle is None or cycle.response_complete:  # no request running: only a slow head
+            self.transport.close()
+
+
 class HeadTooLarge(Exception):
     """Raised from a parser callback: httptools turns it into its own error, which uvicorn answers with a 400."""
 
 
-def guarded_httptools_protocol(head_timeout: float, max_connections: int) -> type[HttpToolsProtocol]:
+def guarded_httptools_protocol(timeout: float, cap: int) -> type[HttpToolsProtocol]:
     """uvicorn's httptools protocol with a head deadline, a connection cap and a head size cap (uvicorn builds
     one per connection). Raises ImportError where httptools cannot be imported."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    class GuardedHttpToolsProtocol(HttpToolsProtocol):
-        _head_deadline: asyncio.TimerHandle | None = None
+    class GuardedHttpToolsProtocol(HeadDeadline, HttpToolsProtocol):  # type: ignore[misc]  # see HeadDeadline
+        head_timeout = timeout
+        max_connections = cap
         _in_head = True  # between requests, or inside one's head: bytes received count towards the head
         _head_bytes = 0  # bytes received since the head began, while it is incomplete
         _head_size = 0  # the parsed head's size so far (a whole head can arrive in one read with a body)
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            if len(self.connections) > max_connections:
-                transport.write(BUSY)
-                transport.close()
-                return
-            self._arm()
 
         def data_received(self, data: bytes) -> None:
             if self._in_head:
@@ -115,53 +157,21 @@ def guarded_httptools_protocol(head_timeout: float, max_connections: int) -> typ
             super().on_message_complete()
             self._in_head = True
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            cycle: Any = self.cycle
-            if not self.transport.is_closing() and not (cycle is not None and not cycle.response_complete):
-                self._arm()  # the next request's head has the same deadline as the first's
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
         def _count(self, size: int) -> None:
             self._head_size += size
             if self._head_size > MAX_HEAD_BYTES:
                 raise HeadTooLarge
 
-        def _arm(self) -> None:
-            self._disarm()
-            self._head_deadline = self.loop.call_later(head_timeout, self._expire)
-
-        def _disarm(self) -> None:
-            if self._head_deadline is not None:
-                self._head_deadline.cancel()
-                self._head_deadline = None
-
-        def _expire(self) -> None:
-            self._head_deadline = None
-            cycle: Any = self.cycle
-            if cycle is None or cycle.response_complete:  # no request running: only a slow head
-                self.transport.close()
-
     return GuardedHttpToolsProtocol
 
 
-def guarded_h11_protocol(head_timeout: float, max_connections: int) -> type[H11Protocol]:
+def guarded_h11_protocol(timeout: float, cap: int) -> type[H11Protocol]:
     """uvicorn's h11 protocol with a head deadline and a connection cap (uvicorn builds one per connection)."""
 
-    class GuardedH11Protocol(H11Protocol):
-        _head_deadline: asyncio.TimerHandle | None = None
+    class GuardedH11Protocol(HeadDeadline, H11Protocol):
+        head_timeout = timeout
+        max_connections = cap
         _seen_cycle: Any = None
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            if len(self.connections) > max_connections:
-                transport.write(BUSY)
-                transport.close()
-                return
-            self._arm()
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -169,30 +179,5 @@ def guarded_h11_protocol(head_timeout: float, max_connections: int) -> type[H11P
             if cycle is not None and cycle is not self._seen_cycle:  # a whole head arrived
                 self._seen_cycle = cycle
                 self._disarm()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            cycle: Any = self.cycle
-            if not self.transport.is_closing() and not (cycle is not None and not cycle.response_complete):
-                self._arm()  # the next request's head has the same deadline as the first's
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
-        def _arm(self) -> None:
-            self._disarm()
-            self._head_deadline = self.loop.call_later(head_timeout, self._expire)
-
-        def _disarm(self) -> None:
-            if self._head_deadline is not None:
-                self._head_deadline.cancel()
-                self._head_deadline = None
-
-        def _expire(self) -> None:
-            self._head_deadline = None
-            cycle: Any = self.cycle
-            if cycle is None or cycle.response_complete:  # no request running: only a slow head
-                self.transport.close()
 
     return GuardedH11Protocol
