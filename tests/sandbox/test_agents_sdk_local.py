@@ -10,9 +10,7 @@ simulated engine (test_agents_sdk.py) and through the Playground on these weight
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +21,7 @@ from agents.result import RunResult
 from openai import AsyncOpenAI
 
 from app.sandbox import SandboxServer
-from tests.conftest import start_sandbox
-from tests.local_support import require_local
+from tests.local_support import local_sandbox
 
 pytestmark = pytest.mark.local
 set_tracing_disabled(True)
@@ -42,11 +39,7 @@ def get_weather(city: str) -> str:
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SandboxServer]:
-    require_local(request)
-    folder: Path = tmp_path_factory.mktemp("local-agents")
-    server = start_sandbox(folder, engine="local", trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")])
-    yield server
-    server.stop()
+    yield from local_sandbox(request, tmp_path_factory)
 
 
 def agent_for(api: AsyncOpenAI) -> Agent[Any]:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,8 +14,7 @@ import pytest
 
 from app.sandbox import SandboxServer
 from app.sandbox.engines.local import LocalEngine
-from tests.conftest import start_sandbox
-from tests.local_support import require_local
+from tests.local_support import local_sandbox
 
 pytestmark = pytest.mark.local
 
@@ -33,11 +30,7 @@ PERSON = {
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SandboxServer]:
-    require_local(request)
-    folder: Path = tmp_path_factory.mktemp("local")
-    server = start_sandbox(folder, engine="local", trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")])
-    yield server
-    server.stop()
+    yield from local_sandbox(request, tmp_path_factory)
 
 
 @pytest.fixture

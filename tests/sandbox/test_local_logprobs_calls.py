@@ -3,11 +3,9 @@ Gemma 3 270M through the official `openai` client, every object and event valida
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import math
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -15,8 +13,7 @@ import openai
 import pytest
 
 from app.sandbox import SandboxServer
-from tests.conftest import start_sandbox
-from tests.local_support import require_local
+from tests.local_support import local_sandbox
 from tests.sandbox.test_official_client import strict, strict_event
 
 pytestmark = pytest.mark.local
@@ -48,11 +45,7 @@ JSON_PERSON: Any = {"format": {"type": "json_schema", "name": "person", "schema"
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SandboxServer]:
-    require_local(request)
-    folder: Path = tmp_path_factory.mktemp("local")
-    server = start_sandbox(folder, engine="local", trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")])
-    yield server
-    server.stop()
+    yield from local_sandbox(request, tmp_path_factory)
 
 
 @pytest.fixture
