@@ -202,6 +202,8 @@ class MainWindow(QMainWindow):
         security = self.security
         flow = self.allow_flow = AllowAfterRefusal(security.service, self)
         flow.open_list.connect(self._open_list)
+        flow.next_list.connect(self._offer_next_list)
+        security.waiting.next_clicked.connect(flow.open_next)
         flow.admitted.connect(self._send_again)
         flow.ended.connect(lambda: security.show_waiting(""))
         self.session.client_changed.connect(flow.cancel)
@@ -256,6 +258,20 @@ class MainWindow(QMainWindow):
         security.show_waiting(
             f"Waiting for {address} to be admitted by this list ({label}): the Playground then sends the "
             "refused request again."
+        )
+
+    def _offer_next_list(self, project_id: str | None, address: str) -> None:
+        """One list admits the address now and another still refuses it: say so, and offer that list (the
+        tab stays on the list the person is looking at)."""
+        security = self.security
+        done = security.service.label_for(security.service.project_id)
+        label = security.service.label_for(project_id)
+        if security.add_form.cidr.text() == address:  # it is on this list now: no "Duplicate" left under it
+            security.add_form.clear()
+        security.show_waiting(
+            f"“{done}” admits {address} now; “{label}” still refuses it. The Playground sends the refused "
+            "request again once both admit it.",
+            f"Open “{label}”…",
         )
 
     def _send_again(self, turn: Turn) -> None:

@@ -112,9 +112,11 @@ def test_without_an_admin_key_the_403_is_said_plainly(qtbot: QtBot, console: Mai
     assert "could not be read" in status and "no admin key" in status
 
 
-def test_when_both_lists_refuse_each_is_opened_in_turn_before_the_request_goes_again(
+def test_when_both_lists_refuse_the_next_is_offered_not_switched_to_and_the_request_goes_after_both(
     qtbot: QtBot, console: MainWindow
 ) -> None:
+    """Issue 24: once the first list admits the address the tab stays where it is; the list that still refuses
+    is offered by a button, and opened only when the person presses it."""
     profile = profile_of(console.session)
     store = store_of(console)
     for scope, owner in (("organization", profile.org_id), ("project", profile.project_id)):
@@ -127,15 +129,29 @@ def test_when_both_lists_refuse_each_is_opened_in_turn_before_the_request_goes_a
     view = refused_turn(qtbot, console, "203.0.113.77")
     click(qtbot, view.action_buttons["allow"])
     qtbot.waitUntil(security.blocked_banner.isVisible)
+    assert not security.waiting.next_button.isVisible()  # one list at a time: nothing offered yet
     # Under the banner, "Your IP" is the address the 403 names, not the one of the last good read.
     assert "203.0.113.77" in security.your_ip.my_ip.text()
     store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
     click(qtbot, child(security, type(security.add_form.add_button), "refresh"))
-    # The organization's list admits it now; the project's list is read and refuses it: it is opened next.
-    qtbot.waitUntil(lambda: security.service.data is not None and shown(security).scope == "project")
+    # The organization's list admits it now: the project's list, which still refuses it, is offered.
+    next_button = security.waiting.next_button
+    qtbot.waitUntil(next_button.isVisible)
     assert not security.blocked_banner.isVisible()
-    assert security.add_form.cidr.text() == "203.0.113.77" and "Project" in security.waiting.text()
+    assert security.service.project_id is None and security.scope_bar.scope.currentData() is None
+    assert "“Organization” admits 203.0.113.77 now" in security.waiting.text()
+    assert "Project" in next_button.text() and next_button.text().startswith("Open")
+    assert security.add_form.cidr.text() == ""  # on this list now: not left there as a "Duplicate"
     playground = console.playground
     assert playground.service.turns[0].status == "failed"  # not sent again while a list still refuses
+    qtbot.wait(300)  # and the scope does not move by itself a moment later either
+    assert security.service.project_id is None
+
+    click(qtbot, next_button)
+    qtbot.waitUntil(lambda: security.service.data is not None and shown(security).scope == "project")
+    assert security.scope_bar.scope.currentData() == profile.project_id
+    assert security.add_form.cidr.text() == "203.0.113.77" and "Project" in security.waiting.text()
+    assert not next_button.isVisible()
     click(qtbot, security.add_form.add_button)
     qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)
+    assert not security.waiting.isVisible()

@@ -1,5 +1,10 @@
 """Allow an address after a 403 in the Playground: in the list that refused it (each in turn when both did),
-then send the refused request again, once every list that refused it admits it, as the Admin API reads them."""
+then send the refused request again, once every list that refused it admits it, as the Admin API reads them.
+
+Only the first list is opened by the click on "Allow this IP". Once it admits the address, the lists are read
+again in the background (the Admin API, as after the 403): when they all admit it the request goes again; when
+one still refuses, it is offered (`next_list`) and opened when the person asks (`open_next`), never by switching
+the Security tab's scope under them."""
 
 from __future__ import annotations
 
@@ -15,6 +20,9 @@ class AllowAfterRefusal(QObject):
     open_list = Signal(
         object, str
     )  # the list to show (None: the organization's, else a project id), the address
+    next_list = Signal(
+        object, str
+    )  # the next list that still refuses (as open_list): offer it, do not open it
     admitted = Signal(object)  # the refused Turn: every list admits its address now, send it again
     ended = Signal()  # admitted or given up: nothing is waiting any more
 
@@ -31,7 +39,12 @@ class AllowAfterRefusal(QObject):
         self.turn, self.address = turn, turn.source_ip or ""
         refusal = turn.refusal
         self.waiting = refusal.lists_to_fix if refusal is not None else (None,)
-        self._next()
+        self._next(open_it=True)
+
+    def open_next(self) -> None:
+        """Open the list still waited on (the person pressed the offer of `next_list`)."""
+        if self.waiting:
+            self.open_list.emit(self.waiting[0], self.address)
 
     def cancel(self) -> None:
         if self.turn is not None:
@@ -43,9 +56,9 @@ class AllowAfterRefusal(QObject):
         """The list being waited on, as the Security tab names it."""
         return self.allowlists.label_for(self.waiting[0]) if self.waiting else ""
 
-    def _next(self) -> None:
+    def _next(self, open_it: bool) -> None:
         if self.waiting:
-            self.open_list.emit(self.waiting[0], self.address)
+            (self.open_list if open_it else self.next_list).emit(self.waiting[0], self.address)
             return
         turn, self.turn = self.turn, None
         self.ended.emit()
@@ -58,4 +71,22 @@ class AllowAfterRefusal(QObject):
             return
         if self.allowlists.admits(self.address):
             self.waiting = self.waiting[1:]
-            self._next()
+            if not self.waiting:
+                self._next(open_it=False)
+            elif self.turn is not None:
+                self.allowlists.session.tasks.start("allow_flow.lists", self._read_the_rest(self.turn))
+
+    async def _read_the_rest(self, turn: Turn) -> None:
+        """Which of the lists still waited on refuses the address: none, and the request goes again."""
+        from app.core.security.refusal import find_refusal
+
+        client, refusal = self.allowlists.session.client, turn.refusal
+        if client is None or refusal is None:
+            self._next(open_it=False)
+            return
+        now = await find_refusal(client, refusal.project_id, refusal.source_ip)
+        if self.turn is not turn:  # given up, or another 403 meanwhile
+            return
+        if now.verdict is not None:  # read: the lists that refuse it now (none: admitted everywhere)
+            self.waiting = tuple(chosen for chosen in now.lists_to_fix if chosen in self.waiting)
+        self._next(open_it=False)

@@ -16,7 +16,6 @@ from app.netrules import Address, parse_address
 from app.services.security.rotation import Step
 from app.services.security.service import SecurityServices
 from app.services.session.session import ConsoleSession
-from app.ui.colours import Ink, css
 from app.ui.widgets.keyboard import tab_chain
 
 from .add_form import AddForm
@@ -27,6 +26,7 @@ from .entries_panel import EntriesPanel
 from .guards import AdviceFold, BlockedBanner, RecoveryPanel
 from .rotation import STEPS
 from .scope_bar import ScopeBar, plain_label
+from .waiting_bar import WaitingBar
 from .your_ip import YourIpPanel
 
 # Up to this many entries the tab waits for the builder thread (the index takes a few ms) and shows the list
@@ -69,9 +69,7 @@ class SecurityTab(QWidget):
         layout.addWidget(self.blocked_banner)
         layout.addWidget(self.scope_bar)
         layout.addWidget(self.your_ip)
-        self.waiting = plain_label("allow_waiting")  # an address to allow after a 403 in the Playground
-        self.waiting.setStyleSheet(css(Ink.INFO))
-        self.waiting.hide()
+        self.waiting = WaitingBar()  # an address to allow after a 403 in the Playground
         layout.addWidget(self.waiting)
         # The forms above the table: their messages grow downward, into the table's room, so the field being
         # typed in never moves (below the table they grew upward, carrying the field from under the cursor).
@@ -261,10 +259,9 @@ class SecurityTab(QWidget):
 
     # -- the add form, and the Playground's address waiting here ------------------------------------
 
-    def show_waiting(self, text: str) -> None:
-        """What the Playground waits for in this tab ("" when nothing)."""
-        self.waiting.setText(text)
-        self.waiting.setVisible(bool(text))
+    def show_waiting(self, text: str, next_list: str = "") -> None:
+        """What the Playground waits for in this tab ("" when nothing), and the button to the next list."""
+        self.waiting.show_waiting(text, next_list)
 
     def prefill_add(self, ip: str) -> None:
         self.add_form.prefill(ip)
