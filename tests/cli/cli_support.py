@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.cli.fork_server import ForkServer
 from tests.conftest import Sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,13 +43,23 @@ def environment(sandbox: Sandbox | None = None, **extra: str) -> dict[str, str]:
     return env
 
 
+_server: ForkServer | None = None
+
+
+@contextmanager
+def fork_server() -> Iterator[ForkServer]:
+    """The preloaded parent `cli` forks from (tests/cli/fork_server.py), for the time of the block."""
+    global _server
+    with ForkServer() as server:
+        _server = server
+        try:
+            yield server
+        finally:
+            _server = None
+
+
 def cli(*args: str, env: dict[str, str]) -> Run:
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "allowlist", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
-    return Run(done.returncode, done.stdout, done.stderr)
+    """`python -m app allowlist ARGS` in its own process (forked from the preloaded parent), with `env`."""
+    assert _server is not None, "the fork server runs for the tests in tests/cli (tests/cli/conftest.py)"
+    done = _server.run(["-m", "app", "allowlist", *args], env=env, cwd=ROOT, timeout=60)
+    return Run(done.code, done.out, done.err)
