@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.cli.fork_server import ForkServer
 from tests.conftest import Sandbox
+from tests.fork_server import ForkServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,23 +41,12 @@ def environment(sandbox: Sandbox | None = None, **extra: str) -> dict[str, str]:
     return env
 
 
-_server: ForkServer | None = None
-
-
-@contextmanager
-def fork_server() -> Iterator[ForkServer]:
-    """The preloaded parent `cli` forks from (tests/cli/fork_server.py), for the time of the block."""
-    global _server
-    with ForkServer() as server:
-        _server = server
-        try:
-            yield server
-        finally:
-            _server = None
+# The preloaded parent `cli` forks from (tests/fork_server.py), set by tests/cli/conftest.py.
+SERVER: ForkServer | None = None
 
 
 def cli(*args: str, env: dict[str, str]) -> Run:
     """`python -m app allowlist ARGS` in its own process (forked from the preloaded parent), with `env`."""
-    assert _server is not None, "the fork server runs for the tests in tests/cli (tests/cli/conftest.py)"
-    done = _server.run(["-m", "app", "allowlist", *args], env=env, cwd=ROOT, timeout=60)
+    assert SERVER is not None, "the fork server runs for the tests in tests/cli (tests/cli/conftest.py)"
+    done = SERVER.run(["-m", "app", "allowlist", *args], env=env, cwd=ROOT, timeout=60)
     return Run(done.code, done.out, done.err)

@@ -1,4 +1,4 @@
-"""The command line's tests share one preloaded parent per pytest process (tests/cli/fork_server.py)."""
+"""The command line's tests call it through one preloaded parent per pytest process (tests/fork_server.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.cli.cli_support import fork_server
-from tests.cli.fork_server import ForkServer
+from tests.cli import cli_support
+from tests.fork_server import ForkServer
 
 
 @pytest.fixture(scope="session", autouse=True)
-def cli_fork_server() -> Iterator[ForkServer]:
-    with fork_server() as server:
-        yield server
+def cli_fork_server(python_m: ForkServer) -> Iterator[None]:
+    cli_support.SERVER = python_m
+    yield
+    cli_support.SERVER = None

@@ -1,13 +1,15 @@
-"""A preloaded parent that forks one real child process per command-line call.
+"""A preloaded parent that forks one real child process per `python -m app ...` / `python -m app.sandbox ...`.
 
 Why it exists: `python -m app allowlist ...` spends ~0.6 CPU-s importing (httpx, the Admin API's models)
-before it does anything, and the command-line tests make about forty calls. This server imports the
-command line once, then forks a child per call. The child is still a separate process, run as
-`python -m app` would run it: its own argv, environment, working directory, stdin/stdout/stderr (the
-caller's files, passed over a Unix socket) and its own exit code (a `sys.exit`, an argparse usage error, an
-uncaught exception: 1, as Python's own, or a signal). Nothing is shared with the caller but the imported
-modules, none of which reads the environment when imported (the keychain backend, the console's folders
-and the SERVICE_* variables are all read when a command runs, in the child).
+before it does anything, the sandbox's dashboard about as much, and the tests make about fifty such calls.
+This server imports both command lines once, then forks a child per call. The child is still a separate
+process, run as `python -m MODULE` runs it (runpy, as `-m` does): its own argv, environment, working
+directory, stdin/stdout/stderr (the caller's files, passed over a Unix socket) and its own exit code (a
+`sys.exit`, an argparse usage error, an uncaught exception: 1, as Python's own, or a signal). Nothing is
+shared with the caller but the imported modules, none of which reads the environment when imported (the
+keychain backend, the console's folders and the SERVICE_* variables are all read when a command runs, in
+the child). Long-running servers (`serve`) are still started with subprocess: they are signalled and read
+while they run.
 
 The server is single-threaded (forking a threaded process is unsafe) and serves one call at a time; each
 pytest process starts its own.
@@ -26,10 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-ROOT = Path(__file__).resolve().parents[2]
-# What `python -m app allowlist` imports before it can answer; importing them reads no environment.
+ROOT = Path(__file__).resolve().parents[1]
+# The modules `python -m` may name here, and what they import before they can answer; importing them reads
+# no environment.
+MODULES = ("app", "app.sandbox")
 PRELOAD = (
     "app.__main__",
+    "app.sandbox.cli",
     "app.core.cli",
     "app.core.cli.allowlist",
     "app.core.cli.target",
@@ -55,7 +60,7 @@ class ForkServer:
         self._address = str(Path(self._folder.name) / "socket")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.cli.fork_server", self._address, *preload],
+            [sys.executable, "-m", "tests.fork_server", self._address, *preload],
             cwd=ROOT,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -67,8 +72,12 @@ class ForkServer:
             self.close()
             raise RuntimeError(f"the fork server did not start: {ready!r}")
 
-    def run(self, argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Finished:
-        """`python <argv>` in a forked child: argv[0] is `-m`, argv[1] the module (only `app` is served)."""
+    def run(
+        self, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 60
+    ) -> Finished:
+        """`python <argv>` in a forked child: argv[0] is `-m`, argv[1] one of MODULES."""
+        if argv[:1] != ["-m"] or argv[1] not in MODULES:
+            raise ValueError(f"only `-m` with one of {MODULES}: {argv}")
         with (
             socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection,
             open(os.devnull, "rb") as stdin,
@@ -77,7 +86,9 @@ class ForkServer:
         ):
             connection.settimeout(timeout)
             connection.connect(self._address)
-            request = json.dumps({"argv": argv, "env": env, "cwd": str(cwd)}).encode()
+            # As subprocess does: the caller's environment and folder unless others are given.
+            env = dict(os.environ) if env is None else env
+            request = json.dumps({"argv": argv, "env": env, "cwd": str(cwd or Path.cwd())}).encode()
             socket.send_fds(connection, [request], [stdin.fileno(), out.fileno(), err.fileno()])
             connection.shutdown(socket.SHUT_WR)
             reader = connection.makefile("rb")
@@ -108,24 +119,25 @@ class ForkServer:
 
 
 def _child(request: dict[str, object], fds: list[int]) -> None:
-    """In the forked child: become `python -m app ...` with the caller's files, and exit with its code."""
+    """In the forked child: become `python -m MODULE ...` with the caller's files, and exit with its code."""
+    import runpy
+
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
     env = request["env"]
     argv = request["argv"]
-    assert isinstance(env, dict) and isinstance(argv, list) and argv[:2] == ["-m", "app"]
+    assert isinstance(env, dict) and isinstance(argv, list)
     os.environ.clear()
     os.environ.update(env)
     os.chdir(str(request["cwd"]))
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    sys.argv = [str(ROOT / "app" / "__main__.py"), *argv[2:]]
+    sys.argv = ["-m", *argv[2:]]  # runpy puts the module's path first, as `-m` does
     code = 1
     try:
-        from app.__main__ import main
-
-        code = main(sys.argv[1:])
-    except SystemExit as done:  # argparse's usage errors, sys.exit(): the code Python would exit with
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        code = 0
+    except SystemExit as done:  # sys.exit(main()), argparse's usage errors: the code Python would exit with
         if done.code is None or isinstance(done.code, int):
             code = done.code or 0
         else:
