@@ -135,6 +135,9 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
     sys.argv = ["-m", *argv[2:]]  # runpy puts the module's path first, as `-m` does
     code = 1
     try:
+        # The preloaded copy of its __main__ module out of the way: `-m` runs that module fresh, and runpy
+        # warns (on stderr) when it finds it already imported.
+        sys.modules.pop(f"{argv[1]}.__main__", None)
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
         code = 0
     except SystemExit as done:  # sys.exit(main()), argparse's usage errors: the code Python would exit with
