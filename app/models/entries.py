@@ -82,7 +82,7 @@ class EntriesModel(QAbstractTableModel):
         self._index = index
         self._covers = self._covering(my_ip)
         self._shown = shown_by(self.view, entries, time.time(), self.view_days)
-        self._order = self._sorted_order()
+        self._arrange()
         self._apply_filter()
         self.endResetModel()
 
@@ -139,9 +139,21 @@ class EntriesModel(QAbstractTableModel):
         self.endResetModel()
 
     def _searched(self) -> EntrySearch:
-        if self._search is None:
-            self._search = EntrySearch(self.entries, self._order)
-        return self._search
+        """The filter's keys in the display order, made or rearranged when first needed."""
+        search = self._search
+        if search is None or search.entries is not self.entries:
+            search = EntrySearch(self.entries, self._order)
+        elif search.order is not self._order:
+            search = search.in_order(self._order)
+        self._search = search
+        return search
+
+    def _arrange(self) -> None:
+        """Sort the rows as chosen; then the filter's keys follow, unless the order is a stand-in for the
+        index's (then the first filter keystroke makes them: the rows show sooner without)."""
+        self._order = self._sorted_order()
+        if self._sort is None or self._sort[0] not in _BY_INDEX or self._index is not None:
+            self._searched()
 
     def _apply_filter(self) -> None:
         needle, shown = self._needle, self._ordered_shown
@@ -170,7 +182,6 @@ class EntriesModel(QAbstractTableModel):
     def _sorted_order(self) -> list[int]:
         if self._sort is None or (self._sort[0] in _BY_INDEX and self._index is None):
             order = list(range(len(self.entries)))  # by address or size, until the index comes: list order
-            self._search = None  # made when first needed: this order lasts until the index comes
         else:
             column, direction = self._sort
             descending = direction == Qt.SortOrder.DescendingOrder
@@ -180,7 +191,6 @@ class EntriesModel(QAbstractTableModel):
                     order.reverse()
             else:
                 order = sorted(range(len(self.entries)), key=self._key(column), reverse=descending)
-            self._search = EntrySearch(self.entries, order)
         self._ordered_shown = self._in_order_of(order, self._shown)
         return order
 
@@ -191,7 +201,7 @@ class EntriesModel(QAbstractTableModel):
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.layoutAboutToBeChanged.emit()
         self._sort = (column, order)
-        self._order = self._sorted_order()
+        self._arrange()
         self._apply_filter()
         self.layoutChanged.emit()
 

@@ -9,6 +9,7 @@ over `map(contains, …)`): no Python bytecode per entry. Qt-free.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import copy
 from itertools import compress, repeat
 from operator import add, and_, attrgetter, contains
 from typing import TYPE_CHECKING
@@ -24,15 +25,22 @@ class EntrySearch:
 
     def __init__(self, entries: Sequence[Entry], order: list[int] | None = None) -> None:
         """`order`: the entries' serials (positions in `entries`) in display order; None: list order."""
+        self.entries = entries
         cidrs, descriptions = map(attrgetter("cidr"), entries), map(attrgetter("description"), entries)
         self._by_serial = list(map(str.lower, map(_KEY.format, cidrs, descriptions)))
-        if order is None:
-            self.order, self._keys = list(range(len(entries))), self._by_serial  # made in this order already
-        else:  # "\n" added: a new string, where `+ ""` would hand back the same one
-            self.order, self._keys = (
-                order,
-                list(map(add, map(self._by_serial.__getitem__, order), repeat("\n"))),
-            )
+        self.order, self._keys = list(range(len(entries))), self._by_serial  # made in list order
+        if order is not None:
+            self._arrange(order)
+
+    def in_order(self, order: list[int]) -> EntrySearch:
+        """The same keys in another display order (a sort): copied, not made again from the entries."""
+        search = copy(self)
+        search._arrange(order)
+        return search
+
+    def _arrange(self, order: list[int]) -> None:
+        # "\n" added: a new string, where `+ ""` would hand back the same one
+        self.order, self._keys = order, list(map(add, map(self._by_serial.__getitem__, order), repeat("\n")))
 
     def matching(self, needle: str, shown: list[bool] | None = None) -> list[int]:
         """The serials, in display order, of the entries whose cidr or description holds `needle` (lowercase,
