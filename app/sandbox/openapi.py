@@ -7,6 +7,8 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
+from app.schema.items import AnswerItem
+
 from .config import SandboxConfig
 from .contract import (
     AuditActor,
@@ -146,7 +148,7 @@ class ResponseObjectSchema(Answer):
     created_at: int
     status: Literal["completed", "incomplete", "failed", "in_progress", "queued", "cancelled"]
     model: str
-    output: list[InputItem]  # an answer's items are the items a request may send back: one definition
+    output: list[AnswerItem]
     previous_response_id: str | None = None
     usage: UsageSchema | None = None
 

@@ -234,3 +234,11 @@ class FunctionCallOutputItem(ApiShape):
         if isinstance(self.output, str):
             return self.output
         return "\n".join(part.text for part in self.output)
+
+
+# What an answer's `output` holds: the assistant's message (output_text and refusal parts, never a user's
+# input_text), reasoning, a web search and a function call. Each goes back as input unchanged, but not every
+# item a request may send (a function call's output, a user's message) is an item an answer holds.
+AnswerItem = Annotated[
+    OutputMessage | ReasoningItem | WebSearchCall | FunctionCallItem, Field(discriminator="type")
+]

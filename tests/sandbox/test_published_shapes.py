@@ -59,3 +59,25 @@ def test_an_empty_schema_name_is_refused_by_both(sandbox: Sandbox, document: dic
     assert answer.status_code == 400
     assert not accepted(document, "FormatJsonSchema", text_format)
     assert accepted(document, "FormatJsonSchema", {**text_format, "name": "trip"})
+
+
+def test_every_kind_of_answer_holds_to_the_published_response_and_a_users_message_does_not(
+    sandbox: Sandbox, document: dict[str, Any]
+) -> None:
+    """The document's `output` is the items an answer holds, not the items a request may send."""
+    weather = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {}}}
+    asks: list[dict[str, Any]] = [
+        {"model": "service-think", "input": "Why is the sky blue?"},
+        {"model": "service-pro", "input": "How does CIDR work?", "tools": [{"type": "web_search_preview"}]},
+        {"model": "service-pro", "input": "Use get_weather", "tools": [weather]},
+    ]
+    with sandbox.api() as client:
+        answers = [client.post("/responses", json=body).json() for body in asks]
+    for answer in answers:
+        assert accepted(document, "ResponseObject", answer), answer
+    kinds = {item["type"] for answer in answers for item in answer["output"]}
+    assert kinds == {"message", "reasoning", "web_search_call", "function_call"}
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    assert not accepted(document, "ResponseObject", {**answers[0], "output": [user]})
+    call_output = {"type": "function_call_output", "call_id": "c", "output": "{}"}
+    assert not accepted(document, "ResponseObject", {**answers[0], "output": [call_output]})

@@ -4,13 +4,14 @@ coerced value), an answer's items go back as input, and the console reads the sa
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from app.api.wire import OtherItem, OutputItem, parse_response
 from app.schema.items import (
+    AnswerItem,
     FunctionCallItem,
     OutputMessage,
     ReasoningItem,
@@ -20,10 +21,7 @@ from app.schema.items import (
 )
 from tests.conftest import Sandbox
 
-ExactItem = Annotated[
-    OutputMessage | ReasoningItem | WebSearchCall | FunctionCallItem, Field(discriminator="type")
-]
-EXACT: TypeAdapter[ExactItem] = TypeAdapter(ExactItem)
+EXACT: TypeAdapter[AnswerItem] = TypeAdapter(AnswerItem)
 WEATHER = {
     "type": "function",
     "name": "get_weather",
