@@ -58,6 +58,10 @@ class ConversationsService(QObject):
             self._store = None
 
     def summaries(self, query: str = "") -> list[ConversationSummary]:
+        if self._store is None and not self.path.exists():
+            # Nothing saved yet: an empty list, without making the file now. Making it (its schema, its
+            # write-ahead log) syncs to disk several times, 10-40 ms of a first launch; the first save makes it.
+            return []
         try:
             return self.store.summaries(query)
         except sqlite3.Error as error:
