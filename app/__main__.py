@@ -107,6 +107,15 @@ def route_qt_messages_to_the_log() -> None:
 
 
 def run_window(args: argparse.Namespace) -> int:
+    import gc
+
+    # No cyclic garbage collection until the tabs are ready: a launch makes some 400,000 objects that live as
+    # long as the window (modules, classes, widgets' wrappers), and the collector walked them again and again
+    # (~15 ms). After the launch they are frozen out of every later collection, and collecting resumes.
+    gc.disable()
+    from app.pyside_imports import load_pyside
+
+    load_pyside()  # first: the modules imported after PySide6 each cost it a check, made cheap here
     from PySide6.QtCore import QTimer
 
     from app.bootstrap import Paths, install_excepthook, make_application, make_loop, make_session
@@ -137,6 +146,8 @@ def run_window(args: argparse.Namespace) -> int:
     window.ensure_tabs()
     app.processEvents()  # the tabs painted: the Playground with its saved conversations, usable
     tabs_ready_epoch = time.time()
+    gc.freeze()
+    gc.enable()
     outcome = {"code": 0}
 
     async def start() -> None:
