@@ -24,13 +24,14 @@ from app.core.playground.conversation_store import (
     as_markdown,
     title_from,
 )
+from app.core.playground.files import CONVERSATIONS_FILE
 from app.core.playground.turn_record import restore_shown, shown_again
 from app.core.playground.turns import Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.services.session.messages import MessageBus
 
 log = logging.getLogger(__name__)
-FILE_NAME = "conversations.sqlite3"
+FILE_NAME = CONVERSATIONS_FILE
 
 
 class ConversationsService(QObject):
