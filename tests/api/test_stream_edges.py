@@ -54,15 +54,15 @@ async def test_the_idle_deadline_counts_waits_for_events_not_the_readers_own_wor
     response = {"object": "response", "id": "resp_1", "status": "completed", "output": []}
     delta = json.dumps({"type": "response.output_text.delta", "delta": "hi"})
     completed = json.dumps({"type": "response.completed", "response": response})
-    reply = sse_head() + sse("", delta) * 3 + sse("response.completed", completed)
+    reply = sse_head() + sse("", delta) * 2 + sse("response.completed", completed)
     with raw_server(reply) as url:
         client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
         async with client.responses.stream({"model": "m", "input": "x"}) as stream:
-            stream.idle_timeout = 0.1
+            stream.idle_timeout = 0.4
             seen = []
             async for event in stream:
                 seen.append(event.type)
-                await asyncio.sleep(0.25)  # longer than the deadline, but not spent waiting for the server
+                await asyncio.sleep(0.6)  # longer than the deadline, but not spent waiting for the server
         assert seen[-1] == "response.completed" and stream.state.finished
         await client.aclose()
     with comment_server() as url:
