@@ -162,6 +162,8 @@ def test_a_head_over_16_kb_is_a_400_whole_or_in_pieces(sandbox: Sandbox, drip: i
     head = b"GET /v1/models HTTP/1.1\r\nhost: x\r\nconnection: close\r\n"
     over = head + b"".join(b"x-pad-%d: %s\r\n" % (n, b"a" * 1000) for n in range(17)) + b"\r\n"
     assert answer_to(sandbox, over, drip).startswith(b"HTTP/1.1 400")
+    long_url = b"GET /v1/models?q=" + b"a" * 17000 + b" HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+    assert answer_to(sandbox, long_url, drip).startswith(b"HTTP/1.1 400")
     unended = head + b"x-long: " + b"a" * 20000  # one header that never ends
     assert answer_to(sandbox, unended, 4096).startswith(b"HTTP/1.1 400")
 
