@@ -24,13 +24,14 @@ from app.core.playground.conversation_store import (
     as_markdown,
     title_from,
 )
+from app.core.playground.files import CONVERSATIONS_FILE
 from app.core.playground.turn_record import restore_shown, shown_again
 from app.core.playground.turns import Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.services.session.messages import MessageBus
 
 log = logging.getLogger(__name__)
-FILE_NAME = "conversations.sqlite3"
+FILE_NAME = CONVERSATIONS_FILE
 
 
 class ConversationsService(QObject):
@@ -58,6 +59,10 @@ class ConversationsService(QObject):
             self._store = None
 
     def summaries(self, query: str = "") -> list[ConversationSummary]:
+        if self._store is None and not self.path.exists():
+            # Nothing saved yet: an empty list, without making the file now. Making it (its schema, its
+            # write-ahead log) syncs to disk several times, 10-40 ms of a first launch; the first save makes it.
+            return []
         try:
             return self.store.summaries(query)
         except sqlite3.Error as error:
