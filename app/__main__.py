@@ -107,9 +107,25 @@ def route_qt_messages_to_the_log() -> None:
 
 
 def run_window(args: argparse.Namespace) -> int:
+    import gc
+
+    # No cyclic garbage collection until the tabs are ready: a launch makes some 45,000 tracked objects that
+    # live as long as the window (modules, classes, functions), and the collector walked them again and again
+    # (~5-10 ms). After the launch they are frozen out of every later collection, and collecting resumes.
+    gc.disable()
+    from app.pyside_imports import load_pyside
+
+    load_pyside()  # first: the modules imported after PySide6 each cost it a check, made cheap here
     from PySide6.QtCore import QTimer
 
-    from app.bootstrap import Paths, install_excepthook, make_application, make_loop, make_session
+    from app.bootstrap import (
+        Paths,
+        install_excepthook,
+        make_application,
+        make_loop,
+        make_session,
+        route_loop_errors,
+    )
     from app.common.secrets import SecretStore
 
     app = make_application(sys.argv[:1])
@@ -131,15 +147,21 @@ def run_window(args: argparse.Namespace) -> int:
     app.processEvents()  # the first frame: the window with its toolbar, the tabs still being built
     shown = time.perf_counter()
     shown_epoch = time.time()
-    # What the first frame does not need comes after it: the event loop (asyncio, qasync) and the tabs.
-    loop = make_loop(app)
-    install_excepthook(session.bus)
+    # What the first frame does not need comes after it: the tabs, then the event loop (asyncio, qasync).
+    hook = install_excepthook(session.bus)
     window.ensure_tabs()
-    app.processEvents()  # the tabs painted: the Playground with its saved conversations, usable
+    app.processEvents()  # the tabs painted: the Playground with its saved conversations
     tabs_ready_epoch = time.time()
+    gc.freeze()
+    gc.enable()
+    # The event loop after the tabs' paint: nothing the tabs build needs it (a turn, a task run in it), and no
+    # click or key was handled before the loop runs, wherever it was made: Qt queues them until then.
+    loop = make_loop(app)
+    route_loop_errors(loop, hook)
     outcome = {"code": 0}
 
     async def start() -> None:
+        loop_running_epoch = time.time()  # the loop's first turn: from here a click or a key is handled
         if not args.selftest:
             await session.activate()
             return
@@ -151,6 +173,7 @@ def run_window(args: argparse.Namespace) -> int:
                     "start_to_window_s": round(shown - STARTED, 4),
                     "window_shown_epoch": shown_epoch,
                     "tabs_ready_epoch": tabs_ready_epoch,
+                    "loop_running_epoch": loop_running_epoch,
                     **figures,
                     "rss_mb": resident_mb(),
                     "ok": True,

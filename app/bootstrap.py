@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -23,7 +24,7 @@ from app.services.session.messages import MessageBus
 from app.services.session.profiles import ProfileStore
 from app.services.session.session import ConsoleSession
 
-if TYPE_CHECKING:  # asyncio and qasync are imported after the first frame (make_loop)
+if TYPE_CHECKING:  # asyncio and qasync are imported after the tabs are painted (make_loop)
     import asyncio
 
     from app.asyncloop import ConsoleEventLoop
@@ -100,8 +101,12 @@ def make_session(
     return session
 
 
-def install_excepthook(bus: MessageBus) -> None:
-    """Uncaught errors (qasync hands task errors here too) are logged with their trace and shown in one line."""
+ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], None]
+
+
+def install_excepthook(bus: MessageBus) -> ExceptHook:
+    """Uncaught errors are logged with their trace and shown in one line; returns the hook, which
+    `route_loop_errors` gives the event loop's errors (qasync hands task errors to it too)."""
 
     def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
         if issubclass(kind, KeyboardInterrupt):
@@ -111,6 +116,11 @@ def install_excepthook(bus: MessageBus) -> None:
         bus.error(f"Something went wrong: {error}. Details are in the log.")
 
     sys.excepthook = hook
+    return hook
+
+
+def route_loop_errors(loop: asyncio.AbstractEventLoop, hook: ExceptHook) -> None:
+    """The event loop's errors go to `hook`: made after the tabs, the loop is given it then."""
 
     def loop_handler(_loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")
@@ -119,9 +129,7 @@ def install_excepthook(bus: MessageBus) -> None:
         else:
             log.error("event loop: %s", context.get("message"))
 
-    import asyncio
-
-    asyncio.get_event_loop().set_exception_handler(loop_handler)
+    loop.set_exception_handler(loop_handler)
 
 
 def make_loop(app: QApplication) -> ConsoleEventLoop:

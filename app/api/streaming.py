@@ -114,20 +114,78 @@ class ResponseStream:
     ) -> AsyncIterator[ServerSentEvent]:
         """The events, each within `idle_timeout` of the one before. httpx's read timeout restarts at every
         byte, so a server sending only `: keep-alive` comments (which are no events) would hold the console
-        for ever; this deadline counts events only."""
+        for ever; this deadline counts events only.
+
+        One watchdog timer per `idle_timeout`, not one per event: `asyncio.timeout` around each event armed
+        and cancelled a timer every time, and under qasync each is a Qt timer (a tenth of a streamed turn's
+        loop work). The watchdog wakes at the earliest moment the wait could have run out and cancels the
+        wait only when it truly has."""
+        loop = asyncio.get_running_loop()
         iterator = aiter(events)
-        while True:
-            try:
-                async with asyncio.timeout(self.idle_timeout):
+        watch = _IdleWatch(loop, self.idle_timeout)
+        try:
+            while True:
+                watch.waiting()
+                try:
                     sse = await anext(iterator)
-            except StopAsyncIteration:
-                return
-            except TimeoutError:
-                raise TimedOut(
-                    f"The stream stalled: no event arrived in {self.idle_timeout:g} s "
-                    "(the server sent nothing, or only keep-alive comments)."
-                ) from None
-            yield sse
+                except StopAsyncIteration:
+                    return
+                except asyncio.CancelledError:
+                    if watch.expired():
+                        raise TimedOut(
+                            f"The stream stalled: no event arrived in {self.idle_timeout:g} s "
+                            "(the server sent nothing, or only keep-alive comments)."
+                        ) from None
+                    raise
+                watch.arrived()
+                yield sse
+        finally:
+            watch.close()
+
+
+class _IdleWatch:
+    """Cancels the task waiting for the next event once it has waited `limit` seconds (a lazily re-armed
+    timer: an event that arrives only moves the deadline, the timer checks it when it fires)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, limit: float) -> None:
+        self._loop = loop
+        self._limit = limit
+        self._since: float | None = None  # when the current wait began; None between waits
+        self._task: asyncio.Task[object] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._fired = False
+
+    def waiting(self) -> None:
+        self._since = self._loop.time()
+        self._task = asyncio.current_task()
+        if self._timer is None:
+            self._timer = self._loop.call_at(self._since + self._limit, self._check)
+
+    def arrived(self) -> None:
+        self._since = None
+
+    def _check(self) -> None:
+        self._timer = None
+        now = self._loop.time()
+        if self._since is None:  # between waits (the consumer is busy): look again a whole limit later
+            self._timer = self._loop.call_at(now + self._limit, self._check)
+        elif now - self._since >= self._limit and self._task is not None:
+            self._fired = True
+            self._task.cancel()
+        else:
+            self._timer = self._loop.call_at(self._since + self._limit, self._check)
+
+    def expired(self) -> bool:
+        """Whether the cancel being raised is this watch's own (then it is taken back: a TimedOut follows)."""
+        if not self._fired or self._task is None:
+            return False
+        self._fired = False
+        return self._task.uncancel() == 0
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 async def collect(stream: ResponseStream) -> tuple[Response, str]:

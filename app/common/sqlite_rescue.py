@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +52,41 @@ def problem_with(path: Path) -> str | None:
     return None if verdict and verdict[0] == "ok" else str(verdict[0] if verdict else "no answer")
 
 
+class EarlyCheck:
+    """`problem_with(path)` on a thread of its own, begun before the store is needed: SQLite lets go of the
+    GIL while it reads the file, so the check (~1 ms per MB: ~25 ms for a thousand saved conversations) runs
+    beside the launch's Python work on a second core instead of after it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._problem: str | None = None
+        self._thread = threading.Thread(target=self._check, name=f"check {path.name}", daemon=True)
+        self._thread.start()
+
+    def _check(self) -> None:
+        self._problem = problem_with(self.path)
+
+    def problem(self) -> str | None:
+        """The verdict, waiting for the check if it is still reading."""
+        self._thread.join()
+        return self._problem
+
+
+_early: dict[Path, EarlyCheck] = {}  # begun by check_early, taken by set_aside_if_damaged
+
+
+def check_early(path: Path) -> None:
+    """Begin checking the store at `path` now; `set_aside_if_damaged(path)` takes the verdict when it comes."""
+    if path not in _early and path.is_file() and path.stat().st_size > 0:
+        _early[path] = EarlyCheck(path)
+
+
 def set_aside_if_damaged(path: Path, now: float | None = None) -> SetAside | None:
     """Move a damaged store (and its companions) to `<name>.damaged-<UTC time>`; None when it is sound or absent."""
+    early = _early.pop(path, None)
     if not path.is_file() or path.stat().st_size == 0:
         return None
-    problem = problem_with(path)
+    problem = early.problem() if early is not None else problem_with(path)
     if problem is None:
         return None
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None else now))

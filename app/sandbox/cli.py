@@ -177,6 +177,7 @@ def serve(args: argparse.Namespace) -> int:
     import os
 
     from .server import SandboxServer, TlsOptions
+    from .slow_clients import HttpParserMissing
 
     if bool(args.tls_cert) != bool(args.tls_key):
         print("error: --tls-cert and --tls-key go together", file=sys.stderr)
@@ -211,7 +212,7 @@ def serve(args: argparse.Namespace) -> int:
     tls = TlsOptions(args.tls_cert, args.tls_key, args.client_ca) if args.tls_cert else None
     try:
         server = SandboxServer(config, args.host, args.port, tls, args.credentials_out)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, HttpParserMissing) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     stop = threading.Event()

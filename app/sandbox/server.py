@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -21,19 +21,9 @@ from app.common.fileio import write_atomically
 from .app import SandboxState, create_app
 from .config import SandboxConfig
 from .retention import keep_pruning
-from .slow_clients import (
-    KEEP_ALIVE,
-    MAX_HEAD_BYTES,
-    guarded_h11_protocol,
-    guarded_httptools_protocol,
-    hold_connections,
-)
+from .slow_clients import KEEP_ALIVE, guarded_httptools_protocol, hold_connections
 from .store import Credentials, Store
 from .upkeep import Compiler, Keeper
-
-if TYPE_CHECKING:
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 
 @dataclass(frozen=True)
@@ -105,20 +95,11 @@ def uvicorn_config(
         proxy_headers=False,
         forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
         # Slow clients (app/sandbox/slow_clients.py): what uvicorn offers, stated, and what it lacks, added.
-        http=http_protocol(limits.head_timeout, limits.max_connections),
+        # httptools only (no h11 fallback, see slow_clients): raises HttpParserMissing where it is missing.
+        http=guarded_httptools_protocol(limits.head_timeout, limits.max_connections),
         timeout_keep_alive=KEEP_ALIVE,
-        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         **options,
     )
-
-
-def http_protocol(head_timeout: float, max_connections: int) -> type[HttpToolsProtocol | H11Protocol]:
-    """httptools (a dependency, a C parser: the gateway's headers cost ~90 us more per request in h11), with
-    the same guards; h11 as the fallback where httptools cannot be imported (no wheel for the platform)."""
-    try:
-        return guarded_httptools_protocol(head_timeout, max_connections)
-    except ImportError:
-        return guarded_h11_protocol(head_timeout, max_connections)
 
 
 def write_credentials(path: Path, url: str, credentials: Credentials) -> None:
@@ -170,6 +151,7 @@ class SandboxServer:
         self.config = config
         self.host = host
         self.tls = tls
+        guarded_httptools_protocol(config.head_timeout, config.max_connections)  # before anything is opened
         self._socket = bind_socket(host, port)  # first: a port in use fails before the store is opened
         try:
             self.compiler = Compiler()

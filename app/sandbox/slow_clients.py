@@ -2,24 +2,25 @@
 
 uvicorn already gives: `timeout_keep_alive` (closes a connection idle *after* a response) and
 `limit_concurrency` (a 503 to a request that arrives while too many are open). It lacks these, written here
-as subclasses of its two HTTP protocols: httptools (the sandbox's, a C parser: h11 validates each header in
-Python, ~90 us more per gateway request) and h11 (the fallback where httptools cannot be imported):
+as a subclass of its httptools protocol (a C parser; uvicorn's other one, h11, validates each header in
+Python, ~90 us more per gateway request). httptools is a dependency with wheels for every platform the
+installers build, so the sandbox has no second parser: one that ran only where httptools is missing would be
+a path no test runs, and where it cannot be imported the sandbox does not start (HttpParserMissing).
 - a deadline for a connection's request head, from the moment it opens and again after every response:
   uvicorn's keep-alive timer is cancelled by any byte, so one byte every few seconds holds a socket for ever,
   and a connection that sends nothing at all is never timed at all;
 - a cap on open connections enforced when they open: uvicorn's limit is checked only once a whole request
   head has arrived, which an idle crowd never sends. Beyond the cap a connection gets a 503 at once;
-- a cap on the size of a request's head, MAX_HEAD_BYTES, a 400 beyond it: h11 has it
-  (`h11_max_incomplete_event_size`), httptools does not (llhttp's own limit is 80 KB), so it is counted here.
+- a cap on the size of a request's head, MAX_HEAD_BYTES, a 400 beyond it: httptools has none of its own
+  (llhttp's limit is 80 KB), so it is counted here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from itertools import chain
 from typing import TYPE_CHECKING, Any
-
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 if TYPE_CHECKING:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -62,15 +63,15 @@ BUSY = (
 
 
 if TYPE_CHECKING:
-    _ProtocolBase = H11Protocol
+    _ProtocolBase = HttpToolsProtocol
 else:
     _ProtocolBase = object
 
 
 class HeadDeadline(_ProtocolBase):
-    """The head deadline and the connection cap, the same for uvicorn's h11 and httptools protocols: mixed in
-    before either (both give `loop`, `transport`, `cycle`, `connections` and the methods overridden here).
-    Typed against H11Protocol, whose names httptools' protocol shares; at run time its base is `object`."""
+    """The head deadline and the connection cap, mixed in before uvicorn's httptools protocol (which gives
+    `loop`, `transport`, `cycle`, `connections` and the methods overridden here). Typed against it; at run
+    time its base is `object`, so that importing this module does not import httptools."""
 
     head_timeout: float
     max_connections: int
@@ -110,21 +111,40 @@ class HeadDeadline(_ProtocolBase):
             self.transport.close()
 
 
+_REQUEST_LINE = (
+    16  # a head's bytes besides the URL and the headers: the method, the version, spaces, line ends
+)
+_HEADER_LINE = 4  # a header's bytes besides its name and value: ": " and the line's end
+
+
 class HeadTooLarge(Exception):
     """Raised from a parser callback: httptools turns it into its own error, which uvicorn answers with a 400."""
 
 
+class HttpParserMissing(RuntimeError):
+    """httptools cannot be imported: the sandbox does not start rather than serve without its guards."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the sandbox needs the httptools package (its HTTP parser), which cannot be imported here: "
+            "install it into this Python environment with `python -m pip install httptools`"
+        )
+
+
 def guarded_httptools_protocol(timeout: float, cap: int) -> type[HttpToolsProtocol]:
     """uvicorn's httptools protocol with a head deadline, a connection cap and a head size cap (uvicorn builds
-    one per connection). Raises ImportError where httptools cannot be imported."""
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    one per connection). Raises HttpParserMissing where httptools cannot be imported."""
+    try:
+        import httptools  # noqa: F401  # uvicorn's module below may be imported already without it
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError as error:
+        raise HttpParserMissing from error
 
-    class GuardedHttpToolsProtocol(HeadDeadline, HttpToolsProtocol):  # type: ignore[misc]  # see HeadDeadline
+    class GuardedHttpToolsProtocol(HeadDeadline, HttpToolsProtocol):
         head_timeout = timeout
         max_connections = cap
         _in_head = True  # between requests, or inside one's head: bytes received count towards the head
         _head_bytes = 0  # bytes received since the head began, while it is incomplete
-        _head_size = 0  # the parsed head's size so far (a whole head can arrive in one read with a body)
 
         def data_received(self, data: bytes) -> None:
             if self._in_head:
@@ -132,22 +152,21 @@ def guarded_httptools_protocol(timeout: float, cap: int) -> type[HttpToolsProtoc
             super().data_received(data)
             if self._in_head and self._head_bytes > MAX_HEAD_BYTES and not self.transport.is_closing():
                 # The head is still incomplete past the cap (a line that never ends, or headers a byte at
-                # a time): answered as h11 answers it.
+                # a time): a 400, as for a head parsed whole past the cap.
                 self.send_400_response("Invalid HTTP request received.")
 
-        def on_message_begin(self) -> None:
-            super().on_message_begin()
-            self._head_size = 16  # the method, the version, the spaces and the request line's end
-
-        def on_url(self, url: bytes) -> None:
-            super().on_url(url)
-            self._count(len(url))  # called once per piece of the URL as it arrives
-
-        def on_header(self, name: bytes, value: bytes) -> None:
-            super().on_header(name, value)
-            self._count(len(name) + len(value) + 4)  # ": " and the line's end
-
         def on_headers_complete(self) -> None:
+            # A whole head can arrive in one read with a body, so the parsed head is measured too: here, once,
+            # in C (map, chain), rather than by a Python call for every header and piece of the URL.
+            headers = self.headers
+            size = (
+                _REQUEST_LINE
+                + len(self.url)
+                + _HEADER_LINE * len(headers)
+                + sum(map(len, chain.from_iterable(headers)))
+            )
+            if size > MAX_HEAD_BYTES:
+                raise HeadTooLarge
             self._in_head = False
             self._head_bytes = 0
             self._disarm()
@@ -157,27 +176,4 @@ def guarded_httptools_protocol(timeout: float, cap: int) -> type[HttpToolsProtoc
             super().on_message_complete()
             self._in_head = True
 
-        def _count(self, size: int) -> None:
-            self._head_size += size
-            if self._head_size > MAX_HEAD_BYTES:
-                raise HeadTooLarge
-
     return GuardedHttpToolsProtocol
-
-
-def guarded_h11_protocol(timeout: float, cap: int) -> type[H11Protocol]:
-    """uvicorn's h11 protocol with a head deadline and a connection cap (uvicorn builds one per connection)."""
-
-    class GuardedH11Protocol(HeadDeadline, H11Protocol):
-        head_timeout = timeout
-        max_connections = cap
-        _seen_cycle: Any = None
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            cycle: Any = self.cycle  # uvicorn's annotation says always set; it is None between requests
-            if cycle is not None and cycle is not self._seen_cycle:  # a whole head arrived
-                self._seen_cycle = cycle
-                self._disarm()
-
-    return GuardedH11Protocol

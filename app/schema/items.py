@@ -26,7 +26,9 @@ SearchStatus = Literal["in_progress", "searching", "completed", "failed", "incom
 Shape = TypeVar("Shape", bound=BaseModel)
 T = TypeVar("T")
 
-_TOLERANT: Final = {"reading": "tolerant"}  # the validation context of a tolerant read
+# The validation context of a tolerant read (a reader may add its own keys to a copy).
+TOLERANT_READING: Final[Mapping[str, str]] = types.MappingProxyType({"reading": "tolerant"})
+_TOLERANT: Final = dict(TOLERANT_READING)
 
 
 def read_tolerantly(shape: type[Shape], data: object) -> Shape:
@@ -40,7 +42,8 @@ def read_tolerantly_as(adapter: TypeAdapter[T], data: object) -> T:
 
 
 def _tolerant(info: ValidationInfo) -> bool:
-    return isinstance(info.context, dict) and info.context.get("reading") == _TOLERANT["reading"]
+    context = info.context
+    return context is _TOLERANT or (isinstance(context, dict) and context.get("reading") == "tolerant")
 
 
 @functools.cache
@@ -65,21 +68,47 @@ class ApiShape(BaseModel):
     # the console's business (a file citation, a part type newer than the console).
     known_kinds: ClassVar[Mapping[str, frozenset[str]]] = {}
 
+    # when_missing and known_kinds as the validator walks them, worked out once per class (see below).
+    _fills: ClassVar[tuple[tuple[str, object, frozenset[object] | None], ...]] = ()
+    _filters: ClassVar[tuple[tuple[str, frozenset[str]], ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._fills = tuple(
+            (field, assumed, _named_values(cls, field)) for field, assumed in cls.when_missing.items()
+        )
+        cls._filters = tuple(cls.known_kinds.items())
+
     @model_validator(mode="before")
     @classmethod
     def _read_tolerantly(cls, data: Any, info: ValidationInfo) -> Any:
-        if not isinstance(data, dict) or not _tolerant(info) or not (cls.when_missing or cls.known_kinds):
+        # Runs for every nested item of every response the console reads: it copies the data only when a
+        # field is filled or filtered (doing so for every object doubled the cost of reading a response).
+        if not (cls._fills or cls._filters) or not isinstance(data, dict) or not _tolerant(info):
             return data
-        read = dict(data)
-        for field, kinds in cls.known_kinds.items():
-            values = read.get(field)
-            if isinstance(values, list):  # anything else: validation says what is wrong with it
+        read = data
+        for field, kinds in cls._filters:
+            values = data.get(field)
+            if isinstance(values, list) and any(
+                isinstance(v, dict) and v.get("type") not in kinds for v in values
+            ):  # anything but a list: validation says what is wrong with it
+                read = dict(read) if read is data else read
                 read[field] = [v for v in values if not isinstance(v, dict) or v.get("type") in kinds]
-        for field, assumed in cls.when_missing.items():
-            value, named = read.get(field), _named_values(cls, field)
-            if value is None or (named is not None and value not in named):
+        for field, assumed, named in cls._fills:
+            value = data.get(field)
+            if value is None or (named is not None and not _is_named(value, named)):
+                read = dict(read) if read is data else read
                 read[field] = assumed
         return read
+
+
+def _is_named(value: object, named: frozenset[object]) -> bool:
+    """Whether a value is one the API names; a list or an object (unhashable) never is."""
+    try:
+        return value in named
+    except TypeError:
+        return False
 
 
 # --- a message's content -------------------------------------------------------------------------------

@@ -135,6 +135,11 @@ class MainWindow(QMainWindow):
         (`security`): its modules and widgets were a large part of what a launch on the Playground waited for."""
         if self._playground is not None:
             return
+        from app.common.sqlite_rescue import check_early
+        from app.core.playground.files import CONVERSATIONS_FILE
+
+        # First: SQLite checks the saved conversations on another core while the Playground's code loads.
+        check_early(self.session.data_dir / CONVERSATIONS_FILE)
         from PySide6.QtCore import Qt  # after the first frame (see the imports above)
 
         self.menus.apply_shortcuts()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -44,4 +45,38 @@ async def test_a_server_sending_only_comments_meets_the_idle_deadline() -> None:
                 async for _ in stream:
                     pass
         assert time.monotonic() - started < 5
+        await client.aclose()
+
+
+async def test_the_idle_deadline_counts_waits_for_events_not_the_readers_own_work() -> None:
+    """The deadline is one watchdog per stream: a reader slower than it between events is not timed out,
+    and a cancel from outside (Stop) stays a cancel, not a stalled stream."""
+    response = {"object": "response", "id": "resp_1", "status": "completed", "output": []}
+    delta = json.dumps({"type": "response.output_text.delta", "delta": "hi"})
+    completed = json.dumps({"type": "response.completed", "response": response})
+    reply = sse_head() + sse("", delta) * 2 + sse("response.completed", completed)
+    with raw_server(reply) as url:
+        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+        async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+            stream.idle_timeout = 0.4
+            seen = []
+            async for event in stream:
+                seen.append(event.type)
+                await asyncio.sleep(0.6)  # longer than the deadline, but not spent waiting for the server
+        assert seen[-1] == "response.completed" and stream.state.finished
+        await client.aclose()
+    with comment_server() as url:
+        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
+
+        async def read() -> None:
+            async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                stream.idle_timeout = 5
+                async for _ in stream:
+                    pass
+
+        task = asyncio.ensure_future(read())
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
         await client.aclose()

@@ -98,3 +98,20 @@ def test_export_writes_markdown_and_json(service: ConversationsService, tmp_path
     assert service.export(conversation_id, tmp_path / "c.json")
     assert '"title": "Export"' in (tmp_path / "c.json").read_text()
     assert not service.export(conversation_id, tmp_path / "missing-folder" / "c.md")  # said on the bus
+
+
+def test_no_file_until_the_first_save(tmp_path: Path, qtbot: QtBot) -> None:
+    """A first launch lists no conversations without making the file (its making syncs to disk several
+    times); the first save makes it, and the list shows what was saved."""
+    service = ConversationsService(tmp_path, MessageBus())
+    sidebar = ConversationSidebar(service)
+    qtbot.addWidget(sidebar)
+    sidebar.show()
+    try:
+        assert titles(sidebar) == [] and service.summaries("anything") == []
+        assert not service.path.exists()
+        assert service.start("First", "service-pro")
+        assert service.path.exists()
+        qtbot.waitUntil(lambda: titles(sidebar) == ["First"])
+    finally:
+        service.close()

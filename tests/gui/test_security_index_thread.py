@@ -47,3 +47,23 @@ def test_the_entry_index_is_never_built_on_the_gui_thread(
         if tab.model.data(tab.model.index(row, COVERS))
     ]
     assert covered == ["198.51.100.0/24"]  # the admin plays 198.51.100.7
+
+
+def test_a_long_list_is_on_screen_before_its_index_build_starts(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built beside the rows, the index would hold the GIL through long C calls while the GUI thread paints
+    them (~0.3 s for a 100,000-entry list): the build starts once the rows it indexes are shown. (A list
+    read again keeps the rows shown until the new index comes: see SecurityTab._show.)"""
+    monkeypatch.setattr("app.ui.security.tab.WAIT_FOR_INDEX_UP_TO", 0)
+    shown_first: list[bool] = []
+    build = EntryIndex.of_cidrs
+
+    def recorded(cidrs: Sequence[str], labels: Sequence[str | None]) -> EntryIndex:
+        shown_first.append([entry.cidr for entry in tab.model.entries] == list(cidrs))
+        return build(cidrs, labels)
+
+    monkeypatch.setattr(EntryIndex, "of_cidrs", recorded)
+    add(qtbot, tab, "198.51.100.0/24")  # the table was empty: the new list's rows show at once
+    qtbot.waitUntil(lambda: caught_up(tab))
+    assert shown_first == [True]

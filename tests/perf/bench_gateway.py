@@ -1,8 +1,10 @@
 """Gateway throughput: refused (403) and allowed requests, against a bare Starlette route on the same server.
 
 The sandbox runs in its own process with a 1,000-entry organization list; `wrk` (Debian package) loads
-it over loopback for a few seconds per case. The baseline is /healthz, a Starlette route the gateway
-passes straight through. Run: python -m tests.perf.bench_gateway
+it over loopback for a few seconds per run. The baseline is /healthz, a Starlette route the gateway
+passes straight through. Each case is measured in A/B pairs with a bare run next to it, the order swapped
+every round, and the median and spread of the pairs' ratios are printed, by throughput and by the server's
+CPU per request. Run: python -m tests.perf.bench_gateway [rounds]
 """
 
 from __future__ import annotations
@@ -15,12 +17,33 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 
 from tests.sandbox_process import spawn_sandbox
 
 DURATION = "3s"
+ROUNDS = 6  # A/B pairs per case; the order of each pair swaps every round
+
+
+class Run(NamedTuple):
+    rate: float  # requests per second, as wrk counted them
+    cpu_us: float  # the server's CPU time per request
+
+
+class Pair(NamedTuple):
+    bare: Run
+    case: Run
+
+    @property
+    def ratio(self) -> float:
+        return self.case.rate / self.bare.rate
+
+
+class Case(NamedTuple):
+    url: str
+    headers: dict[str, str]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -29,12 +52,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wrk(url: str, headers: dict[str, str]) -> float:
+def wrk(url: str, headers: dict[str, str], duration: str = DURATION) -> float:
     args = [
         "wrk",
         "-t1",
         "-c16",
-        f"-d{DURATION}",
+        f"-d{duration}",
         *[part for k, v in headers.items() for part in ("-H", f"{k}: {v}")],
         url,
     ]
@@ -42,6 +65,19 @@ def wrk(url: str, headers: dict[str, str]) -> float:
     found = re.search(r"Requests/sec:\s+([\d.]+)", output)
     assert found is not None, output
     return float(found.group(1))
+
+
+def measure(pid: int, case: Case) -> Run:
+    before = cpu_seconds(pid)
+    rate = wrk(case.url, case.headers)
+    used = cpu_seconds(pid) - before
+    return Run(rate, used / (rate * float(DURATION.removesuffix("s"))) * 1e6)
+
+
+def summary(ratios: list[float]) -> str:
+    """Median and spread (least, greatest) of a case's ratios."""
+    ordered = sorted(ratios)
+    return f"median {statistics.median(ordered):.2f}x (min {ordered[0]:.2f}, max {ordered[-1]:.2f}, n={len(ordered)})"
 
 
 def main() -> None:
@@ -69,48 +105,44 @@ def main() -> None:
         admin.post(f"/organizations/{org}/ip_allowlist/entries", json={"cidr": "198.51.100.0/24"})
         admin.patch(f"/organizations/{org}/ip_allowlist", json={"enabled": True})
         key = {"authorization": f"Bearer {creds['api_key']}"}
-        rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-        figures: list[tuple[float, float, float]] = []
-        costs: list[tuple[float, float, float]] = []  # the server's CPU µs per request, per case
-
-        def measured(url: str, headers: dict[str, str]) -> tuple[float, float]:
-            before = cpu_seconds(server.pid)
-            rate = wrk(url, headers)
-            used = cpu_seconds(server.pid) - before
-            return rate, used / (rate * float(DURATION.removesuffix("s"))) * 1e6
-
+        rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
+        allowed = Case(base + "/models", {**key, "x-forwarded-for": "198.51.100.7"})
+        refused = Case(base + "/models", {**key, "x-forwarded-for": "203.0.113.9"})
+        bare = Case(base.removesuffix("/v1") + "/healthz", {})
+        for case in (bare, allowed, refused):  # warm: the list's lookup table, the caches, the connections
+            wrk(case.url, case.headers, "1s")
+        pairs: dict[str, list[Pair]] = {"allowed": [], "refused": []}
         print(
-            f"{'round':>5} {'bare req/s':>11} {'allowed':>8} {'vs bare':>8} {'refused':>8} {'vs bare':>8}   server CPU µs/request: bare, allowed, refused"
+            f"{'round':>5} {'case':>8} {'bare req/s':>11} {'case req/s':>11} {'ratio':>6}   server CPU µs/request: bare, case"
         )
         for number in range(1, rounds + 1):
-            bare, bare_cost = measured(base.removesuffix("/v1") + "/healthz", {})
-            allowed, allowed_cost = measured(base + "/models", {**key, "x-forwarded-for": "198.51.100.7"})
-            refused, refused_cost = measured(base + "/models", {**key, "x-forwarded-for": "203.0.113.9"})
-            figures.append((bare, allowed, refused))
-            costs.append((bare_cost, allowed_cost, refused_cost))
+            for name, case in (("allowed", allowed), ("refused", refused)):
+                # A/B pairs, the order swapped every round: a burst of other load lands on both sides alike.
+                if number % 2:
+                    bare_run, case_run = measure(server.pid, bare), measure(server.pid, case)
+                else:
+                    case_run, bare_run = measure(server.pid, case), measure(server.pid, bare)
+                pair = Pair(bare_run, case_run)
+                pairs[name].append(pair)
+                print(
+                    f"{number:>5} {name:>8} {bare_run.rate:>11,.0f} {case_run.rate:>11,.0f} {pair.ratio:>5.2f}x   "
+                    f"{bare_run.cpu_us:.0f}, {case_run.cpu_us:.0f}"
+                )
+        labels = {
+            "allowed": "allowed (list + key + rate limit, expiry and usage counting on)",
+            "refused": "refused (403 ip_not_allowed)",
+        }
+        for name, label in labels.items():
+            print(f"{label}: {summary([pair.ratio for pair in pairs[name]])} of the bare route by throughput")
+        # The server's CPU per request moves far less with the machine's other load than throughput does.
+        for name in labels:
+            ratios = [pair.bare.cpu_us / pair.case.cpu_us for pair in pairs[name]]
+            extra = [pair.case.cpu_us - pair.bare.cpu_us for pair in pairs[name]]
             print(
-                f"{number:>5} {bare:>11,.0f} {allowed:>8,.0f} {allowed / bare:>7.2f}x "
-                f"{refused:>8,.0f} {refused / bare:>7.2f}x   {bare_cost:.0f}, {allowed_cost:.0f}, {refused_cost:.0f}"
+                f"{name} by server CPU per request (bare / case): {summary(ratios)}; "
+                f"the case costs {statistics.median(extra):+.0f} µs (median) over the bare route"
             )
-        allowed_ratios = sorted(allowed / bare for bare, allowed, _ in figures)
-        refused_ratios = sorted(refused / bare for bare, _, refused in figures)
-        print(
-            f"allowed (list + key + rate limit, expiry and usage counting on): "
-            f"median {statistics.median(allowed_ratios):.2f}x of the bare route "
-            f"(min {allowed_ratios[0]:.2f}, max {allowed_ratios[-1]:.2f})"
-        )
-        print(
-            f"refused (403 ip_not_allowed): median {statistics.median(refused_ratios):.2f}x "
-            f"(min {refused_ratios[0]:.2f}, max {refused_ratios[-1]:.2f})"
-        )
-        # The server's CPU per request does not move with the machine's other load as throughput does.
-        allowed_cpu = sorted(bare / allowed for bare, allowed, _ in costs)
-        refused_cpu = sorted(bare / refused for bare, _, refused in costs)
-        print(
-            f"by server CPU per request (bare / case): allowed median {statistics.median(allowed_cpu):.2f}x "
-            f"(min {allowed_cpu[0]:.2f}, max {allowed_cpu[-1]:.2f}), refused median "
-            f"{statistics.median(refused_cpu):.2f}x (min {refused_cpu[0]:.2f}, max {refused_cpu[-1]:.2f})"
-        )
+        print(f"load average: {' '.join(f'{figure:.2f}' for figure in os.getloadavg())}")
     finally:
         server.terminate()
         server.wait()

@@ -4,9 +4,12 @@ head deadline; beyond the connection cap a new connection gets a 503 at once; no
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -111,12 +114,47 @@ def answer_to(sandbox: Sandbox, request: bytes, drip: int = 0) -> bytes:
 
 
 def test_the_server_parses_with_httptools(sandbox: Sandbox) -> None:
-    """httptools is a dependency: the C parser is the one in use (h11 only where it cannot be imported)."""
-    import uvicorn.protocols.http.httptools_impl as httptools_impl
+    """httptools is the one parser: the server in use runs the guarded httptools protocol."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    from app.sandbox.server import http_protocol
+    from app.sandbox.slow_clients import HeadDeadline
 
-    assert issubclass(http_protocol(1.0, 10), httptools_impl.HttpToolsProtocol)
+    protocol = sandbox.server._server.config.http
+    assert isinstance(protocol, type)
+    assert issubclass(protocol, HttpToolsProtocol) and issubclass(protocol, HeadDeadline)
+
+
+def test_without_httptools_the_sandbox_does_not_start_and_says_what_to_install(tmp_path: Path) -> None:
+    """A Python without httptools (blocked in the child's sys.modules): a clear error, exit 1, no traceback,
+    and nothing opened: no store is made, the port stays free."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    data = tmp_path / "data"
+    program = (
+        "import sys; sys.modules['httptools'] = None; from app.sandbox.cli import main; "
+        f"sys.exit(main(['serve', '--port', '{port}', '--data', {str(data)!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "httptools" in done.stderr and "pip install httptools" in done.stderr
+    assert "Traceback" not in done.stderr and "listening" not in done.stdout
+    assert not (data / "sandbox.sqlite3").exists()
+    with socket.socket() as again:
+        again.bind(("127.0.0.1", port))  # the port was never taken
+
+
+def test_without_httptools_the_embedded_server_raises_before_opening_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.sandbox import SandboxConfig, SandboxServer
+    from app.sandbox.slow_clients import HttpParserMissing
+
+    monkeypatch.setitem(sys.modules, "httptools", None)  # an import of it now fails, as where it is missing
+    config = SandboxConfig(data_dir=tmp_path / "data")
+    with pytest.raises(HttpParserMissing, match="pip install httptools"):
+        SandboxServer(config)
+    assert not config.database.exists()
 
 
 @pytest.mark.parametrize("drip", [0, 4096])
@@ -124,6 +162,8 @@ def test_a_head_over_16_kb_is_a_400_whole_or_in_pieces(sandbox: Sandbox, drip: i
     head = b"GET /v1/models HTTP/1.1\r\nhost: x\r\nconnection: close\r\n"
     over = head + b"".join(b"x-pad-%d: %s\r\n" % (n, b"a" * 1000) for n in range(17)) + b"\r\n"
     assert answer_to(sandbox, over, drip).startswith(b"HTTP/1.1 400")
+    long_url = b"GET /v1/models?q=" + b"a" * 17000 + b" HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+    assert answer_to(sandbox, long_url, drip).startswith(b"HTTP/1.1 400")
     unended = head + b"x-long: " + b"a" * 20000  # one header that never ends
     assert answer_to(sandbox, unended, 4096).startswith(b"HTTP/1.1 400")
 

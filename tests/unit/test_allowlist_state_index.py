@@ -42,3 +42,27 @@ def test_an_unchanged_list_read_again_keeps_its_index_and_a_changed_one_gets_a_n
     changed = state.entry_index(state.data)
     assert changed is not first and changed.holders(parse_address("2001:db8::1")) == ["ipal_1"]
     assert len(threads) == 2 and all(name.startswith("entry-index") for name in threads)  # never the caller's
+
+
+def test_a_long_list_s_build_is_not_started_by_asking_whether_it_is_ready(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`ready_index` waits for a short list's index, and only reports on a long one's: its build is started
+    by `index_later`, once the rows are shown (AllowlistService._loaded)."""
+    builds: list[tuple[str, ...]] = []  # the builder thread is shared: other tests' builds may pass too
+    build = EntryIndex.of_cidrs
+
+    def recorded(cidrs: list[str], labels: list[str | None]) -> EntryIndex:
+        builds.append(tuple(cidrs))
+        return build(cidrs, labels)
+
+    monkeypatch.setattr(EntryIndex, "of_cidrs", recorded)
+    state = AllowlistState()
+    long = ("198.51.100.0/24", "203.0.113.0/24", "2001:db8::/48")
+    state.data = state.org_data = read(*long)
+    assert state.ready_index(state.data, wait_up_to=2) is None
+    short = read("192.0.2.0/24")
+    assert state.ready_index(short, wait_up_to=2) is not None  # the one builder thread runs jobs in order
+    assert ("192.0.2.0/24",) in builds and long not in builds
+    index = state.index_later(state.data).result()
+    assert state.ready_index(state.data, wait_up_to=2) is index and long in builds

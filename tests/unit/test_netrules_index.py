@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from app.netrules import covering, nearest, relate
 from app.netrules.index import EntryIndex, interval_of
+from app.netrules.intervals import read_cidrs
 from app.netrules.parse import Address, Network
 
 V6_BASE = int(ipaddress.IPv6Address("2001:db8::"))
@@ -85,6 +86,17 @@ def test_intervals_of_the_service_cidrs() -> None:
     index = EntryIndex.of_entries([{"id": "bad", "cidr": "nonsense"}, {"id": "ok", "cidr": "10.0.0.0/8"}])
     assert index.holding(ipaddress.IPv4Address("10.1.2.3")) == [1]
     assert index.relate(ipaddress.IPv4Network("10.1.0.0/16"))[0].other_id == "ok"
+
+
+def test_a_list_read_at_once_falls_back_to_each_cidr_when_one_has_no_slash_or_two() -> None:
+    """Read at once, the cidrs are split on "/" in pairs: a cidr without one beside one with two would pair
+    an address with the wrong prefix length. Such a list is read cidr by cidr, and only those are left out."""
+    columns = read_cidrs(["203.0.113.7", "24/198.51.100.0/8", "10.0.0.0/8"])
+    assert (
+        columns.prefixes == [32, -1, 8] and columns.starts[0] == 0xCB007107 and columns.starts[2] == 10 << 24
+    )
+    assert read_cidrs(["10.0.0.0/8", "10.0.0.0/8/8"]).prefixes == [8, -1]
+    assert read_cidrs(["10.0.0.0/8", "2001:db8::/48"]).prefixes == [8, 48]  # the usual list: at once
 
 
 @settings(max_examples=300)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.common.sqlite_rescue import set_aside_if_damaged
+from app.common.sqlite_rescue import check_early, set_aside_if_damaged
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,6 +34,23 @@ def test_a_damaged_store_moves_aside_with_its_companions(tmp_path: Path) -> None
     ]
     text = aside.explain("The store", "it starts empty")
     assert str(aside.moved_to) in text and "Nothing was deleted" in text and ".recover" in text
+
+
+def test_a_check_begun_early_gives_the_same_verdicts(tmp_path: Path) -> None:
+    """check_early reads the file on a thread; set_aside_if_damaged takes its verdict, once."""
+    sound, damaged = tmp_path / "sound.sqlite3", tmp_path / "damaged.sqlite3"
+    with sqlite3.connect(sound) as db:
+        db.execute("CREATE TABLE t (x)")
+    db.close()
+    damaged.write_bytes(os.urandom(4096))
+    for path in (sound, damaged, tmp_path / "missing.sqlite3"):
+        check_early(path)
+    assert set_aside_if_damaged(sound) is None and sound.is_file()
+    aside = set_aside_if_damaged(damaged, now=0)
+    assert aside is not None and aside.problem == "file is not a database" and not damaged.exists()
+    assert set_aside_if_damaged(tmp_path / "missing.sqlite3") is None
+    damaged.write_bytes(os.urandom(4096))  # damaged after the early verdict was taken: checked again
+    assert set_aside_if_damaged(damaged, now=60) is not None
 
 
 def test_the_selftest_exits_over_a_damaged_sandbox_store(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ through the same turn runner as the Playground, and tells a listener what happen
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -180,6 +179,8 @@ class CompareRun:
     async def run(self, client: ServiceClient | None) -> None:
         """Every row in order; a 403 or 401 ends the run (each later turn would meet it), any other
         failure is that row's alone. Stop (a cancel) leaves the rows not reached marked, and is raised."""
+        import asyncio  # here: runs in the event loop; the Playground is built before asyncio loads
+
         for index, row in enumerate(self.rows):
             plan = build_request(self.thread_before(index), row.original.prompt, row.attachments, row.options)
             turn = Turn(

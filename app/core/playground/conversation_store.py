@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -167,6 +166,8 @@ class ConversationStore:
     ) -> str:
         """A new conversation; with `first` (its position and turn), the turn that started it is saved in the
         same transaction: one write and one search document for a new conversation, not three."""
+        import uuid  # here: uuid loads `platform` (~5 ms), and a launch saves nothing
+
         conversation_id = "conv_" + uuid.uuid4().hex[:16]
         now = time.time()
         with self._transaction() as db:

@@ -54,51 +54,70 @@ def _citations(items: Any) -> list[Any]:
 
 
 @functools.cache
-def _item_reader() -> TypeAdapter[Any]:
-    """One reader for saved output items: building a TypeAdapter costs ~5 ms, once per turn was 1 s at 200."""
+def _items_reader() -> TypeAdapter[list[Any]]:
+    """One reader for a turn's saved output items: building a TypeAdapter costs ~5 ms, once per turn was 1 s
+    at 200; and one validation of the whole list costs less than one per item."""
     from pydantic import TypeAdapter
 
     from app.api.wire import OutputItem
 
-    return TypeAdapter(OutputItem)
+    return TypeAdapter(list[OutputItem])
 
 
-def _read_item(value: object) -> Any:
+def _read_items(values: list[Any]) -> list[Any]:
+    """The saved items, read tolerantly; a damaged one is left out (and logged), the others kept."""
+    from pydantic import ValidationError
+
     from app.schema.items import read_tolerantly_as
 
-    return read_tolerantly_as(_item_reader(), value)
+    try:
+        return read_tolerantly_as(_items_reader(), values)
+    except ValidationError:
+        pass  # one at a time, to keep all but the damaged ones
+    items: list[Any] = []
+    for value in values:
+        try:
+            read: list[Any] = read_tolerantly_as(_items_reader(), [value])
+            items.extend(read)
+        except ValidationError as error:
+            log.warning("a saved output item was not read: %s", error.errors()[0]["msg"])
+    return items
 
 
-def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
-    """Give a turn read from the file what it showed: calls, items, notes and the inspector's data."""
+def _read_citations(values: list[Any]) -> list[Any]:
+    """The saved sources as one answer message's annotations (none when no source reads)."""
     from pydantic import ValidationError
 
     from app.schema.items import OutputMessage, OutputText, UrlCitation, read_tolerantly
 
+    kept: list[UrlCitation] = []
+    for value in values:
+        try:
+            kept.append(read_tolerantly(UrlCitation, value))
+        except ValidationError:
+            continue
+    if not kept:
+        return []
+    part = OutputText(type="output_text", text="", annotations=kept)
+    return [OutputMessage(type="message", id="", role="assistant", status="completed", content=[part])]
+
+
+def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
+    """Give a turn read from the file what it showed: calls, items, notes and the inspector's data."""
+    # pydantic is imported only for a turn that kept items or sources: under PySide every import statement
+    # in a function goes through its import hook, a cost paid 200 times over when a conversation reopens.
     turn.calls = calls_from_saved(details.get("calls"))
     turn.tools = ToolSettings.from_saved(details.get("tools"))
     rounds = details.get("rounds")
     turn.rounds = rounds if isinstance(rounds, int) and rounds >= 1 else 1
     turn.round_note = _text(details.get("round_note"))
     turn.chain_note = _text(details.get("chain_note"))
-    items: list[Any] = []
-    for value in details.get("items") or []:
-        try:
-            items.append(_read_item(value))
-        except ValidationError as error:
-            log.warning("a saved output item was not read: %s", error.errors()[0]["msg"])
-    raw_citations = details.get("citations") or []
-    kept_citations: list[UrlCitation] = []
-    for value in raw_citations if isinstance(raw_citations, list) else []:
-        try:
-            kept_citations.append(read_tolerantly(UrlCitation, value))
-        except ValidationError:
-            continue
-    if kept_citations:  # the sources are shown from the answer's annotations, as when it streamed
-        part = OutputText(type="output_text", text="", annotations=kept_citations)
-        items.append(
-            OutputMessage(type="message", id="", role="assistant", status="completed", content=[part])
-        )
+    raw_items = details.get("items")
+    items = _read_items(raw_items) if isinstance(raw_items, list) and raw_items else []
+    raw_citations = details.get("citations")
+    if isinstance(raw_citations, list) and raw_citations:
+        # the sources are shown from the answer's annotations, as when it streamed
+        items.extend(_read_citations(raw_citations))
     turn.items = items  # the response read from the file has no output: these are the turn's items
     request = details.get("request")
     # The request as it was sent (image data shortened): the inspector shows it, and a turn reopened while

@@ -8,7 +8,6 @@ Qt-free, so the Playground and Compare run turns the same way. The text is buffe
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
@@ -83,6 +82,8 @@ class TurnRun:
     async def run(self, client: ServiceClient | None, body: ResponseRequest | None = None) -> None:
         """To the end of the turn (or of this round of it: `body` sends function outputs back); a cancel
         (Stop) marks it stopped and is raised again."""
+        import asyncio  # here: a turn runs in the event loop; the Playground is built before asyncio loads
+
         turn = self.turn
         started = time.perf_counter()
         # A later round (function outputs sent back) adds to the turn's figures: the turn is one exchange.
@@ -116,6 +117,8 @@ class TurnRun:
         self, client: ServiceClient | None, started: float, body: ResponseRequest | None
     ) -> None:
         """Stream the turn; a 429 before any text is waited out once, in view (a countdown; Stop cancels)."""
+        import asyncio
+
         turn = self.turn
         try:
             await self._stream(client, started, body)

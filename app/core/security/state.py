@@ -70,11 +70,14 @@ class AllowlistState:
         return self.index_later(data).result()
 
     def ready_index(self, data: Allowlist | None, wait_up_to: int = 0) -> EntryIndex | None:
-        """The index of a list as loaded if the builder has it (it starts building it if not), else None;
-        waited for if the list has at most `wait_up_to` entries (a short list's index takes a few ms)."""
-        future = self.index_later(data)
-        short = data is None or len(data.entries) <= wait_up_to
-        return future.result() if short or future.done() else None
+        """The index of a list as loaded if the builder has it, else None; built and waited for if the list
+        has at most `wait_up_to` entries (a short list's index takes a few ms). A longer list's build is not
+        started here: `index_later` starts it once its rows are on screen (see `AllowlistService._loaded`)."""
+        if data is None or len(data.entries) <= wait_up_to:
+            return self.index_later(data).result()
+        entries = data.entries
+        future = next((future for held, future in self._indexes if held is entries), None)
+        return future.result() if future is not None and future.done() else None
 
     def indexes_ready(self) -> bool:
         """Whether the indexes of the shown list and the organization's are built (what the tab's checks use)."""

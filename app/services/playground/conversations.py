@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -24,13 +24,17 @@ from app.core.playground.conversation_store import (
     as_markdown,
     title_from,
 )
+from app.core.playground.files import CONVERSATIONS_FILE
 from app.core.playground.turn_record import restore_shown, shown_again
 from app.core.playground.turns import Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.services.session.messages import MessageBus
 
+if TYPE_CHECKING:
+    from app.api.wire import Response
+
 log = logging.getLogger(__name__)
-FILE_NAME = "conversations.sqlite3"
+FILE_NAME = CONVERSATIONS_FILE
 
 
 class ConversationsService(QObject):
@@ -58,6 +62,10 @@ class ConversationsService(QObject):
             self._store = None
 
     def summaries(self, query: str = "") -> list[ConversationSummary]:
+        if self._store is None and not self.path.exists():
+            # Nothing saved yet: an empty list, without making the file now. Making it (its schema, its
+            # write-ahead log) syncs to disk several times, 10-40 ms of a first launch; the first save makes it.
+            return []
         try:
             return self.store.summaries(query)
         except sqlite3.Error as error:
@@ -163,8 +171,6 @@ def stored_turn(turn: Turn) -> StoredTurn:
 
 def restored_turn(stored: StoredTurn) -> Turn:
     """A saved turn shown again; its response id lets the next turn chain on the server from it."""
-    from app.api.wire import Response
-
     details = stored.details
     try:
         status = TurnStatus(stored.status)
@@ -180,9 +186,7 @@ def restored_turn(stored: StoredTurn) -> Turn:
         text=stored.answer,
         status=status,
         error=stored.error,
-        response=Response(id=stored.response_id, status=str(status), model=stored.model)
-        if stored.response_id
-        else None,
+        response=_chain_point(stored, status) if stored.response_id else None,
     )
     turn.figures.input_tokens = int(details.get("input_tokens") or 0)
     turn.figures.output_tokens = int(details.get("output_tokens") or 0)
@@ -192,6 +196,14 @@ def restored_turn(stored: StoredTurn) -> Turn:
     restore_shown(turn, details)
     turn.figures.held_back_saved = details.get("held_back") is True
     return turn
+
+
+def _chain_point(stored: StoredTurn, status: TurnStatus) -> Response:
+    """The response a saved turn chains from: its id (imported here, and only for a turn that has one: under
+    PySide an import in a function costs a few µs through its hook, paid per turn of a reopened conversation)."""
+    from app.api.wire import Response
+
+    return Response(id=stored.response_id or "", status=str(status), model=stored.model)
 
 
 class ConversationKeeper(QObject):

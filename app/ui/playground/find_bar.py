@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import shiboken6
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QScr
 
 from app.services.playground.service import Turn
 
-from .turn_view import TurnView
+if TYPE_CHECKING:  # the views are built by the tab; the bar only goes to them
+    from .turn_view import TurnView
 
 Part = Literal["message", "calls", "answer"]
 

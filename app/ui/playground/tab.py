@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut, QShowEvent
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.playground.snippets import all_snippets
 from app.core.playground.turns import SchemaCheck
 from app.services.playground.compare import CompareService
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
@@ -31,17 +30,19 @@ from app.services.session.ui_state import PlaygroundState
 from ..widgets.flow_layout import flow_row
 from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar
-from .compare import CompareDialog, show_compare
 from .composer import Composer
 from .conversations import ConversationSidebar
-from .dialogs import TextTabsDialog, inspector_text
-from .find_bar import FindBar, Match, show_match
+from .find_bar import FindBar
 from .model_box import ModelBox
 from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
 from .transcript import Transcript
-from .turn_view import TurnView
 from .turn_views import TurnViews
+
+if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog or comparison
+    from .compare import CompareDialog
+    from .find_bar import Match
+    from .turn_view import TurnView
 
 
 class PlaygroundTab(QWidget):
@@ -290,6 +291,8 @@ class PlaygroundTab(QWidget):
         self.composer.set_streaming(True)
 
     def _build_view(self, index: int) -> TurnView:
+        from .turn_view import TurnView
+
         view = TurnView(self.service, index)
         view.edit_requested.connect(self.edit)
         view.regenerate_requested.connect(self.retry)
@@ -318,6 +321,8 @@ class PlaygroundTab(QWidget):
 
     def _show_match(self, match: Match) -> None:
         """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
+        from .find_bar import show_match
+
         view = self.views[match.turn]  # building it may put earlier turns in, anchoring the view
         # The match is where the person looks now: the anchor kept for the earlier turns would pull the view
         # back to the turn that was on top (after a relayout, as when Esc closes the bar).
@@ -338,9 +343,13 @@ class PlaygroundTab(QWidget):
         self.totals.setToolTip(self.totals.text())
 
     def inspect(self, index: int) -> None:
+        from .dialogs import TextTabsDialog, inspector_text
+
         TextTabsDialog("Inspector", inspector_text(self.service.turns[index]), self).show()
 
     def code_snippets(self) -> dict[str, str]:
+        from app.core.playground.snippets import all_snippets
+
         profile = self.session.profile
         body = self.service.build_body(
             self.message.toPlainText().strip() or "Hello", self.attachments, self.options()
@@ -357,9 +366,13 @@ class PlaygroundTab(QWidget):
         )
 
     def show_code(self) -> None:
+        from .dialogs import TextTabsDialog
+
         TextTabsDialog("Get code", self.code_snippets(), self).show()
 
     def open_compare(self, conversation_id: str = "") -> CompareDialog | None:
         """Compare a saved conversation (the open one by default) on another model."""
+        from .compare import show_compare
+
         models = [self.model.itemText(row) for row in range(self.model.count())]
         return show_compare(self, self.compare, conversation_id or None, models, self.keeper.open)

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.playground.turns import ErrorKind, TurnStatus
-from app.core.security.refusal import reading_text
 from app.services.playground.service import PlaygroundService, Turn
 from app.ui.colours import Ink, css
 from app.ui.layout_batch import one_layout_pass
@@ -261,7 +260,12 @@ class TurnView(QFrame):
         """A 403 from the allowlist: which list refused (once the lists are read), and the action that fixes
         it, or Retry when the lists admit the address by now."""
         refusal = turn.refusal
-        self.status.setText(refusal.text if refusal is not None else reading_text(turn.source_ip))
+        if refusal is None:  # the allowlists' rules (app.netrules) load with the first refusal, not at launch
+            from app.core.security.refusal import reading_text
+
+            self.status.setText(reading_text(turn.source_ip))
+        else:
+            self.status.setText(refusal.text)
         action = refusal.action if refusal is not None else "Allow this IP in Security…"
         self.action_buttons["allow"].setText(action)
         self.action_buttons["allow"].setVisible(bool(action))

@@ -11,13 +11,15 @@ goes back to the end of the conversation and lets the oldest built views go agai
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from app.core.playground.turns import TurnStatus
 from app.services.playground.service import Turn
 
 from .transcript import Transcript
-from .turn_view import TurnView
+
+if TYPE_CHECKING:  # built by the tab (its `build`), which imports them with the first turn shown
+    from .turn_view import TurnView
 
 # What stays built above the newest turn: many screens of text at any width, and few enough views that
 # building them stays well under the 300 ms a reopened conversation may take.
@@ -28,7 +30,7 @@ MIN_TURNS = 2
 _UNFINISHED = (TurnStatus.PENDING, TurnStatus.STREAMING, TurnStatus.WAITING)
 
 
-class TurnViews(Sequence[TurnView]):
+class TurnViews(Sequence["TurnView"]):
     """The views of turns `first`… `len(self) - 1`, in order; indexing an earlier turn builds it."""
 
     def __init__(

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.security.views import EntryView
-from app.models.entries import EntriesModel
+from app.models.entries import NUMBERS, EntriesModel
 from app.ui.widgets.tables import STRETCH, size_columns
+from app.ui.widgets.text_cells import TextCells
 
 from .expiry_menu import ExpiryMenu
 
@@ -57,6 +58,7 @@ class EntriesPanel(QWidget):
         # Addresses ascending on load (Qt's default indicator would sort the list descending at first).
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        TextCells(self.table, model.text, NUMBERS)  # drawn cheaply: the table repaints on every keystroke
         size_columns(
             self.table,
             (

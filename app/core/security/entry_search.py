@@ -1,0 +1,57 @@
+"""Which entries a filter text matches: the entries table's search over 100,000 entries, on every keystroke.
+
+Each entry's search key (its cidr and description, lowercased) is made once per list, and copied once per
+display order into fresh strings allocated in that order, so that a keystroke's scan reads memory front to
+back (a third faster than following references scattered by a sort). The scan is one pass in C (`compress`
+over `map(contains, …)`): no Python bytecode per entry. Qt-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from copy import copy
+from itertools import compress, repeat
+from operator import add, and_, attrgetter, contains
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.api.admin import Entry
+
+_KEY = "{}\n{}"  # a needle is stripped: it never holds the line break, so it cannot match across the two
+
+
+class EntrySearch:
+    """The search keys of a list's entries, in list order and in one display order."""
+
+    def __init__(self, entries: Sequence[Entry], order: list[int] | None = None) -> None:
+        """`order`: the entries' serials (positions in `entries`) in display order; None: list order."""
+        self.entries = entries
+        cidrs, descriptions = map(attrgetter("cidr"), entries), map(attrgetter("description"), entries)
+        self._by_serial = list(map(str.lower, map(_KEY.format, cidrs, descriptions)))
+        self.order, self._keys = list(range(len(entries))), self._by_serial  # made in list order
+        if order is not None:
+            self._arrange(order)
+
+    def in_order(self, order: list[int]) -> EntrySearch:
+        """The same keys in another display order (a sort): copied, not made again from the entries."""
+        search = copy(self)
+        search._arrange(order)
+        return search
+
+    def _arrange(self, order: list[int]) -> None:
+        # "\n" added: a new string, where `+ ""` would hand back the same one
+        self.order, self._keys = order, list(map(add, map(self._by_serial.__getitem__, order), repeat("\n")))
+
+    def matching(self, needle: str, shown: list[bool] | None = None) -> list[int]:
+        """The serials, in display order, of the entries whose cidr or description holds `needle` (lowercase,
+        non-empty), among those `shown` flags (display order; None: all)."""
+        matches = map(contains, self._keys, repeat(needle))
+        if shown is not None:
+            matches = map(and_, matches, shown)
+        return list(compress(self.order, matches))
+
+    def narrowed(self, serials: list[int], needle: str) -> list[int]:
+        """Those of `serials` (display order) that hold `needle`: typing on, only the rows shown can match.
+        Worth it when they are few: it picks keys out by serial, slower per entry than `matching`'s scan."""
+        keys = map(self._by_serial.__getitem__, serials)
+        return list(compress(serials, map(contains, keys, repeat(needle))))
