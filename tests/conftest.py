@@ -29,6 +29,7 @@ os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
 from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.store import Credentials
+from tests.fork_server import ForkServer
 
 # httpx builds a new default SSL context for every client it makes (and one per proxy it mounts), parsing
 # certifi's ~150 CA certificates each time: ~40 ms of CPU, and the suite makes well over a thousand clients
@@ -143,6 +144,14 @@ def sandbox(shared_sandbox_server: SandboxServer) -> Sandbox:
     """A fresh organization (project, admin and project keys) on the session's sandbox, which trusts
     loopback as a proxy, so tests play any source IP with X-Forwarded-For."""
     return Sandbox(shared_sandbox_server, shared_sandbox_server.store.bootstrap())
+
+
+@pytest.fixture(scope="session")
+def python_m() -> Iterator[ForkServer]:
+    """`python -m app ...` and `python -m app.sandbox ...` as real child processes, forked from one parent
+    that imported them once (tests/fork_server.py says why), started when a test first asks for it."""
+    with ForkServer() as server:
+        yield server
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -61,7 +61,9 @@ def echo_server(host: str, body: str | None = None, tls: ssl.SSLContext | None =
     server = Server((host, 0), Handler)
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever to look at its flag, every poll_interval (0.5 s by default: half a
+    # second of nothing at the end of every test that used one).
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         shown = f"[{host}]" if ":" in host else host

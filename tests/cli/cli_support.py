@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import Sandbox
+from tests.fork_server import ForkServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,13 +41,12 @@ def environment(sandbox: Sandbox | None = None, **extra: str) -> dict[str, str]:
     return env
 
 
+# The preloaded parent `cli` forks from (tests/fork_server.py), set by tests/cli/conftest.py.
+SERVER: ForkServer | None = None
+
+
 def cli(*args: str, env: dict[str, str]) -> Run:
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "allowlist", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
-    return Run(done.returncode, done.stdout, done.stderr)
+    """`python -m app allowlist ARGS` in its own process (forked from the preloaded parent), with `env`."""
+    assert SERVER is not None, "the fork server runs for the tests in tests/cli (tests/cli/conftest.py)"
+    done = SERVER.run(["-m", "app", "allowlist", *args], env=env, cwd=ROOT, timeout=60)
+    return Run(done.code, done.out, done.err)

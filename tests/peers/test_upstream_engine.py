@@ -6,6 +6,7 @@ The official client reads the sandbox's stream; every event is checked against t
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 from typing import Any
@@ -22,9 +23,11 @@ from tests.peers.servers import PROXY_KEY, Peer
 
 pytestmark = pytest.mark.peers
 
-EVENTS: pydantic.TypeAdapter[openai.types.responses.ResponseStreamEvent] = pydantic.TypeAdapter(
-    openai.types.responses.ResponseStreamEvent
-)
+
+@functools.cache
+def stream_events() -> pydantic.TypeAdapter[openai.types.responses.ResponseStreamEvent]:
+    """The client's own stream-event types; built when a test needs them (~1 CPU-s), not at collection."""
+    return pydantic.TypeAdapter(openai.types.responses.ResponseStreamEvent)
 
 
 def sse_events(raw: str) -> list[dict[str, Any]]:
@@ -71,7 +74,7 @@ def test_every_streamed_event_validates_strictly(front: Sandbox) -> None:
         )
     assert "[DONE]" not in raw.text
     for event in sse_events(raw.text):
-        EVENTS.validate_python(event, strict=True)
+        stream_events().validate_python(event, strict=True)
 
 
 def test_history_chain_and_image_reach_llama_cpp(front: Sandbox) -> None:

@@ -4,41 +4,50 @@ its loop (call, the tool's output sent back, the answer) ends, through the SDK's
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from importlib.util import find_spec
+from typing import TYPE_CHECKING, Any
 
 import pytest
-
-pytest.importorskip("agents")
-from agents import (
-    Agent,
-    OpenAIResponsesModel,
-    Runner,
-    RunResultStreaming,
-    function_tool,
-    set_tracing_disabled,
-)
-from agents.result import RunResult
 from openai import AsyncOpenAI
 
 from tests.conftest import Sandbox
 
-set_tracing_disabled(True)
+if find_spec("agents") is None:
+    pytest.skip("the Agents SDK (openai-agents) is not installed", allow_module_level=True)
+if TYPE_CHECKING:
+    from agents import Agent, RunResultStreaming
+    from agents.result import RunResult
+
+# The SDK is imported by the fixture, not at collection: importing it takes ~2.5 CPU-s, which every xdist
+# worker would pay while collecting; in one group, only the worker that runs these tests pays it.
+pytestmark = pytest.mark.xdist_group("agents_sdk")
 asked: list[str] = []
+AgentFor = Callable[[AsyncOpenAI], "Agent[Any]"]
 
 
-@function_tool
-def get_weather(city: str) -> str:
-    """The weather in a city."""
-    asked.append(city)
-    return "Sunny, 21 °C"
+@pytest.fixture(scope="module")
+def agent_for() -> AgentFor:
+    from agents import Agent, OpenAIResponsesModel, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @function_tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        asked.append(city)
+        return "Sunny, 21 °C"
+
+    def made(api: AsyncOpenAI) -> Agent[Any]:
+        model = OpenAIResponsesModel(model="service-pro", openai_client=api)
+        return Agent(name="forecaster", instructions="Answer briefly.", tools=[get_weather], model=model)
+
+    return made
 
 
-def agent_for(api: AsyncOpenAI) -> Agent[Any]:
-    model = OpenAIResponsesModel(model="service-pro", openai_client=api)
-    return Agent(name="forecaster", instructions="Answer briefly.", tools=[get_weather], model=model)
+def test_runner_run_calls_the_tool_and_answers_with_its_output(sandbox: Sandbox, agent_for: AgentFor) -> None:
+    from agents import Runner
 
-
-def test_runner_run_calls_the_tool_and_answers_with_its_output(sandbox: Sandbox) -> None:
     async def main() -> RunResult:
         async with AsyncOpenAI(base_url=sandbox.url, api_key=sandbox.creds.api_key, max_retries=0) as api:
             return await Runner.run(agent_for(api), "What is the weather? Use get_weather.")
@@ -50,7 +59,9 @@ def test_runner_run_calls_the_tool_and_answers_with_its_output(sandbox: Sandbox)
     assert "get_weather returned: “Sunny, 21 °C”" in result.final_output
 
 
-def test_runner_run_streamed_calls_the_tool_and_answers(sandbox: Sandbox) -> None:
+def test_runner_run_streamed_calls_the_tool_and_answers(sandbox: Sandbox, agent_for: AgentFor) -> None:
+    from agents import Runner
+
     async def main() -> tuple[RunResultStreaming, list[str]]:
         async with AsyncOpenAI(base_url=sandbox.url, api_key=sandbox.creds.api_key, max_retries=0) as api:
             run = Runner.run_streamed(agent_for(api), "get weather in Oslo")

@@ -11,24 +11,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import Any
+from importlib.util import find_spec
+from typing import TYPE_CHECKING, Any
 
 import pytest
-
-pytest.importorskip("agents")
-from agents import Agent, ModelSettings, OpenAIResponsesModel, Runner, function_tool, set_tracing_disabled
-from agents.result import RunResult
 from openai import AsyncOpenAI
 
 from app.sandbox import SandboxServer
 from tests.local_support import local_sandbox
 
+if find_spec("agents") is None:
+    pytest.skip("the Agents SDK (openai-agents) is not installed", allow_module_level=True)
+if TYPE_CHECKING:
+    from agents import Agent
+    from agents.result import RunResult
+
+# The SDK is imported when a test runs, not at collection (~2.5 CPU-s in every pytest process otherwise,
+# and these tests are skipped in the default run).
 pytestmark = pytest.mark.local
-set_tracing_disabled(True)
 asked: list[str] = []
 
 
-@function_tool
 def get_weather(city: str) -> str:
     """The weather in a city."""
     asked.append(city)
@@ -43,6 +46,9 @@ def server(
 
 
 def agent_for(api: AsyncOpenAI) -> Agent[Any]:
+    from agents import Agent, ModelSettings, OpenAIResponsesModel, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
     model = OpenAIResponsesModel(model="service-pro", openai_client=api)
     # The turn must call the tool (a 270M model may not choose to), with arguments held to its schema.
     settings = ModelSettings(
@@ -51,7 +57,7 @@ def agent_for(api: AsyncOpenAI) -> Agent[Any]:
     return Agent(
         name="forecaster",
         instructions="Answer briefly.",
-        tools=[get_weather],
+        tools=[function_tool(get_weather)],
         model=model,
         model_settings=settings,
         tool_use_behavior="stop_on_first_tool",
@@ -66,6 +72,8 @@ def client_for(server: SandboxServer) -> AsyncOpenAI:
 
 
 def test_runner_run_on_the_local_engine(server: SandboxServer) -> None:
+    from agents import Runner
+
     async def main() -> RunResult:
         async with client_for(server) as api:
             return await Runner.run(agent_for(api), "What is the weather in Oslo?", max_turns=4)
@@ -78,6 +86,8 @@ def test_runner_run_on_the_local_engine(server: SandboxServer) -> None:
 
 
 def test_runner_run_streamed_on_the_local_engine(server: SandboxServer) -> None:
+    from agents import Runner
+
     async def main() -> tuple[list[str], str]:
         async with client_for(server) as api:
             run = Runner.run_streamed(agent_for(api), "What is the weather in Oslo?", max_turns=4)

@@ -13,6 +13,7 @@ import pytest
 from app.sandbox.cli import exposure_warning, main
 from app.sandbox.store import Store
 from tests.conftest import SandboxFactory
+from tests.fork_server import ForkServer
 from tests.sandbox_process import spawn_sandbox
 
 
@@ -92,16 +93,12 @@ def test_dashboard_removes_and_shows(
     assert main(["allowlist", "remove", "198.51.100.1", "--data", data]) == 1
 
 
-def test_dashboard_creates_a_working_key(sandbox_factory: SandboxFactory) -> None:
+def test_dashboard_creates_a_working_key(sandbox_factory: SandboxFactory, python_m: ForkServer) -> None:
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
     data = str(sandbox.server.config.data_dir)
-    result = subprocess.run(
-        [sys.executable, "-m", "app.sandbox", "keys", "project", "--data", data],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    key = result.stdout.strip()
+    result = python_m.run(["-m", "app.sandbox", "keys", "project", "--data", data])
+    assert result.code == 0, result.err
+    key = result.out.strip()
     with sandbox.client(key) as client:
         assert client.get("/models").status_code == 200
 
@@ -127,10 +124,9 @@ def test_the_dashboard_points_at_the_embedded_sandbox_folder(tmp_path: Path) -> 
     assert f"use --data {nested}" in str(stopped.value.code)
 
 
-def test_a_missing_model_file_names_the_fix(tmp_path: Path) -> None:
-    done = subprocess.run(
+def test_a_missing_model_file_names_the_fix(tmp_path: Path, python_m: ForkServer) -> None:
+    done = python_m.run(
         [
-            sys.executable,
             "-m",
             "app.sandbox",
             "serve",
@@ -142,18 +138,14 @@ def test_a_missing_model_file_names_the_fix(tmp_path: Path) -> None:
             "local",
             "--model-file",
             str(tmp_path / "missing.gguf"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+        ]
     )
-    assert done.returncode == 1
-    assert "does not exist: give --model-file the path of a GGUF file" in done.stderr
+    assert done.code == 1
+    assert "does not exist: give --model-file the path of a GGUF file" in done.err
 
 
 def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(
-    sandbox_factory: SandboxFactory,
+    sandbox_factory: SandboxFactory, python_m: ForkServer
 ) -> None:
 
     sandbox = sandbox_factory()  # alone in its store: the dashboard acts on the only organization
@@ -166,11 +158,8 @@ def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(
             ["allowlist", "remove", "198.51.100.0/24"],
             ["allowlist", "disable"],
         ):
-            subprocess.run(
-                [sys.executable, "-m", "app.sandbox", *command, "--data", data],
-                check=True,
-                capture_output=True,
-            )
+            done = python_m.run(["-m", "app.sandbox", *command, "--data", data])
+            assert done.code == 0, done.err
         after = admin.get(sandbox.org_list)
         assert after.json()["entries"] == [] and after.headers["etag"] != before  # the server saw the changes
         events = admin.get(f"/organizations/{sandbox.creds.org_id}/audit_log").json()["data"][:3]
@@ -181,17 +170,13 @@ def test_the_dashboard_keeps_working_and_is_in_the_audit_log_as_the_dashboard(
 
 
 def test_a_key_made_with_a_name_appears_by_that_name_in_the_audit_log(
-    sandbox_factory: SandboxFactory,
+    sandbox_factory: SandboxFactory, python_m: ForkServer
 ) -> None:
     sandbox = sandbox_factory()
     data = str(sandbox.server.config.data_dir)
-    made = subprocess.run(
-        [sys.executable, "-m", "app.sandbox", "keys", "admin", "--name", "CI of repo X", "--data", data],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    key = made.stdout.strip()
+    made = python_m.run(["-m", "app.sandbox", "keys", "admin", "--name", "CI of repo X", "--data", data])
+    assert made.code == 0, made.err
+    key = made.out.strip()
     with sandbox.client(key, "198.51.100.7") as ci:
         assert ci.post(f"{sandbox.org_list}/entries", json={"cidr": "198.51.100.7/32"}).status_code == 201
         event = ci.get(f"/organizations/{sandbox.creds.org_id}/audit_log").json()["data"][0]

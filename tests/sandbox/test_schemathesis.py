@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
-# One worker runs the whole module: the tally test reads the fuzz test's STATUSES.
-pytestmark = pytest.mark.xdist_group("schemathesis")
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 from schemathesis import Case  # noqa: E402
 from schemathesis.config import SchemathesisConfig  # noqa: E402
+from schemathesis.python import asgi  # noqa: E402
 from schemathesis.schemas import BaseSchema  # noqa: E402
 from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 
@@ -104,37 +104,142 @@ CONFIG = SchemathesisConfig.from_dict(
         ]
     }
 )
-# Bounded for the default run (~5 s over the eleven operations); raise it for a deeper search:
+# Bounded for the default run; raise it for a deeper search:
 # SANDBOX_FUZZ_EXAMPLES=500 pytest tests/sandbox/test_schemathesis.py
 EXAMPLES = int(os.environ.get("SANDBOX_FUZZ_EXAMPLES", "20"))
+FUZZ_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
 
-@pytest.mark.timeout(300)  # eleven operations' examples run inside this one test (~30 s idle)
-@schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis leaves parametrize() unannotated
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_server_errors_and_responses_match_schema(case: Case[Any], sandbox_app: SandboxApp) -> None:
+@pytest.fixture(scope="module", autouse=True)
+def config_resolved_once_per_operation() -> Iterator[None]:
+    """schemathesis works out an operation's effective configuration (our CONFIG's per-operation overrides
+    laid over the defaults) again for every example, a tenth of the module's time; the answer depends only
+    on the configuration, the operation and the phase, all fixed for the run, so each is worked out once."""
+    from schemathesis.config._projects import ProjectConfig
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("checks_config_for", "phases_for", "generation_for"):
+            patch.setattr(ProjectConfig, name, _memoized(getattr(ProjectConfig, name)))
+        yield
+
+
+def _memoized(method: Callable[..., Any]) -> Callable[..., Any]:
+    answers: dict[tuple[int, str | None, str | None], tuple[object, Any]] = {}
+
+    def resolved(self: object, **keywords: Any) -> Any:  # operation=, and phase= for two of the three
+        operation = keywords.get("operation")
+        key = (id(self), None if operation is None else operation.label, keywords.get("phase"))
+        if key not in answers:  # the config object is kept beside its answer, so its id is never reused
+            answers[key] = (self, method(self, **keywords))
+        return answers[key][1]
+
+    return resolved
+
+
+@pytest.fixture(scope="module")
+def session(sandbox_app: SandboxApp) -> Iterator[asgi.ASGIClient]:
+    """One in-process client for every call. Without it schemathesis builds one per call, and requests reads
+    the whole environment for proxy variables on each (a tenth of the module's time): nothing here goes
+    through a proxy."""
+    app, _, _ = sandbox_app
+    # schemathesis types an ASGI app with dict scopes, starlette with MutableMapping ones: the same protocol.
+    with asgi.get_client(cast(Any, app)) as client:
+        client.trust_env = False
+        yield client
+
+
+# The operations in four parts, one test each, so that xdist's two workers share them (one test over every
+# operation took a minute alone, the run's longest by far). Each part is a group of its own: its tally test
+# below reads what its fuzz test saw, so they must run on one worker. Together the parts are every operation
+# the document has, each once (test_the_parts_cover_every_operation_once).
+PARTS = {
+    "responses": r"^/v1/responses$",
+    "responses_by_id": r"^/v1/responses/",
+    "conversations": r"^/v1/conversations",
+}
+REST = "admin_and_the_rest"
+STATUSES: dict[str, list[tuple[str, str, int]]] = {part: [] for part in [*PARTS, REST]}
+
+
+def fuzz_one(case: Case[Any], sandbox_app: SandboxApp, session: asgi.ASGIClient, part: str) -> None:
     _, _, creds = sandbox_app
     admin = "/organizations/" in case.path
     key = creds.admin_key if admin else creds.api_key
     # Every built-in check (checks=None means all of them): no 5xx, answers that match the document,
     # schema-valid data accepted, invalid data refused, 405s with Allow, and the rest.
     # Spelled as the bearer scheme names it, so the ignored-auth check can take it off and expect a 401.
-    response = case.call_and_validate(headers={"Authorization": f"Bearer {key}"})
-    STATUSES.append((case.method, case.path, response.status_code))
+    response = case.call_and_validate(session=session, headers={"Authorization": f"Bearer {key}"})
+    STATUSES[part].append((case.method, case.path, response.status_code))
 
 
-STATUSES: list[tuple[str, str, int]] = []
+# Each part's examples run inside one test (~10-25 s idle); schemathesis leaves parametrize() unannotated.
+@pytest.mark.xdist_group("schemathesis-responses")
+@pytest.mark.timeout(300)
+@schema.include(path_regex=PARTS["responses"]).parametrize()  # type: ignore[untyped-decorator]
+@FUZZ_SETTINGS
+def test_no_server_errors_and_responses_match_schema_responses(
+    case: Case[Any], sandbox_app: SandboxApp, session: asgi.ASGIClient
+) -> None:
+    fuzz_one(case, sandbox_app, session, "responses")
 
 
-def test_the_fuzzing_got_past_the_gateway(request: pytest.FixtureRequest) -> None:
-    """The examples above reach the handlers: some are answered 2xx, not all refused by auth or ids.
+@pytest.mark.xdist_group("schemathesis-responses_by_id")
+@pytest.mark.timeout(300)
+@schema.include(path_regex=PARTS["responses_by_id"]).parametrize()  # type: ignore[untyped-decorator]
+@FUZZ_SETTINGS
+def test_no_server_errors_and_responses_match_schema_responses_by_id(
+    case: Case[Any], sandbox_app: SandboxApp, session: asgi.ASGIClient
+) -> None:
+    fuzz_one(case, sandbox_app, session, "responses_by_id")
 
-    Runs after the fuzz test (the same module, and the same xdist group, so the same worker's STATUSES).
+
+@pytest.mark.xdist_group("schemathesis-conversations")
+@pytest.mark.timeout(300)
+@schema.include(path_regex=PARTS["conversations"]).parametrize()  # type: ignore[untyped-decorator]
+@FUZZ_SETTINGS
+def test_no_server_errors_and_responses_match_schema_conversations(
+    case: Case[Any], sandbox_app: SandboxApp, session: asgi.ASGIClient
+) -> None:
+    fuzz_one(case, sandbox_app, session, "conversations")
+
+
+@pytest.mark.xdist_group(f"schemathesis-{REST}")
+@pytest.mark.timeout(300)
+@schema.exclude(path_regex="|".join(PARTS.values())).parametrize()  # type: ignore[untyped-decorator]
+@FUZZ_SETTINGS
+def test_no_server_errors_and_responses_match_schema_admin_and_the_rest(
+    case: Case[Any], sandbox_app: SandboxApp, session: asgi.ASGIClient
+) -> None:
+    fuzz_one(case, sandbox_app, session, REST)
+
+
+@pytest.mark.parametrize(
+    "part", [pytest.param(part, marks=pytest.mark.xdist_group(f"schemathesis-{part}")) for part in STATUSES]
+)
+def test_the_fuzzing_got_past_the_gateway(part: str, request: pytest.FixtureRequest) -> None:
+    """The examples above reach the handlers: in every part some are answered 2xx, not all refused by auth
+    or ids.
+
+    Runs after that part's fuzz test (the same module, and the same xdist group, so the same worker's
+    STATUSES).
     """
-    fuzzed = [item for item in request.session.items if item.name.startswith("test_no_server_errors")]
+    fuzzed = [item for item in request.session.items if item.name.endswith(f"match_schema_{part}")]
     if not fuzzed:
         pytest.skip("the fuzz test was not selected")
-    statuses = Counter(status for *_, status in STATUSES)
+    statuses = Counter(status for *_, status in STATUSES[part])
     assert statuses, "the fuzz test made no call"
     assert any(200 <= status < 300 for status in statuses), f"no example got past the gateway: {statuses}"
     assert not any(status >= 500 for status in statuses), statuses
+
+
+def test_the_parts_cover_every_operation_once(sandbox_app: SandboxApp) -> None:
+    """The four fuzz tests' filters split the document's operations without a gap or an overlap."""
+    _, config, _ = sandbox_app
+    paths = list(openapi_document(config)["paths"])
+    rest = [path for path in paths if not any(re.search(regex, path) for regex in PARTS.values())]
+    in_parts = [path for regex in PARTS.values() for path in paths if re.search(regex, path)]
+    assert (
+        sorted(in_parts + rest) == sorted(paths)
+        and rest
+        and all(any(re.search(regex, path) for path in paths) for regex in PARTS.values())
+    )

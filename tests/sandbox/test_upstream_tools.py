@@ -88,7 +88,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def chat_upstream() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever to look at its flag, every poll_interval (0.5 s by default).
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     _Handler.bodies = []
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
