@@ -88,7 +88,10 @@ case "$mode" in
     # the machine has a RAM filesystem: the sandbox commits with fsync (synchronous=FULL), and on a disk the
     # GUI tests alone spent ~50 ms of each set-up waiting on it. A crash test still sees what a crash leaves
     # (the kernel keeps a killed process's writes either way).
-    if [ -z "${PYTEST_DEBUG_TEMPROOT:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    # Only with room to spare (a run keeps ~100 MB there, pytest keeps three runs): a container's /dev/shm
+    # is often 64 MB, and a full one would fail tests for a reason that has nothing to do with them.
+    if [ -z "${PYTEST_DEBUG_TEMPROOT:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] \
+      && [ "$(df -Pk /dev/shm | awk 'NR==2 {print $4}')" -ge 2097152 ]; then
       export PYTEST_DEBUG_TEMPROOT=/dev/shm
     fi
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
