@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
@@ -157,6 +160,33 @@ def test_project_scope_shows_the_effective_rule(qtbot: QtBot, tab: SecurityTab) 
     result = tab.check.result.text()
     assert "Organization: blocked" in result and "Project: list off, allowed." in result
     assert "BLOCKED by the organization's list" in result
+
+
+def test_a_read_answered_before_an_add_does_not_hide_the_added_entry(
+    qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read (the periodic one, or the one after a change) whose answer arrives after an add's was answered
+    before the add: the list it holds lacks the new entry, and the tab keeps the add's answer."""
+    lists = client_of(tab.service.session).allowlists
+    read_for_real, release, answered, arrived = lists.get, asyncio.Event(), [], []
+
+    async def late(*args: Any, **kwargs: Any) -> Any:
+        answer = await read_for_real(*args, **kwargs)  # answered by the sandbox now, before the add
+        answered.append(answer)
+        await release.wait()
+        arrived.append(answer)
+        return answer
+
+    monkeypatch.setattr(lists, "get", late)
+    tab.service.refresh()
+    qtbot.waitUntil(lambda: len(answered) == 1)
+    monkeypatch.setattr(lists, "get", read_for_real)
+    add(qtbot, tab, "203.0.113.0/24")
+    release.set()
+    qtbot.waitUntil(lambda: len(arrived) == 1)
+    qtbot.wait(50)
+    assert [entry.cidr for entry in tab.service.entries] == ["203.0.113.0/24"]
+    assert tab.model.rowCount() == 1
 
 
 def test_filter_and_sort(qtbot: QtBot, tab: SecurityTab) -> None:

@@ -131,6 +131,7 @@ class AllowlistService(AllowlistReads):
             return {(e.id, e.cidr) for e in data.entries} if data is not None else set()
 
         if shown is None or ids(current) != ids(shown) or current.enabled != shown.enabled:
+            self.newer()
             self.data = current
             if self.project_id is None:
                 self.org_data = current

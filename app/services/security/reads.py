@@ -53,6 +53,15 @@ class AllowlistReads(QObject, AllowlistState):
         # starts and stops it, and skips a turn while a dialog is open or a change is in flight.
         self.periodic = QTimer(self)
         self.periodic.setInterval(self.refresh_seconds() * 1000)
+        # Counts the reads started and the lists shown otherwise (a change's answer, another scope): a read
+        # whose lists arrive after a newer one began, or after a change's answer was shown, may have been
+        # answered before that change and is dropped, or it would put back a list without the new entry.
+        self.generation = 0
+
+    def newer(self) -> int:
+        """A new generation of what the tab shows: any read older than it is dropped when it arrives."""
+        self.generation += 1
+        return self.generation
 
     def poll_ms(self) -> int:
         """The periodic read's interval now: quick while blocked, the setting otherwise."""
@@ -86,6 +95,7 @@ class AllowlistReads(QObject, AllowlistState):
         self.projects = ()
         self.project_id = None
         self.data = self.org_data = None
+        self.newer()
         if self.blocked_at is not None:  # of the profile before: the new client's first read will tell
             self.blocked_at = None
             self.blocked_changed.emit()
@@ -98,17 +108,19 @@ class AllowlistReads(QObject, AllowlistState):
         self.restore_scope = None  # a scope chosen now wins over the one of the last launch
         self.project_id = project_id
         self.data = None
+        self.newer()
         self.refresh()
 
     async def _load(self) -> None:
         client = self.session.client
         assert client is not None
+        this_read = self.newer()
         try:
             if not self.projects:
                 self.projects = await client.allowlists.projects()
                 self._restore_scope()
-            self.org_data = await client.allowlists.get()
-            self.data = await client.allowlists.get(self.project_id) if self.project_id else self.org_data
+            org_data = await client.allowlists.get()
+            data = await client.allowlists.get(self.project_id) if self.project_id else org_data
         except IpNotAllowed as error:  # the tab shows it as long as it lasts: no passing notice
             self._set_blocked(error.source_ip or "")
             return
@@ -116,6 +128,9 @@ class AllowlistReads(QObject, AllowlistState):
             self.failed.emit(str(error))
             return
         self._set_blocked(None)
+        if this_read != self.generation:  # a newer read, a change's answer or another scope came meanwhile
+            return
+        self.org_data, self.data = org_data, data
         self._loaded()
 
     def _loaded(self) -> None:
@@ -160,6 +175,7 @@ class AllowlistReads(QObject, AllowlistState):
         (which the change may have made impossible: a forced lockout)."""
         if scope != self.project_id:  # another scope was chosen meanwhile
             return
+        self.newer()
         self.data = data
         if self.project_id is None:
             self.org_data = data
