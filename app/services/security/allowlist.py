@@ -216,8 +216,8 @@ class AllowlistService(AllowlistReads):
         async def go() -> None:
             client, scope = self.session.client, self.project_id
             assert client is not None
-            current = self.data
             entry = await client.allowlists.add(cidr, description, scope, expires_at)
+            current = self.data  # as shown now: a read may have come in while the POST was out
             if current is not None and current.entry(entry.id) is None:  # a resent add answers its entry
                 self._answered(scope, current.model_copy(update={"entries": (*current.entries, entry)}))
             self.session.bus.info(f"Added {cidr}.")
