@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QLabel
 
 
 class Ink(StrEnum):
@@ -72,3 +73,13 @@ def qcolor(ink: Ink) -> QColor:
 def css(ink: Ink, extra: str = "") -> str:
     """A style sheet's `color:` for a label, with any `extra` declarations after it."""
     return f"color: {hex_of(ink)};{(' ' + extra) if extra else ''}"
+
+
+def ink_label(label: QLabel, ink: Ink) -> QLabel:
+    """A label's text colour through its palette. A style sheet of its own (`css`) made each label cost about
+    three times as much to polish (measured alone: ~2 ms against ~0.7 ms), and a finished turn's figures and
+    verdict are polished once per turn shown."""
+    palette = label.palette()
+    palette.setColor(QPalette.ColorRole.WindowText, qcolor(ink))
+    label.setPalette(palette)
+    return label

@@ -65,7 +65,7 @@ def test_the_figures_line_and_connected_are_readable_on_a_dark_desktop(
     wait_done(qtbot, tab)
     figures = tab.views[0].status
     assert "tok" in figures.text()  # the per-answer figures line
-    assert contrast(style_colour(figures.styleSheet()), background) >= 4.5
+    assert contrast(figures.palette().color(QPalette.ColorRole.WindowText), background) >= 4.5
 
 
 @pytest.mark.parametrize("palette", [LIGHT, DARK])

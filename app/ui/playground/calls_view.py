@@ -8,7 +8,7 @@ import functools
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QPalette
+from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 
 from app.core.playground.functions import FunctionCall, check_arguments
 from app.core.playground.turns import Turn, TurnStatus
-from app.ui.colours import Ink, css, qcolor
+from app.ui.colours import Ink, ink_label
+from app.ui.widgets.selectable_label import SelectableLabel
 
 
 @functools.cache
@@ -35,26 +36,10 @@ def _bold() -> QFont:
     return font
 
 
-def _inked(label: QLabel, ink: Ink) -> QLabel:
-    """A label's text colour through its palette: a style sheet of its own made each label cost about three
-    times as much to polish (measured alone: ~2 ms against ~0.7 ms)."""
-    palette = label.palette()
-    palette.setColor(QPalette.ColorRole.WindowText, qcolor(ink))
-    label.setPalette(palette)
-    return label
-
-
-def _plain(text: str, name: str, font: QFont | None = None) -> QLabel:
+def _plain(text: str, name: str, font: QFont | None = None) -> SelectableLabel:
     """Plain text (the model's and the person's, never markup), selectable, wrapped: a rich-text label cost
     two to ten times a plain one to lay out (measured alone, on a loaded machine)."""
-    label = QLabel(text)
-    label.setObjectName(name)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setWordWrap(True)
-    if font is not None:
-        label.setFont(font)
-    return label
+    return SelectableLabel(text, name, font)
 
 
 def call_title(call: FunctionCall) -> str:
@@ -88,7 +73,7 @@ class CallBox(QFrame):
             layout.setSpacing(2)
             layout.addWidget(_plain(call_title(call), "call_head", _bold()))
             layout.addWidget(_plain(call.pretty_arguments(), "call_arguments", _mono()))
-            self.verdict = _plain("", "call_answered")
+            self.verdict: QLabel = _plain("", "call_answered")
             layout.addWidget(self.verdict)
             self.shown_output = _plain("", "call_output", _mono())
             layout.addWidget(self.shown_output)
@@ -100,16 +85,11 @@ class CallBox(QFrame):
         )
         head.setObjectName("call_head")
         layout.addWidget(head)
-        arguments = QLabel(call.pretty_arguments())
-        arguments.setObjectName("call_arguments")
-        arguments.setFont(_mono())
-        arguments.setTextFormat(Qt.TextFormat.PlainText)  # the model's text, never markup
-        arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        arguments.setWordWrap(True)
-        layout.addWidget(arguments)
-        self.verdict = QLabel(verdict.text, objectName="call_verdict")
+        layout.addWidget(_plain(call.pretty_arguments(), "call_arguments", _mono()))
+        self.verdict = ink_label(
+            QLabel(verdict.text, objectName="call_verdict"), Ink.GOOD if verdict.ok else Ink.BAD
+        )
         self.verdict.setWordWrap(True)
-        self.verdict.setStyleSheet(css(Ink.GOOD if verdict.ok else Ink.BAD))
         layout.addWidget(self.verdict)
         self.output = QPlainTextEdit(objectName="call_output_edit")
         self.output.setFont(_mono())
@@ -132,7 +112,7 @@ class CallBox(QFrame):
             call = self.call
             verdict = check_arguments(call, turn.tools.definition(call.name))
             self.verdict.setText(verdict_text(call, verdict.text))
-            _inked(self.verdict, Ink.GOOD if verdict.ok else Ink.BAD)
+            ink_label(self.verdict, Ink.GOOD if verdict.ok else Ink.BAD)
             # Empty until answered, never hidden: showing a widget in a shown window lays out its parents at
             # once (QWidget::setVisible), and text set is laid out with the rest, later.
             self.shown_output.setText(call.output or "")
@@ -154,8 +134,8 @@ class CallsView(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.boxes: list[CallBox] = []
-        self.rounds = _inked(QLabel(objectName="call_rounds"), Ink.MUTED)
-        self.problem = _inked(QLabel(objectName="call_problem"), Ink.BAD)
+        self.rounds = ink_label(QLabel(objectName="call_rounds"), Ink.MUTED)
+        self.problem = ink_label(QLabel(objectName="call_problem"), Ink.BAD)
         self.problem.hide()
         self.send = QPushButton("Send outputs", objectName="send_outputs")
         self.send.setToolTip("Send every output of this round back to the model, and go on")

@@ -8,6 +8,8 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from app.ui.layout_batch import one_layout_pass
+
 # How close to the end (in pixels) still counts as "reading the newest text".
 FOLLOW_MARGIN = 48
 PAGE_MARGIN = 9
@@ -99,9 +101,10 @@ class Transcript(QScrollArea):
         if top is not None:
             self._anchor = (top, self._page_y(top) - self.verticalScrollBar().value())
             top.installEventFilter(self)  # its moves, as the views above it find their heights
-        for position, view in enumerate(views):
-            self._finished_layout.insertWidget(position, view)
-            view.show()
+        with one_layout_pass(self.finished):  # one layout for all of them, not one per view shown
+            for position, view in enumerate(views):
+                self._finished_layout.insertWidget(position, view)
+                view.show()
         self._hold_finished_height()
 
     def drop_earliest(self, count: int) -> None:

@@ -21,8 +21,9 @@ from PySide6.QtWidgets import (
 
 from app.core.playground.turns import ErrorKind, TurnStatus
 from app.services.playground.service import PlaygroundService, Turn
-from app.ui.colours import Ink, css
+from app.ui.colours import Ink, css, ink_label
 from app.ui.layout_batch import one_layout_pass
+from app.ui.widgets.selectable_label import SelectableLabel
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 from .calls_view import CallsView
@@ -68,11 +69,7 @@ class TurnView(QFrame):
             note.setWordWrap(True)
             note.setStyleSheet(css(Ink.CAUTION))
             layout.addWidget(note)
-        message = QLabel(turn.prompt or "(images only)")
-        message.setWordWrap(True)
-        message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        message.setObjectName("message")
-        layout.addWidget(message)
+        layout.addWidget(SelectableLabel(turn.prompt or "(images only)", "message"))  # never markup
         for attachment in turn.attachments:
             layout.addWidget(QLabel(f"Image: {attachment.label} · ~{attachment.tokens} tokens"))
 
@@ -201,7 +198,7 @@ class TurnView(QFrame):
         if schema is not None and turn.status == "completed":
             ok, verdict = schema_verdict(turn.text, schema)
             self.verdict.setText(verdict)
-            self.verdict.setStyleSheet(css(Ink.GOOD if ok else Ink.BAD))
+            ink_label(self.verdict, Ink.GOOD if ok else Ink.BAD)
             self.verdict.show()
         buttons = self.action_buttons
         buttons["copy"].setVisible(bool(turn.text))
@@ -214,7 +211,7 @@ class TurnView(QFrame):
         figures = figures_text(turn)
         if turn.status == TurnStatus.COMPLETED and turn.text:
             self.status.setText(figures)
-            self.status.setStyleSheet(css(Ink.MUTED))
+            ink_label(self.status, Ink.MUTED)
             return
         if turn.status == TurnStatus.CALLING:
             count = len(turn.pending_calls)
@@ -222,19 +219,19 @@ class TurnView(QFrame):
             self.status.setText(
                 f"The model called {calls}: type each output, then Send outputs. {figures}".strip()
             )
-            self.status.setStyleSheet(css(Ink.CAUTION))
+            ink_label(self.status, Ink.CAUTION)
             return
         if turn.round_note:
             self.status.setText(f"{turn.round_note} {figures}".strip())
-            self.status.setStyleSheet(css(Ink.CAUTION))
+            ink_label(self.status, Ink.CAUTION)
             return
         if turn.status in (TurnStatus.COMPLETED, TurnStatus.INCOMPLETE) and not turn.text:
             reason = turn.response.stop_reason if turn.response is not None else turn.status
             self.status.setText(f"The answer was empty (stop reason: {reason}). {figures}".strip())
-            self.status.setStyleSheet(css(Ink.CAUTION))
+            ink_label(self.status, Ink.CAUTION)
             self.action_buttons["retry"].show()
             return
-        self.status.setStyleSheet(css(Ink.BAD))
+        ink_label(self.status, Ink.BAD)
         if turn.status == TurnStatus.STOPPED:
             self.status.setText("Stopped." + (f" {figures}" if figures else ""))
         elif turn.error_kind == "blocked":
