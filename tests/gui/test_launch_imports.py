@@ -46,6 +46,10 @@ NOT_BEFORE_TABS = {
     "app.ui.playground.turn_view": "a turn's view, built when a conversation shows a turn",
     "app.ui.playground.dialogs": "the Inspector and Get code",
     "app.ui.playground.compare": "Compare's dialog",
+    "app.services.playground.compare": "Compare's re-runs, made at the first comparison",
+    "app.core.playground.compare": "Compare's re-runs",
+    "app.ui.playground.find_bar": "the find bar, built at the first Ctrl+F",
+    "app.ui.playground.function_dialog": "a function's dialog, at the first Add or Edit",
     "app.ui.security.tab": "the Security tab, built when it is first shown",
     "uuid": "a new conversation's id (uuid loads `platform`)",
 }

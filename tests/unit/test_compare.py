@@ -14,8 +14,8 @@ from app.core.playground.compare import (
     default_model,
     options_for,
     plan_rows,
-    sent_options,
 )
+from app.core.playground.turn_record import sent_options
 from app.core.playground.turns import Attachment, ErrorKind, RequestOptions, Turn, TurnStatus, build_request
 from tests.conftest import Sandbox
 from tests.gui.reach import body_of

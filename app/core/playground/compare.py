@@ -22,14 +22,6 @@ from app.core.saved_values import saved_number
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
 
-# The request fields that are the person's options (not the conversation: model, input, chain id).
-OPTION_KEYS = ("instructions", "temperature", "top_p", "max_output_tokens", "tools", "text", "reasoning")
-
-
-def sent_options(body: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The options a request was sent with, as kept with a saved turn (read back tolerantly: options_for)."""
-    return {key: body[key] for key in OPTION_KEYS if key in body} if body is not None else {}
-
 
 def options_for(sent: Mapping[str, Any], model: str) -> tuple[RequestOptions, list[str]]:
     """The options a turn was sent with, for `model`, and a sentence for each that cannot go along.

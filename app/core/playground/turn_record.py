@@ -22,6 +22,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 TIMELINE_LIMIT = 2_000  # events kept per turn: deltas are many, and the inspector counts them anyway
+# The request fields that are the person's options (not the conversation: model, input, chain id).
+OPTION_KEYS = ("instructions", "temperature", "top_p", "max_output_tokens", "tools", "text", "reasoning")
+
+
+def sent_options(body: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The options a request was sent with, as kept with a saved turn (read back tolerantly by Compare's
+    options_for)."""
+    return {key: body[key] for key in OPTION_KEYS if key in body} if body is not None else {}
 
 
 def shown_again(turn: Turn) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from app.core.playground.compare import (
     SourceTurn,
     compare_title,
     plan_rows,
-    sent_options,
 )
+from app.core.playground.turn_record import sent_options
 from app.core.playground.turn_runner import report_connection
 from app.services.playground.conversations import ConversationKeeper, restored_turn, stored_turn
 from app.services.playground.service import FLUSH_INTERVAL_MS

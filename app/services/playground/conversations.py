@@ -14,7 +14,6 @@ from PySide6.QtCore import QObject, Signal
 
 from app.common.fileio import write_atomically
 from app.common.sqlite_rescue import set_aside_if_damaged
-from app.core.playground.compare import sent_options
 from app.core.playground.conversation_store import (
     Conversation,
     ConversationStore,
@@ -25,7 +24,7 @@ from app.core.playground.conversation_store import (
     title_from,
 )
 from app.core.playground.files import CONVERSATIONS_FILE
-from app.core.playground.turn_record import restore_shown, shown_again
+from app.core.playground.turn_record import restore_shown, sent_options, shown_again
 from app.core.playground.turns import Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.services.session.messages import MessageBus

@@ -3,6 +3,8 @@ it may call them (tool_choice, parallel calls), the bound on rounds, and the lib
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -28,8 +30,10 @@ from app.core.playground.functions import (
 from app.services.playground.function_library import FunctionLibrary
 from app.ui.colours import Ink, css
 
-from .function_dialog import FunctionDialog
 from .options_boxes import ChoiceBox, WholeBox
+
+if TYPE_CHECKING:  # the dialog is loaded at the first Add or Edit
+    from .function_dialog import FunctionDialog
 
 
 class FunctionsPanel(QWidget):
@@ -184,12 +188,16 @@ class FunctionsPanel(QWidget):
     # -- editing ----------------------------------------------------------------------------------
 
     def add_function(self) -> FunctionDialog:
+        from .function_dialog import FunctionDialog  # the first Add or Edit loads it, not the launch
+
         dialog = FunctionDialog(None, self._names(), self)
         dialog.accepted.connect(lambda: self._accepted(dialog, ""))
         dialog.open()
         return dialog
 
     def edit_selected(self) -> FunctionDialog | None:
+        from .function_dialog import FunctionDialog
+
         row = self.list.currentRow()
         if row < 0:
             return None

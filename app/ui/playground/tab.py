@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.playground.turns import SchemaCheck
-from app.services.playground.compare import CompareService
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
 from app.services.playground.function_library import FunctionLibrary
 from app.services.playground.service import Attachment, PlaygroundService, RequestOptions
@@ -32,16 +32,17 @@ from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar
 from .composer import Composer
 from .conversations import ConversationSidebar
-from .find_bar import FindBar
 from .model_box import ModelBox
 from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
 from .transcript import Transcript
 from .turn_views import TurnViews
 
-if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog or comparison
+if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog, comparison or find bar
+    from app.services.playground.compare import CompareService
+
     from .compare import CompareDialog
-    from .find_bar import Match
+    from .find_bar import FindBar, Match
     from .turn_view import TurnView
 
 
@@ -60,7 +61,6 @@ class PlaygroundTab(QWidget):
         self.service = PlaygroundService(session, self)
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
-        self.compare = CompareService(session, self.keeper, self)
         self.function_library = FunctionLibrary(session.data_dir, session.bus, self)
         self.setAcceptDrops(True)
         self._build()
@@ -123,8 +123,6 @@ class PlaygroundTab(QWidget):
 
         self.transcript = Transcript()
         self.transcript.setObjectName("conversation")
-        self.find_bar = FindBar(lambda: self.service.turns)
-        self.find_bar.go_to.connect(self._show_match)
         self.conversation_splitter = OptionsSplit(self.transcript, self.options_panel)
         self.options_scroll = self.conversation_splitter.options_scroll
 
@@ -146,7 +144,6 @@ class PlaygroundTab(QWidget):
         outer.addWidget(splitter)
         layout = QVBoxLayout(main)
         layout.addLayout(top)
-        layout.addWidget(self.find_bar)  # above the conversation, as a browser's
         layout.addWidget(self.conversation_splitter, 1)
         layout.addWidget(self.attachment_bar)
         layout.addWidget(self.composer)
@@ -161,8 +158,29 @@ class PlaygroundTab(QWidget):
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_bar.open_bar)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, lambda: self.find_bar.open_bar())
         QShortcut(QKeySequence("Ctrl+Shift+M"), self, lambda: self.open_compare())
+
+    @cached_property
+    def find_bar(self) -> FindBar:
+        """Built at its first Ctrl+F, above the conversation as a browser's (its code and widgets were ~8 ms of a
+        launch that finds nothing)."""
+        from .find_bar import FindBar
+
+        bar = FindBar(lambda: self.service.turns)
+        bar.go_to.connect(self._show_match)
+        column = self.conversation_splitter.parentWidget()
+        layout = column.layout() if column is not None else None
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(layout.indexOf(self.conversation_splitter), bar)
+        return bar
+
+    @cached_property
+    def compare(self) -> CompareService:
+        """Made at the first comparison: a launch compares nothing."""
+        from app.services.playground.compare import CompareService
+
+        return CompareService(self.session, self.keeper, self)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
