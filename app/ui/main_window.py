@@ -303,7 +303,11 @@ class MainWindow(QMainWindow):
         if self._playground is None:
             return
         sidebar = self._playground.sidebar
-        room = self.page_scroll.viewport().width()
+        # The viewport's width without asking for the viewport: the first QWidget that Qt made and Python is
+        # handed (viewport()) makes PySide create every widget class it could be, with their enums: ~15 ms of
+        # a launch that did nothing else with them.
+        bar = self.page_scroll.verticalScrollBar()
+        room = self.page_scroll.maximumViewportSize().width() - (bar.width() if bar.isVisible() else 0)
         beside = sidebar.minimumSizeHint().width() + self._playground.splitter.handleWidth()
         needed = self.tabs.minimumSizeHint().width() + (0 if sidebar.isVisibleTo(self) else beside)
         if sidebar.isVisibleTo(self) and room < needed:

@@ -8,9 +8,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
     QPushButton,
     QToolButton,
@@ -61,6 +59,8 @@ class AttachmentBar(QWidget):
         self._add(lambda: prepare_url(url))
 
     def _attach_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog  # dialogs load when first asked for, not at launch
+
         paths, _ = QFileDialog.getOpenFileNames(
             self, "Attach images", "", "Images (*.png *.jpg *.jpeg *.webp *.gif)"
         )
@@ -68,6 +68,8 @@ class AttachmentBar(QWidget):
             self.attach_file(Path(path))
 
     def _attach_url_dialog(self) -> None:
+        from PySide6.QtWidgets import QInputDialog
+
         url, ok = QInputDialog.getText(self, "Image URL", "https:// address of the image")
         if ok and url:
             self.attach_url(url)

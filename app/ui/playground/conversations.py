@@ -9,12 +9,10 @@ from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QLineEdit,
     QListView,
     QMenu,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -173,6 +171,8 @@ class ConversationSidebar(QWidget):
         stem = "".join(c if c.isalnum() or c in " -_" else "_" for c in conversation.summary.title).strip()
         suggested = Path.home() / f"{stem or 'conversation'}.{kind}"
         filters = "Markdown (*.md)" if kind == "md" else "JSON (*.json)"
+        from PySide6.QtWidgets import QFileDialog  # dialogs load when first asked for, not at launch
+
         path, _ = QFileDialog.getSaveFileName(self, "Export conversation", str(suggested), filters)
         if path:
             self.service.export(conversation_id, Path(path))
@@ -185,6 +185,8 @@ class ConversationSidebar(QWidget):
     def confirm_delete(self, conversation_id: str) -> None:
         row = self.model.row_of(conversation_id)
         title = self.model.summaries[row].title if row >= 0 else "this conversation"
+        from PySide6.QtWidgets import QMessageBox
+
         box = QMessageBox(
             QMessageBox.Icon.Question,
             "Delete conversation",

@@ -11,7 +11,6 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QSh
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
     QPushButton,
     QSizePolicy,
@@ -298,6 +297,8 @@ class PlaygroundTab(QWidget):
             if later
             else ""
         )
+        from PySide6.QtWidgets import QInputDialog  # loaded at the first edit, not at launch
+
         text, ok = QInputDialog.getMultiLineText(self, "Edit message", question, turn.prompt)
         if ok and text.strip():
             self.service.resend_from(index, text.strip(), self.options())
