@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Paths:
+    """The console's own folders: settings, saved data (conversations, history), logs."""
+
     config: Path
     data: Path
     logs: Path

@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class SandboxKeys:
+    """The ids and keys the embedded sandbox made at its first start, for the sandbox profile."""
+
     org_id: str
     project_id: str
     api_key: str
@@ -48,6 +50,8 @@ class EngineState(StrEnum):
 
 @dataclass(frozen=True)
 class EngineStatus:
+    """What the embedded sandbox's engine is doing, and the words the status bar shows for it."""
+
     state: EngineState
     text: str  # for the status bar: the engine, the weights file and its size, what is happening
 

@@ -21,6 +21,8 @@ DEFAULT_MODELS = ("pro", "ultra", "think", "think-mini")
 
 @dataclass
 class Profile:
+    """Where the console connects and as whom: the embedded sandbox or a service's base URL, with its ids."""
+
     id: str
     name: str
     kind: str = "remote"  # "sandbox": the embedded local service; "remote": any base URL

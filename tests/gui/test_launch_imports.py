@@ -50,6 +50,7 @@ NOT_BEFORE_TABS = {
     "app.core.playground.compare": "Compare's re-runs",
     "app.ui.playground.find_bar": "the find bar, built at the first Ctrl+F",
     "app.ui.playground.function_dialog": "a function's dialog, at the first Add or Edit",
+    "app.services.playground.images": "the images service, with the first image attached",
     "app.ui.security.tab": "the Security tab, built when it is first shown",
     "uuid": "a new conversation's id (uuid loads `platform`)",
 }

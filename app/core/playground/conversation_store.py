@@ -74,6 +74,8 @@ class StoredTurn:
 
 @dataclass(frozen=True)
 class ConversationSummary:
+    """A saved conversation's line in the sidebar."""
+
     id: str
     title: str
     model: str
@@ -83,6 +85,8 @@ class ConversationSummary:
 
 @dataclass(frozen=True)
 class Conversation:
+    """A saved conversation read back: its line, its settings and its turns."""
+
     summary: ConversationSummary
     settings: dict[str, Any]
     turns: tuple[StoredTurn, ...]

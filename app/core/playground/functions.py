@@ -280,6 +280,8 @@ def calls_from_saved(values: Any) -> list[FunctionCall]:
 
 @dataclass(frozen=True)
 class ArgumentsVerdict:
+    """Whether a call's arguments hold to its function's schema, and the sentence that says so."""
+
     ok: bool
     text: str
 

@@ -84,6 +84,8 @@ HELD_BACK_SPAN_S = 0.25
 
 @dataclass
 class Figures:
+    """A turn's numbers: its timings and token counts, as the figures line shows them."""
+
     time_to_first_token: float | None = None
     duration: float | None = None
     input_tokens: int = 0
@@ -115,6 +117,8 @@ class Figures:
 
 @dataclass(frozen=True)
 class TimelineEntry:
+    """One event of a turn's stream, by when it came (the inspector's timeline)."""
+
     seconds: float  # since the turn started
     type: str  # the event type
 
@@ -178,6 +182,8 @@ class Turn:
 
 @dataclass
 class RequestOptions:
+    """What the person chose for the next request: the model and every option sent with it."""
+
     model: str
     instructions: str = ""
     temperature: float | None = None

@@ -19,6 +19,8 @@ class MessageLevel(StrEnum):
 
 @dataclass(frozen=True)
 class Message:
+    """A sentence for the person (the status bar, a notice), and how much it matters."""
+
     level: MessageLevel
     text: str
 

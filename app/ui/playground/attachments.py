@@ -15,9 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.playground.images import ImageProblem, prepare_file, prepare_qimage, prepare_url
 from app.services.playground.service import Attachment
-from app.ui.colours import Ink, css
+from app.ui.colours import Ink, ink_label
 
 
 class AttachmentBar(QWidget):
@@ -31,7 +30,7 @@ class AttachmentBar(QWidget):
         self.url_button = attach_url = QPushButton("Image URL…", objectName="attach_url")
         attach_url.clicked.connect(self._attach_url_dialog)
         self.notice: QLabel = QLabel(objectName="image_notice")
-        self.notice.setStyleSheet(css(Ink.BAD))
+        ink_label(self.notice, Ink.BAD)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(attach)
@@ -40,6 +39,9 @@ class AttachmentBar(QWidget):
         row.addWidget(self.notice, 1)
 
     def _add(self, make: Callable[[], Attachment]) -> None:
+        # The images service (Qt's image readers, the URL checks) loads with the first image, not at launch.
+        from app.services.playground.images import ImageProblem
+
         try:
             attachment = make()
         except ImageProblem as problem:
@@ -50,12 +52,18 @@ class AttachmentBar(QWidget):
         self._render()
 
     def attach_file(self, path: Path) -> None:
+        from app.services.playground.images import prepare_file
+
         self._add(lambda: prepare_file(path, self.max_image_side))
 
     def attach_qimage(self, image: QImage) -> None:
+        from app.services.playground.images import prepare_qimage
+
         self._add(lambda: prepare_qimage(image, max_side=self.max_image_side))
 
     def attach_url(self, url: str) -> None:
+        from app.services.playground.images import prepare_url
+
         self._add(lambda: prepare_url(url))
 
     def _attach_dialog(self) -> None:
