@@ -130,6 +130,28 @@ class _PromptServer(uvicorn.Server):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), 0.1)
 
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's shutdown, the same steps without its fixed waits. uvicorn sleeps 0.1 s after asking the
+        open connections to close and then polls them every 0.1 s: every stop took at least 0.1 s (each quit
+        of the console, ~25 s of the test suite's sandboxes). Here they are polled every 5 ms, within the same
+        graceful deadline, after which what still runs is cancelled, as uvicorn does."""
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        state = self.server_state
+        for connection in list(state.connections):
+            connection.shutdown()  # an idle keep-alive connection closes; a busy one after its response
+        deadline = time.monotonic() + (self.config.timeout_graceful_shutdown or 0)
+        while (state.connections or state.tasks) and not self.force_exit:
+            if self.config.timeout_graceful_shutdown is not None and time.monotonic() >= deadline:
+                for task in state.tasks:
+                    task.cancel(msg="Task cancelled, timeout graceful shutdown exceeded")
+                break
+            await asyncio.sleep(0.005)
+        if not self.force_exit:
+            await self.lifespan.shutdown()
+
     def exit_now(self) -> None:
         self.should_exit = True
         if self._loop is not None:
