@@ -121,6 +121,13 @@ class _PromptServer(uvicorn.Server):
         super().__init__(config)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
+        self.startup_over = threading.Event()  # set once it listens, or once its start-up failed
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        finally:
+            self.startup_over.set()
 
     async def main_loop(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -208,11 +215,13 @@ class SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)
         self._thread.start()
         self.keeper.start()
+        # Woken when uvicorn's start-up is over (a 10 ms poll cost each start ~5 ms, the console's launch too).
         deadline = time.monotonic() + timeout
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the sandbox did not start in time")
-            time.sleep(0.01)
+        while not self._server.startup_over.wait(0.05):
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                break
+        if not self._server.started:
+            raise RuntimeError("the sandbox did not start in time")
         return self
 
     def _run(self) -> None:

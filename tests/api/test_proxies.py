@@ -222,17 +222,17 @@ def test_mutual_tls_through_an_intercepting_proxy_is_said_and_not_retried(
 
 
 def test_a_stream_waits_for_its_head_past_the_request_deadline() -> None:
-    """A buffering proxy sends the head only once the whole answer is there (here ~1.5 s); the 0.5 s
+    """A buffering proxy sends the head only once the whole answer is there (here ~0.8 s); the 0.3 s
     whole-request deadline does not cut it, the first-byte deadline does when it is shorter."""
 
     async def run(sandbox_url: str, key: str, proxy: str, first_byte: float) -> str:
         settings = ConnectionSettings(
-            sandbox_url, api_key=key, proxy=proxy, request_deadline=0.5, first_byte_deadline=first_byte
+            sandbox_url, api_key=key, proxy=proxy, request_deadline=0.3, first_byte_deadline=first_byte
         )
         client = ServiceClient(settings, "")
         try:
             _response, text = await collect(
-                client.responses.stream({"model": "service-pro", "input": "Write 40 words"})
+                client.responses.stream({"model": "service-pro", "input": "Write 20 words"})
             )
             return text
         finally:
@@ -241,12 +241,12 @@ def test_a_stream_waits_for_its_head_past_the_request_deadline() -> None:
     with slow_sandbox() as (url, key), loopback_proxy() as proxy:
         assert asyncio.run(run(url, key, proxy.url, 30.0))
         with pytest.raises(TimedOut, match=r"through the proxy .* “Wait for first byte”"):
-            asyncio.run(run(url, key, proxy.url, 0.4))
+            asyncio.run(run(url, key, proxy.url, 0.2))
 
 
 @contextmanager
 def slow_sandbox() -> Iterator[tuple[str, str]]:
-    """A plain-HTTP sandbox of its own whose answers take ~1.5 s to stream (40 words at 30 ms a delta)."""
+    """A plain-HTTP sandbox of its own whose answers stream at 30 ms a delta (20 words: ~0.8 s)."""
     with tempfile.TemporaryDirectory() as folder:
         server = SandboxServer(SandboxConfig(data_dir=Path(folder), stream_delay_ms=30)).start()
         try:

@@ -58,11 +58,11 @@ async def test_the_idle_deadline_counts_waits_for_events_not_the_readers_own_wor
     with raw_server(reply) as url:
         client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
         async with client.responses.stream({"model": "m", "input": "x"}) as stream:
-            stream.idle_timeout = 0.4
+            stream.idle_timeout = 0.25
             seen = []
             async for event in stream:
                 seen.append(event.type)
-                await asyncio.sleep(0.6)  # longer than the deadline, but not spent waiting for the server
+                await asyncio.sleep(0.4)  # longer than the deadline, but not spent waiting for the server
         assert seen[-1] == "response.completed" and stream.state.finished
         await client.aclose()
     with comment_server() as url:

@@ -64,7 +64,7 @@ def test_scrolling_up_mid_stream_is_not_undone(
     qtbot: QtBot, long_tab: PlaygroundTab, console: MainWindow
 ) -> None:
     simulated(console.session).delay = 0.002
-    send(qtbot, long_tab, "Write 1500 words")
+    send(qtbot, long_tab, "Write 500 words")
 
     def newest() -> Turn:
         return long_tab.service.turns[-1]

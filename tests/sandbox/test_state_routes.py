@@ -182,7 +182,7 @@ def test_background_stream_resumes_live_and_cancel(sandbox_factory: Any) -> None
     slow = sandbox_factory(stream_delay_ms=20)
     with client(slow) as api:
         stream = api.responses.create(
-            model="service-pro", input="Write 60 words", background=True, stream=True
+            model="service-pro", input="Write 30 words", background=True, stream=True
         )
         first = [strict_event(event) for _, event in zip(range(6), stream, strict=False)]
         stream.close()  # the client leaves mid-answer ...
