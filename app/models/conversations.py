@@ -5,11 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QStringListModel, Qt, Signal
 
 from app.core.playground.conversation_store import ConversationSummary
-
-ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 
 
 def when(timestamp: float, now: dt.datetime | None = None) -> str:
@@ -33,8 +31,14 @@ def shown_title(title: str) -> str:
     return f"⇄ {model}: {base}" if mark and base and model else title
 
 
-class ConversationsModel(QAbstractListModel):
-    """Titles are edited in place; the edit is a request (`rename_requested`), the service does the writing."""
+class ConversationsModel(QStringListModel):
+    """The titles as shown, held by Qt (QStringListModel), beside the summaries they show (`summaries`, row for
+    row). Laying out and painting the list then never calls into Python: a list of a thousand conversations
+    asked this model's Python `rowCount` a thousand times and `data` eight times per row painted, ~2-3 ms of
+    every launch. What Qt does not hold (the whole title to edit, the tooltip, the id) is read from
+    `summaries` when it is asked for (the sidebar's `ConversationRows`).
+
+    Titles are edited in place; the edit is a request (`rename_requested`), the service does the writing."""
 
     rename_requested = Signal(str, str)  # conversation id, new title
 
@@ -43,55 +47,34 @@ class ConversationsModel(QAbstractListModel):
         self.summaries: list[ConversationSummary] = []
 
     def set_summaries(self, summaries: list[ConversationSummary]) -> None:
-        self.beginResetModel()
         self.summaries = summaries
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.summaries)
-
-    def data(
-        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if not index.isValid():
-            return None
-        summary = self.summaries[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return shown_title(summary.title)
-        if role == Qt.ItemDataRole.EditRole:
-            return summary.title
-        if role == Qt.ItemDataRole.ToolTipRole:
-            turns = f"{summary.turn_count} turn{'s' if summary.turn_count != 1 else ''}"
-            return f"{summary.title}\n{summary.model} · {turns} · {when(summary.updated_at)}"
-        if role == ID_ROLE:
-            return summary.id
-        return None
+        self.setStringList([shown_title(summary.title) for summary in summaries])  # a reset of the model
 
     def put(self, summary: ConversationSummary) -> None:
         """One conversation's row, new or changed, in its place (the newest first): a saved turn changes one
         row, and reading the whole list again for it took more than the save itself."""
         row = self.row_of(summary.id)
         if row >= 0:
-            self.beginRemoveRows(QModelIndex(), row, row)
+            self.removeRows(row, 1)
             del self.summaries[row]
-            self.endRemoveRows()
         place = next((r for r, s in enumerate(self.summaries) if s.updated_at <= summary.updated_at), None)
         place = len(self.summaries) if place is None else place
-        self.beginInsertRows(QModelIndex(), place, place)
         self.summaries.insert(place, summary)
-        self.endInsertRows()
+        self.insertRows(place, 1)
+        QStringListModel.setData(self, self.index(place), shown_title(summary.title))
 
     def row_of(self, conversation_id: str) -> int:
         return next((row for row, s in enumerate(self.summaries) if s.id == conversation_id), -1)
 
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        return (
-            super().flags(index) | Qt.ItemFlag.ItemIsEditable if index.isValid() else Qt.ItemFlag.NoItemFlags
-        )
+    def tooltip(self, row: int) -> str:
+        summary = self.summaries[row]
+        turns = f"{summary.turn_count} turn{'s' if summary.turn_count != 1 else ''}"
+        return f"{summary.title}\n{summary.model} · {turns} · {when(summary.updated_at)}"
 
     def setData(
         self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole
     ) -> bool:
+        """An edit in place: asks for the rename (the row changes when the service has saved it)."""
         title = str(value).strip()
         if role != Qt.ItemDataRole.EditRole or not index.isValid() or not title:
             return False

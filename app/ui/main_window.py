@@ -86,6 +86,12 @@ class MainWindow(QMainWindow):
     def __init__(self, session: ConsoleSession) -> None:
         super().__init__()
         self.session = session
+        from app.common.sqlite_rescue import check_early
+        from app.core.playground.files import CONVERSATIONS_FILE
+
+        # First: SQLite checks the saved conversations on another core while the window and the Playground
+        # are made (~25 ms for a thousand; begun with the tabs, the list still waited ~5 ms for it).
+        check_early(session.data_dir / CONVERSATIONS_FILE)
         self.setWindowTitle("Service Console")
         fit_to_screen(self, 1100, 800)  # a first launch on an 800x600 screen fits it, Send included
         from app.services.session.ui_state import UiState
@@ -135,19 +141,14 @@ class MainWindow(QMainWindow):
         (`security`): its modules and widgets were a large part of what a launch on the Playground waited for."""
         if self._playground is not None:
             return
-        from app.common.sqlite_rescue import check_early
-        from app.core.playground.files import CONVERSATIONS_FILE
-
-        # First: SQLite checks the saved conversations on another core while the Playground's code loads.
-        check_early(self.session.data_dir / CONVERSATIONS_FILE)
         from PySide6.QtCore import Qt  # after the first frame (see the imports above)
 
         self.menus.apply_shortcuts()
         self.page_scroll.setFrameShape(QScrollArea.Shape.NoFrame)  # here: enums cost before the first frame
         self.page_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a frame, not a stop on the Tab chain
-        from .focus_ring import focus_style_sheet
+        from .focus_ring import install_focus_rings
 
-        self.setStyleSheet(focus_style_sheet())  # the window's dialogs too: a style sheet reaches every child
+        install_focus_rings()  # in the window's dialogs too: it follows the focus in every window
         from .playground.tab import PlaygroundTab
 
         current = self.ui_state.tab if 0 <= self.ui_state.tab < len(TAB_LABELS) else 0

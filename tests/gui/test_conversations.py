@@ -6,10 +6,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QMessageBox
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox, QToolTip
 from pytestqt.qtbot import QtBot
 
+from app.core.playground.compare import compare_title
 from app.core.playground.conversation_store import StoredTurn
 from app.services.playground.conversations import ConversationsService
 from app.services.session.messages import MessageBus
@@ -70,6 +72,40 @@ def test_f2_renames_in_place(
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "Autumn poems" in titles(sidebar))
     assert [s.title for s in service.summaries("poems")] == ["Autumn poems"]
+
+
+@pytest.mark.qt_log_ignore("^This plugin does not support raise")  # the tooltip's window, offscreen
+def test_a_row_s_tooltip_has_its_whole_title_model_and_turns(
+    sidebar: ConversationSidebar, qtbot: QtBot
+) -> None:
+    rect = sidebar.list.visualRect(sidebar.model.index(titles(sidebar).index("Office network")))
+    viewport = sidebar.list.viewport()
+    QToolTip.hideText()
+    QApplication.sendEvent(
+        viewport, QHelpEvent(QEvent.Type.ToolTip, rect.center(), viewport.mapToGlobal(rect.center()))
+    )
+    qtbot.waitUntil(QToolTip.isVisible)
+    assert QToolTip.text().startswith("Office network\nservice-pro · 1 turn · ")
+    QToolTip.hideText()
+
+
+def test_a_re_run_shows_its_model_first_and_is_renamed_from_its_whole_title(
+    sidebar: ConversationSidebar, service: ConversationsService, qtbot: QtBot
+) -> None:
+    title = compare_title("Haiku", "service-think")
+    copy = service.start(title, "service-think")
+    assert copy
+    service.save_turn(copy, 0, StoredTurn("a question", "an answer", "service-think", "completed"))
+    qtbot.waitUntil(lambda: title in titles(sidebar))
+    row = titles(sidebar).index(title)
+    assert sidebar.model.index(row).data() == "⇄ service-think: Haiku"  # what the list shows
+    sidebar.list.setCurrentIndex(sidebar.model.index(row))
+    sidebar.list.setFocus()
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_F2)
+    editor = sidebar.list.findChild(QLineEdit)
+    assert editor is not None and editor.text() == title  # the title itself, not its shown form
+    qtbot.keyClick(editor, Qt.Key.Key_Return)  # unchanged: nothing is renamed
+    assert titles(sidebar).count(title) == 1 and [s.title for s in service.summaries("⇄")] == []
 
 
 def test_delete_asks_first_and_cancel_keeps_it(sidebar: ConversationSidebar, qtbot: QtBot) -> None:

@@ -1,8 +1,8 @@
 """The entries table with 100,000 entries: load, sort, and one filter keystroke, against a plain Python
 filter of the same list in the same run. Run: python -m tests.perf.bench_allowlist_table [rounds]  (offscreen)
 
-The table is the Security tab's own (EntriesPanel: its delegate and column widths, 1000x700, under the
-window's style sheet). The load is timed as the Security tab does it: the rows show at once (GUI thread),
+The table is the Security tab's own (EntriesPanel: its delegate and column widths, 1000x700, with the
+console's focus ring). The load is timed as the Security tab does it: the rows show at once (GUI thread),
 then the entry index is built on a worker thread, then handed to the model (which sorts by address with it
 and makes the filter's keys). Each figure is the median of the rounds (the worst keystroke: the median of
 each round's worst).
@@ -31,7 +31,7 @@ from app.core.security.checks import index_of
 from app.models.entries import EntriesModel
 from app.netrules import covering, nearest, relate
 from app.netrules.index import EntryIndex
-from app.ui.focus_ring import focus_style_sheet
+from app.ui.focus_ring import install_focus_rings
 from app.ui.security.entries_panel import EntriesPanel
 
 COUNT = 100_000
@@ -112,7 +112,7 @@ def one_round(
     me = ipaddress.ip_address("198.51.100.7")
     model = EntriesModel()
     panel = EntriesPanel(model)  # the Security tab's table: its delegate, column widths, sorted by address
-    panel.setStyleSheet(focus_style_sheet())  # the window's, which every widget of the console paints under
+    install_focus_rings()  # as the console has it
     panel.resize(1000, 760)  # a table 1000x700
     panel.show()
     view = panel.table

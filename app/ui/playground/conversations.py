@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QHelpEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -14,12 +14,44 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
-from app.models.conversations import ID_ROLE, ConversationsModel
+from app.models.conversations import ConversationsModel
 from app.services.playground.conversations import ConversationsService
+
+
+class ConversationRows(QStyledItemDelegate):
+    """Qt's own drawing of the rows (no `paint` here); what the model's strings do not say comes from its
+    summaries: the whole title to edit (a re-run shows "⇄ model: title") and the tooltip."""
+
+    def __init__(self, model: ConversationsModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._model = model
+
+    def setEditorData(self, editor: QWidget, index: QModelIndex | QPersistentModelIndex) -> None:
+        if isinstance(editor, QLineEdit) and index.isValid():
+            editor.setText(self._model.summaries[index.row()].title)
+            return
+        super().setEditorData(editor, index)
+
+    def helpEvent(
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> bool:
+        if event.type() == QEvent.Type.ToolTip and index.isValid():
+            QToolTip.showText(
+                event.globalPos(), self._model.tooltip(index.row()), view.viewport(), option.rect
+            )
+            return True
+        return super().helpEvent(event, view, option, index)
 
 
 class ConversationSidebar(QWidget):
@@ -42,6 +74,7 @@ class ConversationSidebar(QWidget):
         self.list = QListView(objectName="conversation_list")
         self.list.setAccessibleName("Conversations")
         self.list.setModel(self.model)
+        self.list.setItemDelegate(ConversationRows(self.model, self.list))
         self.list.setEditTriggers(
             QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
         )
@@ -135,7 +168,7 @@ class ConversationSidebar(QWidget):
         selection.setCurrentIndex(index, selection.SelectionFlag.ClearAndSelect)
 
     def _id_at(self, index: QModelIndex) -> str | None:
-        return index.data(ID_ROLE) if index.isValid() else None
+        return self.model.summaries[index.row()].id if index.isValid() else None
 
     def _open(self, index: QModelIndex) -> None:
         conversation_id = self._id_at(index)

@@ -5,13 +5,13 @@ Qt's own delegate lays each cell out through the style on every paint: it asks t
 roles (each a call into Python), measures the cell, and shapes and elides the text through QTextLayout. Here
 each cell's text, elided to its column's width, is shaped once into a QStaticText and kept, so a repaint of
 rows already seen only blits glyphs: a repaint of the 1000x700 entries table under the window's style sheet
-went from ~27 ms to ~12 ms (tests/perf/bench_allowlist_table), of which ~5 ms is Qt calling into Python
+(the console had one then) went from ~27 ms to ~12 ms (tests/perf/bench_allowlist_table), of which ~5 ms is Qt calling into Python
 once per cell.
 
 What Qt's drawing gave is kept: the palette's colours (selected rows in the highlight colours, any colour
 group, a dark desktop), "…" where a text does not fit (the full text is then the cell's tooltip unless the
 model has one), and the focus ring: the row the keyboard acts on is outlined in the focus colour while the
-table has the focus (the window's style sheet outlines only the one current cell, whose style this bypasses).
+table has the focus (app/ui/focus_ring.py, which outlines a focused list's current row, leaves it to this).
 The model still answers `data()` for every role, which the accessibility interface, copying and the tooltip
 read.
 """
@@ -57,6 +57,8 @@ _RESHAPING_EVENTS = frozenset({QEvent.Type.FontChange, QEvent.Type.StyleChange, 
 
 class TextCells(QStyledItemDelegate):
     """Paints `view`'s cells from `text(row, column)`; `right_aligned`: the columns of figures."""
+
+    outlines_focus_row = True  # its own ring, the whole row's (app/ui/focus_ring.py leaves the row to it)
 
     def __init__(self, view: QTableView, text: CellText, right_aligned: Collection[int] = ()) -> None:
         super().__init__(view)
