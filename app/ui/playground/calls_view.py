@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.core.playground.functions import FunctionCall, check_arguments
 from app.core.playground.turns import Turn, TurnStatus
 from app.ui.colours import Ink, ink_label
+from app.ui.layout_batch import one_layout_pass
 from app.ui.widgets.selectable_label import SelectableLabel
 
 
@@ -172,6 +173,10 @@ class CallsView(QWidget):
         self.send.setVisible(turn.status == TurnStatus.CALLING and bool(turn.pending_calls))
 
     def _build(self, turn: Turn, editable: frozenset[str]) -> None:
+        with one_layout_pass(self):  # the boxes, and this view shown: the turn and the page laid out once
+            self._build_boxes(turn, editable)
+
+    def _build_boxes(self, turn: Turn, editable: frozenset[str]) -> None:
         typed = {box.call.call_id: box.typed() for box in self.boxes}
         while self._layout.count():
             item = self._layout.takeAt(0)
