@@ -115,7 +115,7 @@ def run_window(args: argparse.Namespace) -> int:
     gc.disable()
     from app.pyside_imports import load_pyside
 
-    load_pyside()  # first: the modules imported after PySide6 each cost it a check, made cheap here
+    load_pyside()  # first: PySide6's import hook out, before the ~250 modules imported after it
     from PySide6.QtCore import QTimer
 
     from app.bootstrap import (

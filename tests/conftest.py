@@ -27,9 +27,15 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Public IP echo services are Internet hosts: off in tests (tests that need them run their own on loopback).
 os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
+from app.pyside_imports import load_pyside
 from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.store import Credentials
 from tests.fork_server import ForkServer
+
+# As the console does at launch: PySide6's `__feature__` hook out of Python's import (app/pyside_imports.py),
+# which pytest-qt loaded first. Every import statement a test runs (hypothesis makes ~470,000 in the fuzzing
+# module) went through it.
+load_pyside()
 
 # httpx builds a new default SSL context for every client it makes (and one per proxy it mounts), parsing
 # certifi's ~150 CA certificates each time: ~40 ms of CPU, and the suite makes well over a thousand clients
