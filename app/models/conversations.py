@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QStringListModel, Qt, Signal
@@ -20,6 +21,8 @@ def when(timestamp: float, now: dt.datetime | None = None) -> str:
         return moment.strftime("%a %H:%M")
     return moment.strftime("%Y-%m-%d")
 
+
+NextPage = Callable[[ConversationSummary], list[ConversationSummary]]  # the page after a summary
 
 COPY_MARK = " · on "  # compare_title's: "Tea · on service-think" is Tea re-run on service-think
 
@@ -45,10 +48,32 @@ class ConversationsModel(QStringListModel):
     def __init__(self) -> None:
         super().__init__()
         self.summaries: list[ConversationSummary] = []
+        self._next_page: NextPage | None = None
 
-    def set_summaries(self, summaries: list[ConversationSummary]) -> None:
+    def set_summaries(self, summaries: list[ConversationSummary], next_page: NextPage | None = None) -> None:
+        """The list's first rows; `next_page(last)` reads the ones after `last` when the list is scrolled
+        to its end (Qt's fetchMore), until it gives none."""
         self.summaries = summaries
+        self._next_page = next_page if summaries else None
         self.setStringList([shown_title(summary.title) for summary in summaries])  # a reset of the model
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:
+        return self._next_page is not None and not parent.isValid()
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> None:
+        if self._next_page is None or parent.isValid():
+            return
+        page = self._next_page(self.summaries[-1])
+        if not page:
+            self._next_page = None
+            return
+        listed = {summary.id for summary in self.summaries}  # one a save moved up meanwhile is listed once
+        new = [summary for summary in page if summary.id not in listed]
+        first = len(self.summaries)
+        self.summaries += new
+        self.insertRows(first, len(new))
+        for row, summary in enumerate(new, first):
+            QStringListModel.setData(self, self.index(row), shown_title(summary.title))
 
     def put(self, summary: ConversationSummary) -> None:
         """One conversation's row, new or changed, in its place (the newest first): a saved turn changes one

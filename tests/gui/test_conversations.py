@@ -15,7 +15,7 @@ from app.core.playground.compare import compare_title
 from app.core.playground.conversation_store import StoredTurn
 from app.services.playground.conversations import ConversationsService
 from app.services.session.messages import MessageBus
-from app.ui.playground.conversations import ConversationSidebar
+from app.ui.playground.conversations import PAGE, ConversationSidebar
 
 
 @pytest.fixture
@@ -106,6 +106,28 @@ def test_a_re_run_shows_its_model_first_and_is_renamed_from_its_whole_title(
     assert editor is not None and editor.text() == title  # the title itself, not its shown form
     qtbot.keyClick(editor, Qt.Key.Key_Return)  # unchanged: nothing is renamed
     assert titles(sidebar).count(title) == 1 and [s.title for s in service.summaries("⇄")] == []
+
+
+def test_scrolling_to_the_end_reads_the_next_page_until_every_conversation_is_listed(
+    service: ConversationsService, qtbot: QtBot
+) -> None:
+    """A long history is read a page at a time (PAGE rows, then more as the list is scrolled to its end):
+    every conversation can be reached, none twice (all were read at once before, and only the newest 500)."""
+    for n in range(2 * PAGE + 30):
+        service.start(f"Conversation {n}", "service-pro")
+    sidebar = ConversationSidebar(service)
+    qtbot.addWidget(sidebar)
+    sidebar.resize(260, 400)
+    sidebar.show()
+    assert len(titles(sidebar)) == PAGE  # what a launch reads
+    bar = sidebar.list.verticalScrollBar()
+    for _ in range(10):
+        bar.setValue(bar.maximum())
+        qtbot.wait(10)
+    listed = titles(sidebar)
+    assert len(listed) == 2 * PAGE + 30 and len(set(listed)) == len(listed)
+    assert listed[0] == f"Conversation {2 * PAGE + 29}"  # the newest first
+    assert sidebar.model.rowCount() == len(listed)
 
 
 def test_delete_asks_first_and_cancel_keeps_it(sidebar: ConversationSidebar, qtbot: QtBot) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -271,9 +272,9 @@ def test_a_saved_turn_updates_its_row_without_reading_the_list_again(
     listed: list[str] = []
     reading = tab.conversations.summaries
 
-    def counted(query: str = "") -> list[ConversationSummary]:
+    def counted(query: str = "", *page: Any) -> list[ConversationSummary]:
         listed.append(query)
-        return reading(query)
+        return reading(query, *page)
 
     monkeypatch.setattr(tab.conversations, "summaries", counted)
     send(qtbot, tab, "second conversation")

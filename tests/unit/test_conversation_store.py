@@ -186,3 +186,18 @@ def test_a_new_conversation_and_its_first_turn_are_one_write(store: Conversation
     assert loaded.settings == {"temperature": 0.2}
     assert [s.id for s in store.summaries("moon")] == [conversation_id]  # its search document has the turn
     assert store.summary("conv_missing") is None
+
+
+def test_pages_after_a_summary_list_every_conversation_once_in_order(store: ConversationStore) -> None:
+    made = [store.create(f"Tide table {n}", "service-pro") for n in range(23)]
+    with store._db:  # five saved at the same moment: the order is by id among them, and the pages still split
+        store._db.execute(
+            f"UPDATE conversations SET updated_at = 1000 WHERE id IN ({', '.join('?' * 5)})", made[5:10]
+        )
+    for query in ("", "tide"):
+        whole = store.summaries(query, limit=1000)
+        assert len(whole) == 23
+        pages = [store.summaries(query, limit=4)]
+        while pages[-1]:
+            pages.append(store.summaries(query, limit=4, after=pages[-1][-1]))
+        assert [s.id for page in pages for s in page] == [s.id for s in whole]

@@ -232,20 +232,28 @@ class ConversationStore:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def summaries(self, query: str = "", limit: int = 500) -> list[ConversationSummary]:
-        """Most recently updated first; with a query, only conversations whose title or turns match."""
+    def summaries(
+        self, query: str = "", limit: int = 500, after: ConversationSummary | None = None
+    ) -> list[ConversationSummary]:
+        """Most recently updated first (then by id, so that the order is total); with a query, only
+        conversations whose title or turns match. `after`: the next page, the ones that come after that
+        summary in this order (a page of the sidebar read as it is scrolled to)."""
         select = "SELECT c.id, c.title, c.model, c.updated_at, c.turn_count FROM conversations c"
         match = match_query(query)
         if query.strip() and match is None:
             return []
-        if match is None:
-            rows = self._db.execute(f"{select} ORDER BY c.updated_at DESC LIMIT ?", (limit,))
-        else:
-            rows = self._db.execute(
-                f"{select} WHERE c.rowid IN (SELECT rowid FROM conversation_text WHERE conversation_text MATCH ?)"
-                " ORDER BY c.updated_at DESC LIMIT ?",
-                (match, limit),
-            )
+        where: list[str] = []
+        values: list[object] = []
+        if match is not None:
+            where.append("c.rowid IN (SELECT rowid FROM conversation_text WHERE conversation_text MATCH ?)")
+            values.append(match)
+        if after is not None:
+            where.append("(c.updated_at < ? OR (c.updated_at = ? AND c.id < ?))")
+            values += [after.updated_at, after.updated_at, after.id]
+        condition = f" WHERE {' AND '.join(where)}" if where else ""
+        rows = self._db.execute(
+            f"{select}{condition} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?", (*values, limit)
+        )
         return [ConversationSummary(*row) for row in rows]
 
     def summary(self, conversation_id: str) -> ConversationSummary | None:

@@ -60,13 +60,15 @@ class ConversationsService(QObject):
             self._store.close()
             self._store = None
 
-    def summaries(self, query: str = "") -> list[ConversationSummary]:
+    def summaries(
+        self, query: str = "", limit: int = 500, after: ConversationSummary | None = None
+    ) -> list[ConversationSummary]:
         if self._store is None and not self.path.exists():
             # Nothing saved yet: an empty list, without making the file now. Making it (its schema, its
             # write-ahead log) syncs to disk several times, 10-40 ms of a first launch; the first save makes it.
             return []
         try:
-            return self.store.summaries(query)
+            return self.store.summaries(query, limit, after)
         except sqlite3.Error as error:
             self.bus.error(f"The saved conversations could not be read: {error}.")
             return []

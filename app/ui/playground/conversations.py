@@ -24,6 +24,10 @@ from PySide6.QtWidgets import (
 from app.models.conversations import ConversationsModel
 from app.services.playground.conversations import ConversationsService
 
+# The rows read at once; the rest a page at a time as the list is scrolled to its end (Qt's fetchMore). A
+# thousand saved conversations were all read at launch (the newest 500 of them, the rest only by search).
+PAGE = 100
+
 
 class ConversationRows(QStyledItemDelegate):
     """Qt's own drawing of the rows (no `paint` here); what the model's strings do not say comes from its
@@ -123,7 +127,12 @@ class ConversationSidebar(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        self.model.set_summaries(self.service.summaries(self.search.text()))
+        query = self.search.text()
+        first = self.service.summaries(query, PAGE)
+        if len(first) < PAGE:
+            self.model.set_summaries(first)
+        else:
+            self.model.set_summaries(first, lambda last: self.service.summaries(query, PAGE, after=last))
         self.mark_current(self.current_id)
         self._enable_compare()  # a model reset clears the selection without a signal
 
