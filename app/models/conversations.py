@@ -49,24 +49,27 @@ class ConversationsModel(QStringListModel):
         super().__init__()
         self.summaries: list[ConversationSummary] = []
         self._next_page: NextPage | None = None
+        self._read_up_to: ConversationSummary | None = None
 
     def set_summaries(self, summaries: list[ConversationSummary], next_page: NextPage | None = None) -> None:
         """The list's first rows; `next_page(last)` reads the ones after `last` when the list is scrolled
         to its end (Qt's fetchMore), until it gives none."""
         self.summaries = summaries
         self._next_page = next_page if summaries else None
+        self._read_up_to = summaries[-1] if summaries else None  # where the next page begins
         self.setStringList([shown_title(summary.title) for summary in summaries])  # a reset of the model
 
     def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:
         return self._next_page is not None and not parent.isValid()
 
     def fetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> None:
-        if self._next_page is None or parent.isValid():
+        if self._next_page is None or self._read_up_to is None or parent.isValid():
             return
-        page = self._next_page(self.summaries[-1])
+        page = self._next_page(self._read_up_to)
         if not page:
             self._next_page = None
             return
+        self._read_up_to = page[-1]  # not the last row shown: a page may hold only rows already listed
         listed = {summary.id for summary in self.summaries}  # one a save moved up meanwhile is listed once
         new = [summary for summary in page if summary.id not in listed]
         first = len(self.summaries)
