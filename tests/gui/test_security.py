@@ -295,3 +295,19 @@ def test_an_add_on_a_project_list_shows_the_posts_answer_without_reading_the_lis
     listed = shown(tab).entries
     assert [(e.cidr, e.description) for e in listed] == [("203.0.113.0/24", "branch")]
     assert tab.model.rowCount() == 1 and tab.model.data(tab.model.index(0, 0)) == "203.0.113.0/24"
+
+
+def test_switching_the_list_on_shows_the_patchs_answer_without_reading_it_again(
+    qtbot: QtBot, tab: SecurityTab
+) -> None:
+    """The answer to the switch is the list as it is now: the PATCH alone. (A read after it was admitted by
+    the entry that covers this console, and showed it matched just then, not as the switch found it.)"""
+    add(qtbot, tab, "198.51.100.0/24", "office")
+    qtbot.waitUntil(lambda: not tab.session.tasks.running("allowlist.add"))
+    seen = embedded(tab.session).app.seen
+    before = len(seen)
+    tab.service.set_enabled(True)
+    qtbot.waitUntil(lambda: not tab.session.tasks.running("allowlist.enable"))
+    org_list = f"/v1/organizations/{profile_of(tab.session).org_id}/ip_allowlist"
+    assert list(seen)[before:] == [("PATCH", org_list)]
+    assert shown(tab).enabled

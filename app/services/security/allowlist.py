@@ -288,6 +288,9 @@ class AllowlistService(AllowlistReads):
             go(),
             f"switched the list {'on' if enabled else 'off'}" + (" (forced)" if force else ""),
             lambda: self.set_enabled(enabled, force),
+            # The answer is the list as it is now. Read again only after a forced change, which may have
+            # locked this console out: the read shows it at once.
+            read_after=force,
         )
 
     # -- import -----------------------------------------------------------------------------------
