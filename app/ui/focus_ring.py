@@ -78,11 +78,13 @@ class FocusRing(QWidget):
                 self.setGeometry(self.target.rect())
             elif kind == QEvent.Type.ChildAdded:
                 self.raise_()  # above a child the control made after the ring came (a scroll bar, say)
-        elif kind == QEvent.Type.Paint and self._current_row() != self._row:
-            # The list painted: its current row moved (a key, a scroll, rows added). Only then: the ring is
-            # transparent, so its own repaint repaints the list under it.
-            self._row = self._current_row()
-            self.update()
+        elif kind == QEvent.Type.Paint:
+            # The list painted: repaint the ring only if its current row moved (a key, a scroll, rows added),
+            # as the ring is transparent and its own repaint repaints the list under it.
+            row = self._current_row()
+            if row != self._row:
+                self._row = row
+                self.update()
         return False
 
     def _current_row(self) -> QRect:
