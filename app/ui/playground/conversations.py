@@ -129,10 +129,12 @@ class ConversationSidebar(QWidget):
     def refresh(self) -> None:
         query = self.search.text()
         first = self.service.summaries(query, PAGE)
-        if len(first) < PAGE:
-            self.model.set_summaries(first)
-        else:
-            self.model.set_summaries(first, lambda last: self.service.summaries(query, PAGE, after=last))
+        # A short first page is the whole list: no next page to offer (Qt asks for one at once while the
+        # view has room, which would be a query for nothing at every launch).
+        more = len(first) == PAGE
+        self.model.set_summaries(
+            first, (lambda last: self.service.summaries(query, PAGE, after=last)) if more else None
+        )
         self.mark_current(self.current_id)
         self._enable_compare()  # a model reset clears the selection without a signal
 
