@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QDialog
+from PySide6.QtCore import QEvent, QObject, QPoint
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QDialog, QToolTip, QWidget
 
 from app.sandbox.engines.simulated import SimulatedEngine
 
@@ -88,3 +89,10 @@ def body_of(turn: Turn) -> dict[str, Any]:
     assert turn.request_body is not None, "the turn sent no request"
     sent: dict[str, Any] = json.loads(json.dumps(turn.request_body))
     return sent
+
+
+def hover_for_tooltip(viewport: QWidget, point: QPoint) -> None:
+    """What resting the mouse at `point` of a view's `viewport` does: the tooltip event, any tooltip shown
+    before hidden first (offscreen there is no mouse to rest)."""
+    QToolTip.hideText()
+    QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, point, viewport.mapToGlobal(point)))

@@ -6,9 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QHelpEvent
-from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox, QToolTip
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QMessageBox, QToolTip
 from pytestqt.qtbot import QtBot
 
 from app.core.playground.compare import compare_title
@@ -16,6 +15,7 @@ from app.core.playground.conversation_store import StoredTurn
 from app.services.playground.conversations import ConversationsService
 from app.services.session.messages import MessageBus
 from app.ui.playground.conversations import PAGE, ConversationSidebar
+from tests.gui.reach import hover_for_tooltip
 
 
 @pytest.fixture
@@ -79,11 +79,7 @@ def test_a_row_s_tooltip_has_its_whole_title_model_and_turns(
     sidebar: ConversationSidebar, qtbot: QtBot
 ) -> None:
     rect = sidebar.list.visualRect(sidebar.model.index(titles(sidebar).index("Office network")))
-    viewport = sidebar.list.viewport()
-    QToolTip.hideText()
-    QApplication.sendEvent(
-        viewport, QHelpEvent(QEvent.Type.ToolTip, rect.center(), viewport.mapToGlobal(rect.center()))
-    )
+    hover_for_tooltip(sidebar.list.viewport(), rect.center())
     qtbot.waitUntil(QToolTip.isVisible)
     assert QToolTip.text().startswith("Office network\nservice-pro · 1 turn · ")
     QToolTip.hideText()

@@ -6,14 +6,15 @@ where a cell is too narrow."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QHelpEvent, QImage, QPalette
-from PySide6.QtWidgets import QApplication, QTableView, QToolTip
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage, QPalette
+from PySide6.QtWidgets import QTableView, QToolTip
 from pytestqt.qtbot import QtBot
 
 from app.models.entries import ADDRESS, COVERS, DESCRIPTION
 from app.ui.colours import Ink, qcolor
 from app.ui.security.tab import SecurityTab
+from tests.gui.reach import hover_for_tooltip
 from tests.gui.test_colours import dark_palette
 from tests.gui.test_keyboard import colour_near
 from tests.gui.test_security import add
@@ -96,24 +97,14 @@ def test_a_cell_too_narrow_is_elided_and_its_tooltip_is_the_whole_text(
     assert table.model().data(index) == LONG  # what a screen reader and a copy read: never elided
     rect = table.visualRect(index)
     assert table.fontMetrics().horizontalAdvance(LONG) > rect.width()
-    QToolTip.hideText()
-    event = QHelpEvent(QEvent.Type.ToolTip, rect.center(), table.viewport().mapToGlobal(rect.center()))
-    QApplication.sendEvent(table.viewport(), event)
+    hover_for_tooltip(table.viewport(), rect.center())
     qtbot.waitUntil(QToolTip.isVisible)
     assert QToolTip.text() == LONG
-    QToolTip.hideText()
     # A cell that fits has no tooltip of its own; the address keeps the model's (the entry's id).
-    short = table.visualRect(table.model().index(0, DESCRIPTION)).center()
-    QApplication.sendEvent(
-        table.viewport(), QHelpEvent(QEvent.Type.ToolTip, short, table.viewport().mapToGlobal(short))
-    )
+    hover_for_tooltip(table.viewport(), table.visualRect(table.model().index(0, DESCRIPTION)).center())
     qtbot.wait(50)
     assert not QToolTip.isVisible() or QToolTip.text() != "office"
-    QToolTip.hideText()
-    where = table.visualRect(table.model().index(0, ADDRESS)).center()
-    QApplication.sendEvent(
-        table.viewport(), QHelpEvent(QEvent.Type.ToolTip, where, table.viewport().mapToGlobal(where))
-    )
+    hover_for_tooltip(table.viewport(), table.visualRect(table.model().index(0, ADDRESS)).center())
     qtbot.waitUntil(QToolTip.isVisible)
     assert QToolTip.text().startswith("ipal_")
     QToolTip.hideText()
