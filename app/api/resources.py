@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from . import defaults
@@ -22,10 +23,11 @@ class Responses:
         )
         return parse_response(result)
 
-    def stream(self, body: ResponseRequest) -> ResponseStream:
-        """`async with` it: the request is sent on entering, the response closed on leaving."""
+    def stream(self, body: ResponseRequest, on_sent: Callable[[], None] | None = None) -> ResponseStream:
+        """`async with` it: the request is sent on entering, the response closed on leaving. `on_sent` is
+        called once the request is written, while the server works on it."""
         sent: ResponseRequest = {**body, "stream": True}
-        return ResponseStream(partial(self._transport.open_stream, "/responses", sent))
+        return ResponseStream(partial(self._transport.open_stream, "/responses", sent, on_sent=on_sent))
 
     async def retrieve(self, response_id: str) -> Response:
         result, _ = await self._transport.request("GET", f"/responses/{response_id}")

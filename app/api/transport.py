@@ -114,12 +114,48 @@ def ssl_context(settings: ConnectionSettings) -> ssl.SSLContext | bool:
     return context
 
 
+# Below this many characters of text a body is encoded on the loop: a worker thread's round trip (its result
+# comes back through the loop's queue, behind whatever the window does meanwhile) cost a turn more than the
+# json.dumps of a short conversation (tests/perf/bench_functions). The count stops once past the limit.
+INLINE_ENCODE_CHARS = 64_000
+
+
+def _text_over(value: Any, limit: int) -> bool:
+    """Whether the strings in `value` (a JSON-ready body) hold more than `limit` characters."""
+    stack, total = [value], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+            if total > limit:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
 async def _encoded_off_the_loop(body: Any) -> bytes:
-    """The body as httpx would encode it, on a worker thread: a long conversation sends megabytes of history
-    (300,000 tokens: 1.5 MB, ~8 ms of json.dumps), which the window's loop need not wait for."""
+    """The body as httpx would encode it; a long one on a worker thread: a long conversation sends megabytes
+    of history (300,000 tokens: 1.5 MB, ~8 ms of json.dumps), which the window's loop need not wait for."""
     encode = partial(json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    if not _text_over(body, INLINE_ENCODE_CHARS):
+        return encode(body).encode()
     text = await asyncio.to_thread(encode, body)
     return text.encode()
+
+
+def _trace_sent(on_sent: Callable[[], None]) -> Callable[[str, dict[str, Any]], Awaitable[None]]:
+    """An httpcore `trace` extension that calls `on_sent` when a request's body has been written (HTTP/1.1
+    and HTTP/2 alike, through a proxy too)."""
+
+    async def trace(event: str, _info: dict[str, Any]) -> None:
+        if event.endswith("send_request_body.complete"):
+            on_sent()
+
+    return trace
 
 
 def _unanswered(error: httpx.HTTPError) -> bool:
@@ -308,9 +344,12 @@ class Transport:
             raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
         return _decode(response, content), response.headers
 
-    async def open_stream(self, path: str, body: Any, *, key: KeyKind = "api") -> httpx.Response:
+    async def open_stream(
+        self, path: str, body: Any, *, key: KeyKind = "api", on_sent: Callable[[], None] | None = None
+    ) -> httpx.Response:
         """POST and return the open streaming response once it answered below 400; retried only before that.
-        The caller closes it (ResponseStream does, in `finally`).
+        The caller closes it (ResponseStream does, in `finally`). `on_sent` is called once the request's body
+        is written, while the server works on it (each time, if it is sent again).
 
         The wait for the answer's head has its own deadline, `first_byte_deadline`, longer than a request's:
         a proxy that buffers sends the head only once the whole answer is there. Once streaming, the read
@@ -326,8 +365,12 @@ class Transport:
             pool=defaults.POOL_TIMEOUT,
         )
 
+        extensions = {"trace": _trace_sent(on_sent)} if on_sent is not None else None
+
         def build() -> httpx.Request:
-            return self._client.build_request("POST", url, content=payload, headers=headers, timeout=timeout)
+            return self._client.build_request(
+                "POST", url, content=payload, headers=headers, timeout=timeout, extensions=extensions
+            )
 
         try:
             async with asyncio.timeout(deadline):

@@ -55,6 +55,42 @@ async def test_create_and_stream(sandbox: Sandbox) -> None:
     await client.aclose()
 
 
+async def test_a_stream_says_when_its_request_is_written_before_the_answer_comes(sandbox: Sandbox) -> None:
+    """The Playground builds a sent turn's view while the server works: `on_sent` comes once the body is
+    written, before the answer's head."""
+    client = client_for(sandbox)
+    said: list[str] = []
+    stream = client.responses.stream(
+        {"model": "service-pro", "input": "Hello"}, lambda: said.append("written")
+    )
+    async with stream:
+        said.append("answered")
+        async for _ in stream:
+            pass
+    assert said == ["written", "answered"] and stream.state.finished
+    await client.aclose()
+
+
+async def test_a_short_body_is_encoded_on_the_loop_and_a_long_one_on_a_thread(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threaded: list[int] = []
+    to_thread = asyncio.to_thread
+
+    async def counted(function: Any, /, *args: Any) -> Any:
+        threaded.append(len(args))
+        return await to_thread(function, *args)
+
+    monkeypatch.setattr("app.api.transport.asyncio.to_thread", counted)
+    client = client_for(sandbox)
+    final, _ = await collect(client.responses.stream({"model": "service-pro", "input": "Hello"}))
+    assert final.status == "completed" and threaded == []
+    long_input = "word " * 20_000  # 100,000 characters: its json.dumps would hold the window's loop up
+    final, _ = await collect(client.responses.stream({"model": "service-pro", "input": long_input}))
+    assert final.status == "completed" and threaded == [1]
+    await client.aclose()
+
+
 @pytest.mark.parametrize("delta_event", ["output_text", "text"])
 async def test_both_delta_event_names(sandbox_factory: SandboxFactory, delta_event: str) -> None:
     sandbox = sandbox_factory(delta_event=delta_event)

@@ -53,12 +53,19 @@ def report_connection(session: ConnectionReports, turn: Turn) -> None:
 class TurnRun:
     """One turn on its way: `await run(client)` streams it; `flush()` hands the buffered text over."""
 
-    def __init__(self, turn: Turn, on_text: Callable[[str], None], on_update: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        turn: Turn,
+        on_text: Callable[[str], None],
+        on_update: Callable[[], None],
+        on_sent: Callable[[], None] | None = None,
+    ) -> None:
         self.turn = turn
         self._on_text = on_text  # text arrived since the last flush (already added to turn.text)
         self._on_update = (
             on_update  # a search or reasoning finished, or a wait for Retry-After began or ended
         )
+        self._on_sent = on_sent  # a request of the turn was written: the server works on it now
         self._pending: list[str] = []
         self.error: ApiError | None = None  # what ended the turn, when a request or stream failed
         self.no_client = ""  # why there is no client, when the session knows (a profile that cannot be used)
@@ -146,7 +153,7 @@ class TurnRun:
             raise ConnectionFailed(self.no_client or "No connection: choose a profile first.")
         request = body or turn.request_body
         assert request is not None  # a turn that runs was built with its request
-        stream: ResponseStream = client.responses.stream(request)
+        stream: ResponseStream = client.responses.stream(request, self._on_sent)
         # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
         async with stream:
             turn.headers = stream.state.headers

@@ -54,6 +54,10 @@ class TurnStatus(StrEnum):
     STOPPED = "stopped"
 
 
+# A turn whose request is on its way: sent, streaming, or waiting out a 429 before it is sent again.
+RUNNING = frozenset({TurnStatus.PENDING, TurnStatus.STREAMING, TurnStatus.WAITING})
+
+
 class ErrorKind(StrEnum):
     NONE = ""
     BLOCKED = "blocked"

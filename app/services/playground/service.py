@@ -52,6 +52,7 @@ class PlaygroundService(QObject):
     turn_added = Signal(int)
     text_flushed = Signal(int, str)  # turn index, the text that arrived since the last flush
     turn_updated = Signal(int)  # search, reasoning or status changed
+    request_sent = Signal(int)  # a request of the turn was written: the server works on it now
     turn_finished = Signal(int)  # a turn's run ended (completed, failed, stopped): its outcome is new
     turn_shown = Signal(int)  # a turn finished earlier is shown again (an edit below it, a reopened one)
     totals_changed = Signal()
@@ -174,6 +175,7 @@ class PlaygroundService(QObject):
             turn,
             lambda chunk: self.text_flushed.emit(index, chunk),
             lambda: self.turn_updated.emit(index),
+            lambda: self.request_sent.emit(index),
         )
         if self.session.client is None and self.session.detail:
             run.no_client = f"No connection: {self.session.detail}"

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.playground.turns import SchemaCheck
+from app.core.playground.turns import RUNNING, SchemaCheck, TurnStatus
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
 from app.services.playground.function_library import FunctionLibrary
 from app.services.playground.service import Attachment, PlaygroundService, RequestOptions
@@ -36,6 +36,7 @@ from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
 from .transcript import Transcript
 from .turn_views import TurnViews
+from .view_catch_up import ViewCatchUp
 
 if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog, comparison or find bar
     from app.services.playground.compare import CompareService
@@ -64,9 +65,11 @@ class PlaygroundTab(QWidget):
         self.setAcceptDrops(True)
         self._build()
         self.views = TurnViews(lambda: self.service.turns, self._build_view, self.transcript)
+        self.catch_up = ViewCatchUp(self.views, self._refresh_view, self._running, self)
         self.service.turn_added.connect(self._add_view)
         self.service.text_flushed.connect(lambda index, chunk: self.views[index].append_text(chunk))
-        self.service.turn_updated.connect(self._refresh_view)
+        self.service.turn_updated.connect(self.catch_up.turn_changed)
+        self.service.request_sent.connect(self.catch_up.catch_up)
         self.service.turn_finished.connect(self._finish_view)
         self.service.turn_shown.connect(self._finish_view)
         self.service.totals_changed.connect(self._show_totals)
@@ -306,7 +309,11 @@ class PlaygroundTab(QWidget):
     # -- views ------------------------------------------------------------------------------------
 
     def _add_view(self, index: int) -> None:
-        self.views.add(index)
+        # A turn just sent is built once its request is written (see ViewCatchUp); a reopened one at once.
+        just_sent = self.service.turns[index].status == TurnStatus.PENDING
+        self.views.add(index, later=just_sent)
+        if just_sent:
+            self.catch_up.view_waiting()
         self.composer.set_streaming(True)
 
     def _build_view(self, index: int) -> TurnView:
@@ -322,12 +329,16 @@ class PlaygroundTab(QWidget):
         view.outputs_submitted.connect(self.service.submit_outputs)
         return view
 
+    def _running(self, index: int) -> bool:
+        return index < len(self.service.turns) and self.service.turns[index].status in RUNNING
+
     def _refresh_view(self, index: int) -> None:
         view = self.views.get(index)
         if view is not None:
             view.refresh_details()
 
     def _finish_view(self, index: int) -> None:
+        self.catch_up.turn_done(index)
         view = self.views.get(index)  # a reopened conversation's earlier turns are built later, finished
         if view is not None:
             for earlier in self.views.built():
@@ -349,6 +360,7 @@ class PlaygroundTab(QWidget):
         show_match(view, self.transcript, match, self.find_bar.field.text())
 
     def _clear_views(self) -> None:
+        self.catch_up.forget()
         self.views.clear()
         self.attachment_bar.notice.clear()  # a refused image belonged to the conversation left behind
         self.composer.set_streaming(False)

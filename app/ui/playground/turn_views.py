@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
-from app.core.playground.turns import TurnStatus
+from app.core.playground.turns import RUNNING
 from app.services.playground.service import Turn
 
 from .transcript import Transcript
@@ -27,7 +27,6 @@ KEEP_CHARS = 16_000
 KEEP_TURNS = 10
 # The newest turns are always built, whatever their size: the one streaming and the one it answers.
 MIN_TURNS = 2
-_UNFINISHED = (TurnStatus.PENDING, TurnStatus.STREAMING, TurnStatus.WAITING)
 
 
 class TurnViews(Sequence["TurnView"]):
@@ -42,6 +41,7 @@ class TurnViews(Sequence["TurnView"]):
         self._views: list[TurnView] = []
         self._first = 0
         self._count = 0
+        self._waiting: list[int] = []  # turns just sent whose views are not built yet (`add(later=True)`)
         transcript.earlier_requested.connect(self.reveal_batch)
 
     # -- the sequence -----------------------------------------------------------------------------
@@ -62,6 +62,7 @@ class TurnViews(Sequence["TurnView"]):
             index += self._count
         if not 0 <= index < self._count:
             raise IndexError(index)
+        self.build_waiting()
         if index < self._first:
             self.reveal(index)
         return self._views[index - self._first]
@@ -72,14 +73,17 @@ class TurnViews(Sequence["TurnView"]):
     @property
     def first_built(self) -> int:
         """The index of the earliest turn whose view is built (len(self) when none is)."""
+        self.build_waiting()
         return self._first
 
     def built(self) -> list[TurnView]:
-        """The views that exist now, without building any."""
+        """The views that exist now, without building earlier ones (a turn just sent is built)."""
+        self.build_waiting()
         return list(self._views)
 
     def get(self, index: int) -> TurnView | None:
-        """The view of turn `index` if it is built, without building it."""
+        """The view of turn `index` if it is built, without building an earlier one."""
+        self.build_waiting()
         return self._views[index - self._first] if self._first <= index < self._count else None
 
     # -- changes ----------------------------------------------------------------------------------
@@ -87,16 +91,34 @@ class TurnViews(Sequence["TurnView"]):
     def clear(self) -> None:
         self._transcript.clear()
         self._views = []
+        self._waiting = []
         self._first = self._count = 0
         self._show_earlier()
 
-    def add(self, index: int) -> TurnView | None:
+    def add(self, index: int, later: bool = False) -> TurnView | None:
         """Turn `index` joined the conversation: a new or unfinished turn, or the last one, gets its view at
-        once; a finished one replayed before others (a conversation being reopened) waits for `settle`."""
+        once; a finished one replayed before others (a conversation being reopened) waits for `settle`.
+
+        `later`: a turn just sent; its view is built by `build_waiting` (the tab calls it once the request is
+        written, so that the view is built and drawn while the server works on it), or whenever a view is
+        asked for."""
+        if later:
+            self._count = index + 1
+            self._waiting.append(index)
+            return None
+        self.build_waiting()
+        return self._add(index)
+
+    def build_waiting(self) -> None:
+        """Build the views of the turns just sent (`add(later=True)`), if any wait."""
+        while self._waiting:
+            self._add(self._waiting.pop(0))
+
+    def _add(self, index: int) -> TurnView | None:
         turn = self._turns()[index]
         self._count = index + 1
         newest = index == len(self._turns()) - 1
-        if not self._views and not newest and turn.status not in _UNFINISHED:
+        if not self._views and not newest and turn.status not in RUNNING:
             self._first = self._count
             self._show_earlier()
             return None
@@ -111,6 +133,7 @@ class TurnViews(Sequence["TurnView"]):
 
     def settle(self) -> None:
         """The newest turn is shown: build the earlier ones a few screens up, if they were waiting."""
+        self.build_waiting()
         if self._views and self._first > 0:
             budget = self._budget(range(self._first, self._count))
             if budget > 0:
@@ -123,6 +146,7 @@ class TurnViews(Sequence["TurnView"]):
 
     def reveal(self, index: int) -> None:
         """Build the views of turns `index` … `first - 1`, above the ones already shown."""
+        self.build_waiting()
         index = max(0, index)
         if index >= self._first:
             return
@@ -130,7 +154,7 @@ class TurnViews(Sequence["TurnView"]):
         earlier = []
         for number in range(index, self._first):
             view = self._build(number)
-            if view.turn.status not in _UNFINISHED:
+            if view.turn.status not in RUNNING:
                 view.finish(number == last, view.turn.schema)
             earlier.append(view)
         self._views[:0] = earlier
