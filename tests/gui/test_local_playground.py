@@ -8,8 +8,9 @@ import jsonschema
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.core.playground.turns import RequestOptions
 from app.sandbox.engines.local import LocalEngine
-from app.services.playground.service import PlaygroundService, RequestOptions
+from app.services.playground.service import PlaygroundService
 from app.ui.main_window import MainWindow
 from tests.gui.reach import body_of, embedded
 from tests.local_support import require_local

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
 
-from app.services.playground.service import Turn
+from app.core.playground.turns import Turn
 from app.services.session.session import ConnectionState
 from app.ui.main_window import MainWindow
 from app.ui.playground.compare import CompareDialog

@@ -39,6 +39,7 @@ def add_example(tab: PlaygroundTab, name: str) -> None:
     """Functions > Examples > the example, as a person picks it from the menu."""
     menu = tab.functions.examples.menu()
     assert menu is not None
+    menu.aboutToShow.emit()  # as it opens: the examples are filled then
     action = next(action for action in menu.actions() if action.text().startswith(name + ":"))
     action.trigger()
 

@@ -7,8 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.core.playground.turns import TurnStatus
-from app.services.playground.service import Turn
+from app.core.playground.turns import Turn, TurnStatus
 from app.ui.main_window import MainWindow
 from app.ui.playground.tab import PlaygroundTab
 from tests.gui.reach import simulated

@@ -8,8 +8,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.core.playground.turns import TurnStatus
-from app.services.playground.service import Turn
+from app.core.playground.turns import Turn, TurnStatus
 from app.ui.main_window import MainWindow
 from app.ui.playground.tab import PlaygroundTab
 from app.ui.playground.turn_view import TurnView

@@ -21,8 +21,9 @@ from app.api.errors import StatusError
 from app.api.streaming import collect
 from app.api.transport import ConnectionSettings
 from app.api.wire import Response
+from app.core.playground.turns import RequestOptions
 from app.core.tasks import TaskRegistry
-from app.services.playground.service import PlaygroundService, RequestOptions
+from app.services.playground.service import PlaygroundService
 from tests.peers.servers import PROXY_KEY, PROXY_MODEL, Peer
 
 pytestmark = pytest.mark.peers

@@ -76,8 +76,7 @@ def console_run(creds: dict[str, Any], home: Path) -> dict[str, Any]:
 
     from app.asyncloop import install_asyncgen_hooks
     from app.bootstrap import Paths, make_session
-    from app.core.playground.turns import TurnStatus
-    from app.services.playground.service import Turn
+    from app.core.playground.turns import Turn, TurnStatus
     from app.services.session.profiles import Profile
     from app.ui.playground.tab import PlaygroundTab
 

@@ -20,9 +20,9 @@ from app.api.requests import (
     ToolChoiceParam,
 )
 from app.common.jsonschema_check import mismatches, schema_problem
+from app.core.playground.status import DEFAULT_MAX_ROUNDS as DEFAULT_MAX_ROUNDS
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the Responses API accepts as a function's name
-DEFAULT_MAX_ROUNDS = 5  # model calls answered within one turn before the console stops asking
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 

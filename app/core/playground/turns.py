@@ -10,7 +10,6 @@ import copy
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from app.api.errors import (
@@ -37,34 +36,13 @@ from app.api.requests import (
 from app.common.jsonschema_check import schema_problem
 from app.core.playground.functions import FunctionCall, ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
+from app.core.playground.status import RUNNING as RUNNING
+from app.core.playground.status import ErrorKind as ErrorKind
+from app.core.playground.status import TurnStatus as TurnStatus
 
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
     from app.api.wire import OutputItem, Response
     from app.core.security.refusal import Refusal
-
-
-class TurnStatus(StrEnum):
-    PENDING = "pending"
-    STREAMING = "streaming"
-    WAITING = "waiting"  # rate limited: counting down the server's Retry-After before trying again
-    CALLING = "calling"  # the model called functions: waiting for the person (or the saved outputs)
-    COMPLETED = "completed"
-    INCOMPLETE = "incomplete"
-    FAILED = "failed"
-    STOPPED = "stopped"
-
-
-# A turn whose request is on its way: sent, streaming, or waiting out a 429 before it is sent again.
-RUNNING = frozenset({TurnStatus.PENDING, TurnStatus.STREAMING, TurnStatus.WAITING})
-
-
-class ErrorKind(StrEnum):
-    NONE = ""
-    BLOCKED = "blocked"
-    UNAUTHORIZED = "unauthorized"
-    RATE_LIMITED = "rate_limited"
-    CONNECTION = "connection"
-    OTHER = "other"
 
 
 @dataclass

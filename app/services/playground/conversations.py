@@ -24,13 +24,13 @@ from app.core.playground.conversation_store import (
     title_from,
 )
 from app.core.playground.files import CONVERSATIONS_FILE
-from app.core.playground.turn_record import restore_shown, sent_options, shown_again
-from app.core.playground.turns import Turn, TurnStatus
+from app.core.playground.status import TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.services.session.messages import MessageBus
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a turn's modules load with the first turn saved or opened, not with the launch
     from app.api.wire import Response
+    from app.core.playground.turns import Turn
 
 log = logging.getLogger(__name__)
 FILE_NAME = CONVERSATIONS_FILE
@@ -148,6 +148,8 @@ class ConversationsService(QObject):
 def stored_turn(turn: Turn) -> StoredTurn:
     """What is kept of a turn: the exchange, its chain id, the options it was sent with (so it can be sent
     again, on another model), and its figures; never an image's bytes."""
+    from app.core.playground.turn_record import sent_options, shown_again
+
     figures = turn.figures
     return StoredTurn(
         prompt=turn.prompt,
@@ -172,6 +174,9 @@ def stored_turn(turn: Turn) -> StoredTurn:
 
 def restored_turn(stored: StoredTurn) -> Turn:
     """A saved turn shown again; its response id lets the next turn chain on the server from it."""
+    from app.core.playground.turn_record import restore_shown
+    from app.core.playground.turns import Turn
+
     details = stored.details
     try:
         status = TurnStatus(stored.status)
@@ -229,6 +234,8 @@ class ConversationKeeper(QObject):
     def _save(self, index: int) -> None:
         if index >= len(self.playground.turns):
             return
+        from app.core.playground.turn_record import sent_options
+
         turn = self.playground.turns[index]
         # The conversation's settings: those its newest turn was sent with (a reopened turn has none to give).
         settings = sent_options(turn.request_body) if turn.request_body else None

@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from app.common.fileio import write_atomically
-from app.core.playground.functions import FunctionDefinition, definitions_from_saved
 from app.services.session.messages import MessageBus
+
+if TYPE_CHECKING:  # the functions' module loads with the first function read or offered, not the launch
+    from app.core.playground.functions import FunctionDefinition
 
 log = logging.getLogger(__name__)
 FILE_NAME = "functions.json"
@@ -34,6 +37,8 @@ class FunctionLibrary(QObject):
         return list(self._definitions)
 
     def _read(self) -> list[FunctionDefinition]:
+        from app.core.playground.functions import definitions_from_saved
+
         try:
             saved = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:

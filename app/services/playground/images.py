@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtGui import QImage, QImageReader
 
-from app.services.playground.service import Attachment
+from app.core.playground.turns import Attachment
 
 ACCEPTED = {
     "png": "image/png",

@@ -8,33 +8,18 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-if TYPE_CHECKING:  # pydantic and httpx load on the first send, not when the tab is built
-    from app.api.requests import ResponseRequest
-    from app.schema.items import UrlCitation
-
-from app.core.playground.function_loop import next_round, run_turn
-from app.core.playground.turn_runner import TurnRun, report_connection
-from app.core.playground.turns import (
-    Attachment,
-    ErrorKind,
-    Figures,
-    RequestOptions,
-    Turn,
-    TurnStatus,
-    build_request,
-    redacted_body,
-)
+from app.core.playground.status import ErrorKind, TurnStatus
 from app.services.session.session import ConsoleSession
 
-__all__ = [
-    "Attachment",
-    "Figures",
-    "PlaygroundService",
-    "RequestOptions",
-    "Turn",
-    "TurnDetails",
-    "redacted_body",
-]
+if TYPE_CHECKING:
+    # pydantic and httpx load on the first send, and the turns' own modules (their dataclasses, the request
+    # bodies, the schema check) with the first turn: none of them is needed to build the tab.
+    from app.api.requests import ResponseRequest
+    from app.core.playground.turn_runner import TurnRun
+    from app.core.playground.turns import Attachment, Figures, RequestOptions, Turn
+    from app.schema.items import UrlCitation
+
+__all__ = ["FLUSH_INTERVAL_MS", "PlaygroundService", "TurnDetails"]
 
 FLUSH_INTERVAL_MS = 30
 
@@ -73,11 +58,15 @@ class PlaygroundService(QObject):
         self, prompt: str, attachments: list[Attachment], options: RequestOptions, index: int | None = None
     ) -> ResponseRequest:
         """The body a turn at `index` (a new one by default) would send; see turns.build_request."""
+        from app.core.playground.turns import build_request
+
         index = len(self.turns) if index is None else index
         return build_request(self.turns[:index], prompt, attachments, options).body
 
     def send(self, prompt: str, attachments: list[Attachment], options: RequestOptions) -> int:
         """Start a new turn; returns its index. A turn already streaming is stopped first."""
+        from app.core.playground.turns import Turn, build_request
+
         self.stop()
         plan = build_request(self.turns, prompt, attachments, options)
         turn = Turn(
@@ -166,6 +155,9 @@ class PlaygroundService(QObject):
         return True
 
     async def _run(self, index: int, follow_up: bool = False) -> None:
+        from app.core.playground.function_loop import next_round, run_turn
+        from app.core.playground.turn_runner import TurnRun, report_connection
+
         turn = self.turns[index]
         body = None
         if follow_up:
@@ -220,6 +212,8 @@ class PlaygroundService(QObject):
     # -- reading a turn ---------------------------------------------------------------------------
 
     def totals(self) -> Figures:
+        from app.core.playground.turns import Figures
+
         total = Figures()
         for turn in self.turns:
             total.input_tokens += turn.figures.input_tokens

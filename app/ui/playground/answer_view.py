@@ -10,7 +10,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
 from app.common.jsonschema_check import mismatches
-from app.services.playground.service import Turn
+from app.core.playground.turns import Turn
 
 # Qt lays out a whole paragraph on every change: appending to one 20,000-word paragraph costs ~100 ms a
 # time (measured). While streaming, display blocks are capped by breaking at whitespace; the text is not.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (
@@ -15,8 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.playground.service import Attachment
 from app.ui.colours import Ink, ink_label
+
+if TYPE_CHECKING:  # the turns' module loads with the first turn (or the first image attached)
+    from app.core.playground.turns import Attachment
 
 
 class AttachmentBar(QWidget):

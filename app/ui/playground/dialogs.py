@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.common.logs import redact
-from app.services.playground.service import Turn, redacted_body
+from app.core.playground.turns import Turn, redacted_body
 from app.ui.screen_fit import fit_to_screen
 
 SHOWN_HEADERS = (

@@ -16,7 +16,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton, QWidget
 
-from app.services.playground.service import Turn
+from app.core.playground.turns import Turn
 
 if TYPE_CHECKING:  # the views are built by the tab; the bar only goes to them
     from .turn_view import TurnView

@@ -19,20 +19,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.playground.functions import (
-    DEFAULT_MAX_ROUNDS,
-    EXAMPLES,
-    FunctionDefinition,
-    ToolChoice,
-    ToolSettings,
-    renamed_copy,
-)
+from app.core.playground.status import DEFAULT_MAX_ROUNDS
 from app.services.playground.function_library import FunctionLibrary
 from app.ui.colours import Ink, css
 
 from .options_boxes import ChoiceBox, WholeBox
 
-if TYPE_CHECKING:  # the dialog is loaded at the first Add or Edit
+if TYPE_CHECKING:
+    # The dialog is loaded at the first Add or Edit, the functions' module when the panel is first used
+    # (an example or a function added, a turn sent): a launch builds the panel closed.
+    from app.core.playground.functions import FunctionDefinition, ToolSettings
+
     from .function_dialog import FunctionDialog
 
 
@@ -64,11 +61,9 @@ class FunctionsPanel(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         self.examples = QToolButton(text="Examples ▾", objectName="function_examples")
         self.examples.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.examples)
-        for example in EXAMPLES:
-            action = menu.addAction(f"{example.name}: {example.description}")
-            action.triggered.connect(lambda _=False, chosen=example: self.add_definition(chosen))
-        self.examples.setMenu(menu)
+        self.examples_menu = QMenu(self.examples)
+        self.examples_menu.aboutToShow.connect(self._fill_examples_menu)
+        self.examples.setMenu(self.examples_menu)
         self.library_button = QToolButton(text="Library ▾", objectName="function_library")
         self.library_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.library_menu = QMenu(self.library_button)
@@ -148,6 +143,8 @@ class FunctionsPanel(QWidget):
         return list(self._functions)
 
     def tool_settings(self) -> ToolSettings:
+        from app.core.playground.functions import ToolChoice, ToolSettings
+
         if not self.enabled.isChecked() or not self._functions:
             return ToolSettings()
         data = str(self.choice.currentData() or "auto")
@@ -164,6 +161,8 @@ class FunctionsPanel(QWidget):
 
     def set_tool_settings(self, settings: ToolSettings) -> None:
         """Show the functions a conversation was sent with (or none)."""
+        from app.core.playground.functions import ToolChoice
+
         self._functions = list(settings.functions)
         self.parallel.setChecked(settings.parallel_calls)
         self.max_rounds.setValue(settings.max_rounds)
@@ -226,6 +225,8 @@ class FunctionsPanel(QWidget):
 
     def add_definition(self, definition: FunctionDefinition) -> None:
         """Add a function (an example, one from the library); a name already offered gets a copy's name."""
+        from app.core.playground.functions import renamed_copy
+
         if definition.name in self._names():
             definition = renamed_copy(definition, self._names())
         self._functions.append(definition)
@@ -234,6 +235,8 @@ class FunctionsPanel(QWidget):
         self.changed.emit()
 
     def duplicate_selected(self) -> None:
+        from app.core.playground.functions import renamed_copy
+
         row = self.list.currentRow()
         if row >= 0:
             self.add_definition(renamed_copy(self._functions[row], self._names()))
@@ -248,6 +251,16 @@ class FunctionsPanel(QWidget):
 
     def _names(self) -> list[str]:
         return [item.name for item in self._functions]
+
+    def _fill_examples_menu(self) -> None:
+        """Filled as it opens (the examples are the functions' module's: loaded when first wanted)."""
+        from app.core.playground.functions import EXAMPLES
+
+        if self.examples_menu.actions():
+            return
+        for example in EXAMPLES:
+            action = self.examples_menu.addAction(f"{example.name}: {example.description}")
+            action.triggered.connect(lambda _=False, chosen=example: self.add_definition(chosen))
 
     def _fill_library_menu(self) -> None:
         self.library_menu.clear()

@@ -4,6 +4,7 @@ reasoning models only), structured output, functions."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -20,12 +21,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.playground.reasoning import REASONING_EFFORTS, is_reasoning_model
-from app.core.playground.turns import SchemaCheck, check_schema
 from app.services.session.ui_state import PlaygroundState
 from app.ui.colours import Ink, css
 
 from .functions_panel import FunctionsPanel
 from .options_boxes import ChoiceBox, DecimalBox, WholeBox
+
+if TYPE_CHECKING:
+    from app.core.playground.turns import SchemaCheck
 
 EXAMPLE_SCHEMA = json.dumps(
     {
@@ -131,6 +134,8 @@ class OptionsPanel(QWidget):
 
     def schema(self) -> SchemaCheck:
         """The schema typed in the editor, or the reason it cannot be used."""
+        from app.core.playground.turns import check_schema  # with the first check, not the launch
+
         return check_schema(self.schema_edit.toPlainText())
 
     def _check_schema(self) -> None:

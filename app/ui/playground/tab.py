@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.playground.turns import RUNNING, SchemaCheck, TurnStatus
+from app.core.playground.status import RUNNING, TurnStatus
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
 from app.services.playground.function_library import FunctionLibrary
-from app.services.playground.service import Attachment, PlaygroundService, RequestOptions
+from app.services.playground.service import PlaygroundService
 from app.services.session.session import ConsoleSession
 from app.services.session.ui_state import PlaygroundState
 
@@ -39,6 +39,7 @@ from .turn_views import TurnViews
 from .view_catch_up import ViewCatchUp
 
 if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog, comparison or find bar
+    from app.core.playground.turns import Attachment, RequestOptions, SchemaCheck
     from app.services.playground.compare import CompareService
 
     from .compare import CompareDialog
@@ -258,6 +259,8 @@ class PlaygroundTab(QWidget):
     # -- sending ----------------------------------------------------------------------------------
 
     def options(self) -> RequestOptions:
+        from app.core.playground.turns import RequestOptions
+
         schema = self.schema().schema if self.structured.isChecked() else None
         return RequestOptions(
             model=self.model.currentText(),

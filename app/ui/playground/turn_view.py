@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.playground.turns import ErrorKind, TurnStatus
-from app.services.playground.service import PlaygroundService, Turn
+from app.core.playground.turns import ErrorKind, Turn, TurnStatus
+from app.services.playground.service import PlaygroundService
 from app.ui.colours import Ink, css, ink_label
 from app.ui.layout_batch import one_layout_pass
 from app.ui.widgets.selectable_label import SelectableLabel

@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
-from app.core.playground.turns import RUNNING
-from app.services.playground.service import Turn
+from app.core.playground.status import RUNNING
 
 from .transcript import Transcript
 
 if TYPE_CHECKING:  # built by the tab (its `build`), which imports them with the first turn shown
+    from app.core.playground.turns import Turn
+
     from .turn_view import TurnView
 
 # What stays built above the newest turn: many screens of text at any width, and few enough views that
