@@ -205,8 +205,8 @@ def restored_turn(stored: StoredTurn) -> Turn:
 
 
 def _chain_point(stored: StoredTurn, status: TurnStatus) -> Response:
-    """The response a saved turn chains from: its id (imported here, and only for a turn that has one: under
-    PySide an import in a function costs a few µs through its hook, paid per turn of a reopened conversation)."""
+    """The response a saved turn chains from: its id (pydantic's wire models are imported here, with the first
+    saved turn that has one, not with the launch)."""
     from app.api.wire import Response
 
     return Response(id=stored.response_id or "", status=str(status), model=stored.model)
