@@ -137,7 +137,7 @@ def _text_over(value: Any, limit: int) -> bool:
     return False
 
 
-async def _encoded_off_the_loop(body: Any) -> bytes:
+async def _encoded_body(body: Any) -> bytes:
     """The body as httpx would encode it; a long one on a worker thread: a long conversation sends megabytes
     of history (300,000 tokens: 1.5 MB, ~8 ms of json.dumps), which the window's loop need not wait for."""
     encode = partial(json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -356,7 +356,7 @@ class Transport:
         timeout watches for a stall; no deadline cuts an answer that keeps coming."""
         url = self.url(path)
         deadline = self.settings.first_byte_deadline
-        payload = await _encoded_off_the_loop(body)
+        payload = await _encoded_body(body)
         headers = {**self.headers(key), "accept": "text/event-stream", "content-type": "application/json"}
         timeout = httpx.Timeout(
             max(defaults.READ_TIMEOUT, deadline),
