@@ -5,8 +5,8 @@ Qt's own delegate lays each cell out through the style on every paint: it asks t
 roles (each a call into Python), measures the cell, and shapes and elides the text through QTextLayout. Here
 each cell's text, elided to its column's width, is shaped once into a QStaticText and kept, so a repaint of
 rows already seen only blits glyphs: a repaint of the 1000x700 entries table under the window's style sheet
-(the console had one then) went from ~27 ms to ~12 ms (tests/perf/bench_allowlist_table), of which ~5 ms is Qt calling into Python
-once per cell.
+(the console had one then) went from ~27 ms to ~12 ms (tests/perf/bench_allowlist_table), of which ~5 ms is
+Qt calling into Python once per cell.
 
 What Qt's drawing gave is kept: the palette's colours (selected rows in the highlight colours, any colour
 group, a dark desktop), "…" where a text does not fit (the full text is then the cell's tooltip unless the
