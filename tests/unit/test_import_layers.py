@@ -1,7 +1,9 @@
-"""The layer contracts (pyproject [tool.importlinter]) hold on the real tree and catch a violation in each layer.
+"""The import contracts (pyproject [tool.importlinter]) hold on the real tree and catch a violation of each kind:
+an import across the layers, Qt in a Qt-free package, a circle among siblings, one tab importing another.
 
 import-linter reads the source statically, so it sees imports inside functions, relative imports and the
-modules behind app.api's lazy __getattr__. Each case plants one forbidden import in a copy of the tree.
+modules behind app.api's lazy __getattr__. Each case plants one forbidden import (or, for a circle, two
+modules that import each other) in a copy of the tree.
 """
 
 from __future__ import annotations
@@ -46,6 +48,34 @@ PLANTED = {
     "httpx in models": ("models", "import httpx\n", "app.models.planted -> httpx"),
     "sandbox in ui": ("ui", "from app.sandbox import SandboxServer\n", "app.ui.planted -> app.sandbox"),
     "api in ui": ("ui", "from app.api.errors import ApiError\n", "app.ui.planted -> app.api.errors"),
+    "Playground widget imports a Security widget": (
+        "ui/playground",
+        "from app.ui.security import tab\n",
+        "app.ui.playground is not allowed to import app.ui.security",
+    ),
+    "Security service imports the Playground's": (
+        "services/security",
+        "def f():\n    from app.services.playground import service\n",
+        "app.services.security is not allowed to import app.services.playground",
+    ),
+    "core's Playground imports core's Security": (
+        "core/playground",
+        "from app.core.security import checks\n",
+        "app.core.playground is not allowed to import app.core.security",
+    ),
+    "sandbox engines import the server above them": (
+        "sandbox/engines",
+        "def f():\n    from app.sandbox import cli\n",
+        "No cycles are allowed in app.sandbox",
+    ),
+}
+
+# A circle planted as two new sibling modules that import each other: (package, what the report must name).
+CIRCLES = {
+    "inside core/playground": ("core/playground", "No cycles are allowed in app.core.playground"),
+    "inside services/session": ("services/session", "No cycles are allowed in app.services.session"),
+    "inside netrules": ("netrules", "No cycles are allowed in app.netrules"),
+    "inside api": ("api", "No cycles are allowed in app.api"),
 }
 
 
@@ -81,7 +111,23 @@ def test_a_planted_violation_breaks_a_contract(pristine: Path, tmp_path: Path, c
     tree = tmp_path / "tree"
     shutil.copytree(pristine, tree)
     (tree / "app" / package / "planted.py").write_text(source, encoding="utf-8")
-    result = lint_imports(tree)
+    assert_broken(lint_imports(tree), reported)
+
+
+@pytest.mark.parametrize("case", CIRCLES)
+def test_a_planted_circle_breaks_the_acyclic_contract(pristine: Path, tmp_path: Path, case: str) -> None:
+    package, reported = CIRCLES[case]
+    tree = tmp_path / "tree"
+    shutil.copytree(pristine, tree)
+    (tree / "app" / package / "planted_one.py").write_text("from . import planted_two\n", encoding="utf-8")
+    (tree / "app" / package / "planted_two.py").write_text(
+        "def f():\n    from . import planted_one\n", encoding="utf-8"
+    )
+    assert_broken(lint_imports(tree), reported)
+
+
+def assert_broken(result: subprocess.CompletedProcess[str], reported: str) -> None:
     assert result.returncode != 0, result.stdout
     assert "BROKEN" in result.stdout
-    assert reported in result.stdout, result.stdout
+    # import-linter wraps its report at 80 columns: compare without the line breaks.
+    assert reported in " ".join(result.stdout.split()), result.stdout

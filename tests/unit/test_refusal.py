@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.api import ConnectionSettings, ServiceClient
-from app.core.security.refusal import Refusal, find_refusal
+from app.core.refusal import Refusal, find_refusal
 from app.netrules.policy import Verdict
 from tests.conftest import Sandbox
 

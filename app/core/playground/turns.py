@@ -42,7 +42,7 @@ from app.core.playground.status import TurnStatus as TurnStatus
 
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
     from app.api.wire import OutputItem, Response
-    from app.core.security.refusal import Refusal
+    from app.core.refusal import Refusal
 
 
 @dataclass

@@ -193,7 +193,7 @@ class PlaygroundService(QObject):
 
     async def _find_refusal(self, index: int, turn: Turn) -> None:
         """Which list refused the turn, read through the Admin API; the view shows it when it is known."""
-        from app.core.security.refusal import find_refusal
+        from app.core.refusal import find_refusal
 
         client, profile = self.session.client, self.session.profile
         if client is None:

@@ -78,7 +78,7 @@ class AllowAfterRefusal(QObject):
 
     async def _read_the_rest(self, turn: Turn) -> None:
         """Which of the lists still waited on refuses the address: none, and the request goes again."""
-        from app.core.security.refusal import find_refusal
+        from app.core.refusal import find_refusal
 
         client, refusal = self.allowlists.session.client, turn.refusal
         if client is None or refusal is None:

@@ -258,7 +258,7 @@ class TurnView(QFrame):
         it, or Retry when the lists admit the address by now."""
         refusal = turn.refusal
         if refusal is None:  # the allowlists' rules (app.netrules) load with the first refusal, not at launch
-            from app.core.security.refusal import reading_text
+            from app.core.refusal import reading_text
 
             self.status.setText(reading_text(turn.source_ip))
         else:

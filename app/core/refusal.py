@@ -2,7 +2,8 @@
 through the Admin API and asks netrules' policy, the rule the service applies. The service's 403 does not
 say which list refused, and must not (it answers before it knows who is asking).
 
-Qt-free: the Playground service runs `find_refusal` after a 403 and the turn view shows the words below.
+Shared by both tabs, so it belongs to neither tab's package: the Playground service runs `find_refusal`
+after a 403 and the turn view shows the words below; the Security tab's allow flow runs it too.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.api.errors import ApiError, IpNotAllowed
-from app.core.security.checks import index_of
-from app.netrules import Address, EntryError, parse_address
+from app.netrules import Address, EntryError, EntryIndex, parse_address
 from app.netrules.policy import ListAnswer, Verdict, answer, verdict
 
 if TYPE_CHECKING:  # pydantic and httpx load with the client, after the window shows
@@ -95,7 +95,9 @@ def reading_text(source_ip: str | None) -> str:
 
 
 def list_answer(data: Allowlist, address: Address) -> ListAnswer:
-    return answer(index_of(data.entries), data.enabled, address)
+    entries = data.entries
+    index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
+    return answer(index, data.enabled, address)
 
 
 async def find_refusal(client: ServiceClient, project_id: str | None, source_ip: str | None) -> Refusal:
