@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 
@@ -14,9 +15,14 @@ def write_atomically(path: Path, text: str, mode: int = 0o600, make_folder: bool
     `make_folder`: False for a place a person chose (an export): a missing folder is an error there."""
     if make_folder:
         path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    # A new file of a name no one else can have chosen (mkstemp opens with O_EXCL, 0600): a fixed name's
+    # leftover (0644 from another tool) or a symbolic link planted there would give the file that mode, or
+    # send the text to the link's target.
+    fd, partial_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    partial = Path(partial_name)
     try:
+        if os.name == "posix":
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()

@@ -23,6 +23,25 @@ def test_write_atomically_replaces_whole_and_private(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes and symbolic links")
+def test_a_leftover_partial_file_or_a_link_in_its_place_changes_nothing(tmp_path: Path) -> None:
+    export = tmp_path / "export.csv"
+    leftover = tmp_path / ".export.csv.partial"  # where an earlier version wrote, 0644 from another tool
+    leftover.write_text("an earlier run's leftover")
+    leftover.chmod(0o644)
+    write_atomically(export, "rows")
+    assert stat.S_IMODE(export.stat().st_mode) == 0o600
+
+    keys = tmp_path / "keys.json"
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("not ours")
+    (tmp_path / ".keys.json.partial").symlink_to(target)
+    write_atomically(keys, "secret")
+    assert keys.read_text() == "secret"
+    assert not keys.is_symlink()
+    assert target.read_text() == "not ours"
+
+
 def test_a_failed_write_leaves_the_earlier_file_whole(tmp_path: Path) -> None:
     path = tmp_path / "export.csv"
     write_atomically(path, "the earlier export\n")
