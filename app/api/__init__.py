@@ -29,8 +29,9 @@ _EXPORTS = {
     "Allowlist": "admin",
     "Entry": "admin",
     "Project": "admin",
-    "AuditEvent": "admin",
-    "AuditPage": "admin",
+    "AllowlistChanged": "admin",
+    "AuditEvent": "audit",
+    "AuditPage": "audit",
 }
 _ERRORS = (
     "ApiError",

@@ -1,5 +1,6 @@
 """The console's client for teams against the real sandbox: typed expiry and usage on entries, update_entry,
-If-Match from the last read with PreconditionFailed carrying the current list, and the audit log's pages."""
+If-Match from the last read with AllowlistChanged (a PreconditionFailed) carrying the current list, and the
+audit log's pages."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import time
 
 import pytest
 
-from app.api import ConnectionSettings, PreconditionFailed, ServiceClient
-from app.api.admin import AuditActorKind, AuditResult
+from app.api import AllowlistChanged, ConnectionSettings, PreconditionFailed, ServiceClient
+from app.api.audit import AuditActorKind, AuditResult
 from tests.conftest import Sandbox
 
 pytestmark = pytest.mark.anyio
@@ -64,17 +65,18 @@ async def test_a_change_after_another_admins_change_is_refused_with_the_current_
         read = await mine.allowlists.get()
         assert read.version and mine.allowlists.version() == read.version
         added = await theirs.allowlists.add("203.0.113.0/24", "their runner")
-        with pytest.raises(PreconditionFailed) as refused:
+        with pytest.raises(AllowlistChanged) as refused:
             await mine.allowlists.add("192.0.2.0/24", "mine")
         current = refused.value.current
         assert current is not None and [entry.id for entry in current.entries] == [added.id]
+        assert isinstance(refused.value, PreconditionFailed)
         assert refused.value.status == 412 and refused.value.code == "precondition_failed"
         for change in (
             mine.allowlists.set_enabled(False),
             mine.allowlists.update_entry(added.id, None),
             mine.allowlists.remove(added.id),
         ):
-            with pytest.raises(PreconditionFailed):
+            with pytest.raises(AllowlistChanged):
                 await change
         await mine.allowlists.get()  # read again: the change goes through against the current version
         entry = await mine.allowlists.add("192.0.2.0/24", "mine")

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.api.admin import AuditEvent, AuditState
+    from app.api.audit import AuditEvent, AuditState
 
 
 class Change(StrEnum):

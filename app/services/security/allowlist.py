@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 
-from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed, PreconditionFailed
+from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed
 from app.core.security import files
 from app.core.security.concurrency import ListDiff
 from app.core.security.files import TransferError
@@ -157,13 +157,15 @@ class AllowlistService(AllowlistReads):
         shown = self.data
 
         async def wrapped() -> None:
+            from app.api.admin import AllowlistChanged  # here: loaded with the client, which a change needs
+
             self._busy(+1)
             try:
                 await coroutine
                 self.record(name, what)
                 if not read_after:
                     return
-            except PreconditionFailed as refused:
+            except AllowlistChanged as refused:
                 self.record(name, what, "not sent: another admin had changed the list")
                 current = refused.current
                 if current is not None:
