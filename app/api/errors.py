@@ -67,8 +67,9 @@ class ProxyUnreachable(ProxyFailed):
     """No connection to the proxy itself (down, wrong host or port)."""
 
 
-class TimedOut(ApiError):
-    """No answer in time."""
+class TimedOut(ConnectionFailed):
+    """No answer in time: the connection failed to bring one (as anthropic's APITimeoutError is an
+    APIConnectionError), so whoever handles a lost connection handles this too."""
 
 
 class InvalidResponse(ApiError):

@@ -104,9 +104,10 @@ async def test_a_stalling_get_gives_up_at_the_deadline() -> None:
     with ScriptedServer([STALL, STALL]) as server:
         api = client(server.url, request_deadline=0.3)  # the test's own deadline: a second waited for nothing
         started = time.monotonic()
-        with pytest.raises(TimedOut, match=r"within 0\.3 s"):
+        with pytest.raises(TimedOut, match=r"within 0\.3 s") as caught:
             await api.models()
         assert 0.3 <= time.monotonic() - started < 3
+        assert isinstance(caught.value, ConnectionFailed)  # handled wherever a lost connection is
         await api.aclose()
 
 

@@ -93,7 +93,6 @@ def failure_of(error: Exception) -> CommandFailed:
         NotFound,
         PreconditionFailed,
         StatusError,
-        TimedOut,
         Unauthorized,
     )
 
@@ -106,7 +105,7 @@ def failure_of(error: Exception) -> CommandFailed:
     if isinstance(error, Unauthorized | Forbidden):
         details = {"source_ip": error.source_ip} if error.source_ip else {}
         return CommandFailed(Exit.AUTH, str(error), details)
-    if isinstance(error, ConnectionFailed | TimedOut):
+    if isinstance(error, ConnectionFailed):  # a timeout too
         return CommandFailed(Exit.NETWORK, str(error))
     if isinstance(error, PreconditionFailed):
         return CommandFailed(Exit.NETWORK, f"{error.message} (the list kept changing; try again)")

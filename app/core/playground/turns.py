@@ -19,7 +19,6 @@ from app.api.errors import (
     RateLimited,
     StatusError,
     StreamError,
-    TimedOut,
     Unauthorized,
 )
 from app.api.requests import (
@@ -344,7 +343,7 @@ def failure_of(error: ApiError) -> Failure:
         return Failure(ErrorKind.UNAUTHORIZED, message, headers=headers)
     if isinstance(error, RateLimited):
         return Failure(ErrorKind.RATE_LIMITED, message, retry_after=error.retry_after, headers=headers)
-    if isinstance(error, ConnectionFailed | StreamError | TimedOut):
+    if isinstance(error, ConnectionFailed | StreamError):  # a timeout is a ConnectionFailed
         return Failure(ErrorKind.CONNECTION, message, headers=headers)
     return Failure(ErrorKind.OTHER, message, headers=headers)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
+from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, Unauthorized
 from app.common.proxy_url import BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable, SecretStore
 from app.core.embedded import EmbeddedSandbox, EngineChoice, EngineState
@@ -327,9 +327,7 @@ class ConsoleSession(QObject):
             self._set_state(
                 ConnectionState.BAD_KEY, "The API key was refused: check it in File > Profiles… (Ctrl+,)."
             )
-        except TlsFailed as error:
-            self._set_state(ConnectionState.DOWN, str(error))
-        except ConnectionFailed as error:
+        except ConnectionFailed as error:  # not reached, a TLS handshake refused, or no answer in time
             self._set_state(ConnectionState.DOWN, str(error))
         except ApiError as error:
             self._set_state(ConnectionState.ERROR, str(error))
