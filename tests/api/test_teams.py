@@ -34,8 +34,7 @@ def console(sandbox: Sandbox) -> ServiceClient:
 
 
 async def test_entries_carry_expiry_and_usage_and_update_entry_changes_the_expiry(sandbox: Sandbox) -> None:
-    client = console(sandbox)
-    try:
+    async with console(sandbox) as client:
         lists = client.allowlists
         later = int(time.time()) + 3600
         office = await lists.add("198.51.100.0/24", "office")
@@ -53,15 +52,12 @@ async def test_entries_carry_expiry_and_usage_and_update_entry_changes_the_expir
         assert extended.expires_at == later + 86_400 and extended.description == "CI, nightly"
         forever = await lists.update_entry(ci.id, None)
         assert forever.expires_at is None and forever.description == "CI, nightly"
-    finally:
-        await client.aclose()
 
 
 async def test_a_change_after_another_admins_change_is_refused_with_the_current_list(
     sandbox: Sandbox,
 ) -> None:
-    mine, theirs = console(sandbox), console(sandbox)
-    try:
+    async with console(sandbox) as mine, console(sandbox) as theirs:
         read = await mine.allowlists.get()
         assert read.version and mine.allowlists.version() == read.version
         added = await theirs.allowlists.add("203.0.113.0/24", "their runner")
@@ -83,14 +79,10 @@ async def test_a_change_after_another_admins_change_is_refused_with_the_current_
         assert mine.allowlists.version() != current.version
         await mine.allowlists.remove(entry.id)  # the version of my own last change is the one sent
         await theirs.allowlists.add("192.0.3.0/24", if_match=False)  # unconditional, whatever changed
-    finally:
-        await mine.aclose()
-        await theirs.aclose()
 
 
 async def test_the_audit_log_pages_through_every_event(sandbox: Sandbox) -> None:
-    client = console(sandbox)
-    try:
+    async with console(sandbox) as client:
         lists = client.allowlists
         for i in range(5):
             await lists.add(f"10.0.{i}.0/24")
@@ -110,5 +102,3 @@ async def test_the_audit_log_pages_through_every_event(sandbox: Sandbox) -> None
         assert [event.id for event in newest] == [event.id for event in events[:3]]
         created = await lists.audit_log(event_type="ip_allowlist.entry.created", limit=100)
         assert len(created.data) == 6
-    finally:
-        await client.aclose()

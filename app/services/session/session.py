@@ -344,19 +344,18 @@ class ConsoleSession(QObject):
         except Exception as error:  # the dialog says whatever failed; the log keeps the trace
             log.exception("Test connection could not make a client")
             return f"✗ The connection could not be set up: {error}"
-        try:
-            models = await client.models() if settings.api_key else []
-            if settings.admin_key and org_id:
-                await client.allowlists.get()
-            return f"✓ Connected. Models: {', '.join(models) or '(no API key to list them)'}."
-        except IpNotAllowed as error:
-            return f"✗ Blocked by the IP allowlist: the service sees you at {error.source_ip}."
-        except Unauthorized:
-            return "✗ The key was refused (401)."
-        except ApiError as error:
-            return f"✗ {error}"
-        finally:
-            await client.aclose()
+        async with client:
+            try:
+                models = await client.models() if settings.api_key else []
+                if settings.admin_key and org_id:
+                    await client.allowlists.get()
+                return f"✓ Connected. Models: {', '.join(models) or '(no API key to list them)'}."
+            except IpNotAllowed as error:
+                return f"✗ Blocked by the IP allowlist: the service sees you at {error.source_ip}."
+            except Unauthorized:
+                return "✗ The key was refused (401)."
+            except ApiError as error:
+                return f"✗ {error}"
 
     async def shutdown(self) -> None:
         if self._engine_poll is not None:
