@@ -17,13 +17,13 @@ from app.services.security.allowlist import AllowlistService
 class AllowAfterRefusal(QObject):
     """One address on its way into the lists that refused it; a new one replaces it, a new profile ends it."""
 
-    open_list = Signal(
-        object, str
-    )  # the list to show (None: the organization's, else a project id), the address
+    # The list to show and the address. The list is a project id, or None for the organization's: `object`,
+    # since a Signal names one class and a `str` one would hand the slot "" for None.
+    open_list = Signal(object, str)
     next_list = Signal(
         object, str
     )  # the next list that still refuses (as open_list): offer it, do not open it
-    admitted = Signal(object)  # the refused Turn: every list admits its address now, send it again
+    admitted = Signal(Turn)  # the refused turn: every list admits its address now, send it again
     ended = Signal()  # admitted or given up: nothing is waiting any more
 
     def __init__(self, allowlists: AllowlistService, parent: QObject | None = None) -> None:

@@ -66,11 +66,10 @@ class ChangedUnderYou:
 
 
 class AllowlistService(AllowlistReads):
-    # A Change in GUARDED (`object`: a str signal would hand over a bare str), the service's explanation:
-    # the change needs a typed confirmation.
-    guard = Signal(object, str)
+    # A change in GUARDED and the service's explanation: the change needs a typed confirmation.
+    guard = Signal(Change, str)
     changed_elsewhere = Signal(str)  # an import's preview is out of date: nothing was sent
-    changed_under_you = Signal(object)  # ChangedUnderYou: a 412, with what changed and the change again
+    changed_under_you = Signal(ChangedUnderYou)  # a 412: what changed, and the change again
     busy_changed = Signal(bool)  # a change is in flight (the periodic read waits for it)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 

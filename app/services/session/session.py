@@ -43,8 +43,7 @@ class ConnectionState(StrEnum):
 
 class ConsoleSession(QObject):
     client_changed = Signal()
-    # A ConnectionState, a sentence saying why. `object`: a `str` signal would hand the slot a bare str.
-    connection_changed = Signal(object, str)
+    connection_changed = Signal(ConnectionState, str)  # where the connection stands, a sentence saying why
     engine_changed = Signal(str)  # the sandbox's engine, as the status bar says it ("" for other profiles)
     models_changed = Signal()  # `model_details` was read again from the server
     simulated_ip_changed = Signal(str)  # the sandbox profile now plays this source address
