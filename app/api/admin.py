@@ -22,7 +22,7 @@ from app.netrules import EntryError, canonical_entry
 
 from .audit import AuditEvent, AuditPage
 from .errors import InvalidResponse, PreconditionFailed, UnansweredWrite
-from .requests import AllowlistUpdate, EntryCreate, EntryUpdate
+from .requests import AllowlistUpdateParams, EntryCreateParams, EntryUpdateParams
 from .transport import ResendCheck, Transport, always_resend
 from .wire import WireModel, problem
 
@@ -215,7 +215,7 @@ class Allowlists:
         force: bool = False,
         if_match: str | bool | None = None,
     ) -> Allowlist:
-        body = AllowlistUpdate(enabled=enabled)
+        body = AllowlistUpdateParams(enabled=enabled)
         result, headers = await self._change(
             "PATCH", self._path(project_id), project_id, if_match, always_resend, body, force
         )
@@ -242,7 +242,7 @@ class Allowlists:
                 already.append(listed)
             return listed is None
 
-        body = EntryCreate(cidr=cidr)
+        body = EntryCreateParams(cidr=cidr)
         if description:
             body["description"] = description
         if expires_at is not None:
@@ -268,7 +268,7 @@ class Allowlists:
     ) -> Entry:
         """Give an entry a new expiry (None: never) and, when given, a new description. Setting the same
         values again changes nothing, so a dropped connection sends it again."""
-        body = EntryUpdate(expires_at=None if expires_at is None else int(expires_at))
+        body = EntryUpdateParams(expires_at=None if expires_at is None else int(expires_at))
         if description is not None:
             body["description"] = description
         path = f"{self._path(project_id)}/entries/{entry_id}"

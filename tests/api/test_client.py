@@ -19,7 +19,7 @@ from app.api import (
     RateLimited,
     ServiceClient,
     StreamError,
-    TextDelta,
+    TextDeltaEvent,
     TlsFailed,
     Unauthorized,
     collect,
@@ -100,7 +100,7 @@ async def test_both_delta_event_names(sandbox_factory: SandboxFactory, delta_eve
     sandbox = sandbox_factory(delta_event=delta_event)
     async with client_for(sandbox) as client:
         async with client.responses.stream({"model": "service-pro", "input": "Hi"}) as stream:
-            deltas = [event.delta async for event in stream if isinstance(event, TextDelta)]
+            deltas = [event.delta async for event in stream if isinstance(event, TextDeltaEvent)]
         final = stream.state.response
         assert final is not None and "".join(deltas) == final.output_text != ""
 
@@ -204,7 +204,7 @@ async def test_dropped_stream_keeps_partial_text() -> None:
             with pytest.raises(ConnectionFailed):
                 async with client.responses.stream({"model": "m", "input": "x"}) as stream:
                     async for event in stream:
-                        seen += [event.delta] if isinstance(event, TextDelta) else []
+                        seen += [event.delta] if isinstance(event, TextDeltaEvent) else []
             assert seen == ["Partial answer"] and not stream.state.finished
             assert stream.response is not None and stream.response.is_closed
 
@@ -230,7 +230,7 @@ async def test_cancel_mid_stream_releases_the_connection(sandbox_factory: Sandbo
         async def consume() -> None:
             async with stream:
                 async for event in stream:
-                    if isinstance(event, TextDelta):
+                    if isinstance(event, TextDeltaEvent):
                         first_delta.set()
 
         task = asyncio.create_task(consume())
@@ -247,7 +247,7 @@ async def test_aclose_after_leaving_the_loop_closes_the_response_at_once(sandbox
     async with client_for(sandbox) as client:
         async with client.responses.stream({"model": "service-pro", "input": "Write 50000 words"}) as stream:
             async for event in stream:
-                if isinstance(event, TextDelta):
+                if isinstance(event, TextDeltaEvent):
                     break  # a loop left early: leaving the block closes the response, not the collector later
             assert stream.response is not None and not stream.response.is_closed
         assert stream.response.is_closed
@@ -315,5 +315,5 @@ async def test_typed_answers_from_the_sandbox(sandbox: Sandbox) -> None:
         assert isinstance(events[0], ResponseEvent) and events[0].type == "response.created"
         assert any(isinstance(e, OutputItemEvent) and isinstance(e.item, WebSearchCall) for e in events)
         assert isinstance(events[-1], ResponseEvent) and events[-1].is_final
-        text = "".join(event.delta for event in events if isinstance(event, TextDelta))
+        text = "".join(event.delta for event in events if isinstance(event, TextDeltaEvent))
         assert text == events[-1].response.output_text

@@ -18,7 +18,7 @@ from app.api import (
     RateLimited,
     ServiceClient,
     StreamError,
-    TextDelta,
+    TextDeltaEvent,
     TimedOut,
     UnansweredWrite,
     collect,
@@ -178,7 +178,7 @@ async def test_done_unknown_events_and_both_delta_names() -> None:
     with ScriptedServer([events]) as server:
         async with client(server.url, max_retries=0) as api:
             async with api.responses.stream({"model": "m", "input": "x"}) as stream:
-                deltas = [event.delta async for event in stream if isinstance(event, TextDelta)]
+                deltas = [event.delta async for event in stream if isinstance(event, TextDeltaEvent)]
             final = stream.state.response
             assert final is not None and final.output_text == "Hello world" == "".join(deltas)
             assert final.id == "resp_1"
@@ -213,7 +213,7 @@ async def test_a_reset_mid_stream_names_its_cause() -> None:
             with pytest.raises(ConnectionFailed) as caught:
                 async with api.responses.stream({"model": "m", "input": "x"}) as stream:
                     async for event in stream:
-                        seen += [event.delta] if isinstance(event, TextDelta) else []
+                        seen += [event.delta] if isinstance(event, TextDeltaEvent) else []
             message = str(caught.value)
             assert (
                 "mid-stream" in message and not message.endswith(": .") and len(message.split(": ", 1)[1]) > 2
