@@ -1,4 +1,4 @@
-"""The allowlist service: the lists of the chosen scope (read by AllowlistReads) and every change to them.
+"""The allowlist service: the lists of the chosen scope (read by AllowlistReader) and every change to them.
 
 A change is sent with the version of the list it was decided on (If-Match): when another admin changed the
 list meanwhile, the service refuses it (412) with the list as it stands, and `conflict` says what changed
@@ -22,7 +22,7 @@ from app.core.security.files import TransferError
 from app.core.security.history_rows import Change
 from app.netrules.transfer import ExportScope, ImportPlan, PlannedLine
 from app.services.security.history import ChangeHistory
-from app.services.security.reads import AllowlistReads, Availability
+from app.services.security.reads import AllowlistReader, Availability
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
@@ -65,7 +65,7 @@ class ChangedUnderYou:
     again: Callable[[], None]  # sends the same change again, on the list as it now stands
 
 
-class AllowlistService(AllowlistReads):
+class AllowlistService(AllowlistReader):
     # A change in GUARDED and the service's explanation: the change needs a typed confirmation.
     guard = Signal(Change, str)
     changed_elsewhere = Signal(str)  # an import's preview is out of date: nothing was sent
@@ -113,14 +113,15 @@ class AllowlistService(AllowlistReads):
         }
         return files.write_file(path, self.entries, scope)
 
-    # -- changes: each re-reads the list first, and goes to the history ----------------------------
+    # -- changes: each sent on the version it was decided on (If-Match), and kept in the history --
 
     def record(self, action: Change, what: str, result: str = "ok") -> None:
         profile = self.session.profile
         self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
 
     async def _fresh(self) -> Allowlist:
-        """Read the list again; raise StaleList if someone else changed it since it was shown."""
+        """Read the list again before an import, whose preview was planned on the list as shown; raise
+        StaleList if someone else changed it since (the other changes rely on If-Match instead)."""
         client = self.session.client
         assert client is not None
         current = await client.allowlists.get(self.project_id)
