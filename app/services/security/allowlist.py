@@ -1,9 +1,9 @@
 """The allowlist service: the lists of the chosen scope (read by AllowlistReader) and every change to them.
 
 A change is sent with the version of the list it was decided on (If-Match): when another admin changed the
-list meanwhile, the service refuses it (412) with the list as it stands, and `conflict` says what changed
-under you and offers to apply the change again. The service stops the changes that would lock the caller
-out until they are forced; each change goes to the history.
+list meanwhile, the service refuses it (412) with the list as it stands, and `changed_under_you` says what
+changed under you and offers to apply the change again. The service stops the changes that would lock the
+caller out until they are forced; each change goes to the history.
 """
 
 from __future__ import annotations
