@@ -69,7 +69,7 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(ORG_NAME)
     app.setApplicationVersion(__version__)
     # Qt's default style: Fusion on Linux, the native ones on Windows and macOS; all follow the system's
-    # light or dark scheme (Qt 6.5+). Forcing Fusion everywhere cost ~18 ms at start (a plugin scan).
+    # light or dark scheme (Qt 6.5+). Forcing Fusion everywhere would cost ~18 ms at start (a plugin scan).
     app.setWindowIcon(QIcon(str(ICON)))
     return app
 

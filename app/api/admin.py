@@ -7,13 +7,12 @@ remove whose entry is gone reports it deleted.
 
 Two admins at once: every list read carries the list's version (its ETag), which `Allowlists` remembers per
 list; each change sends it as `If-Match` (unless told otherwise), so a change to a list that changed since
-it was read is refused with `PreconditionFailed`, which carries the list as it stands.
+it was read is refused with `AllowlistChanged` (a PreconditionFailed), which carries the list as it stands.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from enum import StrEnum
 from typing import Any, TypeVar
 
 import httpx
@@ -21,9 +20,10 @@ from pydantic import ValidationError, field_validator
 
 from app.netrules import EntryError, canonical_entry
 
-from .errors import InvalidResponse, UnansweredWrite
-from .requests import AllowlistUpdate, EntryCreate, EntryUpdate
-from .transport import Transport, always_resend
+from .audit import AuditEvent, AuditPage
+from .errors import InvalidResponse, PreconditionFailed, UnansweredWrite
+from .requests import AllowlistUpdateParams, EntryCreateParams, EntryUpdateParams
+from .transport import ResendCheck, Transport, always_resend
 from .wire import WireModel, problem
 
 
@@ -90,78 +90,6 @@ class Deleted(WireModel):
     deleted: bool = True
 
 
-class AuditActorKind(StrEnum):
-    API_KEY = "api_key"  # an admin key, through the Admin API
-    DASHBOARD = "dashboard"  # the sandbox's dashboard command line, on the store directly
-    SERVICE = "service"  # the service itself (an expired entry removed after its grace period)
-    OTHER = "other"  # a kind this console does not know yet
-
-
-class AuditResult(StrEnum):
-    APPLIED = "applied"
-    REFUSED = "refused"
-    OTHER = "other"
-
-
-class AuditActor(WireModel):
-    type: AuditActorKind = AuditActorKind.OTHER
-    id: str | None = None  # the admin key's id (never its secret)
-    name: str = ""
-
-    @field_validator("type", mode="before")
-    @classmethod
-    def _known_kind(cls, value: Any) -> Any:
-        return value if value in AuditActorKind._value2member_map_ else AuditActorKind.OTHER
-
-
-class AuditState(WireModel):
-    """One side of a change: an entry's fields, or a list's switch (`enabled`)."""
-
-    id: str | None = None
-    cidr: str | None = None
-    description: str | None = None
-    expires_at: int | None = None
-    enabled: bool | None = None
-
-
-class AuditEvent(WireModel):
-    """One change to an allowlist as the service recorded it, made or refused."""
-
-    id: str
-    type: str  # ip_allowlist.entry.created|deleted|updated|expired, ip_allowlist.enabled|disabled
-    created_at: int
-    actor: AuditActor = AuditActor()
-    source_ip: str | None = None
-    scope: str = "organization"
-    owner_id: str = ""
-    project_id: str | None = None
-    entry_id: str | None = None
-    before: AuditState | None = None
-    after: AuditState | None = None
-    result: AuditResult = AuditResult.OTHER
-    status: int = 0
-    code: str | None = None  # why it was refused (would_block_caller, precondition_failed, ...)
-    forced: bool = False
-
-    @field_validator("result", mode="before")
-    @classmethod
-    def _known_result(cls, value: Any) -> Any:
-        return value if value in AuditResult._value2member_map_ else AuditResult.OTHER
-
-
-class AuditPage(WireModel):
-    """One page of the audit log, newest first; `next_after` continues it when `has_more`."""
-
-    data: tuple[AuditEvent, ...] = ()
-    first_id: str | None = None
-    last_id: str | None = None
-    has_more: bool = False
-
-    @property
-    def next_after(self) -> str | None:
-        return self.last_id if self.has_more else None
-
-
 _Model = TypeVar("_Model", bound=WireModel)
 
 
@@ -180,6 +108,26 @@ def parse_projects(data: Any) -> tuple[Project, ...]:
     if not isinstance(items, list):
         raise InvalidResponse("The server's project list is not a list ({'data': [...]} was expected).")
     return tuple(parse(Project, item, "a project") for item in items)
+
+
+class AllowlistChanged(PreconditionFailed):
+    """412 on a change to an allowlist: the list changed since it was read. `current` is the list as it
+    stands, sent with the refusal (None when the body did not carry a readable one), so the change can be
+    shown against it and made again."""
+
+    current: Allowlist | None = None
+
+    @classmethod
+    def of(cls, refused: PreconditionFailed) -> AllowlistChanged:
+        changed = cls(
+            refused.status, refused.message, refused.code, refused.param, refused.headers, refused.body
+        )
+        data = refused.body.get("current") if isinstance(refused.body, dict) else None
+        try:
+            changed.current = parse(Allowlist, data, "the current list") if isinstance(data, dict) else None
+        except InvalidResponse:
+            pass  # the refusal stands without it: the next read shows the list
+        return changed
 
 
 def _canonical_or_as_sent(cidr: str) -> str:
@@ -234,6 +182,32 @@ class Allowlists:
         self._saw(project_id, headers, allowlist.version)
         return allowlist
 
+    async def _change(
+        self,
+        method: str,
+        path: str,
+        project_id: str | None,
+        if_match: str | bool | None,
+        resend_unanswered: ResendCheck,
+        json_body: object = None,
+        force: bool = False,
+    ) -> tuple[Any, httpx.Headers]:
+        """Send one change to a list, on the version `if_match` names, never retried on a status; a 412
+        comes back as AllowlistChanged, read here, carrying the list as it stands."""
+        try:
+            return await self._transport.request(
+                method,
+                path,
+                key="admin",
+                json_body=json_body,
+                params={"force": "true"} if force else None,
+                retries=0,
+                resend_unanswered=resend_unanswered,
+                headers=self._precondition(project_id, if_match),
+            )
+        except PreconditionFailed as refused:
+            raise AllowlistChanged.of(refused) from None
+
     async def set_enabled(
         self,
         enabled: bool,
@@ -241,16 +215,9 @@ class Allowlists:
         force: bool = False,
         if_match: str | bool | None = None,
     ) -> Allowlist:
-        params = {"force": "true"} if force else None
-        result, headers = await self._transport.request(
-            "PATCH",
-            self._path(project_id),
-            key="admin",
-            json_body=AllowlistUpdate(enabled=enabled),
-            params=params,
-            retries=0,
-            resend_unanswered=always_resend,
-            headers=self._precondition(project_id, if_match),
+        body = AllowlistUpdateParams(enabled=enabled)
+        result, headers = await self._change(
+            "PATCH", self._path(project_id), project_id, if_match, always_resend, body, force
         )
         allowlist = parse(Allowlist, result, "an allowlist")
         self._saw(project_id, headers, allowlist.version)
@@ -275,21 +242,14 @@ class Allowlists:
                 already.append(listed)
             return listed is None
 
-        body = EntryCreate(cidr=cidr)
+        body = EntryCreateParams(cidr=cidr)
         if description:
             body["description"] = description
         if expires_at is not None:
             body["expires_at"] = int(expires_at)
+        path = f"{self._path(project_id)}/entries"
         try:
-            result, headers = await self._transport.request(
-                "POST",
-                f"{self._path(project_id)}/entries",
-                key="admin",
-                json_body=body,
-                retries=0,
-                resend_unanswered=not_listed_yet,
-                headers=self._precondition(project_id, if_match),
-            )
+            result, headers = await self._change("POST", path, project_id, if_match, not_listed_yet, body)
         except UnansweredWrite:
             if already:  # the first attempt went through: that entry, never a second one
                 return already[0]
@@ -308,19 +268,11 @@ class Allowlists:
     ) -> Entry:
         """Give an entry a new expiry (None: never) and, when given, a new description. Setting the same
         values again changes nothing, so a dropped connection sends it again."""
-        body = EntryUpdate(expires_at=None if expires_at is None else int(expires_at))
+        body = EntryUpdateParams(expires_at=None if expires_at is None else int(expires_at))
         if description is not None:
             body["description"] = description
-        result, headers = await self._transport.request(
-            "PATCH",
-            f"{self._path(project_id)}/entries/{entry_id}",
-            key="admin",
-            json_body=body,
-            params={"force": "true"} if force else None,
-            retries=0,
-            resend_unanswered=always_resend,
-            headers=self._precondition(project_id, if_match),
-        )
+        path = f"{self._path(project_id)}/entries/{entry_id}"
+        result, headers = await self._change("PATCH", path, project_id, if_match, always_resend, body, force)
         self._saw(project_id, headers)
         return parse(Entry, result, "an allowlist entry")
 
@@ -340,16 +292,10 @@ class Allowlists:
                 gone.append(True)
             return listed
 
-        params = {"force": "true"} if force else None
+        path = f"{self._path(project_id)}/entries/{entry_id}"
         try:
-            result, headers = await self._transport.request(
-                "DELETE",
-                f"{self._path(project_id)}/entries/{entry_id}",
-                key="admin",
-                params=params,
-                retries=0,
-                resend_unanswered=still_listed,
-                headers=self._precondition(project_id, if_match),
+            result, headers = await self._change(
+                "DELETE", path, project_id, if_match, still_listed, force=force
             )
         except UnansweredWrite:
             if gone:  # the first attempt went through

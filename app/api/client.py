@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -21,6 +21,11 @@ class ModelInfo:
 
 
 class ServiceClient:
+    """The API of one profile: its transport (one connection pool) and the resources bound to it.
+
+    `async with ServiceClient(settings) as client:` closes the pool on leaving the block, however it is left;
+    a client kept for a profile's whole life (the session's) is closed with `aclose()` when that ends."""
+
     def __init__(
         self, settings: ConnectionSettings, org_id: str = "", http: httpx.AsyncClient | None = None
     ) -> None:
@@ -57,7 +62,14 @@ class ServiceClient:
             if isinstance(item, dict) and "id" in item
         ]
 
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
     async def aclose(self) -> None:
+        """Close the connection pool; closing twice is harmless."""
         await self.transport.aclose()
 
 

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .admin import Allowlist
+from typing import Any
 
 
 class ErrorCode(StrEnum):
@@ -70,8 +67,9 @@ class ProxyUnreachable(ProxyFailed):
     """No connection to the proxy itself (down, wrong host or port)."""
 
 
-class TimedOut(ApiError):
-    """No answer in time."""
+class TimedOut(ConnectionFailed):
+    """No answer in time: the connection failed to bring one (as anthropic's APITimeoutError is an
+    APIConnectionError), so whoever handles a lost connection handles this too."""
 
 
 class InvalidResponse(ApiError):
@@ -99,10 +97,6 @@ class StatusError(ApiError):
         self.param = param
         self.headers = headers or {}
         self.body = body
-
-    @property
-    def request_id(self) -> str | None:
-        return self.headers.get("x-request-id")
 
     @property
     def source_ip(self) -> str | None:
@@ -138,24 +132,10 @@ class Conflict(StatusError):
 
 
 class PreconditionFailed(StatusError):
-    """412 precondition_failed: the list changed since it was read (If-Match named an earlier version).
-
-    `current` is the list as it stands now, sent with the refusal, so the change can be shown and made again."""
+    """412 precondition_failed: the resource changed since it was read (If-Match named an earlier version).
+    The body may carry it as it stands; the resource that asked reads it (`app.api.admin.AllowlistChanged`)."""
 
     status = 412
-
-    @property
-    def current(self) -> Allowlist | None:
-        """The list as it stands (an `app.api.admin.Allowlist`), or None when the body did not carry one."""
-        from .admin import Allowlist, parse  # here: admin imports this module
-
-        data = self.body.get("current") if isinstance(self.body, dict) else None
-        if not isinstance(data, dict):
-            return None
-        try:
-            return parse(Allowlist, data, "the current list")
-        except InvalidResponse:
-            return None
 
 
 class PayloadTooLarge(StatusError):

@@ -83,7 +83,7 @@ class OutputItemEvent(StreamEvent):
         return self.type == "response.output_item.done"
 
 
-class TextDelta(StreamEvent):
+class TextDeltaEvent(StreamEvent):
     type: TextDeltaType
     item_id: str = ""
     output_index: int = 0
@@ -132,7 +132,7 @@ def _event_tag(value: Any) -> str:
 
 
 Event = Annotated[
-    Annotated[TextDelta, Tag("text_delta")]
+    Annotated[TextDeltaEvent, Tag("text_delta")]
     | Annotated[ResponseEvent, Tag("response")]
     | Annotated[OutputItemEvent, Tag("output_item")]
     | Annotated[WebSearchProgress, Tag("web_search")]

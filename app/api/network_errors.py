@@ -30,7 +30,6 @@ from .errors import (
     TimedOut,
     TlsFailed,
 )
-from .streaming import describe
 
 PROFILES = "File > Profiles… (Ctrl+,)"
 
@@ -71,6 +70,16 @@ def route_for(
         if not bypass(parts.hostname or "", found):
             proxy = found.get(parts.scheme) or found.get("all") or None
     return Route(proxy or None, client_cert, ca_bundle)
+
+
+def describe(error: BaseException) -> str:
+    """A reason that is never empty: httpx errors often carry no text (a bare reset)."""
+    text = str(error).strip()
+    return text or {
+        "ReadError": "the server closed the connection",
+        "RemoteProtocolError": "the server broke off the answer",
+        "WriteError": "the request could not be sent",
+    }.get(type(error).__name__, type(error).__name__)
 
 
 def _target(url: str) -> str:

@@ -1,5 +1,9 @@
 """Typed bodies of the requests the console sends (TypedDicts: plain JSON at run time, checked by mypy).
 
+Named as the official SDKs name them, `...Param` and `...Params` (ResponseCreateParams, FunctionToolParam):
+what the console sends, apart from the models of what it reads (wire.py) and from the sandbox's models that
+validate the same shapes on arrival.
+
 Only typing here, no httpx or pydantic: the Playground builds these before the network stack is loaded.
 """
 
@@ -11,19 +15,19 @@ from typing import Any, Literal, NotRequired, Required, TypedDict
 JsonSchema = dict[str, Any]
 
 
-class InputText(TypedDict):
+class InputTextParam(TypedDict):
     type: Literal["input_text"]
     text: str
 
 
-class InputImage(TypedDict):
+class InputImageParam(TypedDict):
     type: Literal["input_image"]
     image_url: str  # a data URL (checked and scaled) or a remote URL
 
 
 class UserMessage(TypedDict):
     role: Literal["user"]
-    content: str | list[InputText | InputImage]
+    content: str | list[InputTextParam | InputImageParam]
 
 
 class AssistantMessage(TypedDict):
@@ -59,11 +63,11 @@ class ReasoningParam(TypedDict):
     effort: str
 
 
-class WebSearchTool(TypedDict):
+class WebSearchToolParam(TypedDict):
     type: Literal["web_search_preview"]
 
 
-class FunctionTool(TypedDict):
+class FunctionToolParam(TypedDict):
     type: Literal["function"]
     name: str
     description: NotRequired[str]
@@ -92,7 +96,7 @@ class TextParam(TypedDict):
     format: JsonSchemaFormat
 
 
-class ResponseRequest(TypedDict, total=False):
+class ResponseCreateParams(TypedDict, total=False):
     """POST /responses."""
 
     model: Required[str]
@@ -103,14 +107,14 @@ class ResponseRequest(TypedDict, total=False):
     top_p: float
     max_output_tokens: int
     reasoning: ReasoningParam
-    tools: list[WebSearchTool | FunctionTool]
+    tools: list[WebSearchToolParam | FunctionToolParam]
     tool_choice: ToolChoiceParam
     parallel_tool_calls: bool
     text: TextParam
     stream: bool
 
 
-class EntryCreate(TypedDict):
+class EntryCreateParams(TypedDict):
     """POST …/ip_allowlist/entries."""
 
     cidr: str
@@ -118,14 +122,14 @@ class EntryCreate(TypedDict):
     expires_at: NotRequired[int]  # Unix seconds; absent: never expires
 
 
-class EntryUpdate(TypedDict):
+class EntryUpdateParams(TypedDict):
     """PATCH …/ip_allowlist/entries/{id}."""
 
     expires_at: int | None  # None: never expires
     description: NotRequired[str]
 
 
-class AllowlistUpdate(TypedDict):
+class AllowlistUpdateParams(TypedDict):
     """PATCH …/ip_allowlist."""
 
     enabled: bool

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import partial
 
 from . import defaults
-from .requests import ResponseRequest
+from .requests import ResponseCreateParams
 from .streaming import ResponseStream
 from .transport import Transport
 from .wire import Response, parse_response
@@ -16,17 +16,17 @@ class Responses:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
 
-    async def create(self, body: ResponseRequest) -> Response:
-        sent: ResponseRequest = {**body, "stream": False}
+    async def create(self, body: ResponseCreateParams) -> Response:
+        sent: ResponseCreateParams = {**body, "stream": False}
         result, _ = await self._transport.request(
             "POST", "/responses", json_body=sent, deadline=defaults.GENERATION_DEADLINE
         )
         return parse_response(result)
 
-    def stream(self, body: ResponseRequest, on_sent: Callable[[], None] | None = None) -> ResponseStream:
+    def stream(self, body: ResponseCreateParams, on_sent: Callable[[], None] | None = None) -> ResponseStream:
         """`async with` it: the request is sent on entering, the response closed on leaving. `on_sent` is
         called once the request is written, while the server works on it."""
-        sent: ResponseRequest = {**body, "stream": True}
+        sent: ResponseCreateParams = {**body, "stream": True}
         return ResponseStream(partial(self._transport.open_stream, "/responses", sent, on_sent=on_sent))
 
     async def retrieve(self, response_id: str) -> Response:

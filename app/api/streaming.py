@@ -17,6 +17,7 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 from . import defaults
 from .errors import ApiError, ConnectionFailed, InvalidResponse, StreamError, TimedOut
 from .events import ErrorEvent, Event, ResponseEvent, parse_event
+from .network_errors import describe
 from .wire import Response
 
 
@@ -31,16 +32,6 @@ class StreamState:
     @property
     def finished(self) -> bool:
         return self.response is not None
-
-
-def describe(error: BaseException) -> str:
-    """A reason that is never empty: httpx errors often carry no text (a bare reset)."""
-    text = str(error).strip()
-    return text or {
-        "ReadError": "the server closed the connection",
-        "RemoteProtocolError": "the server broke off the answer",
-        "WriteError": "the request could not be sent",
-    }.get(type(error).__name__, type(error).__name__)
 
 
 def stream_failure(error: httpx.HTTPError) -> ApiError:

@@ -57,7 +57,7 @@ OutputItem = Annotated[
 ]
 
 
-class Usage(WireModel):
+class ResponseUsage(WireModel):
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
@@ -89,7 +89,7 @@ class Response(WireModel):
     model: str = ""
     output: tuple[OutputItem, ...] = ()
     previous_response_id: str | None = None
-    usage: Usage | None = None
+    usage: ResponseUsage | None = None
     error: ResponseError | None = None
     incomplete_details: IncompleteDetails | None = None
     reasoning: ReasoningSettings | None = None

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.core.security.entry_search import EntrySearch
+from app.core.security.entry_views import EntryView, shown_by
 from app.core.security.expiry import describe_left
-from app.core.security.views import EntryView, shown_by
 from app.netrules import Address
 from app.netrules.index import BITS, EntryIndex, interval_of
 

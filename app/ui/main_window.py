@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QResizeEvent
 
     from app.core.playground.turns import Turn
-    from app.services.security.allow_flow import AllowAfterRefusal
+    from app.services.security.address_admission import AddressAdmission
 
 if TYPE_CHECKING:  # built after the window's first frame (ensure_tabs): their imports cost ~100 ms
     from .playground.tab import PlaygroundTab
@@ -110,7 +110,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(objectName="tabs")
         self._playground: PlaygroundTab | None = None
         self._security: SecurityTab | None = None
-        self.allow_flow: AllowAfterRefusal | None = None
+        self.allow_flow: AddressAdmission | None = None
         for label in TAB_LABELS:  # placeholders for the first frame; ensure_tabs() puts the real ones in
             self.tabs.addTab(QWidget(), label)
         central = QWidget()
@@ -203,10 +203,10 @@ class MainWindow(QMainWindow):
 
     def _connect_allow_flow(self) -> None:
         """After a 403 in the Playground: the Security tab on the list that refused, then the request again."""
-        from app.services.security.allow_flow import AllowAfterRefusal
+        from app.services.security.address_admission import AddressAdmission
 
         security = self.security
-        flow = self.allow_flow = AllowAfterRefusal(security.service, self)
+        flow = self.allow_flow = AddressAdmission(security.service, self)
         flow.open_list.connect(self._open_list)
         flow.next_list.connect(self._offer_next_list)
         security.waiting.next_clicked.connect(flow.open_next)
@@ -250,7 +250,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def allow_ip(self, index: int) -> None:
-        """Allow the address a turn was refused at, in the list that refused it (see AllowAfterRefusal)."""
+        """Allow the address a turn was refused at, in the list that refused it (see AddressAdmission)."""
         self._ensure_security()
         assert self.allow_flow is not None
         self.allow_flow.start(self.playground.service.turns[index])

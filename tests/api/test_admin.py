@@ -48,50 +48,45 @@ def test_models_ignore_unknown_fields_and_name_a_wrong_one() -> None:
 
 async def test_an_add_already_listed_after_a_drop_is_that_entry_not_a_second() -> None:
     with ScriptedServer([listed(), CLOSE, listed(OFFICE)]) as server:
-        api = admin(server.url)
-        await api.allowlists.get()  # leaves a kept-alive connection
-        entry = await api.allowlists.add("198.51.100.0/24", "office")
-        assert entry.id == "ipal_1"
-        assert [method for method, _, _ in server.requests] == ["GET", "POST", "GET"]  # never a second POST
-        await api.aclose()
+        async with admin(server.url) as api:
+            await api.allowlists.get()  # leaves a kept-alive connection
+            entry = await api.allowlists.add("198.51.100.0/24", "office")
+            assert entry.id == "ipal_1"
+            # never a second POST:
+            assert [method for method, _, _ in server.requests] == ["GET", "POST", "GET"]
 
 
 async def test_an_add_not_yet_listed_after_a_drop_is_sent_again() -> None:
     created = reply("201 Created", json.dumps(OFFICE).encode(), JSON)
     with ScriptedServer([listed(), CLOSE, listed(), created]) as server:
-        api = admin(server.url)
-        await api.allowlists.get()
-        assert (await api.allowlists.add("198.51.100.0/24")).cidr == "198.51.100.0/24"
-        assert [method for method, _, _ in server.requests] == ["GET", "POST", "GET", "POST"]
-        await api.aclose()
+        async with admin(server.url) as api:
+            await api.allowlists.get()
+            assert (await api.allowlists.add("198.51.100.0/24")).cidr == "198.51.100.0/24"
+            assert [method for method, _, _ in server.requests] == ["GET", "POST", "GET", "POST"]
 
 
 async def test_a_remove_after_a_drop_is_done_when_gone_and_resent_while_listed() -> None:
     with ScriptedServer([listed(OFFICE), CLOSE, listed()]) as server:
-        api = admin(server.url)
-        await api.allowlists.get()
-        assert (await api.allowlists.remove("ipal_1")).deleted is True
-        assert [method for method, _, _ in server.requests] == ["GET", "DELETE", "GET"]
-        await api.aclose()
+        async with admin(server.url) as api:
+            await api.allowlists.get()
+            assert (await api.allowlists.remove("ipal_1")).deleted is True
+            assert [method for method, _, _ in server.requests] == ["GET", "DELETE", "GET"]
     deleted = reply("200 OK", b'{"id": "ipal_1", "deleted": true}', JSON)
     with ScriptedServer([listed(OFFICE), CLOSE, listed(OFFICE), deleted]) as server:
-        api = admin(server.url)
-        await api.allowlists.get()
-        assert (await api.allowlists.remove("ipal_1")).deleted is True
-        assert [method for method, _, _ in server.requests] == ["GET", "DELETE", "GET", "DELETE"]
-        await api.aclose()
+        async with admin(server.url) as api:
+            await api.allowlists.get()
+            assert (await api.allowlists.remove("ipal_1")).deleted is True
+            assert [method for method, _, _ in server.requests] == ["GET", "DELETE", "GET", "DELETE"]
 
 
 async def test_switching_is_resent_and_a_failed_check_says_so() -> None:
     switched = reply("200 OK", b'{"scope": "organization", "enabled": true, "entries": []}', JSON)
     with ScriptedServer([listed(), CLOSE, switched]) as server:
-        api = admin(server.url)
-        await api.allowlists.get()
-        assert (await api.allowlists.set_enabled(True)).enabled is True
-        await api.aclose()
+        async with admin(server.url) as api:
+            await api.allowlists.get()
+            assert (await api.allowlists.set_enabled(True)).enabled is True
     with ScriptedServer([listed(), CLOSE, CLOSE]) as server:
-        api = admin(server.url)
-        await api.allowlists.get()
-        with pytest.raises(UnansweredWrite, match="checking whether the change was made failed"):
-            await api.allowlists.add("198.51.100.0/24")
-        await api.aclose()
+        async with admin(server.url) as api:
+            await api.allowlists.get()
+            with pytest.raises(UnansweredWrite, match="checking whether the change was made failed"):
+                await api.allowlists.add("198.51.100.0/24")

@@ -18,7 +18,7 @@ from app.api import (
     RateLimited,
     ServiceClient,
     StreamError,
-    TextDelta,
+    TextDeltaEvent,
     TimedOut,
     UnansweredWrite,
     collect,
@@ -64,24 +64,23 @@ def completed(text: str = "", **extra: object) -> dict[str, object]:
 async def test_html_error_pages_are_their_status_and_are_retried() -> None:
     page = reply("502 Bad Gateway", PAGE, {"content-type": "text/html"})
     with ScriptedServer([page, reply("503 Service Unavailable", b"busy"), MODELS]) as server:
-        api = client(server.url, max_retries=2)
-        assert await api.models() == ["m"]
-        assert len(server.requests) == 3
-        await api.aclose()
+        async with client(server.url, max_retries=2) as api:
+            assert await api.models() == ["m"]
+            assert len(server.requests) == 3
     with ScriptedServer([page]) as server:
-        api = client(server.url, max_retries=0)
-        with pytest.raises(ServerError) as caught:
-            await api.models()
-        assert (
-            caught.value.status == 502 and "web page" in str(caught.value) and "/v1" not in str(caught.value)
-        )
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            with pytest.raises(ServerError) as caught:
+                await api.models()
+            assert (
+                caught.value.status == 502
+                and "web page" in str(caught.value)
+                and "/v1" not in str(caught.value)
+            )
     limited = reply("429 Too Many Requests", b"<html>slow down</html>", {"content-type": "text/html"})
     with ScriptedServer([limited]) as server:
-        api = client(server.url, max_retries=0)
-        with pytest.raises(RateLimited):
-            await api.models()
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            with pytest.raises(RateLimited):
+                await api.models()
 
 
 async def test_a_long_retry_after_is_handed_back_at_once() -> None:
@@ -91,23 +90,22 @@ async def test_a_long_retry_after_is_handed_back_at_once() -> None:
         {"retry-after": "3600", "content-type": "application/json"},
     )
     with ScriptedServer([limited]) as server:
-        api = client(server.url, max_retries=2)
-        started = time.monotonic()
-        with pytest.raises(RateLimited) as caught:
-            await api.models()
-        assert caught.value.retry_after == 3600 and time.monotonic() - started < 2
-        assert len(server.requests) == 1
-        await api.aclose()
+        async with client(server.url, max_retries=2) as api:
+            started = time.monotonic()
+            with pytest.raises(RateLimited) as caught:
+                await api.models()
+            assert caught.value.retry_after == 3600 and time.monotonic() - started < 2
+            assert len(server.requests) == 1
 
 
 async def test_a_stalling_get_gives_up_at_the_deadline() -> None:
     with ScriptedServer([STALL, STALL]) as server:
-        api = client(server.url, request_deadline=0.3)  # the test's own deadline: a second waited for nothing
-        started = time.monotonic()
-        with pytest.raises(TimedOut, match=r"within 0\.3 s"):
-            await api.models()
-        assert 0.3 <= time.monotonic() - started < 3
-        await api.aclose()
+        async with client(server.url, request_deadline=0.3) as api:
+            started = time.monotonic()
+            with pytest.raises(TimedOut, match=r"within 0\.3 s") as caught:
+                await api.models()
+            assert 0.3 <= time.monotonic() - started < 3
+            assert isinstance(caught.value, ConnectionFailed)  # handled wherever a lost connection is
 
 
 def test_the_default_deadline_is_well_under_a_minute() -> None:
@@ -119,56 +117,53 @@ async def test_a_body_that_fails_to_decompress_is_invalid_response() -> None:
         "200 OK", b"this is not gzip", {"content-encoding": "gzip", "content-type": "application/json"}
     )
     with ScriptedServer([broken]) as server:
-        api = client(server.url, max_retries=0)
-        with pytest.raises(InvalidResponse, match="could not be decoded"):
-            await api.models()
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            with pytest.raises(InvalidResponse, match="could not be decoded"):
+                await api.models()
 
 
 async def test_a_dropped_keep_alive_connection_is_resent_once_when_safe() -> None:
     created = reply("201 Created", b'{"id": "ipal_1"}', {"content-type": "application/json"})
     with ScriptedServer([MODELS, CLOSE, created]) as server:
-        api = client(server.url, max_retries=0)
-        await api.models()  # leaves a kept-alive connection
-        checks = []
+        async with client(server.url, max_retries=0) as api:
+            await api.models()  # leaves a kept-alive connection
+            checks = []
 
-        async def not_there_yet() -> bool:
-            checks.append(True)
-            return True
+            async def not_there_yet() -> bool:
+                checks.append(True)
+                return True
 
-        body, _ = await api.transport.request(
-            "POST", "/things", json_body={"cidr": "10.0.0.0/8"}, resend_unanswered=not_there_yet
-        )
-        assert body == {"id": "ipal_1"} and checks == [True]
-        assert [method for method, _, _ in server.requests] == ["GET", "POST", "POST"]
-        await api.aclose()
+            body, _ = await api.transport.request(
+                "POST", "/things", json_body={"cidr": "10.0.0.0/8"}, resend_unanswered=not_there_yet
+            )
+            assert body == {"id": "ipal_1"} and checks == [True]
+            assert [method for method, _, _ in server.requests] == ["GET", "POST", "POST"]
 
 
 async def test_an_unanswered_write_is_not_resent_without_a_check() -> None:
     with ScriptedServer([MODELS, CLOSE]) as server:
-        api = client(server.url, max_retries=0)
-        await api.models()
-        with pytest.raises(UnansweredWrite, match="may or may not have been made"):
-            await api.transport.request("POST", "/things", json_body={})
-        assert len(server.requests) == 2
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            await api.models()
+            with pytest.raises(UnansweredWrite, match="may or may not have been made"):
+                await api.transport.request("POST", "/things", json_body={})
+            assert len(server.requests) == 2
     done = reply("200 OK", b'{"enabled": true}', {"content-type": "application/json"})
     with ScriptedServer([MODELS, CLOSE, done]) as server:  # an idempotent write: always safe
-        api = client(server.url, max_retries=0)
-        await api.models()
-        body, _ = await api.transport.request("PATCH", "/x", json_body={}, resend_unanswered=always_resend)
-        assert body == {"enabled": True}
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            await api.models()
+            body, _ = await api.transport.request(
+                "PATCH", "/x", json_body={}, resend_unanswered=always_resend
+            )
+            assert body == {"enabled": True}
 
 
 async def test_idle_connections_expire_before_uvicorns_keep_alive() -> None:
     from app.api import defaults
 
     assert defaults.KEEPALIVE_EXPIRY < 5  # uvicorn's default timeout_keep_alive
-    api = client("http://127.0.0.1:9/v1")
-    pool = api.transport._client._transport._pool
-    assert pool._keepalive_expiry == defaults.KEEPALIVE_EXPIRY
-    await api.aclose()
+    async with client("http://127.0.0.1:9/v1") as api:
+        pool = api.transport._client._transport._pool
+        assert pool._keepalive_expiry == defaults.KEEPALIVE_EXPIRY
 
 
 async def test_done_unknown_events_and_both_delta_names() -> None:
@@ -181,13 +176,12 @@ async def test_done_unknown_events_and_both_delta_names() -> None:
         "[DONE]",
     )
     with ScriptedServer([events]) as server:
-        api = client(server.url, max_retries=0)
-        async with api.responses.stream({"model": "m", "input": "x"}) as stream:
-            deltas = [event.delta async for event in stream if isinstance(event, TextDelta)]
-        final = stream.state.response
-        assert final is not None and final.output_text == "Hello world" == "".join(deltas)
-        assert final.id == "resp_1"
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            async with api.responses.stream({"model": "m", "input": "x"}) as stream:
+                deltas = [event.delta async for event in stream if isinstance(event, TextDeltaEvent)]
+            final = stream.state.response
+            assert final is not None and final.output_text == "Hello world" == "".join(deltas)
+            assert final.id == "resp_1"
 
 
 @pytest.mark.parametrize(
@@ -204,10 +198,9 @@ async def test_malformed_streams_are_typed_errors(
     events: list[str], error: type[Exception], said: str
 ) -> None:
     with ScriptedServer([sse_reply(*events)]) as server:
-        api = client(server.url, max_retries=0)
-        with pytest.raises(error, match=said):
-            await collect(api.responses.stream({"model": "m", "input": "x"}))
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            with pytest.raises(error, match=said):
+                await collect(api.responses.stream({"model": "m", "input": "x"}))
 
 
 async def test_a_reset_mid_stream_names_its_cause() -> None:
@@ -215,34 +208,33 @@ async def test_a_reset_mid_stream_names_its_cause() -> None:
     data = b'data: {"type": "response.output_text.delta", "delta": "Partial"}\n\n'
     chunk = b"%x\r\n%s\r\n" % (len(data), data)
     with ScriptedServer([RESET + head + chunk]) as server:
-        api = client(server.url, max_retries=0)
-        seen: list[str] = []
-        with pytest.raises(ConnectionFailed) as caught:
-            async with api.responses.stream({"model": "m", "input": "x"}) as stream:
-                async for event in stream:
-                    seen += [event.delta] if isinstance(event, TextDelta) else []
-        message = str(caught.value)
-        assert "mid-stream" in message and not message.endswith(": .") and len(message.split(": ", 1)[1]) > 2
-        assert seen == ["Partial"]
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            seen: list[str] = []
+            with pytest.raises(ConnectionFailed) as caught:
+                async with api.responses.stream({"model": "m", "input": "x"}) as stream:
+                    async for event in stream:
+                        seen += [event.delta] if isinstance(event, TextDeltaEvent) else []
+            message = str(caught.value)
+            assert (
+                "mid-stream" in message and not message.endswith(": .") and len(message.split(": ", 1)[1]) > 2
+            )
+            assert seen == ["Partial"]
 
 
 async def test_a_stream_answered_with_an_html_502_is_retried() -> None:
     page = reply("502 Bad Gateway", PAGE, {"content-type": "text/html"})
     with ScriptedServer([page, sse_reply(completed("ok"))]) as server:
-        api = client(server.url, max_retries=1)
-        _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
-        assert text == "ok" and len(server.requests) == 2
-        await api.aclose()
+        async with client(server.url, max_retries=1) as api:
+            _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
+            assert text == "ok" and len(server.requests) == 2
 
 
 async def test_a_stream_whose_reused_connection_drops_unanswered_is_sent_again() -> None:
     with ScriptedServer([MODELS, CLOSE, sse_reply(completed("again"))]) as server:
-        api = client(server.url, max_retries=0)
-        await api.models()
-        _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
-        assert text == "again" and [m for m, _, _ in server.requests] == ["GET", "POST", "POST"]
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            await api.models()
+            _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
+            assert text == "again" and [m for m, _, _ in server.requests] == ["GET", "POST", "POST"]
 
 
 def quick_client(url: str, connect: float = 5.0, read: float = 5.0) -> ServiceClient:
@@ -269,10 +261,9 @@ ANSWER = {"request": MODELS, "stream": sse_reply(completed("m"))}
 @pytest.mark.parametrize("kind", ["request", "stream"])
 async def test_a_refused_connection_is_retried_for_requests_and_streams(kind: str) -> None:
     with ScriptedServer([ANSWER[kind]], refuse_for=0.1) as server:
-        api = quick_client(server.url)
-        assert await fetch(api, kind) == "m"
-        assert len(server.requests) == 1  # the refused attempts never reached it
-        await api.aclose()
+        async with quick_client(server.url) as api:
+            assert await fetch(api, kind) == "m"
+            assert len(server.requests) == 1  # the refused attempts never reached it
 
 
 @pytest.mark.parametrize("kind", ["request", "stream"])
@@ -280,25 +271,23 @@ async def test_a_connect_timeout_is_retried_for_requests_and_streams(kind: str) 
     """Nothing was sent when no connection was made, so a POST that opens a stream is as safe to repeat as a
     GET (the stream loop once retried only a refused connection, not a timed-out one)."""
     with ScriptedServer([ANSWER[kind]], unreachable_for=0.35) as server:
-        api = quick_client(server.url, connect=0.3)
-        started = time.monotonic()
-        assert await fetch(api, kind) == "m"
-        assert time.monotonic() - started >= 0.3 and len(server.requests) == 1
-        await api.aclose()
+        async with quick_client(server.url, connect=0.3) as api:
+            started = time.monotonic()
+            assert await fetch(api, kind) == "m"
+            assert time.monotonic() - started >= 0.3 and len(server.requests) == 1
 
 
 @pytest.mark.parametrize(("kind", "sent"), [("request", 2), ("stream", 1)])
 async def test_a_read_timeout_is_retried_for_a_get_only(kind: str, sent: int) -> None:
     """A POST whose answer stalled may have been processed: it is not sent again; a GET is."""
     with ScriptedServer([STALL, ANSWER[kind]]) as server:
-        api = quick_client(server.url, read=0.3)
-        if sent == 2:
-            assert await fetch(api, kind) == "m"
-        else:
-            with pytest.raises(TimedOut):
-                await fetch(api, kind)
-        assert len(server.requests) == sent
-        await api.aclose()
+        async with quick_client(server.url, read=0.3) as api:
+            if sent == 2:
+                assert await fetch(api, kind) == "m"
+            else:
+                with pytest.raises(TimedOut):
+                    await fetch(api, kind)
+            assert len(server.requests) == sent
 
 
 async def test_collect_closes_the_stream_when_cancelled() -> None:
@@ -306,14 +295,13 @@ async def test_collect_closes_the_stream_when_cancelled() -> None:
     data = b'data: {"type": "response.output_text.delta", "delta": "Partial"}\n\n'
     # One event, then nothing: the stream waits for more until it is cancelled.
     with ScriptedServer([head + b"%x\r\n%s\r\n" % (len(data), data)]) as server:
-        api = client(server.url, max_retries=0)
-        stream = api.responses.stream({"model": "m", "input": "x"})
-        task = asyncio.create_task(collect(stream))
-        while stream.response is None:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        assert stream.response.is_closed
-        await api.aclose()
+        async with client(server.url, max_retries=0) as api:
+            stream = api.responses.stream({"model": "m", "input": "x"})
+            task = asyncio.create_task(collect(stream))
+            while stream.response is None:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert stream.response.is_closed

@@ -65,11 +65,8 @@ def mtls_sandbox(pki: Pki, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 def models(settings: ConnectionSettings) -> list[str]:
     async def run() -> list[str]:
-        client = ServiceClient(settings, "")
-        try:
+        async with ServiceClient(settings, "") as client:
             return await client.models()
-        finally:
-            await client.aclose()
 
     return asyncio.run(run())
 
@@ -120,9 +117,8 @@ def test_a_proxy_url_httpx_cannot_use_is_said_in_words() -> None:
         ServiceClient(ConnectionSettings("https://api.example.com/v1", proxy="ftp://proxy:21"), "")
 
     async def socks() -> None:  # httpx's socks extra is a dependency: socks5:// is taken
-        await ServiceClient(
-            ConnectionSettings("https://api.example.com/v1", proxy="socks5://h:1080"), ""
-        ).aclose()
+        async with ServiceClient(ConnectionSettings("https://api.example.com/v1", proxy="socks5://h:1080")):
+            pass
 
     asyncio.run(socks())
 
@@ -229,14 +225,11 @@ def test_a_stream_waits_for_its_head_past_the_request_deadline() -> None:
         settings = ConnectionSettings(
             sandbox_url, api_key=key, proxy=proxy, request_deadline=0.3, first_byte_deadline=first_byte
         )
-        client = ServiceClient(settings, "")
-        try:
+        async with ServiceClient(settings, "") as client:
             _response, text = await collect(
                 client.responses.stream({"model": "service-pro", "input": "Write 20 words"})
             )
             return text
-        finally:
-            await client.aclose()
 
     with slow_sandbox() as (url, key), loopback_proxy() as proxy:
         assert asyncio.run(run(url, key, proxy.url, 30.0))

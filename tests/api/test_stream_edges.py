@@ -26,26 +26,24 @@ def anyio_backend() -> str:
 async def test_a_completed_event_without_id_or_status_is_no_success(response: dict[str, str]) -> None:
     completed = json.dumps({"type": "response.completed", "response": response})
     with raw_server(sse_head() + sse("response.completed", completed)) as url:
-        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
-        with pytest.raises(InvalidResponse, match="response has no"):
-            async with client.responses.stream({"model": "m", "input": "x"}) as stream:
-                async for _ in stream:
-                    pass
-        assert not stream.state.finished
-        await client.aclose()
+        async with ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0)) as client:
+            with pytest.raises(InvalidResponse, match="response has no"):
+                async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                    async for _ in stream:
+                        pass
+            assert not stream.state.finished
 
 
 async def test_a_server_sending_only_comments_meets_the_idle_deadline() -> None:
     with comment_server() as url:
-        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
-        started = time.monotonic()
-        with pytest.raises(TimedOut, match="only keep-alive comments"):
-            async with client.responses.stream({"model": "m", "input": "x"}) as stream:
-                stream.idle_timeout = 0.5
-                async for _ in stream:
-                    pass
-        assert time.monotonic() - started < 5
-        await client.aclose()
+        async with ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0)) as client:
+            started = time.monotonic()
+            with pytest.raises(TimedOut, match="only keep-alive comments"):
+                async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                    stream.idle_timeout = 0.5
+                    async for _ in stream:
+                        pass
+            assert time.monotonic() - started < 5
 
 
 async def test_the_idle_deadline_counts_waits_for_events_not_the_readers_own_work() -> None:
@@ -56,27 +54,25 @@ async def test_the_idle_deadline_counts_waits_for_events_not_the_readers_own_wor
     completed = json.dumps({"type": "response.completed", "response": response})
     reply = sse_head() + sse("", delta) * 2 + sse("response.completed", completed)
     with raw_server(reply) as url:
-        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
-        async with client.responses.stream({"model": "m", "input": "x"}) as stream:
-            stream.idle_timeout = 0.25
-            seen = []
-            async for event in stream:
-                seen.append(event.type)
-                await asyncio.sleep(0.4)  # longer than the deadline, but not spent waiting for the server
-        assert seen[-1] == "response.completed" and stream.state.finished
-        await client.aclose()
-    with comment_server() as url:
-        client = ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0))
-
-        async def read() -> None:
+        async with ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0)) as client:
             async with client.responses.stream({"model": "m", "input": "x"}) as stream:
-                stream.idle_timeout = 5
-                async for _ in stream:
-                    pass
+                stream.idle_timeout = 0.25
+                seen = []
+                async for event in stream:
+                    seen.append(event.type)
+                    await asyncio.sleep(0.4)  # longer than the deadline, but not spent waiting for the server
+            assert seen[-1] == "response.completed" and stream.state.finished
+    with comment_server() as url:
+        async with ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0)) as client:
 
-        task = asyncio.ensure_future(read())
-        await asyncio.sleep(0.3)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await client.aclose()
+            async def read() -> None:
+                async with client.responses.stream({"model": "m", "input": "x"}) as stream:
+                    stream.idle_timeout = 5
+                    async for _ in stream:
+                        pass
+
+            task = asyncio.ensure_future(read())
+            await asyncio.sleep(0.3)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task

@@ -1,5 +1,6 @@
 """The console's client for teams against the real sandbox: typed expiry and usage on entries, update_entry,
-If-Match from the last read with PreconditionFailed carrying the current list, and the audit log's pages."""
+If-Match from the last read with AllowlistChanged (a PreconditionFailed) carrying the current list, and the
+audit log's pages."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import time
 
 import pytest
 
-from app.api import ConnectionSettings, PreconditionFailed, ServiceClient
-from app.api.admin import AuditActorKind, AuditResult
+from app.api import AllowlistChanged, ConnectionSettings, PreconditionFailed, ServiceClient
+from app.api.audit import AuditActorKind, AuditResult
 from tests.conftest import Sandbox
 
 pytestmark = pytest.mark.anyio
@@ -33,8 +34,7 @@ def console(sandbox: Sandbox) -> ServiceClient:
 
 
 async def test_entries_carry_expiry_and_usage_and_update_entry_changes_the_expiry(sandbox: Sandbox) -> None:
-    client = console(sandbox)
-    try:
+    async with console(sandbox) as client:
         lists = client.allowlists
         later = int(time.time()) + 3600
         office = await lists.add("198.51.100.0/24", "office")
@@ -52,43 +52,37 @@ async def test_entries_carry_expiry_and_usage_and_update_entry_changes_the_expir
         assert extended.expires_at == later + 86_400 and extended.description == "CI, nightly"
         forever = await lists.update_entry(ci.id, None)
         assert forever.expires_at is None and forever.description == "CI, nightly"
-    finally:
-        await client.aclose()
 
 
 async def test_a_change_after_another_admins_change_is_refused_with_the_current_list(
     sandbox: Sandbox,
 ) -> None:
-    mine, theirs = console(sandbox), console(sandbox)
-    try:
+    async with console(sandbox) as mine, console(sandbox) as theirs:
         read = await mine.allowlists.get()
         assert read.version and mine.allowlists.version() == read.version
         added = await theirs.allowlists.add("203.0.113.0/24", "their runner")
-        with pytest.raises(PreconditionFailed) as refused:
+        with pytest.raises(AllowlistChanged) as refused:
             await mine.allowlists.add("192.0.2.0/24", "mine")
         current = refused.value.current
         assert current is not None and [entry.id for entry in current.entries] == [added.id]
+        assert isinstance(refused.value, PreconditionFailed)
         assert refused.value.status == 412 and refused.value.code == "precondition_failed"
         for change in (
             mine.allowlists.set_enabled(False),
             mine.allowlists.update_entry(added.id, None),
             mine.allowlists.remove(added.id),
         ):
-            with pytest.raises(PreconditionFailed):
+            with pytest.raises(AllowlistChanged):
                 await change
         await mine.allowlists.get()  # read again: the change goes through against the current version
         entry = await mine.allowlists.add("192.0.2.0/24", "mine")
         assert mine.allowlists.version() != current.version
         await mine.allowlists.remove(entry.id)  # the version of my own last change is the one sent
         await theirs.allowlists.add("192.0.3.0/24", if_match=False)  # unconditional, whatever changed
-    finally:
-        await mine.aclose()
-        await theirs.aclose()
 
 
 async def test_the_audit_log_pages_through_every_event(sandbox: Sandbox) -> None:
-    client = console(sandbox)
-    try:
+    async with console(sandbox) as client:
         lists = client.allowlists
         for i in range(5):
             await lists.add(f"10.0.{i}.0/24")
@@ -108,5 +102,3 @@ async def test_the_audit_log_pages_through_every_event(sandbox: Sandbox) -> None
         assert [event.id for event in newest] == [event.id for event in events[:3]]
         created = await lists.audit_log(event_type="ip_allowlist.entry.created", limit=100)
         assert len(created.data) == 6
-    finally:
-        await client.aclose()

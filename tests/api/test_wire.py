@@ -14,7 +14,7 @@ from app.api.events import (
     OtherEvent,
     OutputItemEvent,
     ResponseEvent,
-    TextDelta,
+    TextDeltaEvent,
     WebSearchProgress,
     parse_event,
 )
@@ -127,7 +127,7 @@ def test_events_are_typed_by_their_type() -> None:
     assert isinstance(final, ResponseEvent) and final.is_final and final.response.output_text == "Hello world"
     for name in ("response.output_text.delta", "response.text.delta"):
         delta = event({"type": name, "delta": "Hi", "item_id": "m", "extra": True})
-        assert isinstance(delta, TextDelta) and delta.delta == "Hi"
+        assert isinstance(delta, TextDeltaEvent) and delta.delta == "Hi"
         assert delta.received_at == 1.5
     item = event({"type": "response.output_item.done", "output_index": 0, "item": FULL["output"][0]})
     assert isinstance(item, OutputItemEvent) and isinstance(item.item, WebSearchCall)
@@ -136,7 +136,7 @@ def test_events_are_typed_by_their_type() -> None:
     assert isinstance(event({"type": "response.content_part.added", "part": {}}), OtherEvent)
     assert isinstance(event({"type": "response.brand_new.thing"}), OtherEvent)
     assert isinstance(
-        event({"delta": "x"}, name="response.output_text.delta"), TextDelta
+        event({"delta": "x"}, name="response.output_text.delta"), TextDeltaEvent
     )  # type from `event:`
 
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from app.core.security.views import DAY_S, EntryView
+from app.core.security.entry_views import DAY_S, EntryView
 from app.ui.security.tab import SecurityTab
 from tests.gui.reach import embedded, profile_of
 from tests.gui.test_security_teams import add, choose

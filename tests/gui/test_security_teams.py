@@ -13,7 +13,7 @@ from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QMenu, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
-from app.core.security.views import EntryView
+from app.core.security.entry_views import EntryView
 from app.models.entries import EXPIRES, HITS, LAST_MATCHED
 from app.services.security import audit as audit_module
 from app.ui.main_window import MainWindow

@@ -38,11 +38,8 @@ def run(coroutine_of: Any, proxy: Peer) -> Any:
     """Runs `coroutine_of(client)` on a fresh client and loop, closing the client after."""
 
     async def main() -> Any:
-        client = ServiceClient(settings(proxy))
-        try:
+        async with ServiceClient(settings(proxy)) as client:
             return await coroutine_of(client)
-        finally:
-            await client.aclose()
 
     return asyncio.run(main())
 

@@ -39,22 +39,18 @@ def turn_for(words: int) -> Turn:
 async def run_turn(settings: ConnectionSettings, words: int, client: ServiceClient | None = None) -> Turn:
     """One turn as the Playground runs it; on `client` when given (the console keeps one per profile, so
     its connection, and the proxy's tunnel, are reused from turn to turn)."""
+    if client is None:
+        async with ServiceClient(settings, "") as own:
+            return await run_turn(settings, words, own)
     turn = turn_for(words)
-    own = client is None
-    client = client or ServiceClient(settings, "")
-    try:
-        await TurnRun(turn, lambda _text: None, lambda: None).run(client)
-    finally:
-        if own:
-            await client.aclose()
+    await TurnRun(turn, lambda _text: None, lambda: None).run(client)
     return turn
 
 
 async def stop_after(settings: ConnectionSettings, words: int, after: float) -> float:
     """Seconds from Stop (a cancel, as the Playground's Stop does) until the turn's task has ended."""
     turn = turn_for(words)
-    client = ServiceClient(settings, "")
-    try:
+    async with ServiceClient(settings, "") as client:
         task = asyncio.ensure_future(TurnRun(turn, lambda _text: None, lambda: None).run(client))
         await asyncio.sleep(after)
         stopped = time.perf_counter()
@@ -64,8 +60,6 @@ async def stop_after(settings: ConnectionSettings, words: int, after: float) -> 
         except asyncio.CancelledError:
             pass
         return time.perf_counter() - stopped
-    finally:
-        await client.aclose()
 
 
 def say(label: str, turn: Turn) -> None:
@@ -116,17 +110,14 @@ async def _ttft(url: str, key: str, ca: Path, rounds: int) -> None:
         through = ConnectionSettings(url, api_key=key, proxy=proxy.url, ca_bundle=proxy.ca_file)
         times: dict[str, list[float]] = {"direct": [], "streaming mitmproxy": []}
         first: dict[str, float] = {}
-        clients = {"direct": ServiceClient(direct, ""), "streaming mitmproxy": ServiceClient(through, "")}
-        try:
+        async with ServiceClient(direct, "") as plain, ServiceClient(through, "") as proxied:
+            clients = {"direct": plain, "streaming mitmproxy": proxied}
             for label, client in clients.items():  # the first turn opens the connection (and the tunnel)
                 first[label] = (await run_turn(direct, 40, client)).figures.time_to_first_token or 0.0
             for _ in range(rounds):
                 for label, client in clients.items():
                     turn = await run_turn(direct, 40, client)
                     times[label].append(turn.figures.time_to_first_token or 0.0)
-        finally:
-            for client in clients.values():
-                await client.aclose()
     for label, seconds in first.items():
         print(f"  {label:<28} {seconds * 1000:8.1f} ms   first turn (a new connection, and tunnel)")
     medians = {label: statistics.median(values) * 1000 for label, values in times.items()}

@@ -32,11 +32,8 @@ def key_of(server: SandboxServer) -> str:
 
 def models(settings: ConnectionSettings) -> list[str]:
     async def run() -> list[str]:
-        client = ServiceClient(settings, "")
-        try:
+        async with ServiceClient(settings, "") as client:
             return await client.models()
-        finally:
-            await client.aclose()
 
     return asyncio.run(run())
 
@@ -45,11 +42,8 @@ def run_turn(settings: ConnectionSettings, prompt: str) -> Turn:
     turn = Turn(prompt, [], "service-pro", False, request_body={"model": "service-pro", "input": prompt})
 
     async def run() -> None:
-        client = ServiceClient(settings, "")
-        try:
+        async with ServiceClient(settings, "") as client:
             await TurnRun(turn, lambda _text: None, lambda: None).run(client)
-        finally:
-            await client.aclose()
 
     asyncio.run(run())
     return turn

@@ -137,9 +137,8 @@ async def test_each_rerun_sends_its_own_threads_history(sandbox: Sandbox) -> Non
     )
     recorder = Recorder()
     run = CompareRun(plan_rows(source, "service-think"), "service-think", recorder)
-    client = client_for(sandbox)
-    await run.run(client)
-    await client.aclose()
+    async with client_for(sandbox) as client:
+        await run.run(client)
     first, second = (row.rerun for row in run.rows)
     assert first is not None and second is not None
     assert first.status == second.status == TurnStatus.COMPLETED
@@ -169,9 +168,8 @@ async def test_a_403_ends_the_run_and_says_why_on_the_rest(sandbox: Sandbox) -> 
     source = source_of(*(SourceTurn(original(f"Turn {n}", "ok")) for n in range(3)))
     recorder = Recorder()
     run = CompareRun(plan_rows(source, "service-ultra"), "service-ultra", recorder)
-    client = client_for(sandbox, ip="198.51.100.7")
-    await run.run(client)
-    await client.aclose()
+    async with client_for(sandbox, ip="198.51.100.7") as client:
+        await run.run(client)
     blocked = run.rows[0].rerun
     assert blocked is not None and blocked.status == TurnStatus.FAILED
     assert blocked.error_kind == ErrorKind.BLOCKED and blocked.source_ip == "198.51.100.7"

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication
 
 from app.api.admin import Entry
 from app.core.security.checks import index_of
-from app.core.security.views import DAY_S as DAY
-from app.core.security.views import EntryView
+from app.core.security.entry_views import DAY_S as DAY
+from app.core.security.entry_views import EntryView
 from app.models.entries import (
     ADDRESS,
     COLUMNS,

@@ -38,43 +38,35 @@ def set_lists(sandbox: Sandbox, org: list[str], project: list[str]) -> None:
 
 async def test_each_verdict_is_read_from_the_lists_and_matches_the_gateway(sandbox: Sandbox) -> None:
     set_lists(sandbox, ["198.51.100.0/24", "203.0.113.0/24"], ["198.51.100.0/24", "192.0.2.0/24"])
-    client = admin_client(sandbox, "198.51.100.1")  # the admin reads from an address both lists admit
     expected = {
         "203.0.113.9": Verdict.PROJECT,
         "192.0.2.5": Verdict.ORGANIZATION,
         "10.1.1.1": Verdict.BOTH,
         "198.51.100.7": Verdict.ADMITTED,
     }
-    try:
+    # The admin reads from an address both lists admit.
+    async with admin_client(sandbox, "198.51.100.1") as client:
         for ip, verdict in expected.items():
             refusal = await find_refusal(client, sandbox.creds.project_id, ip)
             assert refusal.verdict == verdict, ip
             with sandbox.api(ip) as api:
                 status = api.post("/responses", json={"model": "service-pro", "input": "hi"}).status_code
             assert (status == 403) == (verdict != Verdict.ADMITTED), ip
-    finally:
-        await client.aclose()
 
 
 async def test_a_refused_admin_read_from_the_same_address_names_the_organization_list(
     sandbox: Sandbox,
 ) -> None:
     set_lists(sandbox, ["198.51.100.0/24"], [])
-    client = admin_client(sandbox, "203.0.113.9")
-    try:
+    async with admin_client(sandbox, "203.0.113.9") as client:
         refusal = await find_refusal(client, sandbox.creds.project_id, "203.0.113.9")
-    finally:
-        await client.aclose()
     assert refusal.verdict is None and "organization's list refuses it" in refusal.problem
     assert refusal.lists_to_fix == (None, sandbox.creds.project_id)
 
 
 async def test_without_an_admin_key_nothing_is_read(sandbox: Sandbox) -> None:
-    client = admin_client(sandbox, "203.0.113.9", admin_key="")
-    try:
+    async with admin_client(sandbox, "203.0.113.9", admin_key="") as client:
         refusal = await find_refusal(client, sandbox.creds.project_id, "203.0.113.9")
-    finally:
-        await client.aclose()
     assert refusal.verdict is None and "no admin key" in refusal.problem
     assert "could not be read" in refusal.text and refusal.action == "Allow this IP in Security…"
 

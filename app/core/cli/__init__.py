@@ -59,11 +59,10 @@ async def run(args: argparse.Namespace) -> Outcome:
     if args.command in ("add", "check") and len(args.targets) > 1:
         raise CommandFailed(Exit.USAGE, f"{args.command} takes one entry at a time.")
     target = resolve(args.profile, args.home)
-    client = ServiceClient(target.settings, target.org_id)
     options = Options(args.project, args.expires, args.description, args.wait, args.wait_timeout, args.force)
-    commands = AllowlistCommands(client, options)
     first = args.targets[0] if args.targets else None
-    try:
+    async with ServiceClient(target.settings, target.org_id) as client:
+        commands = AllowlistCommands(client, options)
         match args.command:
             case "whoami":
                 return await commands.whoami()
@@ -78,8 +77,6 @@ async def run(args: argparse.Namespace) -> Outcome:
             case "enable" | "disable":
                 return await commands.set_enabled(args.command == "enable")
         raise CommandFailed(Exit.USAGE, f"Unknown command {args.command}.")
-    finally:
-        await client.aclose()
 
 
 def failure_of(error: Exception) -> CommandFailed:
@@ -93,7 +90,6 @@ def failure_of(error: Exception) -> CommandFailed:
         NotFound,
         PreconditionFailed,
         StatusError,
-        TimedOut,
         Unauthorized,
     )
 
@@ -106,7 +102,7 @@ def failure_of(error: Exception) -> CommandFailed:
     if isinstance(error, Unauthorized | Forbidden):
         details = {"source_ip": error.source_ip} if error.source_ip else {}
         return CommandFailed(Exit.AUTH, str(error), details)
-    if isinstance(error, ConnectionFailed | TimedOut):
+    if isinstance(error, ConnectionFailed):  # a timeout too
         return CommandFailed(Exit.NETWORK, str(error))
     if isinstance(error, PreconditionFailed):
         return CommandFailed(Exit.NETWORK, f"{error.message} (the list kept changing; try again)")

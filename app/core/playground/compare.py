@@ -1,5 +1,5 @@
 """Compare mode without Qt: a conversation's prompts re-run turn by turn on another model, as a thread of
-their own (each re-run turn sends the new thread's history, never the original answers).
+their own (each re-run turn sends the re-run's own history, never the original answers).
 
 The rows pair each original turn with its re-run; `CompareRun` streams the re-runs one after the other
 through the same turn runner as the Playground, and tells a listener what happened to which row.
@@ -27,7 +27,7 @@ def options_for(sent: Mapping[str, Any], model: str) -> tuple[RequestOptions, li
     """The options a turn was sent with, for `model`, and a sentence for each that cannot go along.
 
     Read tolerantly: they come from a saved file. The re-run never chains on the server: it sends its own
-    thread's history, so an answer follows the new model's earlier answers and nothing else.
+    thread's history, so an answer follows `model`'s earlier answers in it and nothing else.
     """
     notes: list[str] = []
     text = sent.get("text")
@@ -165,7 +165,7 @@ class CompareRun:
             self.current.flush()
 
     def thread_before(self, index: int) -> list[Turn]:
-        """The new thread so far: the re-runs before row `index` (never the original answers)."""
+        """The re-run's thread so far: the re-runs before row `index` (never the original answers)."""
         return [row.rerun for row in self.rows[:index] if row.rerun is not None]
 
     async def run(self, client: ServiceClient | None) -> None:

@@ -3,7 +3,7 @@
 Qt-free, so the store is tested and benchmarked alone. Each turn is written as it finishes (one small
 transaction), so a crash loses at most the turn that was streaming. Search uses SQLite's own full-text
 index (prefix queries) with one document per conversation (its title and every turn): a keystroke then
-merges one hit per conversation. One document per turn cost ~19 ms for a one-letter prefix over 1,000
+merges one hit per conversation. One document per turn would cost ~19 ms for a one-letter prefix over 1,000
 conversations of 8 turns (8,000 hits to merge), more than a plain scan of the texts in memory (~7 ms);
 one per conversation takes ~6 ms, without holding the texts in memory.
 """
@@ -137,7 +137,8 @@ class ConversationStore:
             self._db.execute(SEARCH_SCHEMA)
 
     def _rebuild_search(self) -> None:
-        """Make the search index anew from the conversations (a file from before version 2 included)."""
+        """Make the search index anew from the conversations: a file of an older schema version has none, or
+        one of another shape."""
         with self._transaction() as db:
             db.execute("DROP TABLE IF EXISTS search")
             db.execute("DROP TABLE IF EXISTS conversation_text")
@@ -185,8 +186,8 @@ class ConversationStore:
         return conversation_id
 
     def save_turn(self, conversation_id: str, position: int, turn: StoredTurn, newest: bool = False) -> None:
-        """Insert or replace the turn at `position` (a turn is saved again when it finishes). `newest`: it is
-        the conversation's last turn now, and turns saved after it (an earlier message was edited and sent
+        """Insert or replace the turn at `position` (a turn is saved again when it finishes). `newest`: it
+        becomes the conversation's last turn, and turns saved after it (an earlier message was edited and sent
         again from there) are deleted."""
         with self._transaction() as db:
             dropped = 0
@@ -206,7 +207,7 @@ class ConversationStore:
                 (time.time(), turn.model, conversation_id, conversation_id),
             )
             # The document is the whole conversation: written again only when its text changed. An edit
-            # replays every turn before it, and rewriting it for each cost ~2.6 s at 150 turns.
+            # replays every turn before it, and rewriting it for each would cost ~2.6 s at 150 turns.
             if dropped or before != (turn.prompt, turn.answer):
                 _index(db, conversation_id)
 
@@ -363,7 +364,8 @@ def iso_time(epoch: float) -> str | None:
 
 def as_json(conversation: Conversation) -> str:
     """The conversation as a JSON document: times in ISO 8601 (UTC), and the settings it was sent with
-    (the conversation's, or for a file saved before they were kept, those of its newest turn)."""
+    (the conversation's; when it has none, as in a file whose conversations keep no settings, those of its
+    newest turn)."""
     settings = conversation.settings
     if not settings:
         newest = next((turn for turn in reversed(conversation.turns) if turn.details.get("options")), None)

@@ -13,7 +13,7 @@ from app.core.playground.turns import Turn, TurnStatus, build_followup
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
-    from app.api.requests import ResponseRequest
+    from app.api.requests import ResponseCreateParams
 
 Answerer = Callable[[Turn, list[FunctionCall]], bool]  # answers what it can; True when every call is
 
@@ -22,7 +22,7 @@ def answer_with_saved(turn: Turn, calls: list[FunctionCall]) -> bool:
     return with_saved_outputs(calls, turn.tools)
 
 
-def next_round(earlier: Sequence[Turn], turn: Turn) -> ResponseRequest:
+def next_round(earlier: Sequence[Turn], turn: Turn) -> ResponseCreateParams:
     """The request that sends this round's outputs back; the turn counts one more round."""
     body = build_followup(earlier, turn)
     turn.rounds += 1
@@ -36,7 +36,7 @@ async def run_turn(
     client: ServiceClient | None,
     earlier: Callable[[], Sequence[Turn]],
     answer: Answerer = answer_with_saved,
-    body: ResponseRequest | None = None,
+    body: ResponseCreateParams | None = None,
     on_round: Callable[[], None] = lambda: None,
 ) -> None:
     """Stream the turn (from `body`, a follow-up, when given) and go on while the calls are answered."""

@@ -15,7 +15,7 @@ from typing import Any
 from app.api.requests import (
     FunctionCallInput,
     FunctionCallOutput,
-    FunctionTool,
+    FunctionToolParam,
     NamedFunction,
     ToolChoiceParam,
 )
@@ -36,9 +36,9 @@ class FunctionDefinition:
     strict: bool = False
     mock_output: str = ""  # a saved answer: a re-run answers each call of this function with it
 
-    def tool(self) -> FunctionTool:
+    def tool(self) -> FunctionToolParam:
         """The tool as the request carries it (the mock output stays in the console)."""
-        tool = FunctionTool(
+        tool = FunctionToolParam(
             type="function", name=self.name, parameters=dict(self.parameters), strict=self.strict
         )
         if self.description:

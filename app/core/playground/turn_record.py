@@ -18,7 +18,7 @@ from app.core.playground.turns import TimelineEntry, Turn, redacted_body
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-    from app.api.requests import ResponseRequest
+    from app.api.requests import ResponseCreateParams
 
 log = logging.getLogger(__name__)
 TIMELINE_LIMIT = 2_000  # events kept per turn: deltas are many, and the inspector counts them anyway
@@ -131,10 +131,10 @@ def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
     # The request as it was sent (image data shortened): the inspector shows it, and a turn reopened while
     # waiting for function outputs sends them back from it. Read from the file, so checked only for its model.
     if isinstance(request, Mapping) and isinstance(request.get("model"), str) and "input" in request:
-        turn.request_body = cast("ResponseRequest", dict(request))
+        turn.request_body = cast("ResponseCreateParams", dict(request))
     followups = details.get("followups")
     kept = followups if isinstance(followups, list) else []
-    turn.followups = [cast("ResponseRequest", dict(body)) for body in kept if isinstance(body, Mapping)]
+    turn.followups = [cast("ResponseCreateParams", dict(body)) for body in kept if isinstance(body, Mapping)]
     headers = details.get("headers")
     if isinstance(headers, Mapping):
         turn.headers = {str(key): str(value) for key, value in headers.items()}

@@ -18,7 +18,7 @@ from app.core.playground.turns import ErrorKind, TimelineEntry, Turn, TurnStatus
 
 if TYPE_CHECKING:  # httpx and pydantic load with the first turn
     from app.api.client import ServiceClient
-    from app.api.requests import ResponseRequest
+    from app.api.requests import ResponseCreateParams
     from app.api.streaming import ResponseStream
     from app.schema.items import FunctionCallItem
 
@@ -86,7 +86,7 @@ class TurnRun:
             FunctionCall(item.call_id, item.name, item.arguments, item.id or "", round=turn.rounds)
         )
 
-    async def run(self, client: ServiceClient | None, body: ResponseRequest | None = None) -> None:
+    async def run(self, client: ServiceClient | None, body: ResponseCreateParams | None = None) -> None:
         """To the end of the turn (or of this round of it: `body` sends function outputs back); a cancel
         (Stop) marks it stopped and is raised again."""
         import asyncio  # here: a turn runs in the event loop; the Playground is built before asyncio loads
@@ -121,7 +121,7 @@ class TurnRun:
                 turn.figures.total_tokens = base_tokens[2] + usage.total_tokens
 
     async def _stream_waiting_once(
-        self, client: ServiceClient | None, started: float, body: ResponseRequest | None
+        self, client: ServiceClient | None, started: float, body: ResponseCreateParams | None
     ) -> None:
         """Stream the turn; a 429 before any text is waited out once, in view (a countdown; Stop cancels)."""
         import asyncio
@@ -143,9 +143,9 @@ class TurnRun:
             await self._stream(client, started, body)
 
     async def _stream(
-        self, client: ServiceClient | None, started: float, body: ResponseRequest | None
+        self, client: ServiceClient | None, started: float, body: ResponseCreateParams | None
     ) -> None:
-        from app.api.events import OutputItemEvent, TextDelta
+        from app.api.events import OutputItemEvent, TextDeltaEvent
         from app.schema.items import FunctionCallItem, ReasoningItem, WebSearchCall
 
         turn = self.turn
@@ -160,7 +160,7 @@ class TurnRun:
             async for event in stream:
                 turn.timeline.append(TimelineEntry(event.received_at - started, event.type))
                 match event:
-                    case TextDelta():
+                    case TextDeltaEvent():
                         if turn.figures.time_to_first_token is None:
                             turn.figures.time_to_first_token = event.received_at - started
                         turn.figures.last_token_at = event.received_at - started

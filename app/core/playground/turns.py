@@ -19,19 +19,18 @@ from app.api.errors import (
     RateLimited,
     StatusError,
     StreamError,
-    TimedOut,
     Unauthorized,
 )
 from app.api.requests import (
     AssistantMessage,
-    FunctionTool,
-    InputImage,
+    FunctionToolParam,
+    InputImageParam,
     InputItem,
-    InputText,
+    InputTextParam,
     JsonSchema,
-    ResponseRequest,
+    ResponseCreateParams,
     UserMessage,
-    WebSearchTool,
+    WebSearchToolParam,
 )
 from app.common.jsonschema_check import schema_problem
 from app.core.playground.functions import FunctionCall, ToolSettings
@@ -113,7 +112,7 @@ class Turn:
     attachments: list[Attachment]
     model: str
     chain_on_server: bool
-    request_body: ResponseRequest | None = None  # None for a turn reopened from the file
+    request_body: ResponseCreateParams | None = None  # None for a turn reopened from the file
     text: str = ""
     response: Response | None = None  # the final response, once it came
     items: list[OutputItem] = field(default_factory=list)  # searches and reasoning as they finish
@@ -135,7 +134,7 @@ class Turn:
     calls: list[FunctionCall] = field(default_factory=list)  # every function call, over every round
     rounds: int = 1  # requests made for this turn: one, and one more for each set of outputs sent
     round_note: str = ""  # why the function loop ended early (its bound reached)
-    followups: list[ResponseRequest] = field(default_factory=list)  # the requests that sent outputs back
+    followups: list[ResponseCreateParams] = field(default_factory=list)  # the requests that sent outputs back
     chain_requested: bool = True  # the person asked to chain on the server (function outputs chain too)
 
     def output_items(self) -> list[OutputItem]:
@@ -183,7 +182,7 @@ class RequestOptions:
 class RequestPlan:
     """The body of a turn's request, and how it continues the conversation."""
 
-    body: ResponseRequest
+    body: ResponseCreateParams
     chained: bool  # previous_response_id was sent
     chain_note: str = ""
 
@@ -191,8 +190,8 @@ class RequestPlan:
 def user_message(prompt: str, attachments: Sequence[Attachment]) -> UserMessage:
     if not attachments:
         return {"role": "user", "content": prompt}
-    parts: list[InputText | InputImage] = [{"type": "input_text", "text": prompt}] if prompt else []
-    parts += [InputImage(type="input_image", image_url=image.url) for image in attachments]
+    parts: list[InputTextParam | InputImageParam] = [{"type": "input_text", "text": prompt}] if prompt else []
+    parts += [InputImageParam(type="input_image", image_url=image.url) for image in attachments]
     return {"role": "user", "content": parts}
 
 
@@ -248,7 +247,7 @@ def build_request(
     note = _left_out_note(earlier) if options.chain_on_server else ""
     if options.chain_on_server and previous is not None and previous.response_id:
         chained_input: str | list[InputItem] = [user_message(prompt, attachments)] if attachments else prompt
-        body = ResponseRequest(
+        body = ResponseCreateParams(
             model=options.model, previous_response_id=previous.response_id, input=chained_input
         )
         if note:
@@ -258,7 +257,7 @@ def build_request(
             note = " ".join(filter(None, (note, _chain_note(previous))))
         history = history_messages(earlier)
         whole = [*history, user_message(prompt, attachments)] if history or attachments else prompt
-        body = ResponseRequest(model=options.model, input=whole)
+        body = ResponseCreateParams(model=options.model, input=whole)
     if options.instructions.strip():
         body["instructions"] = options.instructions.strip()
     if options.temperature is not None:
@@ -282,10 +281,10 @@ def build_request(
     return RequestPlan(body, "previous_response_id" in body, note)
 
 
-def add_tools(body: ResponseRequest, options: RequestOptions) -> None:
+def add_tools(body: ResponseCreateParams, options: RequestOptions) -> None:
     """Web search and the functions offered, with how the model may call them."""
-    tools: list[WebSearchTool | FunctionTool] = (
-        [WebSearchTool(type="web_search_preview")] if options.web_search else []
+    tools: list[WebSearchToolParam | FunctionToolParam] = (
+        [WebSearchToolParam(type="web_search_preview")] if options.web_search else []
     )
     settings = options.tools
     tools += [definition.tool() for definition in settings.functions]
@@ -299,7 +298,7 @@ def add_tools(body: ResponseRequest, options: RequestOptions) -> None:
             body["parallel_tool_calls"] = False
 
 
-def build_followup(earlier: Sequence[Turn], turn: Turn) -> ResponseRequest:
+def build_followup(earlier: Sequence[Turn], turn: Turn) -> ResponseCreateParams:
     """The request that sends a turn's function outputs back: chained on the response that made the calls
     when the turn chains on the server, else the whole history with this turn's calls and outputs. The
     rest (model, tools, options) is the turn's first request's."""
@@ -344,7 +343,7 @@ def failure_of(error: ApiError) -> Failure:
         return Failure(ErrorKind.UNAUTHORIZED, message, headers=headers)
     if isinstance(error, RateLimited):
         return Failure(ErrorKind.RATE_LIMITED, message, retry_after=error.retry_after, headers=headers)
-    if isinstance(error, ConnectionFailed | StreamError | TimedOut):
+    if isinstance(error, ConnectionFailed | StreamError):  # a timeout is a ConnectionFailed
         return Failure(ErrorKind.CONNECTION, message, headers=headers)
     return Failure(ErrorKind.OTHER, message, headers=headers)
 

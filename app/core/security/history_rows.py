@@ -10,12 +10,12 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.api.admin import AuditEvent, AuditState
+    from app.api.audit import AuditEvent, AuditState
 
 
 class Change(StrEnum):
-    """A change to an allowlist as the History names it. The values are the words the console's history file
-    has always kept (one JSON line a change), so files written before this enum read unchanged."""
+    """A change to an allowlist as the History names it. The values are the words stored in the console's
+    history file (one JSON line a change): changing one would leave that change's lines unreadable."""
 
     ADD = "add"
     REMOVE = "remove"

@@ -1,5 +1,6 @@
-"""Compare mode as a service: finds what a conversation sent, re-runs it on another model (compare.py) and
-saves the re-run as a new conversation, turn by turn, as the Playground saves its own."""
+"""Compare mode as a service: finds what a conversation sent, re-runs it on another model (with
+app.core.playground.compare) and saves the re-run as a conversation of its own, turn by turn, as the
+Playground saves its own."""
 
 from __future__ import annotations
 
@@ -100,7 +101,8 @@ class CompareService(QObject):
 
     def source(self, conversation_id: str | None = None) -> CompareSource | None:
         """What a saved conversation (the open one by default) sent, turn by turn. The open conversation's
-        turns of this session still hold their images; a reopened one's images were never kept."""
+        turns of this session still hold their images; a reopened one has none (a saved conversation keeps
+        no image data)."""
         conversation_id = conversation_id or self.keeper.current_id
         if not conversation_id:
             return None

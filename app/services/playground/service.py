@@ -14,7 +14,7 @@ from app.services.session.session import ConsoleSession
 if TYPE_CHECKING:
     # pydantic and httpx load on the first send, and the turns' own modules (their dataclasses, the request
     # bodies, the schema check) with the first turn: none of them is needed to build the tab.
-    from app.api.requests import ResponseRequest
+    from app.api.requests import ResponseCreateParams
     from app.core.playground.turn_runner import TurnRun
     from app.core.playground.turns import Attachment, Figures, RequestOptions, Turn
     from app.schema.items import UrlCitation
@@ -56,7 +56,7 @@ class PlaygroundService(QObject):
 
     def build_body(
         self, prompt: str, attachments: list[Attachment], options: RequestOptions, index: int | None = None
-    ) -> ResponseRequest:
+    ) -> ResponseCreateParams:
         """The body a turn at `index` (a new one by default) would send; see turns.build_request."""
         from app.core.playground.turns import build_request
 

@@ -1,9 +1,9 @@
-"""The allowlist service: the lists of the chosen scope (read by AllowlistReads) and every change to them.
+"""The allowlist service: the lists of the chosen scope (read by AllowlistReader) and every change to them.
 
 A change is sent with the version of the list it was decided on (If-Match): when another admin changed the
-list meanwhile, the service refuses it (412) with the list as it stands, and `conflict` says what changed
-under you and offers to apply the change again. The service stops the changes that would lock the caller
-out until they are forced; each change goes to the history.
+list meanwhile, the service refuses it (412) with the list as it stands, and `changed_under_you` says what
+changed under you and offers to apply the change again. The service stops the changes that would lock the
+caller out until they are forced; each change goes to the history.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 
-from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed, PreconditionFailed
+from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed
 from app.core.security import files
 from app.core.security.concurrency import ListDiff
 from app.core.security.files import TransferError
 from app.core.security.history_rows import Change
 from app.netrules.transfer import ExportScope, ImportPlan, PlannedLine
 from app.services.security.history import ChangeHistory
-from app.services.security.reads import AllowlistReads, Availability
+from app.services.security.reads import AllowlistReader, Availability
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window shows
@@ -65,12 +65,11 @@ class ChangedUnderYou:
     again: Callable[[], None]  # sends the same change again, on the list as it now stands
 
 
-class AllowlistService(AllowlistReads):
-    # A Change in GUARDED (`object`: a str signal would hand over a bare str), the service's explanation:
-    # the change needs a typed confirmation.
-    guard = Signal(object, str)
+class AllowlistService(AllowlistReader):
+    # A change in GUARDED and the service's explanation: the change needs a typed confirmation.
+    guard = Signal(Change, str)
     changed_elsewhere = Signal(str)  # an import's preview is out of date: nothing was sent
-    changed_under_you = Signal(object)  # ChangedUnderYou: a 412, with what changed and the change again
+    changed_under_you = Signal(ChangedUnderYou)  # a 412: what changed, and the change again
     busy_changed = Signal(bool)  # a change is in flight (the periodic read waits for it)
     line_imported = Signal(int, bool, str)  # index in the sent lines, added, what happened
 
@@ -114,14 +113,15 @@ class AllowlistService(AllowlistReads):
         }
         return files.write_file(path, self.entries, scope)
 
-    # -- changes: each re-reads the list first, and goes to the history ----------------------------
+    # -- changes: each sent on the version it was decided on (If-Match), and kept in the history --
 
     def record(self, action: Change, what: str, result: str = "ok") -> None:
         profile = self.session.profile
         self.history.record(profile.name if profile else "", self.scope_label, action, what, result)
 
     async def _fresh(self) -> Allowlist:
-        """Read the list again; raise StaleList if someone else changed it since it was shown."""
+        """Read the list again before an import, whose preview was planned on the list as shown; raise
+        StaleList if someone else changed it since (the other changes rely on If-Match instead)."""
         client = self.session.client
         assert client is not None
         current = await client.allowlists.get(self.project_id)
@@ -157,13 +157,15 @@ class AllowlistService(AllowlistReads):
         shown = self.data
 
         async def wrapped() -> None:
+            from app.api.admin import AllowlistChanged  # here: loaded with the client, which a change needs
+
             self._busy(+1)
             try:
                 await coroutine
                 self.record(name, what)
                 if not read_after:
                     return
-            except PreconditionFailed as refused:
+            except AllowlistChanged as refused:
                 self.record(name, what, "not sent: another admin had changed the list")
                 current = refused.current
                 if current is not None:

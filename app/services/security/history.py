@@ -36,7 +36,7 @@ class ChangeRecord:
 
 
 class ChangeHistory(QObject):
-    recorded = Signal(object)  # ChangeRecord
+    recorded = Signal(ChangeRecord)
 
     def __init__(self, path: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -33,7 +33,7 @@ class Availability:
     reason: str = ""
 
 
-class AllowlistReads(QObject, AllowlistState):
+class AllowlistReader(QObject, AllowlistState):
     """Reads the lists of the chosen scope into its state; AllowlistService adds the changes."""
 
     loaded = Signal()

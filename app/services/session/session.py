@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, TlsFailed, Unauthorized
+from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, Unauthorized
 from app.common.proxy_url import BadProxyUrl, parse_proxy_url
 from app.common.secrets import KeychainUnavailable, SecretStore
 from app.core.embedded import EmbeddedSandbox, EngineChoice, EngineState
@@ -43,8 +43,7 @@ class ConnectionState(StrEnum):
 
 class ConsoleSession(QObject):
     client_changed = Signal()
-    # A ConnectionState, a sentence saying why. `object`: a `str` signal would hand the slot a bare str.
-    connection_changed = Signal(object, str)
+    connection_changed = Signal(ConnectionState, str)  # where the connection stands, a sentence saying why
     engine_changed = Signal(str)  # the sandbox's engine, as the status bar says it ("" for other profiles)
     models_changed = Signal()  # `model_details` was read again from the server
     simulated_ip_changed = Signal(str)  # the sandbox profile now plays this source address
@@ -327,9 +326,7 @@ class ConsoleSession(QObject):
             self._set_state(
                 ConnectionState.BAD_KEY, "The API key was refused: check it in File > Profiles… (Ctrl+,)."
             )
-        except TlsFailed as error:
-            self._set_state(ConnectionState.DOWN, str(error))
-        except ConnectionFailed as error:
+        except ConnectionFailed as error:  # not reached, a TLS handshake refused, or no answer in time
             self._set_state(ConnectionState.DOWN, str(error))
         except ApiError as error:
             self._set_state(ConnectionState.ERROR, str(error))
@@ -346,19 +343,18 @@ class ConsoleSession(QObject):
         except Exception as error:  # the dialog says whatever failed; the log keeps the trace
             log.exception("Test connection could not make a client")
             return f"✗ The connection could not be set up: {error}"
-        try:
-            models = await client.models() if settings.api_key else []
-            if settings.admin_key and org_id:
-                await client.allowlists.get()
-            return f"✓ Connected. Models: {', '.join(models) or '(no API key to list them)'}."
-        except IpNotAllowed as error:
-            return f"✗ Blocked by the IP allowlist: the service sees you at {error.source_ip}."
-        except Unauthorized:
-            return "✗ The key was refused (401)."
-        except ApiError as error:
-            return f"✗ {error}"
-        finally:
-            await client.aclose()
+        async with client:
+            try:
+                models = await client.models() if settings.api_key else []
+                if settings.admin_key and org_id:
+                    await client.allowlists.get()
+                return f"✓ Connected. Models: {', '.join(models) or '(no API key to list them)'}."
+            except IpNotAllowed as error:
+                return f"✗ Blocked by the IP allowlist: the service sees you at {error.source_ip}."
+            except Unauthorized:
+                return "✗ The key was refused (401)."
+            except ApiError as error:
+                return f"✗ {error}"
 
     async def shutdown(self) -> None:
         if self._engine_poll is not None:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.security.views import EntryView
+from app.core.security.entry_views import EntryView
 from app.models.entries import NUMBERS, EntriesModel
 from app.ui.widgets.tables import STRETCH, size_columns
 from app.ui.widgets.text_cells import TextCells

@@ -1,5 +1,6 @@
-"""Allow an address after a 403 in the Playground: in the list that refused it (each in turn when both did),
-then send the refused request again, once every list that refused it admits it, as the Admin API reads them.
+"""The admission of an address the Playground was refused at (a 403): into the list that refused it (each in
+turn when both did), then the refused request goes again, once every list that refused it admits it, as the
+Admin API reads them.
 
 Only the first list is opened by the click on "Allow this IP". Once it admits the address, the lists are read
 again in the background (the Admin API, as after the 403): when they all admit it the request goes again; when
@@ -14,16 +15,17 @@ from app.core.playground.turns import Turn
 from app.services.security.allowlist import AllowlistService
 
 
-class AllowAfterRefusal(QObject):
-    """One address on its way into the lists that refused it; a new one replaces it, a new profile ends it."""
+class AddressAdmission(QObject):
+    """One refused address on its way into the lists that refused it; a new one replaces it, a new profile
+    ends it."""
 
-    open_list = Signal(
-        object, str
-    )  # the list to show (None: the organization's, else a project id), the address
+    # The list to show and the address. The list is a project id, or None for the organization's: `object`,
+    # since a Signal names one class and a `str` one would hand the slot "" for None.
+    open_list = Signal(object, str)
     next_list = Signal(
         object, str
     )  # the next list that still refuses (as open_list): offer it, do not open it
-    admitted = Signal(object)  # the refused Turn: every list admits its address now, send it again
+    admitted = Signal(Turn)  # the refused turn: every list admits its address now, send it again
     ended = Signal()  # admitted or given up: nothing is waiting any more
 
     def __init__(self, allowlists: AllowlistService, parent: QObject | None = None) -> None:
@@ -51,11 +53,6 @@ class AllowAfterRefusal(QObject):
             self.turn, self.waiting = None, ()
             self.ended.emit()
 
-    @property
-    def list_label(self) -> str:
-        """The list being waited on, as the Security tab names it."""
-        return self.allowlists.label_for(self.waiting[0]) if self.waiting else ""
-
     def _next(self, open_it: bool) -> None:
         if self.waiting:
             (self.open_list if open_it else self.next_list).emit(self.waiting[0], self.address)
@@ -74,7 +71,7 @@ class AllowAfterRefusal(QObject):
             if not self.waiting:
                 self._next(open_it=False)
             elif self.turn is not None:
-                self.allowlists.session.tasks.start("allow_flow.lists", self._read_the_rest(self.turn))
+                self.allowlists.session.tasks.start("admission.lists", self._read_the_rest(self.turn))
 
     async def _read_the_rest(self, turn: Turn) -> None:
         """Which of the lists still waited on refuses the address: none, and the request goes again."""
