@@ -140,7 +140,7 @@ class OptionsPanel(QWidget):
 
     def _check_schema(self) -> None:
         # Only while the schema is shown (turning structured output on checks it): the check loads the
-        # jsonschema library, which every launch loaded before its tabs were usable (the saved schema is restored).
+        # jsonschema library, which a launch restoring a saved schema does not need before its tabs are usable.
         if not self.structured.isChecked():
             return
         check = self.schema()
