@@ -82,6 +82,10 @@ class ProfileEditor:
             sources.append(SecretSource(name, label, self.session.secrets.source(profile.id, name, env), env))
         return sources
 
+    def keychain_problem(self) -> str | None:
+        """Why secrets cannot go to a keychain here (none, or only a plain file); None when one takes them."""
+        return self.session.secrets.problem()
+
     def stored_secret(self, profile: Profile, name: str) -> str | None:
         """The secret as the console would use it (keychain, session, or the environment variable)."""
         return self.session.secrets.get(profile.id, name, secret_env(profile, name))

@@ -240,21 +240,13 @@ class PlaygroundTab(QWidget):
     # -- sending ----------------------------------------------------------------------------------
 
     def options(self) -> RequestOptions:
-        from app.core.playground.turns import RequestOptions
-
-        schema = self.schema().schema if self.structured.isChecked() else None
-        return RequestOptions(
-            model=self.model.currentText(),
-            instructions=self.instructions.text(),
-            temperature=self.options_panel.temperature_value(),
-            top_p=self.options_panel.top_p_value(),
-            max_output_tokens=self.options_panel.max_tokens_value(),
-            web_search=self.web_search.isChecked(),
-            schema=schema,
-            chain_on_server=self.chain.isChecked(),
-            reasoning_effort=self.options_panel.reasoning_effort_value(),
-            tools=self.functions.tool_settings(),
+        """What the next request is sent with: the model and switches above, the options panel's values."""
+        model, web_search, chain = (
+            self.model.currentText(),
+            self.web_search.isChecked(),
+            self.chain.isChecked(),
         )
+        return self.options_panel.request_options(model, web_search, chain)
 
     def send(self) -> None:
         text = self.message.toPlainText().strip()

@@ -1,4 +1,6 @@
-"""Settings > Profiles: add, edit, remove, test connection. Keys go to the keychain, never to a file."""
+"""Settings > Profiles: add, edit, remove, test connection. Keys go to the keychain, never to a file. The
+dialog shows the fields, errors and results; the checks and the saving are ProfileEditor's
+(app/services/session/profile_editing.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import (
 from app.common.engine_kind import EngineKind
 from app.common.proxy_url import EXAMPLE
 from app.core.profile_form import (
+    SANDBOX_OWNED,
     SECRET_FIELDS,
     TEXT_FIELDS,
     ProfileForm,
@@ -60,6 +63,8 @@ UNSAVED = "New profile (not saved)"
 
 
 class ProfilesDialog(QDialog):
+    """The profiles on the left, the chosen one's fields on the right; Save and Test connection below."""
+
     def __init__(self, session: ConsoleSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -232,7 +237,7 @@ class ProfilesDialog(QDialog):
             value = getattr(profile, name)
             self.fields[name].setText(", ".join(value) if isinstance(value, list) else str(value))
         sandbox = profile.is_sandbox
-        for name in ("base_url", "org_id", "project_id"):
+        for name in SANDBOX_OWNED:
             self.fields[name].setReadOnly(sandbox)
         if sandbox:
             self.fields["base_url"].setText("(the embedded local sandbox)")
@@ -257,7 +262,7 @@ class ProfilesDialog(QDialog):
             if secret.name in self.copy_buttons:
                 self.copy_buttons[secret.name].setEnabled(secret.source != "none")
         labelled = [(secret.label, secret.source) for secret in sources]
-        self.where.setText(secrets_sentence(labelled, self.session.secrets.problem()))
+        self.where.setText(secrets_sentence(labelled, self.editor.keychain_problem()))
         self.result_label.clear()
 
     def _form(self) -> ProfileForm:
