@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from app.common.proxy_url import BadProxyUrl
 from app.common.secrets import KeychainUnavailable
+from app.core.profile import Profile
 from app.core.profile_form import (
     SECRET_FIELDS,
     ProfileForm,
@@ -20,7 +21,6 @@ from app.core.profile_form import (
     missing_file,
     secret_env,
 )
-from app.services.session.profiles import Profile
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # httpx-backed: imported with the first client, after the window shows
