@@ -110,7 +110,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(objectName="tabs")
         self._playground: PlaygroundTab | None = None
         self._security: SecurityTab | None = None
-        self.allow_flow: AddressAdmission | None = None
+        self.admission: AddressAdmission | None = None
         for label in TAB_LABELS:  # placeholders for the first frame; ensure_tabs() puts the real ones in
             self.tabs.addTab(QWidget(), label)
         central = QWidget()
@@ -199,14 +199,14 @@ class MainWindow(QMainWindow):
         # The scope of the last launch, chosen once the projects load (its first read is still to come).
         self._security.service.restore_scope = self.ui_state.security_scope or None
         self._put_tab(1, self._security)
-        self._connect_allow_flow()
+        self._connect_admission()
 
-    def _connect_allow_flow(self) -> None:
+    def _connect_admission(self) -> None:
         """After a 403 in the Playground: the Security tab on the list that refused, then the request again."""
         from app.services.security.address_admission import AddressAdmission
 
         security = self.security
-        flow = self.allow_flow = AddressAdmission(security.service, self)
+        flow = self.admission = AddressAdmission(security.service, self)
         flow.open_list.connect(self._open_list)
         flow.next_list.connect(self._offer_next_list)
         security.waiting.next_clicked.connect(flow.open_next)
@@ -252,8 +252,8 @@ class MainWindow(QMainWindow):
     def allow_ip(self, index: int) -> None:
         """Allow the address a turn was refused at, in the list that refused it (see AddressAdmission)."""
         self._ensure_security()
-        assert self.allow_flow is not None
-        self.allow_flow.start(self.playground.service.turns[index])
+        assert self.admission is not None
+        self.admission.start(self.playground.service.turns[index])
 
     def _open_list(self, project_id: str | None, address: str) -> None:
         security = self.security

@@ -27,8 +27,8 @@ def long_tab(console: MainWindow) -> PlaygroundTab:
             Turn(f"Question {number}", [], "service-pro", True, text=text, status=TurnStatus.COMPLETED)
         )
         index = len(tab.service.turns) - 1
-        tab._add_view(index)
-        tab._finish_view(index)
+        tab.view_sync.add_view(index)
+        tab.view_sync.finish_view(index)
     return tab
 
 

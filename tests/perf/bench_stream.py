@@ -106,8 +106,8 @@ def console_run(creds: dict[str, Any], home: Path) -> dict[str, Any]:
                 Turn("earlier", [], "service-pro", True, text=text, status=TurnStatus.COMPLETED)
             )
             index = len(tab.service.turns) - 1
-            tab._add_view(index)
-            tab._finish_view(index)
+            tab.view_sync.add_view(index)
+            tab.view_sync.finish_view(index)
         app.processEvents()
         # The views the prefill built and let go (all but the newest few) are deleted now: in a conversation
         # typed turn by turn one goes per Send (~0.3 ms); left to the loop, all 148 went at the measured Send.

@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.core.playground.status import ErrorKind, TurnStatus
+from app.core.playground.status import RUNNING, ErrorKind, TurnStatus
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:
     # pydantic and httpx load on the first send, and the turns' own modules (their dataclasses, the request
     # bodies, the schema check) with the first turn: none of them is needed to build the tab.
     from app.api.requests import ResponseCreateParams
+    from app.core.playground.functions import ToolSettings
     from app.core.playground.turn_runner import TurnRun
     from app.core.playground.turns import Attachment, Figures, RequestOptions, Turn
     from app.schema.items import UrlCitation
@@ -220,6 +221,35 @@ class PlaygroundService(QObject):
             total.output_tokens += turn.figures.output_tokens
             total.total_tokens += turn.figures.total_tokens
         return total
+
+    def is_running(self, index: int) -> bool:
+        """Turn `index` is still being answered (its view catches up with it on a timer)."""
+        return index < len(self.turns) and self.turns[index].status in RUNNING
+
+    def last_model(self) -> str | None:
+        """The model the conversation was last talking to: a reopened one goes on with it."""
+        return self.turns[-1].model if self.turns else None
+
+    def offered_tools(self) -> ToolSettings | None:
+        """The functions the conversation last offered (they are kept with it); None when it offered none."""
+        return next((turn.tools for turn in reversed(self.turns) if turn.tools.functions), None)
+
+    def code_snippets(
+        self, prompt: str, attachments: list[Attachment], options: RequestOptions
+    ) -> dict[str, str]:
+        """The request the next turn would send (a greeting when nothing is typed), as code in each language:
+        the profile's address and the names of the variables holding its secrets, never their values."""
+        from app.core.playground.snippets import all_snippets
+
+        profile, client = self.session.profile, self.session.client
+        return all_snippets(
+            client.base_url if client else "",
+            self.build_body(prompt or "Hello", attachments, options),
+            profile.api_key_env if profile else "SERVICE_API_KEY",
+            self.session.snippet_network(),
+            options.tools.functions,
+            options.tools.max_rounds,
+        )
 
     @staticmethod
     def details(turn: Turn) -> TurnDetails:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -68,6 +69,21 @@ class AttachmentBar(QWidget):
         from app.services.playground.images import prepare_url
 
         self._add(lambda: prepare_url(url))
+
+    @staticmethod
+    def can_take(data: QMimeData) -> bool:
+        """Whether something dragged over the tab is images or addresses of them, to be dropped here."""
+        return data.hasUrls() or data.hasImage()
+
+    def attach_dropped(self, data: QMimeData) -> None:
+        """What was dropped on the tab: an image itself, image files, or image addresses."""
+        if data.hasImage():
+            self.attach_qimage(QImage(data.imageData()))
+        for url in data.urls():
+            if url.isLocalFile():
+                self.attach_file(Path(url.toLocalFile()))
+            else:
+                self.attach_url(url.toString())
 
     def _attach_dialog(self) -> None:
         from PySide6.QtWidgets import QFileDialog  # dialogs load when first asked for, not at launch

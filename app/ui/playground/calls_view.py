@@ -59,8 +59,8 @@ class CallBox(QFrame):
 
     Only a call the person is to answer (the turn waits for outputs) gets the editing form; any other is a
     few plain labels that follow the call (`show_call`): a call answered by its saved output while the turn
-    streams fills its output label, not a box built again (building the form and then the answered box was
-    the largest part of a function turn's drawing)."""
+    streams fills its output label, not a box built again (building the form and then the answered box
+    would be the largest part of a function turn's drawing)."""
 
     def __init__(self, turn: Turn, call: FunctionCall, editable: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)

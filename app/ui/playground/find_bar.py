@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Literal, overload
 import shiboken6
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.core.playground.turns import Turn
 
@@ -33,8 +42,8 @@ class Match:
 
 class Matches(Sequence[Match]):
     """The matches of a query, counted per message and answer (`str.count`, at C speed) and made into a
-    `Match` only when one is gone to: a one-letter query over a 300,000-token conversation made 300,000
-    objects and took ~450 ms a keystroke; counted, ~10 ms."""
+    `Match` only when one is gone to: an object per match would be 300,000 objects for a one-letter query
+    over a 300,000-token conversation, ~450 ms a keystroke; counting takes ~10 ms."""
 
     def __init__(self, counts: list[tuple[int, Part, int]]) -> None:
         self._counts = counts  # (turn, part, how many), parts with none left out, in reading order
@@ -119,7 +128,7 @@ class _FindField(QLineEdit):
 class FindBar(QWidget):
     """The bar under the conversation; `go_to` is given a match and shows it (the tab builds the view)."""
 
-    go_to = Signal(object)  # Match
+    go_to = Signal(Match)
 
     def __init__(self, turns: Callable[[], list[Turn]], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -146,6 +155,16 @@ class FindBar(QWidget):
         close.clicked.connect(self.close_bar)
         self.hide()
 
+    @classmethod
+    def above(cls, widget: QWidget, turns: Callable[[], list[Turn]]) -> FindBar:
+        """A bar put just above `widget` in its column (a vertical layout), where a browser's find bar is."""
+        bar = cls(turns)
+        column = widget.parentWidget()
+        layout = column.layout() if column is not None else None
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(layout.indexOf(widget), bar)
+        return bar
+
     def open_bar(self) -> None:
         focus = QApplication.focusWidget()
         if focus is not None and not self.isAncestorOf(focus):
@@ -156,8 +175,8 @@ class FindBar(QWidget):
         self.search()
 
     def close_bar(self) -> None:
-        """Hide the bar; the focus goes back where it was before Find. Left to Qt, it went to the next control
-        on the chain, the first turn shown, and the transcript scrolled away from the match to show it."""
+        """Hide the bar; the focus goes back where it was before Find. Left to Qt, it would go to the next
+        control on the chain, the first turn shown, and the transcript would scroll away from the match."""
         focus = QApplication.focusWidget()
         had_focus = focus is not None and self.isAncestorOf(focus)
         before = self._before

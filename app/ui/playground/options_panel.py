@@ -28,7 +28,7 @@ from .functions_panel import FunctionsPanel
 from .options_boxes import ChoiceBox, DecimalBox, WholeBox
 
 if TYPE_CHECKING:
-    from app.core.playground.turns import SchemaCheck
+    from app.core.playground.turns import RequestOptions, SchemaCheck
 
 EXAMPLE_SCHEMA = json.dumps(
     {
@@ -140,7 +140,7 @@ class OptionsPanel(QWidget):
 
     def _check_schema(self) -> None:
         # Only while the schema is shown (turning structured output on checks it): the check loads the
-        # jsonschema library, which every launch loaded before its tabs were usable (the saved schema is restored).
+        # jsonschema library, which a launch restoring a saved schema does not need before its tabs are usable.
         if not self.structured.isChecked():
             return
         check = self.schema()
@@ -159,6 +159,23 @@ class OptionsPanel(QWidget):
     def reasoning_effort_value(self) -> str | None:
         """The effort to send: None for the default, and always for a model that does not reason."""
         return self.reasoning_effort.currentData() if self.reasoning_model else None
+
+    def request_options(self, model: str, web_search: bool, chain_on_server: bool) -> RequestOptions:
+        """The options the next request is sent with: this panel's, and the tab's model and switches."""
+        from app.core.playground.turns import RequestOptions
+
+        return RequestOptions(
+            model=model,
+            instructions=self.instructions.text(),
+            temperature=self.temperature_value(),
+            top_p=self.top_p_value(),
+            max_output_tokens=self.max_tokens_value(),
+            web_search=web_search,
+            schema=self.schema().schema if self.structured.isChecked() else None,
+            chain_on_server=chain_on_server,
+            reasoning_effort=self.reasoning_effort_value(),
+            tools=self.functions.tool_settings(),
+        )
 
     # -- kept between launches ------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.playground.status import RUNNING, TurnStatus
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
 from app.services.playground.function_library import FunctionLibrary
 from app.services.playground.service import PlaygroundService
@@ -35,8 +34,7 @@ from .model_box import ModelBox
 from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
 from .transcript import Transcript
-from .turn_views import TurnViews
-from .view_catch_up import ViewCatchUp
+from .view_sync import ViewSync
 
 if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog, comparison or find bar
     from app.core.playground.turns import Attachment, RequestOptions, SchemaCheck
@@ -65,16 +63,12 @@ class PlaygroundTab(QWidget):
         self.function_library = FunctionLibrary(session.data_dir, session.bus, self)
         self.setAcceptDrops(True)
         self._build()
-        self.views = TurnViews(lambda: self.service.turns, self._build_view, self.transcript)
-        self.catch_up = ViewCatchUp(self.views, self._refresh_view, self._running, self)
-        self.service.turn_added.connect(self._add_view)
-        self.service.text_flushed.connect(lambda index, chunk: self.views[index].append_text(chunk))
-        self.service.turn_updated.connect(self.catch_up.turn_changed)
-        self.service.request_sent.connect(self.catch_up.catch_up)
-        self.service.turn_finished.connect(self._finish_view)
-        self.service.turn_shown.connect(self._finish_view)
+        self.view_sync = ViewSync(self.service, self.transcript, self._build_view, self)
+        self.views = self.view_sync.views
+        self.view_sync.streaming.connect(self.composer.set_streaming)
+        # A refused image belonged to the conversation left behind.
+        self.view_sync.cleared.connect(self.attachment_bar.notice.clear)
         self.service.totals_changed.connect(self._show_totals)
-        self.service.conversation_reset.connect(self._clear_views)
         session.client_changed.connect(self.reload_models)
         self.reload_models()
 
@@ -166,16 +160,12 @@ class PlaygroundTab(QWidget):
 
     @cached_property
     def find_bar(self) -> FindBar:
-        """Built at its first Ctrl+F, above the conversation as a browser's (its code and widgets were ~8 ms of a
-        launch that finds nothing)."""
+        """Built at its first Ctrl+F, above the conversation as a browser's (its code and widgets would be ~8 ms
+        of a launch that finds nothing)."""
         from .find_bar import FindBar
 
-        bar = FindBar(lambda: self.service.turns)
+        bar = FindBar.above(self.conversation_splitter, lambda: self.service.turns)
         bar.go_to.connect(self._show_match)
-        column = self.conversation_splitter.parentWidget()
-        layout = column.layout() if column is not None else None
-        assert isinstance(layout, QVBoxLayout)
-        layout.insertWidget(layout.indexOf(self.conversation_splitter), bar)
         return bar
 
     @cached_property
@@ -207,12 +197,10 @@ class PlaygroundTab(QWidget):
 
     def _conversation_opened(self, conversation_id: str) -> None:
         self.sidebar.mark_current(conversation_id or None)
-        turns = self.service.turns
-        if turns:
-            self.model.prefer(turns[-1].model)  # go on with the model it was talking to
-            offered = next((turn.tools for turn in reversed(turns) if turn.tools.functions), None)
-            if offered is not None:  # the functions are kept with the conversation
-                self.functions.set_tool_settings(offered)
+        if (model := self.service.last_model()) is not None:
+            self.model.prefer(model)
+        if (offered := self.service.offered_tools()) is not None:
+            self.functions.set_tool_settings(offered)
 
     def _show_function_support(self) -> None:
         self.functions.set_model_support(self.model.currentText(), self.model.calls_functions())
@@ -242,38 +230,23 @@ class PlaygroundTab(QWidget):
         self.attachment_bar.attach_url(url)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls() or event.mimeData().hasImage():
+        if self.attachment_bar.can_take(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        data = event.mimeData()
-        if data.hasImage():
-            self.attachment_bar.attach_qimage(QImage(data.imageData()))
-        for url in data.urls():
-            if url.isLocalFile():
-                self.attach_file(Path(url.toLocalFile()))
-            else:
-                self.attach_url(url.toString())
+        self.attachment_bar.attach_dropped(event.mimeData())
         event.acceptProposedAction()
 
     # -- sending ----------------------------------------------------------------------------------
 
     def options(self) -> RequestOptions:
-        from app.core.playground.turns import RequestOptions
-
-        schema = self.schema().schema if self.structured.isChecked() else None
-        return RequestOptions(
-            model=self.model.currentText(),
-            instructions=self.instructions.text(),
-            temperature=self.options_panel.temperature_value(),
-            top_p=self.options_panel.top_p_value(),
-            max_output_tokens=self.options_panel.max_tokens_value(),
-            web_search=self.web_search.isChecked(),
-            schema=schema,
-            chain_on_server=self.chain.isChecked(),
-            reasoning_effort=self.options_panel.reasoning_effort_value(),
-            tools=self.functions.tool_settings(),
+        """What the next request is sent with: the model and switches above, the options panel's values."""
+        model, web_search, chain = (
+            self.model.currentText(),
+            self.web_search.isChecked(),
+            self.chain.isChecked(),
         )
+        return self.options_panel.request_options(model, web_search, chain)
 
     def send(self) -> None:
         text = self.message.toPlainText().strip()
@@ -311,14 +284,6 @@ class PlaygroundTab(QWidget):
 
     # -- views ------------------------------------------------------------------------------------
 
-    def _add_view(self, index: int) -> None:
-        # A turn just sent is built once its request is written (see ViewCatchUp); a reopened one at once.
-        just_sent = self.service.turns[index].status == TurnStatus.PENDING
-        self.views.add(index, later=just_sent)
-        if just_sent:
-            self.catch_up.view_waiting()
-        self.composer.set_streaming(True)
-
     def _build_view(self, index: int) -> TurnView:
         from .turn_view import TurnView
 
@@ -332,26 +297,6 @@ class PlaygroundTab(QWidget):
         view.outputs_submitted.connect(self.service.submit_outputs)
         return view
 
-    def _running(self, index: int) -> bool:
-        return index < len(self.service.turns) and self.service.turns[index].status in RUNNING
-
-    def _refresh_view(self, index: int) -> None:
-        view = self.views.get(index)
-        if view is not None:
-            view.refresh_details()
-
-    def _finish_view(self, index: int) -> None:
-        self.catch_up.turn_done(index)
-        view = self.views.get(index)  # a reopened conversation's earlier turns are built later, finished
-        if view is not None:
-            for earlier in self.views.built():
-                if earlier is not view:
-                    earlier.action_buttons["regenerate"].hide()
-            view.finish(index == len(self.service.turns) - 1, view.turn.schema)
-        if index == len(self.service.turns) - 1:
-            self.views.settle()
-        self.composer.set_streaming(False)
-
     def _show_match(self, match: Match) -> None:
         """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
         from .find_bar import show_match
@@ -361,12 +306,6 @@ class PlaygroundTab(QWidget):
         # back to the turn that was on top (after a relayout, as when Esc closes the bar).
         self.transcript.release_anchor()
         show_match(view, self.transcript, match, self.find_bar.field.text())
-
-    def _clear_views(self) -> None:
-        self.catch_up.forget()
-        self.views.clear()
-        self.attachment_bar.notice.clear()  # a refused image belonged to the conversation left behind
-        self.composer.set_streaming(False)
 
     def _show_totals(self) -> None:
         totals = self.service.totals()
@@ -382,21 +321,8 @@ class PlaygroundTab(QWidget):
         TextTabsDialog("Inspector", inspector_text(self.service.turns[index]), self).show()
 
     def code_snippets(self) -> dict[str, str]:
-        from app.core.playground.snippets import all_snippets
-
-        profile = self.session.profile
-        body = self.service.build_body(
-            self.message.toPlainText().strip() or "Hello", self.attachments, self.options()
-        )
-        base_url = self.session.client.base_url if self.session.client else ""
-        tools = self.functions.tool_settings()
-        return all_snippets(
-            base_url,
-            body,
-            profile.api_key_env if profile else "SERVICE_API_KEY",
-            self.session.snippet_network(),
-            tools.functions,
-            tools.max_rounds,
+        return self.service.code_snippets(
+            self.message.toPlainText().strip(), self.attachments, self.options()
         )
 
     def show_code(self) -> None:

@@ -26,12 +26,13 @@ class Transcript(QScrollArea):
     """Finished turns sit in one column and the newest turn in its own slot below it.
 
     A growing answer then invalidates only the slot's layout: the finished column keeps its cached size,
-    so a delta costs the same with 1,000 or 300,000 tokens above it (one layout held all turns before,
-    and every height step of the answer relaid all of them). The view follows the newest text while the
+    so a delta costs the same with 1,000 or 300,000 tokens above it (were all turns in one layout, every
+    height step of the answer would relay all of them). The view follows the newest text while the
     person is at the end, and leaves them where they are once they scroll up.
 
-    Above the finished column, a bar stands for earlier turns whose views are not built (see turn_views.py);
-    scrolling to the top or pressing it asks for them, and they are inserted without moving the page.
+    Above the finished column, a bar stands for earlier turns whose views are not built (see
+    lazy_turn_views.py); scrolling to the top or pressing it asks for them, and they are inserted without
+    moving the page.
     """
 
     earlier_requested = Signal()
@@ -137,9 +138,9 @@ class Transcript(QScrollArea):
         self._hold_finished_height()
 
     def _hold_finished_height(self) -> None:
-        # Each step of the growing answer first lays the page out at its old height: the shortfall came out
-        # of the finished column, which was shrunk and grown back, relaying every finished turn. Its minimum
-        # is its height at this width, so the shortfall goes elsewhere.
+        # Each step of the growing answer first lays the page out at its old height: the shortfall would come
+        # out of the finished column, shrunk and grown back, relaying every finished turn. Its minimum is its
+        # height at this width, so the shortfall goes elsewhere.
         width = (
             self.finished.width() if self.finished.width() > 0 else self.viewport().width() - 2 * PAGE_MARGIN
         )

@@ -22,6 +22,8 @@ from .scope_bar import ScopeBar
 if TYPE_CHECKING:
     from app.services.security.allowlist import Entry
 
+    from .expiry_menu import Expiry
+
 
 class ListChanges(QObject):
     """The tab's add, remove and on/off actions, asked over `owner` and sent through the service."""
@@ -54,13 +56,13 @@ class ListChanges(QObject):
         self.service.add(str(candidate.network), self.add_form.description.text().strip(), expires_at)
         self.add_form.clear()
 
-    def extend_selected(self, expires_at: int | None) -> None:
-        """Extend: the selected entries get the expiry chosen in the menu (None: never)."""
+    def extend_selected(self, expiry: Expiry) -> None:
+        """Extend: the selected entries get the expiry chosen in the menu."""
         entries = self.entries.selected_entries()
         if not entries:
             self.session.bus.info("Select the entries to extend first.")
             return
-        self.service.set_expiry([e.id for e in entries], expires_at)
+        self.service.set_expiry([e.id for e in entries], expiry.at)
 
     def remove_selected(self) -> None:
         self.remove_entries(self.entries.selected_entries())

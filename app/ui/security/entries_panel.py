@@ -24,7 +24,7 @@ from app.models.entries import NUMBERS, EntriesModel
 from app.ui.widgets.tables import STRETCH, size_columns
 from app.ui.widgets.text_cells import TextCells
 
-from .expiry_menu import ExpiryMenu
+from .expiry_menu import Expiry, ExpiryMenu
 
 if TYPE_CHECKING:
     from app.services.security.allowlist import Entry
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 class EntriesPanel(QWidget):
     remove_clicked = Signal()
     remove_shown_clicked = Signal()
-    extend_chosen = Signal(object)  # the new expires_at (Unix seconds), or None for "never"
+    extend_chosen = Signal(Expiry)  # the selected entries' new expiry
 
     def __init__(self, model: EntriesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)

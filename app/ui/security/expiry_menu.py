@@ -4,11 +4,20 @@ choice; the moment chosen is Unix seconds, or None for never."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from PySide6.QtCore import QDateTime, Signal
 from PySide6.QtWidgets import QComboBox, QDateTimeEdit, QDialog, QDialogButtonBox, QMenu, QVBoxLayout, QWidget
 
 from app.core.security.expiry import UNITS
+
+
+@dataclass(frozen=True)
+class Expiry:
+    """When an entry stops admitting: `at` in Unix seconds, or None for never."""
+
+    at: int | None
+
 
 PRESETS = (("1 hour", UNITS["h"]), ("1 day", UNITS["d"]), ("1 week", UNITS["w"]))
 NEVER, A_DATE = "Never", "A date…"
@@ -36,22 +45,24 @@ def ask_date(parent: QWidget, title: str) -> int | None:
 class ExpiryMenu(QMenu):
     """Extend: expires in 1 hour, 1 day, 1 week (from now), at a date, or never."""
 
-    chosen = Signal(object)  # Unix seconds, or None for never
+    chosen = Signal(Expiry)
 
     def __init__(self, parent: QWidget, with_never: bool = True) -> None:
         super().__init__(parent)
         self.setObjectName("expiry_menu")
         for label, seconds in PRESETS:
             action = self.addAction(f"Expires in {label}")
-            action.triggered.connect(lambda _=False, s=seconds: self.chosen.emit(int(time.time() + s)))
+            action.triggered.connect(
+                lambda _=False, s=seconds: self.chosen.emit(Expiry(int(time.time() + s)))
+            )
         self.addAction("Expires at a date…").triggered.connect(self._date)
         if with_never:
-            self.addAction("Never expires").triggered.connect(lambda: self.chosen.emit(None))
+            self.addAction("Never expires").triggered.connect(lambda: self.chosen.emit(Expiry(None)))
 
     def _date(self) -> None:
         at = ask_date(self.parentWidget() or self, "Expires at")
         if at is not None:
-            self.chosen.emit(at)
+            self.chosen.emit(Expiry(at))
 
 
 class ExpiryChoice(QComboBox):

@@ -27,7 +27,7 @@ def plain_label(name: str) -> QLabel:
 
 
 class ScopeBar(QWidget):
-    scope_chosen = Signal(object)  # a project id, or None for the organization
+    scope_chosen = Signal(str)  # a project id, or "" for the organization
     switch_clicked = Signal(bool)
     refresh_clicked = Signal()
     action = Signal(str)  # one of ACTIONS' names
@@ -38,7 +38,7 @@ class ScopeBar(QWidget):
         self.scope = QComboBox(objectName="scope")
         self.scope.setAccessibleName("Scope")
         self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.scope.activated.connect(lambda _i: self.scope_chosen.emit(self.scope.currentData()))
+        self.scope.activated.connect(lambda _i: self.scope_chosen.emit(self.scope.currentData() or ""))
         self.switch = QCheckBox("Allowlist on", objectName="switch")
         self.switch.clicked.connect(self.switch_clicked)
         refresh = QPushButton("Refresh", objectName="refresh")

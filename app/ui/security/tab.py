@@ -95,7 +95,7 @@ class SecurityTab(QWidget):
 
     def _connect(self) -> None:
         bar, service, changes, opener = self.scope_bar, self.service, self.changes, self.opener
-        bar.scope_chosen.connect(service.set_scope)
+        bar.scope_chosen.connect(lambda project_id: service.set_scope(project_id or None))
         bar.switch_clicked.connect(changes.switch_clicked)
         bar.refresh_clicked.connect(service.refresh)
         bar.resume_clicked.connect(opener.open_rotation)

@@ -1,15 +1,14 @@
-"""Settings > Profiles: add, edit, remove, test connection. Keys go to the keychain, never to a file."""
+"""Settings > Profiles: add, edit, remove, test connection. Keys go to the keychain, never to a file. The
+dialog shows the fields, errors and results; the checks and the saving are ProfileEditor's
+(app/services/session/profile_editing.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QFrame,
     QHBoxLayout,
@@ -27,30 +26,23 @@ from PySide6.QtWidgets import (
 )
 
 from app.common.engine_kind import EngineKind
-from app.common.proxy_url import EXAMPLE, BadProxyUrl, parse_proxy_url
-from app.common.secrets import KeychainUnavailable
+from app.common.proxy_url import EXAMPLE
+from app.core.profile_form import (
+    SANDBOX_OWNED,
+    SECRET_FIELDS,
+    TEXT_FIELDS,
+    ProfileForm,
+    proxy_hint,
+    secret_placeholder,
+    secrets_sentence,
+    split_proxy,
+)
+from app.services.session.profile_editing import KeptProxy, ProfileEditor
 from app.services.session.profiles import Profile, new_profile_id
 from app.services.session.session import ConsoleSession
 from app.ui.screen_fit import fit_to_screen
+from app.ui.settings.field_rows import FILE_FIELDS, browse_row, copy_row
 
-SECRET_FIELDS = (
-    ("api_key", "API key"),
-    ("admin_key", "Admin key"),
-    ("client_key_password", "Client key passphrase"),
-    ("proxy_password", "Proxy password"),
-)
-TEXT_FIELDS = (
-    ("name", "Name"),
-    ("base_url", "Base URL"),
-    ("org_id", "Organization id"),
-    ("project_id", "Project id"),
-    ("brand", "Brand word"),
-    ("models", "Models (comma-separated)"),
-    ("ca_bundle", "CA bundle file"),
-    ("client_cert", "Client certificate"),
-    ("client_key", "Client key file"),
-    ("proxy", "Proxy URL"),
-)
 # Examples, never values: a new profile starts empty and these show what goes where.
 PLACEHOLDERS = {
     "name": "e.g. Production",
@@ -60,12 +52,6 @@ PLACEHOLDERS = {
     "brand": "service",
     "models": "empty: the brand's four models",
     "proxy": "empty: none, or e.g. http://proxy.example:3128",
-}
-FILE_FIELDS = {
-    "ca_bundle": ("Choose a CA bundle", "Certificates (*.pem *.crt *.cer);;All files (*)"),
-    "client_cert": ("Choose the client certificate", "Certificates (*.pem *.crt *.cer);;All files (*)"),
-    "client_key": ("Choose the client key", "Keys (*.pem *.key);;All files (*)"),
-    "model_file": ("Choose GGUF weights", "GGUF weights (*.gguf);;All files (*)"),
 }
 ENGINES = (
     ("Simulated model (offline, deterministic)", EngineKind.SIMULATED),
@@ -77,9 +63,12 @@ UNSAVED = "New profile (not saved)"
 
 
 class ProfilesDialog(QDialog):
+    """The profiles on the left, the chosen one's fields on the right; Save and Test connection below."""
+
     def __init__(self, session: ConsoleSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self.editor = ProfileEditor(session)
         self.setWindowTitle("Profiles")
         fit_to_screen(self, 760, 660)  # every field shown where the screen allows; they scroll where not
         self.list = QListWidget(objectName="profiles")
@@ -100,7 +89,7 @@ class ProfilesDialog(QDialog):
         for name, label in TEXT_FIELDS:
             self.fields[name] = QLineEdit(objectName=name, placeholderText=PLACEHOLDERS.get(name, ""))
             if name in FILE_FIELDS:
-                form.addRow(label, self._with_browse(name))
+                form.addRow(label, browse_row(self.fields[name], name, self))
             else:
                 form.addRow(label, self.fields[name])
             if name == "proxy":
@@ -128,7 +117,11 @@ class ProfilesDialog(QDialog):
         # The caption follows the choice (and the engine, as it restarts or loads), never the one before.
         self.engine.currentIndexChanged.connect(self._engine_changed)
         session.engine_changed.connect(self._engine_changed)  # a bound slot: let go when the dialog goes
-        self.engine_rows = [self.engine, self._with_browse("model_file"), self.engine_status]
+        self.engine_rows = [
+            self.engine,
+            browse_row(self.fields["model_file"], "model_file", self),
+            self.engine_status,
+        ]
         form.addRow("Sandbox engine", self.engine_rows[0])
         form.addRow("Model file", self.engine_rows[1])
         form.addRow("", self.engine_rows[2])
@@ -141,16 +134,8 @@ class ProfilesDialog(QDialog):
             if name in ("client_key_password", "proxy_password"):
                 form.addRow(label, edit)
                 continue
-            secret_row = QWidget()
-            row_layout = QHBoxLayout(secret_row)
-            row_layout.setContentsMargins(0, 0, 0, 0)
-            row_layout.addWidget(edit, 1)
-            copy = QToolButton(objectName=f"copy_{name}", text="Copy")
-            copy.setToolTip(
-                f"Copy the stored {label.lower()} to the clipboard (for $SERVICE_… in a terminal)"
-            )
+            secret_row, copy = copy_row(edit, name, label)
             copy.clicked.connect(lambda _checked=False, n=name: self.copy_secret(n))
-            row_layout.addWidget(copy)
             self.copy_buttons[name] = copy
             form.addRow(label, secret_row)
         # Outside the form: a word-wrapped label in a form row is given one line's height and clipped.
@@ -192,66 +177,31 @@ class ProfilesDialog(QDialog):
         self.profiles: list[Profile] = []
         self.reload()
 
-    def _with_browse(self, name: str) -> QWidget:
-        row = QWidget()
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.fields[name], 1)
-        browse = QToolButton(objectName=f"browse_{name}", text="Browse…")
-        browse.clicked.connect(lambda: self.browse(name))
-        layout.addWidget(browse)
-        return row
-
     def _check_proxy(self, text: str) -> None:
         """The Proxy URL checked as it is typed: what will be used, or why it cannot be. One short line (a
         wrapped label in a form row is clipped, and a long one would widen the dialog past a small screen);
         the whole sentence is the tooltip, and Save or Test shows it in full."""
-        self.proxy_hint.setToolTip("")
-        if not text.strip():
-            self.proxy_hint.setText("")
-            return
-        try:
-            proxy = parse_proxy_url(text)
-        except BadProxyUrl as error:
-            self.proxy_hint.setText(f"✗ {error.short}")
-            self.proxy_hint.setToolTip(str(error))
-            return
-        moved = " (password to the keychain)" if proxy.password else ""
-        self.proxy_hint.setText(f"→ {proxy.public}{moved}")
+        hint = proxy_hint(text)
+        self.proxy_hint.setToolTip(hint.tooltip)
+        self.proxy_hint.setText(hint.text)
 
     def _mask_proxy_password(self) -> None:
         """A password typed into the Proxy URL leaves it as soon as the field does: it goes to the masked
         Proxy password field (and at Save to the keychain), so it is on screen only while typed."""
-        try:
-            proxy = parse_proxy_url(self.fields["proxy"].text())
-        except BadProxyUrl:
-            return
-        if proxy.password:
-            self.fields["proxy_password"].setText(proxy.password)
-            self.fields["proxy"].setText(proxy.public)
+        split = split_proxy(self.fields["proxy"].text())
+        if split is not None:
+            self.fields["proxy_password"].setText(split.password)
+            self.fields["proxy"].setText(split.public)
 
     def copy_secret(self, name: str) -> None:
         """The stored key on the clipboard, on the person's request: how a sandbox key is found."""
         from PySide6.QtGui import QGuiApplication
 
         profile = self.profile
-        if profile is None:
-            return
-        env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
-        value = self.session.secrets.get(profile.id, name, env)
+        value = self.editor.stored_secret(profile, name) if profile is not None else None
         if value:
             QGuiApplication.clipboard().setText(value)
             self.result_label.setText("Copied to the clipboard.")
-
-    def browse(self, name: str) -> None:
-        """A file picker for a path field, starting where the current path points."""
-        caption, filters = FILE_FIELDS[name]
-        current = Path(self.fields[name].text()).expanduser()
-        start = current.parent if current.name else Path.home()
-        dialog = QFileDialog(self, caption, str(start), filters)
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(self.fields[name].setText)
-        dialog.open()
 
     def reload(self, select: str | None = None) -> None:
         self.profiles = self.session.profiles.all()
@@ -274,18 +224,10 @@ class ProfilesDialog(QDialog):
         self._show_engine_caption()
 
     def _show_engine_caption(self) -> None:
-        """What answers now, read from the running engine; and, when another engine is chosen, that it
-        answers once saved."""
-        profile = self.profile
-        if profile is None or not profile.is_sandbox:
-            self.engine_status.setText("")
-            return
-        running = self.session.sandbox.engine_status().text.removeprefix("Sandbox: ")
         chosen = str(self.engine.currentData())
-        text = f"Now answering: {running}."
-        if chosen != (profile.engine or "simulated"):
-            text += f"\nAfter Save: {self.engine.currentText()} (the sandbox restarts with it)."
-        self.engine_status.setText(text.replace("..", "."))
+        self.engine_status.setText(
+            self.editor.engine_caption(self.profile, chosen, self.engine.currentText())
+        )
 
     def _load(self, _row: int) -> None:
         profile = self.profile
@@ -295,7 +237,7 @@ class ProfilesDialog(QDialog):
             value = getattr(profile, name)
             self.fields[name].setText(", ".join(value) if isinstance(value, list) else str(value))
         sandbox = profile.is_sandbox
-        for name in ("base_url", "org_id", "project_id"):
+        for name in SANDBOX_OWNED:
             self.fields[name].setReadOnly(sandbox)
         if sandbox:
             self.fields["base_url"].setText("(the embedded local sandbox)")
@@ -304,121 +246,55 @@ class ProfilesDialog(QDialog):
         self.engine.setCurrentIndex(max(0, self.engine.findData(str(profile.engine))))
         self.fields["model_file"].setText(profile.model_file)
         self.first_byte_wait.setValue(profile.first_byte_wait)
-        self._show_proxy_masked(profile)
+        # A console.ini that still holds the proxy's password in its URL (no keychain took it at start): the
+        # field shows the URL without it, the password goes to the masked field, and Save moves it.
+        split = split_proxy(profile.proxy) if profile.proxy else None
+        if split is not None:
+            self.fields["proxy"].setText(split.public)
+            self.fields["proxy_password"].setText(split.password)
         self._show_engine_caption()
-        sources = []
-        for name, label in SECRET_FIELDS:
-            env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
-            source = self.session.secrets.source(profile.id, name, env)
-            self.fields[name].clear()
-            self.fields[name].setPlaceholderText(
-                {
-                    "keychain": "stored in the keychain",
-                    "session": "minted by the console for this session"
-                    if sandbox
-                    else "kept for this session",
-                    "environment": f"from ${env}",
-                    "none": "not set",
-                }[source]
+        sources = self.editor.secret_sources(profile)
+        for secret in sources:
+            self.fields[secret.name].clear()
+            self.fields[secret.name].setPlaceholderText(
+                secret_placeholder(secret.source, sandbox, secret.env)
             )
-            sources.append(f"{label}: {source}")
-            if name in self.copy_buttons:
-                self.copy_buttons[name].setEnabled(source != "none")
-        problem = self.session.secrets.problem()
-        self.where.setText(
-            ("⚠ " + problem + " " if problem else "")
-            + "Secrets: "
-            + "; ".join(sources)
-            + ". Leave a secret field empty to keep what is stored."
-        )
+            if secret.name in self.copy_buttons:
+                self.copy_buttons[secret.name].setEnabled(secret.source != "none")
+        labelled = [(secret.label, secret.source) for secret in sources]
+        self.where.setText(secrets_sentence(labelled, self.editor.keychain_problem()))
         self.result_label.clear()
 
-    def _show_proxy_masked(self, profile: Profile) -> None:
-        """A console.ini that still holds the proxy's password in its URL (no keychain took it at start):
-        the field shows the URL without it, the password goes to the masked field, and Save moves it."""
-        try:
-            proxy = parse_proxy_url(profile.proxy) if profile.proxy else None
-        except BadProxyUrl:
-            return
-        if proxy is not None and proxy.password:
-            self.fields["proxy"].setText(proxy.public)
-            self.fields["proxy_password"].setText(proxy.password)
+    def _form(self) -> ProfileForm:
+        """The fields as typed, for the editor to check and keep."""
+        return ProfileForm(
+            texts={
+                name: edit.text() for name, edit in self.fields.items() if name not in dict(SECRET_FIELDS)
+            },
+            engine=self.engine.currentData(),
+            first_byte_wait=self.first_byte_wait.value(),
+            secrets={name: self.fields[name].text() for name, _ in SECRET_FIELDS},
+        )
 
-    def _form_profile(self) -> Profile | None:
-        profile = self.profile
-        if profile is None:
-            return None
-        for name, _ in TEXT_FIELDS:
-            if profile.is_sandbox and name in ("base_url", "org_id", "project_id"):
-                continue
-            text = self.fields[name].text().strip()
-            if name == "models":
-                profile.models = [m.strip() for m in text.split(",") if m.strip()]
-            else:
-                setattr(profile, name, text)
-        if profile.is_sandbox:
-            profile.engine = EngineKind.read(self.engine.currentData())
-            profile.model_file = self.fields["model_file"].text().strip()
-        profile.first_byte_wait = self.first_byte_wait.value()
-        return profile
-
-    def _split_proxy(self, profile: Profile) -> bool:
-        """The Proxy URL as it will be kept: scheme added, its password moved to the Proxy password field
-        (then the keychain). False, with the reason shown, when it cannot be a proxy URL."""
-        if not profile.proxy:
-            return True
-        try:
-            proxy = parse_proxy_url(profile.proxy)
-        except BadProxyUrl as error:
-            self.result_label.setText(f"✗ Proxy URL: {error}")
-            return False
-        if proxy.password and not self.fields["proxy_password"].text():
-            self.fields["proxy_password"].setText(proxy.password)
-        profile.proxy = proxy.public
-        self.fields["proxy"].setText(proxy.public)
-        return True
+    def _show_proxy(self, proxy: KeptProxy | None) -> None:
+        """The Proxy URL as kept; the password it carried, masked, when none was typed there."""
+        if proxy is not None:
+            if proxy.password:
+                self.fields["proxy_password"].setText(proxy.password)
+            self.fields["proxy"].setText(proxy.url)
 
     def save(self) -> bool:
-        profile = self._form_profile()
+        profile = self.profile
         if profile is None:
             return False
-        if not profile.name:
-            self.result_label.setText("✗ A profile needs a name.")
-            return False
-        if not self._split_proxy(profile):
-            return False
-        for path_field in ("ca_bundle", "client_cert", "client_key", "model_file"):
-            value = getattr(profile, path_field)
-            if value and not Path(value).expanduser().is_file():
-                self.result_label.setText(f"✗ {value} is not a file.")
-                return False
-        # The profile itself first: a key the keychain refuses (or the person keeps out of it) must not
-        # take the typed name, URL and ids down with it.
-        self.session.profiles.save(profile)
-        self._rename_row(profile)
-        said = ""
-        for name, label in SECRET_FIELDS:
-            value = self.fields[name].text()
-            if value:
-                try:
-                    where = self.session.store_secret(
-                        profile.id, name, value, f"the {label.lower()} of “{profile.name}”"
-                    )
-                except KeychainUnavailable as error:
-                    env = {"api_key": profile.api_key_env, "admin_key": profile.admin_key_env}.get(name)
-                    instead = f" Set ${env} in the environment instead, or" if env else ""
-                    self.result_label.setText(
-                        f"✓ Profile saved. ✗ {label} not saved: {error}{instead} unlock or install a keychain"
-                        " and save again (the field keeps what you typed)."
-                    )
-                    return False
-                said = f"✓ Saved; {label.lower()} kept in the {where}."
-        # The list and the secret fields show what is now stored (the name, "stored in the keychain").
-        self.reload(select=profile.id)
-        self.result_label.setText(said or "✓ Saved.")
-        if profile.id == self.session.profiles.current_id():
-            self.session.tasks.start("session.activate", self.session.activate(profile.id))
-        return True
+        outcome = self.editor.save(profile, self._form(), kept=self._rename_row)
+        self._show_proxy(outcome.proxy)
+        if (
+            outcome.ok
+        ):  # the list and the secret fields show what is stored (the name, "stored in the keychain")
+            self.reload(select=profile.id)
+        self.result_label.setText(outcome.message)
+        return outcome.ok
 
     def add_profile(self) -> None:
         """A draft, empty, with examples as placeholders: kept (and in the toolbar's list) only once saved."""
@@ -443,43 +319,22 @@ class ProfilesDialog(QDialog):
         profile = self.profile
         if profile is None:
             return
-        if profile.is_sandbox:
-            self.result_label.setText(
-                "The local sandbox profile stays; it is what the console falls back to."
-            )
+        if refused := self.editor.removal_refused(profile):
+            self.result_label.setText(refused)
             return
         answer = QMessageBox.question(
             self, "Remove profile", f"Remove “{profile.name}” and its keys from the keychain?"
         )
         if answer == QMessageBox.StandardButton.Yes:
-            self.session.secrets.delete_profile(profile.id)
-            self.session.profiles.remove(profile.id)
+            self.editor.remove(profile)
             self.reload()
 
     def test_connection(self) -> None:
-        profile = self._form_profile()
+        profile = self.profile
         if profile is None:
             return
-        if profile.is_sandbox and self.session.profile is not None:
-            profile = self.session.profile
-        if not self._split_proxy(profile):
-            return
-        password = self.fields["proxy_password"].text()
-        try:
-            settings = self.session.settings_for(profile, proxy_password=password or None)
-        except BadProxyUrl as error:
-            self.result_label.setText(f"✗ Proxy URL: {error}")
-            return
-        for name in ("api_key", "admin_key"):
-            if self.fields[name].text():
-                setattr(settings, name, self.fields[name].text())
-        self.result_label.setText("Testing…")
-
-        async def run() -> None:
-            said = "✗ The test failed: the log says why."
-            try:
-                said = await self.session.test_settings(settings, profile.org_id)
-            finally:  # whatever happened, the person sees it here, not only in the log
-                self.result_label.setText(said)
-
-        self.session.tasks.start("settings.test", run())
+        test = self.editor.connection_test(profile, self._form())
+        self._show_proxy(test.proxy)
+        if test.settings is not None:
+            self.result_label.setText("Testing…")
+        self.editor.start_test(test, self.result_label.setText)

@@ -1,8 +1,8 @@
 """The conversation's turn views, built only for the newest turns.
 
-A turn view costs ~20 ms to build and lay out, and every built view takes part in each layout of the page: a
-reopened 200-turn conversation took 4 s to show, and a delta streamed below 300,000 tokens cost twice one
-below 1,000. So only the newest turns, a few screens of text, are built. Earlier turns wait above a bar
+A turn view costs ~20 ms to build and lay out, and every built view takes part in each layout of the page:
+with all of them built, a reopened 200-turn conversation would take 4 s to show, and a delta streamed below
+300,000 tokens would cost twice one below 1,000. So only the newest turns, a few screens of text, are built. Earlier turns wait above a bar
 ("Show 12 earlier turns") and are built, in batches, when the person scrolls to the top or presses it, or
 when code asks for one by index; the person's place on the page stays where it was. Sending a new message
 goes back to the end of the conversation and lets the oldest built views go again.
@@ -30,7 +30,7 @@ KEEP_TURNS = 10
 MIN_TURNS = 2
 
 
-class TurnViews(Sequence["TurnView"]):
+class LazyTurnViews(Sequence["TurnView"]):
     """The views of turns `first`… `len(self) - 1`, in order; indexing an earlier turn builds it."""
 
     def __init__(
@@ -100,8 +100,8 @@ class TurnViews(Sequence["TurnView"]):
         """Turn `index` joined the conversation: a new or unfinished turn, or the last one, gets its view at
         once; a finished one replayed before others (a conversation being reopened) waits for `settle`.
 
-        `later`: a turn just sent; its view is built by `build_waiting` (the tab calls it once the request is
-        written, so that the view is built and drawn while the server works on it), or whenever a view is
+        `later`: a turn just sent; its view is built by `build_waiting` (ViewCatchUp calls it once the request
+        is written, so that the view is built and drawn while the server works on it), or whenever a view is
         asked for."""
         if later:
             self._count = index + 1

@@ -10,9 +10,9 @@ from pytestqt.qtbot import QtBot
 
 from app.core.playground.turns import Turn, TurnStatus
 from app.ui.main_window import MainWindow
+from app.ui.playground.lazy_turn_views import KEEP_TURNS
 from app.ui.playground.tab import PlaygroundTab
 from app.ui.playground.turn_view import TurnView
-from app.ui.playground.turn_views import KEEP_TURNS
 from tests.gui.reach import child
 from tests.gui.test_playground import send, wait_done
 
