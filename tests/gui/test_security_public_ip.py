@@ -79,7 +79,7 @@ def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(
     assert tab.public_ip.echo.enabled is False  # SERVICE_CONSOLE_ECHO=off, as in every test
     monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
     assert tab.public_ip.echo.enabled is False  # off until the admin switches echo services on
-    tab.public_ip.settings.setValue("echo/enabled", True)
+    tab.public_ip.settings.update(lambda saved: setattr(saved.echo, "enabled", True))
     assert tab.public_ip.echo.enabled is True
 
 
@@ -97,7 +97,7 @@ def test_a_hosted_profile_is_not_looked_up_until_echo_services_are_switched_on(
     monkeypatch.setattr(tab.public_ip, "lookup", lambda: asked.append(True))
     tab.public_ip.maybe_lookup()
     assert asked == [] and tab.public_ip.text == "Public IP lookup is off (Echo services…)."
-    tab.public_ip.settings.setValue("echo/enabled", True)
+    tab.public_ip.settings.update(lambda saved: setattr(saved.echo, "enabled", True))
     tab.public_ip.maybe_lookup()
     assert asked == [True]
 

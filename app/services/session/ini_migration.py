@@ -17,6 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
+from app.common.private import tighten
 from app.core.profile import Profile
 from app.core.settings import ConsoleFolders, ConsoleSettings, SettingsFile
 from app.core.settings.folders import LEGACY_SETTINGS_NAME, ORG_NAME
@@ -49,6 +50,7 @@ def migrate_console_ini(candidates: list[Path], settings: SettingsFile) -> Path 
     moved = ini.with_name(f"{ini.name}.migrated")
     try:
         ini.replace(moved)
+        tighten(moved)  # an older version left it 0644
     except OSError as error:  # read-only folder: the new file is made, the old one is simply not read again
         log.warning("console.ini could not be renamed after its migration: %s", error)
     log.info("Settings migrated from %s to %s", ini, settings.path)

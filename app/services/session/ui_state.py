@@ -76,8 +76,11 @@ class UiState:
 
     @property
     def window_geometry(self) -> QByteArray | None:
-        value = QByteArray.fromBase64(self._saved().window_geometry.encode("ascii", "replace"))
-        return value if not value.isEmpty() else None
+        text = QByteArray(self._saved().window_geometry.encode("ascii", "replace"))
+        result = QByteArray.fromBase64Encoding(text, QByteArray.Base64Option.AbortOnBase64DecodingErrors)
+        decoded = QByteArray(result.decoded)  # a copy: `result` owns what `decoded` gives
+        ok = result.decodingStatus == QByteArray.Base64DecodingStatus.Ok
+        return decoded if ok and not decoded.isEmpty() else None
 
     @window_geometry.setter
     def window_geometry(self, value: QByteArray) -> None:
