@@ -15,7 +15,7 @@ from pathlib import Path
 
 ORG_NAME = "service-console"  # the folder name under the user's config, data and state directories
 SETTINGS_NAME = "settings.json"
-LEGACY_SETTINGS_NAME = "console.ini"  # written by QSettings before the settings file; read once to migrate
+LEGACY_SETTINGS_NAME = "console.ini"  # the INI file of earlier versions, read once to migrate
 
 
 @dataclass(frozen=True)
