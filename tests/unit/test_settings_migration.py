@@ -96,6 +96,24 @@ def test_console_ini_is_migrated_once_with_every_value(tmp_path: Path) -> None:
     assert make_settings(paths).load().current_profile == "local-sandbox" and ini.is_file()
 
 
+def test_a_proxy_password_of_an_older_console_ini_is_not_left_in_the_migrated_file(tmp_path: Path) -> None:
+    paths = Paths.under(tmp_path)
+    paths.config.mkdir(parents=True)
+    old = QSettings(str(paths.config / "console.ini"), QSettings.Format.IniFormat)
+    old.beginWriteArray("profiles", 2)
+    for index, proxy in enumerate(("http://bob:hunter2@p:3128", "socks5://q:1080")):
+        old.setArrayIndex(index)
+        old.setValue("id", f"p-{index}")
+        old.setValue("name", f"Profile {index}")
+        old.setValue("proxy", proxy)
+    old.endArray()
+    old.sync()
+    settings = make_settings(paths).load()
+    assert [p.proxy for p in settings.profiles] == ["http://bob:hunter2@p:3128", "socks5://q:1080"]
+    left = (paths.config / "console.ini.migrated").read_text()
+    assert "hunter2" not in left and "bob@p:3128" in left and "socks5://q:1080" in left
+
+
 def test_a_console_ini_with_nothing_in_it_gives_the_defaults(tmp_path: Path) -> None:
     paths = Paths.under(tmp_path)
     paths.config.mkdir(parents=True)

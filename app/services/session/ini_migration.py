@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
 from app.common.private import tighten
+from app.common.proxy_url import BadProxyUrl, parse_proxy_url
 from app.core.profile import Profile
 from app.core.settings import ConsoleFolders, ConsoleSettings, SettingsFile
 from app.core.settings.folders import LEGACY_SETTINGS_NAME, ORG_NAME
@@ -51,10 +52,30 @@ def migrate_console_ini(candidates: list[Path], settings: SettingsFile) -> Path 
     try:
         ini.replace(moved)
         tighten(moved)  # an older version left it 0644
+        _drop_proxy_passwords(moved)
     except OSError as error:  # read-only folder: the new file is made, the old one is simply not read again
         log.warning("console.ini could not be renamed after its migration: %s", error)
     log.info("Settings migrated from %s to %s", ini, settings.path)
     return ini
+
+
+def _drop_proxy_passwords(ini: Path) -> None:
+    """A console.ini from before the keychain kept proxy passwords holds `http://user:pass@…`; the settings
+    file has it now (and the session moves it to the keychain), so the file left behind keeps no password."""
+    old = QSettings(str(ini), QSettings.Format.IniFormat)
+    proxies = []
+    for index in range(old.beginReadArray("profiles")):
+        old.setArrayIndex(index)
+        proxies.append(str(old.value("proxy") or ""))
+    old.endArray()
+    for index, proxy in enumerate(proxies):
+        try:
+            parsed = parse_proxy_url(proxy) if proxy.strip() else None
+        except BadProxyUrl:
+            continue
+        if parsed is not None and parsed.password:  # QSettings numbers an array's items from 1 in its keys
+            old.setValue(f"profiles/{index + 1}/proxy", parsed.public)
+    old.sync()
 
 
 def read_console_ini(ini: Path) -> dict[str, Any]:
