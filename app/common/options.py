@@ -48,10 +48,6 @@ def described(description: str) -> dict[str, Any]:
     return {"description": description}
 
 
-def description_of(section: type, name: str) -> str:
-    return str(next(f for f in dataclasses.fields(section) if f.name == name).metadata.get("description", ""))
-
-
 def _number(kind: type, value: Any, meta: typing.Mapping[str, Any]) -> int | float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise BadValue(f"{value!r} is not a number")
