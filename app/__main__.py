@@ -21,7 +21,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="service-console",
         description="Service Console: the Playground and the IP allowlists of a hosted AI model service.",
         epilog="service-console allowlist --help: the allowlists from scripts and CI (list, add, remove,"
-        " check, enable, disable, whoami). service-console sandbox --help: the local sandbox's own command"
+        " check, enable, disable, whoami). service-console settings --help: the console's settings (show,"
+        " set, options). service-console sandbox --help: the local sandbox's own command"
         " line (serve, and the dashboard that recovers a locked-out admin: allowlist show|enable|disable|"
         "remove, keys).",
     )
@@ -210,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.core.cli import main as allowlist_main
 
         return allowlist_main(argv[1:])
+    if argv[:1] == ["settings"]:  # the window's settings, read and changed without Qt
+        from app.core.cli.settings import main as settings_main
+
+        return settings_main(argv[1:])
     args = parse_args(argv)
     if args.selftest:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -6,20 +6,18 @@ import logging
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from app import __version__
 from app.common.assets import ICON
 from app.common.logs import setup_logging
-from app.common.private import private_dir, private_file
+from app.common.private import private_dir
 from app.common.secrets import SecretStore
+from app.core.settings import ConsoleFolders, SettingsFile
 from app.services.session.messages import MessageBus
 from app.services.session.profiles import ProfileStore
 from app.services.session.session import ConsoleSession
@@ -34,32 +32,7 @@ ORG_NAME = "service-console"
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Paths:
-    """The console's own folders: settings, saved data (conversations, history), logs."""
-
-    config: Path
-    data: Path
-    logs: Path
-
-    @classmethod
-    def for_user(cls) -> Paths:
-        # Qt's own standard paths (Linux: ~/.config, ~/.local/share, ~/.local/state), each + service-console.
-        from PySide6.QtCore import QStandardPaths
-
-        def folder(kind: QStandardPaths.StandardLocation) -> Path:
-            return Path(QStandardPaths.writableLocation(kind)) / ORG_NAME
-
-        where = QStandardPaths.StandardLocation
-        return cls(
-            folder(where.GenericConfigLocation),
-            folder(where.GenericDataLocation),
-            folder(where.GenericStateLocation) / "log",
-        )
-
-    @classmethod
-    def under(cls, root: Path) -> Paths:
-        return cls(root / "config", root / "data", root / "logs")
+Paths = ConsoleFolders  # the console's folders: settings, data, logs (app.core.settings.folders)
 
 
 def make_application(argv: list[str] | None = None) -> QApplication:
@@ -74,10 +47,15 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def make_settings(paths: Paths) -> QSettings:
+def make_settings(paths: Paths) -> SettingsFile:
+    """The settings file, made from an earlier version's console.ini at the first launch after it."""
     private_dir(paths.config)
-    # Qt writes the file anew through a temporary file that keeps the existing file's permissions.
-    return QSettings(str(private_file(paths.config / "console.ini")), QSettings.Format.IniFormat)
+    settings = SettingsFile(paths.settings_file)
+    if not settings.exists():  # a first launch, or the first after an earlier version
+        from app.services.session.ini_migration import legacy_files, migrate_console_ini
+
+        migrate_console_ini(legacy_files(paths), settings)
+    return settings
 
 
 def ask_session_only(message: str) -> bool:

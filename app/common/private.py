@@ -18,8 +18,8 @@ POSIX = os.name == "posix"
 
 
 def private_files_from_now_on() -> None:
-    """New files and folders of this process start private (umask 077): SQLite's -wal and -shm files, Qt's
-    settings and lock files and the log are created by libraries that take no mode of their own."""
+    """New files and folders of this process start private (umask 077): SQLite's -wal and -shm files and the
+    log are created by libraries that take no mode of their own."""
     if POSIX:
         os.umask(0o077)
 

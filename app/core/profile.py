@@ -1,6 +1,6 @@
 """A profile (where to connect and how) and the connection settings it gives; Qt-free, so the window and the
-command line make their clients the same way. The window stores profiles in QSettings
-(app/services/session/profiles.py); the command line reads the same file (app/core/cli/settings_file.py)."""
+command line make their clients the same way. Both keep profiles in the one settings file
+(app.core.settings), the window through app/services/session/profiles.py."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.common.engine_kind import EngineKind
+from app.common.options import described, option
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.transport import ConnectionSettings
@@ -21,26 +22,31 @@ DEFAULT_MODELS = ("pro", "ultra", "think", "think-mini")
 
 @dataclass
 class Profile:
-    """Where the console connects and as whom: the embedded sandbox or a service's base URL, with its ids."""
+    """Where the console connects and as whom: the embedded sandbox or a service's base URL, with its ids.
 
-    id: str
-    name: str
-    kind: str = "remote"  # "sandbox": the embedded local service; "remote": any base URL
-    base_url: str = ""
-    org_id: str = ""
-    project_id: str = ""
-    brand: str = "service"
-    models: list[str] = field(default_factory=list)
-    simulated_ip: str = ""  # sandbox only: sent as X-Forwarded-For, which the embedded sandbox trusts
-    engine: EngineKind = EngineKind.SIMULATED  # sandbox only: simulated, or local (GGUF weights, llama.cpp)
-    model_file: str = ""  # sandbox only, local engine: a GGUF file ("" = the `local` extra's Gemma 3 270M)
-    ca_bundle: str = ""
-    client_cert: str = ""
-    client_key: str = ""
-    proxy: str = ""  # without its password, which the keychain keeps (secret "proxy_password")
-    # Seconds to wait for a streamed answer's first byte: a buffering proxy sends nothing until the whole
-    # answer is there, so this is longer than the whole-request deadline of other calls.
-    first_byte_wait: int = 300
+    A new profile field is declared here, once (README: "Settings"): the settings file keeps it, the window
+    and the command line read it. Secrets are never fields: the keychain keeps them (app.common.secrets)."""
+
+    id: str = field(metadata=described("The profile's own id; the keychain's entries are named after it"))
+    name: str = field(metadata=described("What File > Profiles and `--profile` call it"))
+    kind: str = option("remote", "sandbox: the embedded local service; remote: any base URL")
+    base_url: str = option("", "The service's base URL, as https://host/v1")
+    org_id: str = option("", "The organization whose allowlists the Security tab shows")
+    project_id: str = option("", "The project the Playground's requests name")
+    brand: str = option("service", "Prefix of the model names and of the key variables ($SERVICE_API_KEY)")
+    models: list[str] = option(factory=list, description="The models offered; none: the brand's four")
+    simulated_ip: str = option("", "Sandbox only: sent as X-Forwarded-For, which the embedded sandbox trusts")
+    engine: EngineKind = option(EngineKind.SIMULATED, "Sandbox only: simulated, or local (GGUF, llama.cpp)")
+    model_file: str = option("", "Sandbox only, local engine: a GGUF file (none: the local extra's Gemma)")
+    ca_bundle: str = option("", "A PEM file of the CAs to trust besides the system's")
+    client_cert: str = option("", "A client certificate (PEM) for services that ask for one")
+    client_key: str = option("", "The client certificate's key (PEM); its passphrase is in the keychain")
+    proxy: str = option("", "The proxy URL without its password, which the keychain keeps")
+    # A buffering proxy sends nothing until the whole answer is there, so this is longer than the
+    # whole-request deadline of other calls.
+    first_byte_wait: int = option(
+        300, "Seconds to wait for a streamed answer's first byte", minimum=1, maximum=3600
+    )
 
     @property
     def is_sandbox(self) -> bool:

@@ -1,4 +1,4 @@
-"""Running `service-console allowlist ...` as a subprocess, as a script or a CI job does."""
+"""Running `service-console allowlist ...` (or `settings ...`) as a subprocess, as a script or a CI job does."""
 
 from __future__ import annotations
 
@@ -47,6 +47,11 @@ SERVER: ForkServer | None = None
 
 def cli(*args: str, env: dict[str, str]) -> Run:
     """`python -m app allowlist ARGS` in its own process (forked from the preloaded parent), with `env`."""
+    return app_command("allowlist", *args, env=env)
+
+
+def app_command(command: str, *args: str, env: dict[str, str]) -> Run:
+    """`python -m app COMMAND ARGS` (allowlist, settings) in its own process, with `env`."""
     assert SERVER is not None, "the fork server runs for the tests in tests/cli (tests/cli/conftest.py)"
-    done = SERVER.run(["-m", "app", "allowlist", *args], env=env, cwd=ROOT, timeout=60)
+    done = SERVER.run(["-m", "app", command, *args], env=env, cwd=ROOT, timeout=60)
     return Run(done.code, done.out, done.err)

@@ -10,19 +10,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-from PySide6.QtCore import QSettings
 
 from app.core.embedded import EmbeddedSandbox, SandboxKeys
 from app.core.profile import Profile
+from app.core.settings import ConsoleFolders, SettingsFile
 from app.services.session.profiles import ProfileStore
 from tests.cli.cli_support import cli, environment
 from tests.conftest import Sandbox
 
 
 def saved_profiles(home: Path) -> ProfileStore:
-    """The profiles as the window keeps them (QSettings, console.ini under --home)."""
-    (home / "config").mkdir(parents=True, exist_ok=True)
-    return ProfileStore(QSettings(str(home / "config" / "console.ini"), QSettings.Format.IniFormat))
+    """The profiles as the window keeps them (settings.json under --home)."""
+    return ProfileStore(SettingsFile(ConsoleFolders.under(home).settings_file))
 
 
 def test_a_remote_profile_by_name(sandbox_factory: Callable[..., Sandbox], tmp_path: Path) -> None:
@@ -42,12 +41,13 @@ def embedded(tmp_path: Path) -> Iterator[tuple[EmbeddedSandbox, SandboxKeys, Pro
     """The window's embedded sandbox (in this process, as in the window), its port in the settings."""
     store = saved_profiles(tmp_path)
     settings = store.settings
-    sandbox = EmbeddedSandbox(
-        tmp_path / "data" / "sandbox", remember_port=lambda port: settings.setValue("sandbox/port", port)
-    )
+
+    def remember_port(port: int) -> None:
+        settings.update(lambda saved: setattr(saved.sandbox, "port", port))
+
+    sandbox = EmbeddedSandbox(tmp_path / "data" / "sandbox", remember_port=remember_port)
     keys = sandbox.first_start_keys()
     assert keys is not None
-    settings.sync()
     profile = store.ensure_sandbox_profile()
     profile.simulated_ip = "198.51.100.23"  # the runner's address, as the sandbox profile plays it
     store.save(profile)

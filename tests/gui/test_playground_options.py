@@ -4,7 +4,6 @@ back as it was left on the next launch."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -109,24 +108,19 @@ def test_every_option_comes_back_on_the_next_launch(
 def test_damaged_saved_options_fall_back_to_the_defaults(
     qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    raw = make_settings(Paths.under(tmp_path))  # the file the console reads
-    raw.setValue(
-        "ui/playground",
-        json.dumps(
-            {
-                "model": ["service-pro"],
-                "chain": "no",
-                "temperature": "hot",
-                "top_p": 7,
-                "max_output_tokens": 12.5,
-                "reasoning_effort": "extreme",
-                "structured": 1,
-                "schema": None,
-                "instructions": {"text": "x"},
-            }
-        ),
-    )
-    raw.sync()
+    settings = make_settings(Paths.under(tmp_path))  # the file the console reads
+    damaged = {
+        "model": ["service-pro"],
+        "chain": "no",
+        "temperature": "hot",
+        "top_p": 7,
+        "max_output_tokens": 12.5,
+        "reasoning_effort": "extreme",
+        "structured": 1,
+        "schema": None,
+        "instructions": {"text": "x"},
+    }
+    settings.update(lambda saved: setattr(saved.ui, "playground", damaged))
     window = open_console(qtbot, tmp_path)
     tab = window.playground
     panel = tab.options_panel

@@ -55,9 +55,8 @@ def test_a_proxy_url_without_a_scheme_is_completed_and_its_password_kept_in_the_
     assert dialog.profile is not None
     profile_id = dialog.profile.id
     assert memory_keyring.secrets[(SERVICE, f"{profile_id}:proxy_password")] == "s3cret-pw"
-    console.session.profiles.settings.sync()
-    ini = next(tmp_path.rglob("console.ini")).read_text()
-    assert "s3cret-pw" not in ini and "proxy=http://alice@127.0.0.1:3128" in ini
+    saved = next(tmp_path.rglob("settings.json")).read_text()
+    assert "s3cret-pw" not in saved and '"proxy": "http://alice@127.0.0.1:3128"' in saved
     stored = console.session.profiles.get(profile_id)
     assert stored is not None
     assert console.session.settings_for(stored).proxy == "http://alice:s3cret-pw@127.0.0.1:3128"

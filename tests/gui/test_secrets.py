@@ -1,4 +1,4 @@
-"""Keys go to the keychain only: never to the log, QSettings or any file the console wrote."""
+"""Keys go to the keychain only: never to the log, the settings file or any file the console wrote."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_no_key_in_any_file_the_console_wrote(console: MainWindow, qtbot: QtBot,
         handler.flush()
     written = files_under(tmp_path)
     assert any(path.name == "console.log" for path in written)
-    assert any(path.name == "console.ini" for path in written)
+    assert any(path.name == "settings.json" for path in written)
     for path in written:
         content = path.read_bytes()
         for key in keys:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import urllib.request
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
@@ -11,6 +13,8 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.security.tab import SecurityTab
 from tests.api.servers import echo_server
+from tests.cli.cli_support import ROOT, environment
+from tests.fork_server import ForkServer
 from tests.gui.reach import child, profile_of
 
 
@@ -71,6 +75,20 @@ def test_look_up_shows_both_families_and_why_they_differ(
     assert "They differ from the 198.51.100.7 the service sees" in text and "proxy, VPN or NAT" in text
 
 
+def test_echo_services_saved_in_the_window_are_what_the_command_line_reads(
+    qtbot: QtBot, tab: SecurityTab, tmp_path: Path, python_m: ForkServer
+) -> None:
+    """One settings file for both: what the person saves in Echo services… is what `service-console
+    settings` shows, read in another process from the file alone."""
+    set_services(qtbot, tab, "https://v4.echo.example", "https://v6.echo.example")
+    qtbot.waitUntil(lambda: tab.public_ip.echo.ipv4 == ["https://v4.echo.example"])
+    argv = ["-m", "app", "settings", "show", "echo", "--home", str(tmp_path)]
+    done = python_m.run(argv, env=environment(), cwd=ROOT, timeout=60)
+    assert done.code == 0, done.err
+    shown = json.loads(done.out)
+    assert shown["ipv4"] == ["https://v4.echo.example"] and shown["ipv6"] == ["https://v6.echo.example"]
+
+
 def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(
     qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -79,7 +97,7 @@ def test_never_asked_on_their_own_for_the_sandbox_or_in_tests(
     assert tab.public_ip.echo.enabled is False  # SERVICE_CONSOLE_ECHO=off, as in every test
     monkeypatch.delenv("SERVICE_CONSOLE_ECHO")
     assert tab.public_ip.echo.enabled is False  # off until the admin switches echo services on
-    tab.public_ip.settings.setValue("echo/enabled", True)
+    tab.public_ip.settings.update(lambda saved: setattr(saved.echo, "enabled", True))
     assert tab.public_ip.echo.enabled is True
 
 
@@ -97,7 +115,7 @@ def test_a_hosted_profile_is_not_looked_up_until_echo_services_are_switched_on(
     monkeypatch.setattr(tab.public_ip, "lookup", lambda: asked.append(True))
     tab.public_ip.maybe_lookup()
     assert asked == [] and tab.public_ip.text == "Public IP lookup is off (Echo services…)."
-    tab.public_ip.settings.setValue("echo/enabled", True)
+    tab.public_ip.settings.update(lambda saved: setattr(saved.echo, "enabled", True))
     tab.public_ip.maybe_lookup()
     assert asked == [True]
 

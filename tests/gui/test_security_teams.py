@@ -195,7 +195,7 @@ def test_the_list_is_read_again_on_focus_and_on_a_timer_but_not_under_a_dialog(
     assert isinstance(application, QApplication)
     application.applicationStateChanged.emit(Qt.ApplicationState.ApplicationActive)
     qtbot.waitUntil(lambda: len(tab.service.entries) == 1, timeout=10000)
-    console.session.profiles.settings.setValue("security/refresh_seconds", 7)
+    console.session.profiles.settings.update(lambda saved: setattr(saved.security, "refresh_seconds", 7))
     console.tabs.setCurrentWidget(console.playground)
     console.tabs.setCurrentWidget(tab)
     assert tab.service.periodic.interval() == 7000

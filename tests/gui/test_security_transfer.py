@@ -153,7 +153,7 @@ def test_import_reports_partial_failures_line_by_line(
 def test_import_beyond_the_limit_marks_the_lines_without_room(
     qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    tab.session.profiles.settings.setValue("security/entry_limit", 2)
+    tab.session.profiles.settings.update(lambda saved: setattr(saved.security, "entry_limit", 2))
     path = tmp_path / "three.txt"
     path.write_text("203.0.113.1\n203.0.113.2\n203.0.113.3\n")
     choose_file(monkeypatch, path)

@@ -70,8 +70,8 @@ def test_add_a_remote_profile_with_key_in_keychain(
         memory_keyring.secrets[("service-console", f"{profile.id}:api_key")]
         == "sk-proj_x-hosted-secret-value-123"
     )
-    ini = (tmp_path / "config" / "console.ini").read_text()
-    assert "hosted-secret" not in ini and "Hosted" in ini
+    saved = (tmp_path / "config" / "settings.json").read_text()
+    assert "hosted-secret" not in saved and "Hosted" in saved
 
 
 def test_test_connection_reports_a_refused_key(console: MainWindow, qtbot: QtBot) -> None:

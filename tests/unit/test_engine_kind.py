@@ -1,16 +1,16 @@
 """The engine of a sandbox is one enum (app.common.engine_kind) from the command line to the settings file,
-and the words on disk did not change: a console.ini written before the enum reads the same."""
+and the words on disk did not change: a console.ini written before the enum is migrated to the same."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from app.common.engine_kind import EngineKind
-from app.core.cli.settings_file import read_settings
+from app.core.settings import SettingsFile
 from app.sandbox.cli import build_parser
+from app.services.session.ini_migration import migrate_console_ini
 from app.services.session.profiles import ProfileStore
 
 # As the window wrote it before: the engine is a word, or empty, or (by hand) one this console does not know.
@@ -31,30 +31,21 @@ EXPECTED = [
 ]
 
 
-def test_an_old_settings_file_reads_the_same_without_qt(tmp_path: Path) -> None:
+def test_an_old_console_ini_is_migrated_in_its_words_and_read_the_same_without_qt(tmp_path: Path) -> None:
     ini = tmp_path / "console.ini"
     ini.write_text(OLD_INI, encoding="utf-8")
-    profiles = read_settings(ini).profiles
+    settings = SettingsFile(tmp_path / "settings.json")
+    assert migrate_console_ini([ini], settings) == ini
+    profiles = settings.load().profiles
     assert [profile.engine for profile in profiles] == EXPECTED
     assert all(type(profile.engine) is EngineKind for profile in profiles)
     assert profiles[0].model_file == "/m.gguf"
-
-
-def test_an_old_settings_file_reads_the_same_in_the_window_and_is_written_back_in_its_words(
-    tmp_path: Path,
-) -> None:
-    ini = tmp_path / "console.ini"
-    ini.write_text(OLD_INI, encoding="utf-8")
-    store = ProfileStore(QSettings(str(ini), QSettings.Format.IniFormat))
-    profiles = store.all()
-    assert [profile.engine for profile in profiles] == EXPECTED
-    assert all(type(profile.engine) is EngineKind for profile in profiles)
     first = profiles[0]
     first.name = "Local sandbox, renamed"
-    store.save(first)
-    text = ini.read_text(encoding="utf-8")
-    assert "1\\engine=local\n" in text and "EngineKind" not in text
-    assert read_settings(ini).profiles[0].engine is EngineKind.LOCAL
+    ProfileStore(settings).save(first)
+    text = settings.path.read_text(encoding="utf-8")
+    assert '"engine": "local"' in text and "EngineKind" not in text
+    assert SettingsFile(settings.path).load().profiles[0].engine is EngineKind.LOCAL
 
 
 def test_the_command_line_takes_the_same_words() -> None:

@@ -64,7 +64,7 @@ def test_the_console_leaves_only_private_files(tmp_path: Path) -> None:
     names = set(modes(home))
     # The saved conversations' file is made by the first save (the selftest saves none): see
     # test_stores_and_exports_are_private_under_any_umask for its modes.
-    assert {"config/console.ini", "logs/console.log"} <= names
+    assert {"config/settings.json", "config/console.ini.migrated", "logs/console.log"} <= names
     assert "data/sandbox/sandbox.sqlite3" in names
     for folder in ("config", "data", "logs"):  # --home itself is the person's: only what is made in it
         assert_private(home / folder)

@@ -1,14 +1,11 @@
-"""The Qt-free parts of the teams work: "expires in" as typed, the time left, the console's settings file read
-without Qt, what changed under you, and History's merge of the two sources."""
+"""The Qt-free parts of the teams work: "expires in" as typed, the time left, what changed under you, and
+History's merge of the two sources."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from app.api.admin import Allowlist, Entry
-from app.core.cli.settings_file import read_settings
 from app.core.security.concurrency import ListDiff
 from app.core.security.expiry import ExpiryError, describe_left, ends_soon, parse_expires
 from app.core.security.history_rows import HistoryRow, Source, merged
@@ -33,23 +30,6 @@ def test_time_left_in_two_units_and_the_guards_margin() -> None:
         "3 d 2 h",
     ]
     assert ends_soon(NOW + 59, NOW) and not ends_soon(NOW + 61, NOW) and not ends_soon(None, NOW)
-
-
-def test_the_settings_file_as_qsettings_writes_it(tmp_path: Path) -> None:
-    ini = tmp_path / "console.ini"
-    ini.write_text(
-        "[General]\ncurrent_profile=profile-1\n\n[profiles]\n"
-        "1\\id=local-sandbox\n1\\kind=sandbox\n1\\models=@Invalid()\n1\\name=Local sandbox\n"
-        '2\\id=profile-1\n2\\kind=remote\n2\\models=a, b\n2\\name="Prod, EU \\"main\\" \\x00e9"\n'
-        "2\\org_id=org_1\n2\\first_byte_wait=120\nsize=2\n\n[sandbox]\nport=4567\n",
-        encoding="utf-8",
-    )
-    settings = read_settings(ini)
-    prod = settings.find('prod, eu "main" é')
-    assert prod is not None and prod.org_id == "org_1" and prod.models == ["a", "b"]
-    assert prod.first_byte_wait == 120 and settings.find("local-sandbox").is_sandbox  # type: ignore[union-attr]
-    assert settings.sandbox_port == 4567 and settings.current_profile == "profile-1"
-    assert read_settings(tmp_path / "missing.ini").profiles == ()
 
 
 def test_what_changed_under_you() -> None:

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray
 
+from app.core.settings import SettingsFile
 from app.services.session.ui_state import PlaygroundState, UiState
 
 
-def settings(path: Path) -> QSettings:
-    return QSettings(str(path), QSettings.Format.IniFormat)
+def settings(path: Path) -> SettingsFile:
+    return SettingsFile(path)
 
 
 def test_values_survive_a_restart(tmp_path: Path) -> None:
-    path = tmp_path / "console.ini"
+    path = tmp_path / "settings.json"
     state = UiState(settings(path))
     assert state.window_geometry is None and state.tab == 0 and state.playground == {}
     state.window_geometry = QByteArray(b"\x01\x02geometry")
@@ -33,13 +34,12 @@ def test_values_survive_a_restart(tmp_path: Path) -> None:
 
 
 def test_damaged_values_fall_back(tmp_path: Path) -> None:
-    raw = settings(tmp_path / "console.ini")
-    raw.setValue("ui/tab", "second")
-    raw.setValue("ui/playground", "{not json")
-    state = UiState(raw)
-    assert state.tab == 0 and state.playground == {}
-    raw.setValue("ui/playground", "[1, 2]")
-    assert state.playground == {}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"ui": {"tab": "second", "playground": "{not json", "window_geometry": 3}}))
+    state = UiState(settings(path))
+    assert state.tab == 0 and state.playground == {} and state.window_geometry is None
+    path.write_text(json.dumps({"ui": {"playground": [1, 2], "window_geometry": "not base64 at all!"}}))
+    assert state.playground == {} and state.window_geometry is None
 
 
 def test_playground_options_round_trip_and_damaged_ones_are_defaults() -> None:

@@ -8,15 +8,16 @@ an argument: an argument would show in `ps` and in the shell's history.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.common.secrets import SecretStore
 from app.core.profile import Profile, connection_settings
+from app.core.settings import ConsoleFolders, ConsoleSettings
 
 from .outcome import CommandFailed, Exit
-from .settings_file import ConsoleFolders, read_settings
 
 if TYPE_CHECKING:
     from app.api.transport import ConnectionSettings
@@ -58,15 +59,33 @@ def resolve(profile_name: str | None, home: Path | None) -> Target:
     return _with_admin_key(Target(settings, org_id, "the environment"), f"${ENV_ADMIN_KEY}")
 
 
-def _from_profile(name: str, home: Path | None) -> Target:
+def saved_settings(home: Path | None) -> tuple[ConsoleFolders, ConsoleSettings]:
+    """The console's folders and its settings, read from the window's settings file (`--home`, or the
+    user's); CommandFailed when only an earlier version's console.ini is there."""
+    from app.core.settings import SettingsFile
+
     folders = ConsoleFolders.under(home) if home else ConsoleFolders.for_user()
-    saved = read_settings(folders.settings_file)
+    settings = SettingsFile(folders.settings_file)
+    if not settings.exists() and folders.legacy_settings_file.is_file():
+        raise CommandFailed(
+            Exit.USAGE,
+            f"The console's settings are still in {folders.legacy_settings_file}, from an earlier version: "
+            "open the console once to bring them over.",
+        )
+    saved = settings.load()
+    if settings.damaged is not None:
+        print(f"warning: {settings.damaged.explain()}", file=sys.stderr)
+    return folders, saved
+
+
+def _from_profile(name: str, home: Path | None) -> Target:
+    folders, saved = saved_settings(home)
     profile = saved.find(name)
     if profile is None:
         known = ", ".join(f"“{p.name}”" for p in saved.profiles) or f"none in {folders.settings_file}"
         raise CommandFailed(Exit.USAGE, f"No profile named “{name}” (profiles: {known}).")
     if profile.is_sandbox:
-        profile = _embedded_sandbox(profile, folders, saved.sandbox_port)
+        profile = _embedded_sandbox(profile, folders, saved.sandbox.port)
     if not profile.org_id:
         raise CommandFailed(
             Exit.USAGE, f"The profile “{profile.name}” has no organization id: set it in File > Profiles."

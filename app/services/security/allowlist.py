@@ -39,10 +39,6 @@ __all__ = [
     "TransferError",
 ]
 
-DEFAULT_ENTRY_LIMIT = 1000  # the service's default per list; it does not report it
-FOLDER_SETTING = "security/transfer_folder"  # the folder the import or export dialog used last
-
-
 # The changes the service may stop because they would lock the caller out; they can be forced.
 GUARDED = frozenset({Change.ENABLE, Change.REMOVE})
 
@@ -84,21 +80,19 @@ class AllowlistService(AllowlistReader):
     # -- files and settings -----------------------------------------------------------------------
 
     def entry_limit(self) -> int:
-        value = self.session.profiles.settings.value("security/entry_limit", DEFAULT_ENTRY_LIMIT)
-        try:
-            return max(1, int(str(value)))
-        except (TypeError, ValueError):
-            return DEFAULT_ENTRY_LIMIT
+        return self.session.profiles.settings.load().security.entry_limit
 
     def file_folder(self) -> Path:
         """Where the import and export dialogs open: the folder used last, else Documents, else home. Never
         the working directory, which for an app started from a menu is nothing the person chose."""
-        remembered = str(self.session.profiles.settings.value(FOLDER_SETTING, "") or "")
+        remembered = self.session.profiles.settings.load().security.transfer_folder
         documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
         return files.default_folder(remembered, documents)
 
     def remember_folder(self, folder: Path) -> None:
-        self.session.profiles.settings.setValue(FOLDER_SETTING, str(folder))
+        self.session.profiles.settings.update(
+            lambda settings: setattr(settings.security, "transfer_folder", str(folder))
+        )
 
     def plan_file_import(self, path: Path) -> ImportPlan:
         """Read a file and plan its import into the shown list; TransferError says plainly what failed."""

@@ -1,6 +1,6 @@
 """Your public IP as echo services see it (IPv4 and IPv6 apart), beside the IP the service sees.
 
-The services are settings (QSettings `echo/…`), off until the admin switches them on: they are third-party
+The services are settings (the settings file's `echo` section), off until the admin switches them on: they are third-party
 hosts that learn the admin's address. Once on, lookups run on their own only for profiles of a hosted
 service, never for the local sandbox (whose view of you is loopback or the simulated IP), never while the
 service itself is unreachable (offline), and never when SERVICE_CONSOLE_ECHO=off (the tests set it). They go
@@ -12,44 +12,13 @@ from __future__ import annotations
 import asyncio
 import html
 import os
-from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtCore import QObject, Signal
 
+from app.core.settings import EchoSettings, SettingsFile
 from app.services.session.session import ConnectionState, ConsoleSession
 
-DEFAULT_IPV4 = ("https://api.ipify.org", "https://ipv4.icanhazip.com")
-DEFAULT_IPV6 = ("https://api6.ipify.org", "https://ipv6.icanhazip.com")
-
-
-@dataclass
-class EchoSettings:
-    enabled: bool
-    ipv4: list[str]
-    ipv6: list[str]
-
-    @classmethod
-    def load(cls, settings: QSettings) -> EchoSettings:
-        def urls(key: str, default: tuple[str, ...]) -> list[str]:
-            value = settings.value(key)
-            if value is None:
-                return list(default)
-            items = value if isinstance(value, list) else str(value).split()
-            return [str(u).strip() for u in items if str(u).strip()]
-
-        enabled = settings.value("echo/enabled", False)
-        return cls(
-            str(enabled).lower() not in ("false", "0", "no")
-            and os.environ.get("SERVICE_CONSOLE_ECHO") != "off",
-            urls("echo/ipv4", DEFAULT_IPV4),
-            urls("echo/ipv6", DEFAULT_IPV6),
-        )
-
-    def save(self, settings: QSettings) -> None:
-        settings.setValue("echo/enabled", self.enabled)
-        settings.setValue("echo/ipv4", self.ipv4)
-        settings.setValue("echo/ipv6", self.ipv6)
-        settings.sync()
+__all__ = ["EchoSettings", "PublicIpService"]
 
 
 SANDBOX_NOTE = "Not asked for the local sandbox: it sees you as loopback or its simulated IP."
@@ -58,7 +27,9 @@ SANDBOX_NOTE = "Not asked for the local sandbox: it sees you as loopback or its 
 class PublicIpService(QObject):
     looked_up = Signal(str)  # a sentence for the Security tab, in rich text (network parts escaped)
 
-    def __init__(self, session: ConsoleSession, settings: QSettings, parent: QObject | None = None) -> None:
+    def __init__(
+        self, session: ConsoleSession, settings: SettingsFile, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.session = session
         self.settings = settings
@@ -68,11 +39,14 @@ class PublicIpService(QObject):
 
     @property
     def echo(self) -> EchoSettings:
-        return EchoSettings.load(self.settings)
+        """The echo services as saved; off, whatever is saved, when SERVICE_CONSOLE_ECHO=off."""
+        echo = self.settings.load().echo
+        echo.enabled = echo.enabled and os.environ.get("SERVICE_CONSOLE_ECHO") != "off"
+        return echo
 
     def save_echo(self, echo: EchoSettings) -> None:
         """Keep the echo services the person chose, then look up with them when that is due."""
-        echo.save(self.settings)
+        self.settings.update(lambda settings: setattr(settings, "echo", echo))
         self.maybe_lookup()
 
     def maybe_lookup(self) -> None:

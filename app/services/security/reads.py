@@ -18,8 +18,6 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window s
     from app.api.admin import Allowlist
     from app.netrules.index import EntryIndex
 
-REFRESH_SETTING = "security/refresh_seconds"  # the list is read again this often while the tab is visible
-DEFAULT_REFRESH_S = 30
 # While the admin key is blocked, the lists are read this often: a recovery made elsewhere (the dashboard)
 # clears the banner within seconds, not at the next turn of the ordinary refresh (up to 37 s).
 BLOCKED_REFRESH_S = 3
@@ -68,12 +66,8 @@ class AllowlistReader(QObject, AllowlistState):
         return (BLOCKED_REFRESH_S if self.blocked_at is not None else self.refresh_seconds()) * 1000
 
     def refresh_seconds(self) -> int:
-        """The `security/refresh_seconds` setting (at least 5; default 30)."""
-        value = self.session.profiles.settings.value(REFRESH_SETTING, DEFAULT_REFRESH_S)
-        try:
-            return max(5, int(str(value)))
-        except (TypeError, ValueError):
-            return DEFAULT_REFRESH_S
+        """The `security.refresh_seconds` setting (app.core.settings.SecuritySettings)."""
+        return self.session.profiles.settings.load().security.refresh_seconds
 
     @property
     def available(self) -> Availability:

@@ -64,12 +64,14 @@ class ConsoleSession(QObject):
         self.tasks = TaskRegistry()
         self.data_dir = data_dir
         settings = profiles.settings
+
+        def remember_port(port: int) -> None:
+            settings.update(lambda saved: setattr(saved.sandbox, "port", port))
+
         self.sandbox = EmbeddedSandbox(
             data_dir / "sandbox",
-            port=int(
-                str(settings.value("sandbox/port", 0) or 0)
-            ),  # one port across launches: snippets keep working
-            remember_port=lambda port: settings.setValue("sandbox/port", port),
+            port=settings.load().sandbox.port,  # one port across launches: snippets keep working
+            remember_port=remember_port,
         )
         self.ask_session_only = ask_session_only or (lambda _message: False)
         self.client: ServiceClient | None = None
@@ -154,7 +156,7 @@ class ConsoleSession(QObject):
         )
 
     def migrate_proxy_passwords(self) -> None:
-        """A console.ini written before the keychain kept proxy passwords holds `http://user:pass@…`: the
+        """A settings file from before the keychain kept proxy passwords holds `http://user:pass@…`: the
         password moves to the keychain and the file keeps the URL without it. With no keychain the file is
         left as it is (nothing is lost), and the log says so without the password."""
         for profile in self.profiles.all():
@@ -167,14 +169,17 @@ class ConsoleSession(QObject):
             try:
                 self.secrets.set(profile.id, "proxy_password", proxy.password)
             except KeychainUnavailable as error:
-                log.warning("The proxy password of %s stays in console.ini: %s", profile.name, error)
+                log.warning("The proxy password of %s stays in the settings file: %s", profile.name, error)
                 continue
             profile.proxy = proxy.public
             self.profiles.save(profile)
-            log.info("The proxy password of %s moved from console.ini to the keychain.", profile.name)
+            log.info("The proxy password of %s moved from the settings file to the keychain.", profile.name)
 
     async def activate(self, profile_id: str | None = None) -> None:
         """Switch to a profile (the current one by default): close the old client, make the new one."""
+        if (damaged := self.profiles.settings.damaged) is not None:  # found at start, said once on screen
+            self.profiles.settings.damaged = None
+            self.bus.error(damaged.explain())
         profile = (
             self.profiles.get(profile_id or self.profiles.current_id())
             or self.profiles.ensure_sandbox_profile()

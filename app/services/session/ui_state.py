@@ -1,5 +1,6 @@
 """What the window looked like when the console quit, restored on the next launch: its geometry, the tab,
-the Playground's model, parameters and conversation, the Security tab's scope. Kept in console.ini."""
+the Playground's model, parameters and conversation, the Security tab's scope. Kept in the settings file's
+`ui` section (app.core.settings)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray
 
 from app.core.playground.reasoning import REASONING_EFFORTS
 from app.core.saved_values import saved_number
+from app.core.settings import SettingsFile, UiSettings
 
 SCHEMA_TEXT_LIMIT = 100_000  # a schema typed by a person; anything longer in the file is not theirs
 
@@ -61,62 +63,59 @@ class PlaygroundState:
 
 
 class UiState:
-    def __init__(self, settings: QSettings) -> None:
+    """The `ui` section of the settings file, in the types the window uses."""
+
+    def __init__(self, settings: SettingsFile) -> None:
         self._settings = settings
 
-    def _text(self, key: str) -> str:
-        return str(self._settings.value(key, "") or "")
+    def _saved(self) -> UiSettings:
+        return self._settings.load().ui
+
+    def _change(self, name: str, value: object) -> None:
+        self._settings.update(lambda settings: setattr(settings.ui, name, value))
 
     @property
     def window_geometry(self) -> QByteArray | None:
-        value = self._settings.value("ui/window_geometry")
-        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+        text = QByteArray(self._saved().window_geometry.encode("ascii", "replace"))
+        result = QByteArray.fromBase64Encoding(text, QByteArray.Base64Option.AbortOnBase64DecodingErrors)
+        decoded = QByteArray(result.decoded)  # a copy: `result` owns what `decoded` gives
+        ok = result.decodingStatus == QByteArray.Base64DecodingStatus.Ok
+        return decoded if ok and not decoded.isEmpty() else None
 
     @window_geometry.setter
     def window_geometry(self, value: QByteArray) -> None:
-        self._settings.setValue("ui/window_geometry", value)
+        self._change("window_geometry", bytes(value.toBase64().data()).decode("ascii"))
 
     @property
     def tab(self) -> int:
-        try:
-            return int(str(self._settings.value("ui/tab", 0)))
-        except ValueError:
-            return 0
+        return self._saved().tab
 
     @tab.setter
     def tab(self, index: int) -> None:
-        self._settings.setValue("ui/tab", index)
+        self._change("tab", index)
 
     @property
     def playground(self) -> dict[str, Any]:
-        """The Playground's model and parameters as saved (an empty dict when none or unreadable)."""
-        import json  # here, not at import: the window's first frame does not wait for json (~3 ms)
-
-        try:
-            value = json.loads(self._text("ui/playground") or "{}")
-        except json.JSONDecodeError:
-            return {}
-        return value if isinstance(value, dict) else {}
+        """The Playground's model and parameters as saved (an empty dict when none)."""
+        return self._saved().playground
 
     @playground.setter
     def playground(self, value: dict[str, Any]) -> None:
-        import json
-
-        self._settings.setValue("ui/playground", json.dumps(value))
+        self._change("playground", value)
 
     @property
     def conversation(self) -> str:
-        return self._text("ui/conversation")
+        return self._saved().conversation
 
     @conversation.setter
     def conversation(self, conversation_id: str) -> None:
-        self._settings.setValue("ui/conversation", conversation_id)
+        self._change("conversation", conversation_id)
 
     @property
     def security_scope(self) -> str:
         """ "" for the organization's list, otherwise a project id."""
-        return self._text("ui/security_scope")
+        return self._saved().security_scope
 
     @security_scope.setter
     def security_scope(self, scope: str) -> None:
-        self._settings.setValue("ui/security_scope", scope)
+        self._change("security_scope", scope)
