@@ -82,7 +82,10 @@ def fill_directly(database: Path, scope: str, owner_id: str, count: int) -> None
         )
         for i in range(count)
     ]
-    db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)", rows)
+    db.executemany(
+        "INSERT INTO entries (id, scope, owner_id, cidr, description, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     db.execute("UPDATE meta SET value = value + 1 WHERE name = 'allowlists_generation'")
     db.execute("COMMIT")
     db.close()
@@ -106,10 +109,10 @@ def one_write_by_list_size() -> None:
         10: f"{base}/organizations/{org}/ip_allowlist/entries",
         BIG: f"{base}/organizations/{org}/projects/{project}/ip_allowlist/entries",
     }
-    fill_directly(database, "organization", org, 10)
-    fill_directly(database, "project", project, BIG)
     figures: dict[int, tuple[list[float], list[float]]] = {size: ([], []) for size in urls}
     try:
+        fill_directly(database, "organization", org, 10)
+        fill_directly(database, "project", project, BIG)
         with httpx.Client(headers={"authorization": f"Bearer {creds['admin_key']}"}, timeout=30) as client:
             for i in range(SAMPLES + 5):
                 for size, url in urls.items():
