@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import sqlite3
 import ssl
@@ -45,11 +46,17 @@ def start() -> tuple[subprocess.Popen[str], dict[str, Any], Path]:
     return process, creds, folder / "data" / "sandbox.sqlite3"
 
 
-def stop(process: subprocess.Popen[str]) -> None:
+def stop(process: subprocess.Popen[str], database: Path) -> None:
+    """End the sandbox (killed if it does not stop) and remove its folder: called in `finally`."""
     process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
     if process.stdout:
         process.stdout.close()
+    shutil.rmtree(database.parent.parent, ignore_errors=True)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -121,7 +128,7 @@ def one_write_by_list_size() -> None:
                         figures[size][0].append(add)
                         figures[size][1].append(delete)
     finally:
-        stop(process)
+        stop(process, database)
     print(f"One write through the API, {SAMPLES} each, the two sizes interleaved (ms)")
     print(f"{'entries':>8} {'add p50':>8} {'add p90':>8} {'del p50':>8} {'del p90':>8}")
     for size, (adds, deletes) in figures.items():
@@ -216,7 +223,7 @@ def run_writers(base_url: str, key: str, org_id: str, start_at: float, until: fl
 
 
 def streams_and_writers() -> None:
-    process, creds, _ = start()
+    process, creds, database = start()
     base, org = creds["base_url"], creds["org_id"]
     try:
         with httpx.Client(
@@ -255,7 +262,7 @@ def streams_and_writers() -> None:
         ) as admin:
             listed = admin.get(f"/organizations/{org}/ip_allowlist").json()["entries"]
     finally:
-        stop(process)
+        stop(process, database)
 
     print(f"{STREAMS} streams for {PHASE_SECONDS:.0f} s, time to first token (ms)")
     print(f"{'':<22} {'streams':>8} {'p50':>8} {'p99':>8}")
