@@ -7,8 +7,9 @@ bisection whatever the prefix lengths. An added entry goes into a copy of the ta
 the segments it covers); a removed one stays in it with a slot that never admits, so lookups pass over it.
 The table is compiled again only when the list is built again, or after as many additions as a quarter of
 its segments (inline for a short list, on the store's compiler thread for a long one, the EntryIndex
-answering meanwhile), so compiling costs each change a constant share. Only the store changes a list,
-under the lock it shares with it; readers take the same lock.
+answering meanwhile, and entries added during the compile put in before the table is used), so compiling
+costs each change a constant share. Only the store changes a list, under the lock it shares with it;
+readers take the same lock.
 """
 
 from __future__ import annotations
@@ -130,7 +131,10 @@ class AllowlistRecord:
         self._entries: dict[str, EntryRecord] = {}  # insertion order is list order
         self._serials: dict[str, int] = {}
         self._index = EntryIndex()
-        self._changes = 0  # raised by every change of entries: a table compiled before one is stale
+        self._changes = 0  # raised when a table is asked for: one a compile began before is stale
+        # Blocks (version, start, prefix, serial) added while a compile is under way, which the compile's rows
+        # lack: it puts them in before the table is used, so writes meanwhile do not make it start again.
+        self._added_since: list[tuple[int, int, int, int]] = []
         # Four 64-bit slots per serial in one flat array, side by side so that a lookup touches one cache
         # line: when the entry expires (NEVER when it does not), the requests admitted (written by the
         # gateway alone, only ever raised), the second of the latest, and how many of them were taken for
@@ -158,6 +162,7 @@ class AllowlistRecord:
 
     def _changed(self) -> None:
         self._changes += 1
+        self._added_since = []  # the rows read from now on hold every entry
         self._lookup = None
         if len(self._entries) <= COMPILE_INLINE_UP_TO or self._compile_later is None:
             self._lookup = (SegmentTable(*self._index.rows()), self._slots)
@@ -236,9 +241,13 @@ class AllowlistRecord:
             if self._lookup is not None:
                 return
             changes, rows = self._changes, self._index.rows()
+            self._added_since = []
         table = SegmentTable(*rows)  # without the lock: the gateway answers from the index meanwhile
         with self._lock:
             if self._changes == changes:
+                for block in self._added_since:
+                    table = table.with_block(*block)
+                self._added_since = []
                 self._lookup = (table, self._slots)
 
     # -- usage ------------------------------------------------------------------------------------
@@ -352,13 +361,15 @@ class AllowlistRecord:
         serial = self._index.add(network, entry.id)
         self._serials[entry.id] = serial
         self._slots.extend((_expiry(entry), 0, 0, 0))
+        block = (network.version, int(network.network_address), network.prefixlen, serial)
         lookup = self._lookup
-        if lookup is None or lookup[0].slack >= max(_SLACK_FLOOR, lookup[0].segments // _SLACK_SHARE):
-            self._changed()  # a compile is waiting anyway, or the table has taken its share of additions
-            return
-        self._changes += 1  # a table a compile began before this change would lack the entry
-        table = lookup[0].with_block(network.version, int(network.network_address), network.prefixlen, serial)
-        self._lookup = (table, self._slots)
+        if lookup is None:  # a compile is on its way: it reads this entry or puts it in
+            self._added_since.append(block)
+        elif lookup[0].slack >= max(_SLACK_FLOOR, lookup[0].segments // _SLACK_SHARE):
+            self._changed()  # the table has taken its share of additions: compile it again
+        else:
+            self._changes += 1  # no compile runs while a table is in use; should one, it is stale
+            self._lookup = (lookup[0].with_block(*block), self._slots)
 
     def updated(self, entry: EntryRecord) -> None:
         """A new expiry or description: the index and the table stand (the expiry is read by serial)."""

@@ -139,8 +139,9 @@ def one_write_by_list_size() -> None:
     (small_adds, small_deletes), (big_adds, big_deletes) = figures[10], figures[BIG]
     print(
         f"{BIG:,} vs 10: add {statistics.median(big_adds) / statistics.median(small_adds):.2f}x, "
-        f"delete {statistics.median(big_deletes) / statistics.median(small_deletes):.2f}x (target <= 1.5x)\n"
+        f"delete {statistics.median(big_deletes) / statistics.median(small_deletes):.2f}x (target <= 1.5x)"
     )
+    print(f"load average: {' '.join(f'{figure:.2f}' for figure in os.getloadavg())}\n")
 
 
 # -- 2. streams with and without writers ---------------------------------------------------------

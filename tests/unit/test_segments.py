@@ -145,3 +145,33 @@ def matched(allowlist: AllowlistRecord, address: Address) -> str | None:
     """The id of the entry that admits `address` (serials differ between two lists of the same entries)."""
     serial = allowlist.match(address, 0)
     return allowlist._index.labels[serial] if serial >= 0 else None
+
+
+def test_entries_added_while_a_table_is_compiled_are_in_it_when_it_is_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Writes during a long list's compile neither make it start again nor go missing from its table."""
+    rng = random.Random(9)
+    networks = list(dict.fromkeys(random_networks(600, rng)))  # past the size compiled inline
+    entries = [EntryRecord(f"e{i}", n.with_prefixlen, "", 0) for i, n in enumerate(networks)]
+    waiting: list[AllowlistRecord] = []
+    allowlist = AllowlistRecord("project", "p", True, entries, threading.RLock(), 0, waiting.append)
+    arriving = [n for n in related_networks(networks, 40, rng) if allowlist.find(n.with_prefixlen) is None]
+    arriving = list(dict.fromkeys(arriving))
+
+    class WritesMeanwhile(SegmentTable):
+        def __init__(self, *rows: list[tuple[int, int, int]]) -> None:
+            super().__init__(*rows)
+            for i, network in enumerate(arriving):  # as the store's writer would, while this one builds
+                allowlist.added(EntryRecord(f"new{i}", network.with_prefixlen, "", 0), network)
+
+    monkeypatch.setattr(allowlists, "SegmentTable", WritesMeanwhile)
+    allowlist.compile()
+    monkeypatch.undo()
+    assert allowlist._lookup is not None and waiting == [allowlist]  # used, and not asked for again
+    anew = AllowlistRecord("project", "p", True, allowlist.entries, threading.RLock())
+    addresses = probes(2000, rng, networks + arriving) + edges(arriving)
+    added = {f"new{i}" for i in range(len(arriving))}
+    assert len(added & {matched(allowlist, a) for a in addresses}) > len(added) // 2
+    for address in addresses:
+        assert matched(allowlist, address) == matched(anew, address), address
