@@ -3,9 +3,13 @@ compiled lookup, and the usage counted since the last flush.
 
 The store keeps one per list and changes it in place as entries come and go, so a change costs the same
 at 10 entries as at 10,000. The gateway asks `admit` on every request: a SegmentTable answers it in one
-bisection whatever the prefix lengths; after a change the table is compiled again (inline for a short list,
-on the store's compiler thread for a long one) and the EntryIndex answers meanwhile. Only the store changes
-a list, under the lock it shares with it; readers take the same lock.
+bisection whatever the prefix lengths. An added entry goes into a copy of the table (`with_block`: work for
+the segments it covers); a removed one stays in it with a slot that never admits, so lookups pass over it.
+The table is compiled again only when the list is built again, or after as many additions as a quarter of
+its segments (inline for a short list, on the store's compiler thread for a long one, the EntryIndex
+answering meanwhile, and entries added during the compile put in before the table is used), so compiling
+costs each change a constant share. Only the store changes a list, under the lock it shares with it;
+readers take the same lock.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from app.netrules.segments import SegmentTable
 
 _REBUILD_AFTER = 1024  # removed serials kept before the index is built again (amortized: once per that many)
 COMPILE_INLINE_UP_TO = 512  # entries; a longer list's table is compiled off the request path
+_SLACK_SHARE = 4  # a table takes added segments up to a 1/_SLACK_SHARE of its own before it is compiled again
+_SLACK_FLOOR = 64  # ... and at least this many (a short list's table is compiled inline: cheap, but not free)
 LOCKOUT_MARGIN = 60  # seconds: an entry expiring within this is never counted as covering the caller
 NEVER = 1 << 62  # the expiry of an entry that does not expire (int: the slots are 64-bit ints)
 _SLOTS = 4  # per serial: expires at, requests admitted, the latest's second, admitted ones taken
@@ -125,7 +131,10 @@ class AllowlistRecord:
         self._entries: dict[str, EntryRecord] = {}  # insertion order is list order
         self._serials: dict[str, int] = {}
         self._index = EntryIndex()
-        self._changes = 0  # raised by every change of entries: a table compiled before one is stale
+        self._changes = 0  # raised when a table is asked for: one a compile began before is stale
+        # Blocks (version, start, prefix, serial) added while a compile is under way, which the compile's rows
+        # lack: it puts them in before the table is used, so writes meanwhile do not make it start again.
+        self._added_since: list[tuple[int, int, int, int]] = []
         # Four 64-bit slots per serial in one flat array, side by side so that a lookup touches one cache
         # line: when the entry expires (NEVER when it does not), the requests admitted (written by the
         # gateway alone, only ever raised), the second of the latest, and how many of them were taken for
@@ -153,6 +162,7 @@ class AllowlistRecord:
 
     def _changed(self) -> None:
         self._changes += 1
+        self._added_since = []  # the rows read from now on hold every entry
         self._lookup = None
         if len(self._entries) <= COMPILE_INLINE_UP_TO or self._compile_later is None:
             self._lookup = (SegmentTable(*self._index.rows()), self._slots)
@@ -190,7 +200,7 @@ class AllowlistRecord:
         else:
             bucket = value >> family.shift
             low = bounds[bucket]
-            index = bisect_right(family.starts, value, low, bounds[bucket + 1]) - 1
+            index = bisect_right(family.starts, value, low, bounds[bucket + 1] + family.slack) - 1
             if index < low:
                 index = low - 1
         serial: int = family.inner[index]
@@ -231,9 +241,13 @@ class AllowlistRecord:
             if self._lookup is not None:
                 return
             changes, rows = self._changes, self._index.rows()
+            self._added_since = []
         table = SegmentTable(*rows)  # without the lock: the gateway answers from the index meanwhile
         with self._lock:
             if self._changes == changes:
+                for block in self._added_since:
+                    table = table.with_block(*block)
+                self._added_since = []
                 self._lookup = (table, self._slots)
 
     # -- usage ------------------------------------------------------------------------------------
@@ -347,7 +361,15 @@ class AllowlistRecord:
         serial = self._index.add(network, entry.id)
         self._serials[entry.id] = serial
         self._slots.extend((_expiry(entry), 0, 0, 0))
-        self._changed()
+        block = (network.version, int(network.network_address), network.prefixlen, serial)
+        lookup = self._lookup
+        if lookup is None:  # a compile is on its way: it reads this entry or puts it in
+            self._added_since.append(block)
+        elif lookup[0].slack >= max(_SLACK_FLOOR, lookup[0].segments // _SLACK_SHARE):
+            self._changed()  # the table has taken its share of additions: compile it again
+        else:
+            self._changes += 1  # no compile runs while a table is in use; should one, it is stale
+            self._lookup = (lookup[0].with_block(*block), self._slots)
 
     def updated(self, entry: EntryRecord) -> None:
         """A new expiry or description: the index and the table stand (the expiry is read by serial)."""
@@ -362,7 +384,7 @@ class AllowlistRecord:
         if serial is not None:
             self._index.remove(serial)
             self._slots[_SLOTS * serial] = GONE  # never admits, should a stale chain still name it
+        # The table stands: the slot says GONE, so a lookup passes over the serial to the entry around it
+        # (as it does over an expired one), and a compile under way may include it or not alike.
         if self._index.removed > max(_REBUILD_AFTER, len(self._entries)):
             self._rebuild(list(self._entries.values()))
-        else:
-            self._changed()

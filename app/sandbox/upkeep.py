@@ -1,5 +1,6 @@
-"""Work the sandbox does off the request path: compiling a long list's lookup table after a change, writing
-the usage the gateway counted, removing entries a grace period after they expired.
+"""Work the sandbox does off the request path: compiling a long list's lookup table when it is read in or
+has taken many additions (allowlists.py), writing the usage the gateway counted, removing entries a grace
+period after they expired.
 
 Two daemon threads: the compiler waits for lists to compile (a 100,000-entry table takes a few hundred ms
 of Python, which must not stall the event loop nor the store's writer), and the keeper wakes every flush

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import sqlite3
 import ssl
@@ -45,11 +46,17 @@ def start() -> tuple[subprocess.Popen[str], dict[str, Any], Path]:
     return process, creds, folder / "data" / "sandbox.sqlite3"
 
 
-def stop(process: subprocess.Popen[str]) -> None:
+def stop(process: subprocess.Popen[str], database: Path) -> None:
+    """End the sandbox (killed if it does not stop) and remove its folder: called in `finally`."""
     process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
     if process.stdout:
         process.stdout.close()
+    shutil.rmtree(database.parent.parent, ignore_errors=True)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -82,7 +89,10 @@ def fill_directly(database: Path, scope: str, owner_id: str, count: int) -> None
         )
         for i in range(count)
     ]
-    db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)", rows)
+    db.executemany(
+        "INSERT INTO entries (id, scope, owner_id, cidr, description, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     db.execute("UPDATE meta SET value = value + 1 WHERE name = 'allowlists_generation'")
     db.execute("COMMIT")
     db.close()
@@ -106,10 +116,10 @@ def one_write_by_list_size() -> None:
         10: f"{base}/organizations/{org}/ip_allowlist/entries",
         BIG: f"{base}/organizations/{org}/projects/{project}/ip_allowlist/entries",
     }
-    fill_directly(database, "organization", org, 10)
-    fill_directly(database, "project", project, BIG)
     figures: dict[int, tuple[list[float], list[float]]] = {size: ([], []) for size in urls}
     try:
+        fill_directly(database, "organization", org, 10)
+        fill_directly(database, "project", project, BIG)
         with httpx.Client(headers={"authorization": f"Bearer {creds['admin_key']}"}, timeout=30) as client:
             for i in range(SAMPLES + 5):
                 for size, url in urls.items():
@@ -118,7 +128,7 @@ def one_write_by_list_size() -> None:
                         figures[size][0].append(add)
                         figures[size][1].append(delete)
     finally:
-        stop(process)
+        stop(process, database)
     print(f"One write through the API, {SAMPLES} each, the two sizes interleaved (ms)")
     print(f"{'entries':>8} {'add p50':>8} {'add p90':>8} {'del p50':>8} {'del p90':>8}")
     for size, (adds, deletes) in figures.items():
@@ -129,8 +139,9 @@ def one_write_by_list_size() -> None:
     (small_adds, small_deletes), (big_adds, big_deletes) = figures[10], figures[BIG]
     print(
         f"{BIG:,} vs 10: add {statistics.median(big_adds) / statistics.median(small_adds):.2f}x, "
-        f"delete {statistics.median(big_deletes) / statistics.median(small_deletes):.2f}x (target <= 1.5x)\n"
+        f"delete {statistics.median(big_deletes) / statistics.median(small_deletes):.2f}x (target <= 1.5x)"
     )
+    print(f"load average: {' '.join(f'{figure:.2f}' for figure in os.getloadavg())}\n")
 
 
 # -- 2. streams with and without writers ---------------------------------------------------------
@@ -213,7 +224,7 @@ def run_writers(base_url: str, key: str, org_id: str, start_at: float, until: fl
 
 
 def streams_and_writers() -> None:
-    process, creds, _ = start()
+    process, creds, database = start()
     base, org = creds["base_url"], creds["org_id"]
     try:
         with httpx.Client(
@@ -252,7 +263,7 @@ def streams_and_writers() -> None:
         ) as admin:
             listed = admin.get(f"/organizations/{org}/ip_allowlist").json()["entries"]
     finally:
-        stop(process)
+        stop(process, database)
 
     print(f"{STREAMS} streams for {PHASE_SECONDS:.0f} s, time to first token (ms)")
     print(f"{'':<22} {'streams':>8} {'p50':>8} {'p99':>8}")

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import json
+import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from app.netrules.segments import SegmentTable
+from app.sandbox import allowlists
+from app.sandbox.allowlists import AllowlistRecord
 from app.sandbox.config import SandboxConfig
 from app.sandbox.server import SandboxServer
 from app.sandbox.store import DuplicateEntry, Store
@@ -135,3 +141,61 @@ def test_writes_committed_together_are_each_kept_or_refused_alone(tmp_path: Path
     entries = reopened.allowlist("organization", org).entries
     assert {e.id for e in entries} == kept and len({e.cidr for e in entries}) == 50
     reopened.close()
+
+
+def fill(database: Path, scope: str, owner_id: str, first: int, count: int) -> None:
+    """Entries `first` to `first + count` written as another process (the dashboard) may, raising the
+    generation."""
+    db = sqlite3.connect(database, isolation_level=None)
+    db.execute("BEGIN IMMEDIATE")
+    rows = [
+        (f"ipal_{i:08d}", scope, owner_id, f"10.{i // 65536}.{i // 256 % 256}.{i % 256}/32", "")
+        for i in range(first, first + count)
+    ]
+    db.executemany(
+        "INSERT INTO entries (id, scope, owner_id, cidr, description, created_at) VALUES (?, ?, ?, ?, ?, 0)",
+        rows,
+    )
+    db.execute("UPDATE meta SET value = value + 1 WHERE name = 'allowlists_generation'")
+    db.execute("COMMIT")
+    db.close()
+
+
+def test_a_write_does_the_same_work_at_10_entries_as_at_10000(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same SQL statements per add and delete whatever the list's length, and no lookup table
+    compiled for either (compiling one is work for every entry of the list)."""
+    builds: list[int] = []
+
+    class Counted(SegmentTable):
+        def __init__(self, *rows: list[tuple[int, int, int]]) -> None:
+            builds.append(1)
+            super().__init__(*rows)
+
+    monkeypatch.setattr(allowlists, "SegmentTable", Counted)
+    waiting: list[AllowlistRecord] = []
+    store = Store(tmp_path / "s.sqlite3", compile_later=waiting.append)
+    project = store.bootstrap().project_id
+    statements: list[str] = []
+    # Both of the store's connections: the writer's and the one it reads with.
+    for connection in (store._writer._db, store._db):
+        connection.set_trace_callback(lambda sql: statements.append(re.sub(r"'[^']*'|\b\d+\b", "?", sql)))
+    written: dict[int, list[list[str]]] = {}
+    for size in (10, 10_000):
+        held = len(store.allowlist("project", project))
+        fill(store.path, "project", project, held, size - held)
+        assert len(store.allowlist("project", project)) == size  # read in, as after the fill
+        for allowlist in waiting:
+            allowlist.compile()
+        waiting.clear()
+        builds.clear()
+        for i in range(20):
+            statements.clear()
+            entry = store.add_entry("project", project, f"172.16.0.{i}/32", "")
+            assert store.remove_entry("project", project, entry.id)
+            written.setdefault(size, []).append(list(statements))
+        assert builds == [] and waiting == []
+    for small, big in zip(written[10], written[10_000], strict=True):
+        assert small == big, "\n".join(difflib.unified_diff(small, big, lineterm=""))
+    store.close()
