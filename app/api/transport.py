@@ -27,6 +27,7 @@ from .errors import (
     InvalidResponse,
     ProxyAuthRequired,
     ProxyRefused,
+    ProxySchemeWrong,
     StatusError,
     TimedOut,
     TlsFailed,
@@ -34,7 +35,8 @@ from .errors import (
     retry_after,
     status_error,
 )
-from .network_errors import Route, connection_error, route_for, status_through_proxy
+from .network_errors import Route, connection_error, route_for, status_through_proxy, tunnel_unanswered
+from .progress import Phase, Progress
 
 KeyKind = Literal["api", "admin", "none"]
 # Asked before a write whose connection dropped unanswered is sent again: True if resending is safe.
@@ -91,8 +93,8 @@ def ssl_context(settings: ConnectionSettings) -> ssl.SSLContext | bool:
         return True
     try:
         context = ssl.create_default_context(cafile=str(settings.ca_bundle) if settings.ca_bundle else None)
-    except FileNotFoundError as error:
-        raise TlsFailed(f"A TLS file is missing: {error.filename}.") from None
+    except FileNotFoundError:  # OpenSSL's error names no file
+        raise TlsFailed(f"The CA bundle {settings.ca_bundle} is missing: no such file.") from None
     except ssl.SSLError:
         raise TlsFailed(f"The CA bundle {settings.ca_bundle} holds no PEM certificate.") from None
     if settings.client_cert:
@@ -147,17 +149,6 @@ async def _encoded_body(body: Any) -> bytes:
     return text.encode()
 
 
-def _trace_sent(on_sent: Callable[[], None]) -> Callable[[str, dict[str, Any]], Awaitable[None]]:
-    """An httpcore `trace` extension that calls `on_sent` when a request's body has been written (HTTP/1.1
-    and HTTP/2 alike, through a proxy too)."""
-
-    async def trace(event: str, _info: dict[str, Any]) -> None:
-        if event.endswith("send_request_body.complete"):
-            on_sent()
-
-    return trace
-
-
 def _unanswered(error: httpx.HTTPError) -> bool:
     """The connection failed after it was open and before any byte of the answer: typically an idle
     keep-alive connection the server closed just as it was reused."""
@@ -201,7 +192,9 @@ def _error_for(response: httpx.Response, content: bytes, route: Route) -> ApiErr
     proxy, to the proxy's own answer (a 407, a 403 of its rules), which is never the service's."""
     body = _json_or_none(content)
     api_error = isinstance(body, dict) and isinstance(body.get("error"), dict)
-    proxied = status_through_proxy(response.status_code, api_error, str(response.request.url), route)
+    proxied = status_through_proxy(
+        response.status_code, api_error, str(response.request.url), route, content
+    )
     if proxied is not None:
         return proxied
     what = "" if api_error else _page_kind(response, content)
@@ -219,7 +212,7 @@ async def _read_closing(response: httpx.Response, url: str, route: Route) -> byt
 
 
 # Failures that the same request meets again however often it is sent.
-FINAL_FAILURES = (TlsFailed, ProxyAuthRequired, ProxyRefused)
+FINAL_FAILURES = (TlsFailed, ProxyAuthRequired, ProxyRefused, ProxySchemeWrong)
 
 
 class Transport:
@@ -255,9 +248,22 @@ class Transport:
         if host not in self._routes:
             settings = self.settings
             self._routes[host] = route_for(
-                url, settings.proxy, settings.trust_env, settings.client_cert is not None, settings.ca_bundle
+                url, settings.proxy, settings.trust_env, settings.client_cert, settings.ca_bundle
             )
         return self._routes[host]
+
+    def proxy_name(self, path: str) -> str:
+        """The proxy (host:port) requests to `path` go through; "" when they go direct."""
+        return self.route(self.url(path)).proxy_name
+
+    def _progress(self, url: str, on_sent: Callable[[], None] | None = None) -> Progress:
+        return Progress(self.route(url).proxy is not None, on_sent)
+
+    def _deadline_error(self, url: str, deadline: float, progress: Progress) -> ApiError:
+        """No answer within the call's deadline: the proxy's, when it never answered the CONNECT."""
+        if progress.phase is Phase.TUNNEL:
+            return tunnel_unanswered(self.route(url), url, min(deadline, self.settings.request_deadline))
+        return TimedOut(f"{url} gave no answer within {deadline:g} s.")
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -330,18 +336,20 @@ class Transport:
         deadline = self.settings.request_deadline if deadline is None else deadline
         url = self.url(path)
         sent_headers = {**self.headers(key), **(headers or {})}
+        progress = self._progress(url)
 
         def build() -> httpx.Request:
             return self._client.build_request(
-                method, url, json=json_body, params=params, headers=sent_headers
+                method, url, json=json_body, params=params, headers=sent_headers, extensions={"trace": progress}
             )
 
         try:
-            async with asyncio.timeout(deadline):
-                response = await self._send_retrying(build, url, retries, resend_unanswered)
+            async with asyncio.timeout(deadline) as scope:
+                progress.bound(scope, self.settings.request_deadline)
+                response = await self._send_retrying(build, url, retries, resend_unanswered, progress)
                 content = await _read_closing(response, url, self.route(url))
         except TimeoutError:
-            raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
+            raise self._deadline_error(url, deadline, progress) from None
         return _decode(response, content), response.headers
 
     async def open_stream(
@@ -365,20 +373,24 @@ class Transport:
             pool=defaults.POOL_TIMEOUT,
         )
 
-        extensions = {"trace": _trace_sent(on_sent)} if on_sent is not None else None
+        # The proxy's answer to CONNECT gets a request's deadline, not the first byte's.
+        progress = self._progress(url, on_sent)
 
         def build() -> httpx.Request:
             return self._client.build_request(
-                "POST", url, content=payload, headers=headers, timeout=timeout, extensions=extensions
+                "POST", url, content=payload, headers=headers, timeout=timeout, extensions={"trace": progress}
             )
 
         try:
-            async with asyncio.timeout(deadline):
+            async with asyncio.timeout(deadline) as scope:
+                progress.bound(scope, self.settings.request_deadline)
                 # Nothing of the answer was read when a reused connection drops unanswered: creating the
                 # response again is what the official client does, so a stream is always sent again once.
-                return await self._send_retrying(build, url, None, always_resend)
+                return await self._send_retrying(build, url, None, always_resend, progress)
         except TimeoutError:
             through = self.route(url).proxy_name
+            if progress.phase is not Phase.SENT:
+                raise self._deadline_error(url, deadline, progress) from None
             raise TimedOut(
                 f"{url} gave no answer within {deadline:g} s"
                 + (
@@ -395,6 +407,7 @@ class Transport:
         url: str,
         retries: int | None,
         resend_unanswered: ResendCheck | None,
+        progress: Progress,
     ) -> httpx.Response:
         """The one retry policy of requests and streams; returns the open response of a status below 400.
 
@@ -409,10 +422,11 @@ class Transport:
         attempt, resent = 0, False
         while True:
             request = build()
+            progress.restart()
             try:
                 response = await self._client.send(request, stream=True)
             except httpx.HTTPError as error:
-                failure = await connection_error(error, url, self.route(url), resent)
+                failure = await connection_error(error, url, self.route(url), resent, progress.phase)
                 if _unanswered(error) and not resent and not isinstance(failure, FINAL_FAILURES):
                     resent = True
                     await self._resend(request.method, resend_unanswered, failure, url)
