@@ -72,6 +72,10 @@ def test_an_answer_that_arrived_all_at_once_says_so_instead_of_a_pace() -> None:
     fast = Figures(time_to_first_token=0.01, duration=0.02, output_tokens=40)  # the local sandbox, no delay
     fast.last_token_at, fast.text_deltas = 0.015, 40
     assert not fast.held_back
+    assert fast.tokens_per_second is None  # 40 tokens in 10 ms: no pace to speak of (was "4,000 tok/s")
+    short = Figures(time_to_first_token=0.05, duration=0.0512, output_tokens=40)  # a short answer at once
+    short.last_token_at, short.text_deltas = 0.0504, 8
+    assert short.tokens_per_second is None
 
 
 NETWORK = SnippetNetwork(

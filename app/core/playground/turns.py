@@ -61,6 +61,9 @@ HELD_BACK_MIN_DELTAS = 10
 HELD_BACK_MIN_WAIT_S = 1.0
 HELD_BACK_SHARE = 0.05
 HELD_BACK_SPAN_S = 0.25
+# A pace is shown only for text that streamed over at least this long: a short answer that came in a few
+# milliseconds would read as tens of thousands of tokens a second, a figure of the clock, not of the model.
+PACE_MIN_SPAN_S = 0.25
 
 
 @dataclass
@@ -89,11 +92,14 @@ class Figures:
 
     @property
     def tokens_per_second(self) -> float | None:
-        """None when the answer was held back: its tokens' pace is the proxy's, not the model's."""
+        """None when the answer was held back (its tokens' pace is the proxy's, not the model's), or came too
+        fast to time."""
         if not self.duration or not self.output_tokens or self.held_back:
             return None
         streaming = self.duration - (self.time_to_first_token or 0)
-        return self.output_tokens / streaming if streaming > 0 else None
+        first, last = self.time_to_first_token, self.last_token_at
+        span = last - first if first is not None and last is not None else streaming
+        return self.output_tokens / streaming if span >= PACE_MIN_SPAN_S and streaming > 0 else None
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,8 @@ class Turn:
     headers: dict[str, str] = field(default_factory=dict)
     timeline: list[TimelineEntry] = field(default_factory=list)
     figures: Figures = field(default_factory=Figures)
+    waiting_since: float | None = None  # time.monotonic() when the round's request set off
+    proxy: str = ""  # the proxy (host:port) the turn's requests go through; "" for none
     tools: ToolSettings = field(default_factory=ToolSettings)  # the functions this turn offered
     calls: list[FunctionCall] = field(default_factory=list)  # every function call, over every round
     rounds: int = 1  # requests made for this turn: one, and one more for each set of outputs sent
