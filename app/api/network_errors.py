@@ -33,6 +33,7 @@ from .errors import (
 from .progress import Phase
 from .tls_errors import PROFILES, client_certificate_refused, page_text, refused_by_proxy, untrusted
 
+
 @dataclass(frozen=True)
 class Route:
     """How requests reach the service: through which proxy (None: direct), and with which TLS files."""

@@ -46,7 +46,9 @@ def _day(moment: datetime | None) -> str:
     return f" on {moment:%Y-%m-%d %H:%M} UTC" if moment is not None else ""
 
 
-async def untrusted(text: str, url: str, proxy: str | None, proxy_name: str, bundle: Path | None) -> TlsFailed:
+async def untrusted(
+    text: str, url: str, proxy: str | None, proxy_name: str, bundle: Path | None
+) -> TlsFailed:
     """A certificate that failed verification: whose it is, who issued it, what was wrong, and what fixes
     it. Only an unknown issuer is the CA bundle's business; through a proxy it is likely the proxy's."""
     reason = text.split("certificate verify failed:")[-1].split("(_ssl")[0].strip().rstrip(".") or text
@@ -92,7 +94,9 @@ def page_text(content: bytes, limit: int = 300) -> str:
     """The words of a proxy's error page (its paragraphs, else its body), tags and spacing removed."""
     text = content[:20_000].decode("utf-8", "replace")
     paragraphs = re.findall(r"<p[^>]*>(.*?)</p>", text, re.DOTALL | re.IGNORECASE)
-    body = " ".join(paragraphs) if paragraphs else re.sub(r"<(head|title)[^>]*>.*?</\1>", " ", text, flags=re.S)
+    body = (
+        " ".join(paragraphs) if paragraphs else re.sub(r"<(head|title)[^>]*>.*?</\1>", " ", text, flags=re.S)
+    )
     words = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
     return words if len(words) <= limit else words[: limit - 1] + "…"
 

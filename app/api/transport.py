@@ -192,9 +192,7 @@ def _error_for(response: httpx.Response, content: bytes, route: Route) -> ApiErr
     proxy, to the proxy's own answer (a 407, a 403 of its rules), which is never the service's."""
     body = _json_or_none(content)
     api_error = isinstance(body, dict) and isinstance(body.get("error"), dict)
-    proxied = status_through_proxy(
-        response.status_code, api_error, str(response.request.url), route, content
-    )
+    proxied = status_through_proxy(response.status_code, api_error, str(response.request.url), route, content)
     if proxied is not None:
         return proxied
     what = "" if api_error else _page_kind(response, content)
@@ -340,7 +338,12 @@ class Transport:
 
         def build() -> httpx.Request:
             return self._client.build_request(
-                method, url, json=json_body, params=params, headers=sent_headers, extensions={"trace": progress}
+                method,
+                url,
+                json=json_body,
+                params=params,
+                headers=sent_headers,
+                extensions={"trace": progress},
             )
 
         try:

@@ -27,7 +27,10 @@ def test_the_wait_for_the_first_token_is_counted_and_the_proxy_named(
         old = client_of(session)
         session.client = ServiceClient(
             ConnectionSettings(
-                sandbox.base_url, api_key=sandbox.api_key, proxy=proxy.url, forwarded_for=sandbox.forwarded_for
+                sandbox.base_url,
+                api_key=sandbox.api_key,
+                proxy=proxy.url,
+                forwarded_for=sandbox.forwarded_for,
             )
         )
         session.tasks.start("close-old", old.aclose())

@@ -20,6 +20,7 @@ from app.sandbox.server import TlsOptions
 from app.ui import screen_fit
 from app.ui.main_window import MainWindow
 from app.ui.settings.profiles_dialog import ProfilesDialog
+from tests.gui.reach import child
 from tests.proxies.servers import Pki, make_pki
 
 PASSPHRASE = "correct horse"  # a test value, not a secret
@@ -86,7 +87,7 @@ def test_a_proxy_url_with_a_password_being_typed_does_not_widen_the_form(
     dialog = new_profile(console, qtbot, "https://api.example.org/v1")
     dialog.show()
     qtbot.waitExposed(dialog)
-    scroll = dialog.findChild(QScrollArea, "profile_fields")
+    scroll = child(dialog, QScrollArea, "profile_fields")
     width = dialog.width()
     qtbot.keyClicks(
         dialog.fields["proxy"], "http://alice.example-user:a-rather-long-passw0rd@proxy.corp.example.com:3128"
@@ -95,7 +96,7 @@ def test_a_proxy_url_with_a_password_being_typed_does_not_widen_the_form(
     assert "(password to the keychain)" in dialog.proxy_hint.toolTip() + dialog.proxy_hint.text()
     assert dialog.width() == width
     assert not scroll.horizontalScrollBar().isVisible()
-    browse = dialog.findChild(QToolButton, "browse_ca_bundle")
+    browse = child(dialog, QToolButton, "browse_ca_bundle")
     assert browse.width() >= browse.sizeHint().width()  # "Browse…", not "Brow"
     assert browse.geometry().right() <= scroll.viewport().width()
 

@@ -171,7 +171,11 @@ class TurnView(QFrame):
         turn = self.turn
         if turn.text or turn.status not in RUNNING:
             self._waiting.stop()
-        elif turn.status != TurnStatus.WAITING and turn.waiting_since is not None and self.status.text().startswith("Waiting for the first"):
+        elif (
+            turn.status != TurnStatus.WAITING
+            and turn.waiting_since is not None
+            and self.status.text().startswith("Waiting for the first")
+        ):
             self.status.setText(waiting_text(time.monotonic() - turn.waiting_since, turn.proxy))
 
     def refresh_details(self) -> None:

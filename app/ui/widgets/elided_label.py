@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 class ElidedLabel(QLabel):
     """Shows as much of its text as fits, "…" in the middle; the whole text is `text()`."""
 
-    def __init__(self, parent: QWidget | None = None, objectName: str = "") -> None:  # noqa: N803 (Qt's name)
+    def __init__(self, parent: QWidget | None = None, objectName: str = "") -> None:
         super().__init__(parent)
         self.setObjectName(objectName)
         self.setTextFormat(Qt.TextFormat.PlainText)
@@ -19,14 +19,14 @@ class ElidedLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._whole = ""
 
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+    def setText(self, text: str) -> None:
         self._whole = text
         self._elide()
 
     def text(self) -> str:
         return self._whole
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._elide()
 
