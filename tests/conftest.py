@@ -29,7 +29,7 @@ os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
 from app.pyside_imports import load_pyside
 from app.sandbox import SandboxConfig, SandboxServer
-from app.sandbox.store import Credentials
+from app.sandbox.store.store import Credentials
 from tests.fork_server import ForkServer
 
 # As the console does at launch: PySide6's `__feature__` hook out of Python's import (app/pyside_imports.py),

@@ -16,9 +16,8 @@ from pathlib import Path
 from app.common.engine_kind import EngineKind
 from app.common.private import private_files_from_now_on
 from app.netrules import EntryError, Network, parse_entry
-
-from .config import SandboxConfig
-from .store import Store
+from app.sandbox.config import SandboxConfig
+from app.sandbox.store.store import Store
 
 
 def _network(text: str) -> Network:
@@ -176,8 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
 def serve(args: argparse.Namespace) -> int:
     import os
 
-    from .server import SandboxServer, TlsOptions
-    from .slow_clients import HttpParserMissing
+    from app.sandbox.gateway.slow_clients import HttpParserMissing
+    from app.sandbox.server import SandboxServer, TlsOptions
 
     if bool(args.tls_cert) != bool(args.tls_key):
         print("error: --tls-cert and --tls-key go together", file=sys.stderr)
@@ -266,7 +265,12 @@ def exposure_warning(host: str, store: Store, tls: bool, data: Path) -> str | No
 
 def _local_problem(config: SandboxConfig) -> str | None:
     """Why the local engine cannot start (no extra, no weights), checked before listening: one line, no trace."""
-    from .engines.gguf import ModelUnavailable, check_weights, require_default_weights, require_extra
+    from app.sandbox.engines.gguf import (
+        ModelUnavailable,
+        check_weights,
+        require_default_weights,
+        require_extra,
+    )
 
     try:
         if config.model_file is None:

@@ -17,13 +17,12 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from app.common.fileio import write_atomically
-
-from .app import SandboxState, create_app
-from .config import SandboxConfig
-from .retention import keep_pruning
-from .slow_clients import KEEP_ALIVE, guarded_httptools_protocol, hold_connections
-from .store import Credentials, Store
-from .upkeep import Compiler, Keeper
+from app.sandbox.app import SandboxState, create_app
+from app.sandbox.config import SandboxConfig
+from app.sandbox.gateway.slow_clients import KEEP_ALIVE, guarded_httptools_protocol, hold_connections
+from app.sandbox.store.retention import keep_pruning
+from app.sandbox.store.store import Credentials, Store
+from app.sandbox.store.upkeep import Compiler, Keeper
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,7 @@ def uvicorn_config(
         timeout_graceful_shutdown=2,
         proxy_headers=False,
         forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
-        # Slow clients (app/sandbox/slow_clients.py): what uvicorn offers, stated, and what it lacks, added.
+        # Slow clients (app/sandbox/gateway/slow_clients.py): what uvicorn offers, stated, and what it lacks, added.
         # httptools only (no h11 fallback, see slow_clients): raises HttpParserMissing where it is missing.
         http=guarded_httptools_protocol(limits.head_timeout, limits.max_connections),
         timeout_keep_alive=KEEP_ALIVE,

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from app.sandbox.store import Store
+from app.sandbox.store.store import Store
 from app.ui.main_window import MainWindow
 from app.ui.playground.turn_view import TurnView
 from tests.gui.reach import child, client_of, embedded, profile_of, shown

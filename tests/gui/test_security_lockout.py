@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.sandbox.store import AllowlistRecord
+from app.sandbox.store.store import AllowlistRecord
 from app.services.security import reads
 from app.ui.main_window import MainWindow
 from app.ui.security.tab import SecurityTab

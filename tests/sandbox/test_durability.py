@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from app.sandbox.store import Store
+from app.sandbox.store.store import Store
 from tests.sandbox_process import spawn_sandbox
 
 
@@ -66,7 +66,7 @@ def test_concurrent_writers_in_two_processes_lose_nothing(tmp_path: Path) -> Non
     store = Store(tmp_path / "sandbox.sqlite3")
     creds = store.bootstrap()
     script = (
-        "import sys; from pathlib import Path; from app.sandbox.store import Store\n"
+        "import sys; from pathlib import Path; from app.sandbox.store.store import Store\n"
         "s = Store(Path(sys.argv[1]))\n"
         "for i in range(200): s.add_entry('organization', sys.argv[2], f'172.20.{i}.0/24', 'other process')\n"
     )

@@ -27,8 +27,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 
 from app.sandbox import SandboxConfig  # noqa: E402
 from app.sandbox.app import create_app  # noqa: E402
-from app.sandbox.openapi import openapi_document  # noqa: E402
-from app.sandbox.store import Credentials, Store  # noqa: E402
+from app.sandbox.contract.openapi import openapi_document  # noqa: E402
+from app.sandbox.store.store import Credentials, Store  # noqa: E402
 
 # What the module's server fixture gives: the app in process, its configuration, and its credentials.
 SandboxApp = tuple[ASGIApp, SandboxConfig, Credentials]

@@ -11,7 +11,7 @@ import pytest
 
 from app.sandbox.config import SandboxConfig
 from app.sandbox.server import SandboxServer
-from app.sandbox.store import DuplicateEntry, Store
+from app.sandbox.store.store import DuplicateEntry, Store
 
 IP = ipaddress.ip_address
 

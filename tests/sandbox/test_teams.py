@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from app.sandbox import SandboxServer
-from app.sandbox.store import Store
+from app.sandbox.store.store import Store
 from tests.conftest import Sandbox, SandboxFactory
 from tests.sandbox_process import spawn_sandbox
 

@@ -9,7 +9,7 @@ import threading
 from app.netrules import EntryIndex, Network
 from app.netrules.parse import Address
 from app.netrules.segments import SegmentTable
-from app.sandbox.allowlists import AllowlistRecord, EntryRecord
+from app.sandbox.store.allowlist_record import AllowlistRecord, EntryRecord
 from tests.perf.bench_matcher import probes, random_networks
 
 

@@ -84,7 +84,7 @@ def _embedded_sandbox(profile: Profile, folders: ConsoleFolders, port: int) -> P
         raise CommandFailed(
             Exit.NETWORK, "The console's local sandbox has never run here: open the console first."
         )
-    from app.sandbox.store import Store
+    from app.sandbox.store.store import Store
 
     store = Store(store_file)
     try:

@@ -2,7 +2,7 @@
 
 A local-weights engine (llama.cpp, say) only has to yield `TextDelta`s: it fits this interface as is.
 
-What an engine reads (app/sandbox/request.py): `conversation.messages` (earlier turns first), each a
+What an engine reads (app/sandbox/request/parsed.py): `conversation.messages` (earlier turns first), each a
 `Message` with `.role`, `.text()`, `.parts` and `.images`; `conversation.request` is a `ResponseRequest`
 with `.model`, `.instructions`, `.max_output_tokens`, `.temperature`, `.top_p`, `.text_format` (a dict:
 {"type": "text" | "json_object"} or {"type": "json_schema", "name", "schema", "strict"}), `.web_search`,
@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..request import Message, ResponseRequest
+from app.sandbox.request.parsed import Message, ResponseRequest
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..request import Message
+from app.sandbox.request.parsed import Message
+
 from .base import Conversation, FunctionCallDelta, Incomplete, Step, TextDelta, Usage
 from .upstream_tools import (
     WireNames,

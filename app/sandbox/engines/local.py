@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ServiceError
-from ..request import ResponseRequest
-from ..tools import ToolPlan
+from app.sandbox.errors import ServiceError
+from app.sandbox.request.parsed import ResponseRequest
+from app.sandbox.request.tools import ToolPlan
+
 from . import search as web
 from .base import Conversation, FunctionCallDelta, Search, SearchResult, Step, TextDelta, TokenLogprob, Usage
 from .gguf import BackgroundModel, ModelStatus, ModelUnavailable

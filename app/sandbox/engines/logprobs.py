@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import math
 
-from ..request import ResponseRequest
+from app.sandbox.request.parsed import ResponseRequest
+
 from .base import TokenLogprob
 
 LOGPROBS = "message.output_text.logprobs"

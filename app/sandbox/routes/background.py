@@ -21,14 +21,14 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from .builder import Event, ResponseBuilder
-from .contract_state import RetrieveQuery
-from .conversations import query
-from .engines.base import Conversation, Engine
-from .errors import ServiceError, quote
-from .request import ResponseRequest
-from .store import Store, new_id
-from .validate import bad
+from app.sandbox.answer.builder import Event, ResponseBuilder
+from app.sandbox.contract.stateful_routes import RetrieveQuery
+from app.sandbox.contract.validate import bad
+from app.sandbox.engines.base import Conversation, Engine
+from app.sandbox.errors import ServiceError, quote
+from app.sandbox.request.parsed import ResponseRequest
+from app.sandbox.routes.conversations import query
+from app.sandbox.store.store import Store, new_id
 
 Runner = Callable[[str, Conversation, ResponseBuilder, Engine], AsyncGenerator[Event, None]]
 _LIVE = ("queued", "in_progress")
@@ -216,7 +216,7 @@ class BackgroundRuns:
 
 
 def _project(request: Request) -> str:
-    from .responses import project_of
+    from app.sandbox.routes.responses import project_of
 
     return project_of(request)
 

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from .contract_state import InputTokensRequest
-from .engines.base import Conversation
-from .request import parse_request
-from .tool_loop import check_outputs
-from .validate import bad, parse_json_body, validate
+from app.sandbox.answer.tool_loop import check_outputs
+from app.sandbox.contract.stateful_routes import InputTokensRequest
+from app.sandbox.contract.validate import bad, parse_json_body, validate
+from app.sandbox.engines.base import Conversation
+from app.sandbox.request.parsed import parse_request
 
 if TYPE_CHECKING:
-    from .responses import ResponsesRoutes
+    from app.sandbox.routes.responses import ResponsesRoutes
 
 
 class TokenCounting:
@@ -28,8 +28,8 @@ class TokenCounting:
         self.routes = routes
 
     async def count(self, request: Request) -> Response:
-        from .responses import project_of
-        from .truncation import input_tokens
+        from app.sandbox.answer.truncation import input_tokens
+        from app.sandbox.routes.responses import project_of
 
         project_id = project_of(request)
         raw = parse_json_body(await request.body())

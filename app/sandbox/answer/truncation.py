@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from .builder import _TOKEN, count_tokens
-from .engines.base import Conversation
-from .request import Message
-from .validate import bad
+from app.sandbox.answer.builder import _TOKEN, count_tokens
+from app.sandbox.contract.validate import bad
+from app.sandbox.engines.base import Conversation
+from app.sandbox.request.parsed import Message
 
 CUT_MARK = "[…] "  # where the start of a message was cut away: the engine (and a person reading) sees it
 

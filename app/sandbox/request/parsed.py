@@ -12,15 +12,14 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
+from app.sandbox.contract.responses import CreateResponse, FormatJsonSchema, InputImage, InputMessage
+from app.sandbox.contract.tools import ChoiceHosted, ItemReference
+from app.sandbox.contract.validate import bad, validate
+from app.sandbox.errors import quote
+from app.sandbox.request.tools import CallRecord, ToolPlan, plan_tools
+from app.sandbox.request.unsupported import refuse_reasoning, refuse_unsupported
+from app.sandbox.store.store import new_id
 from app.schema.items import FunctionCallItem, FunctionCallOutputItem, OutputText, Refusal
-
-from .contract import CreateResponse, FormatJsonSchema, InputImage, InputMessage
-from .contract_tools import ChoiceHosted, ItemReference
-from .errors import quote
-from .store import new_id
-from .tools import CallRecord, ToolPlan, plan_tools
-from .unsupported import refuse_reasoning, refuse_unsupported
-from .validate import bad, validate
 
 IMAGE_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
 _DATA_URL = re.compile(r"^data:(image/[A-Za-z0-9.+-]+)?;base64,(.*)$", re.DOTALL)

@@ -14,8 +14,8 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .allowlists import AllowlistRecord
-    from .store import Store
+    from app.sandbox.store.allowlist_record import AllowlistRecord
+    from app.sandbox.store.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import quote
-from .validate import bad
+from app.sandbox.contract.validate import bad
+from app.sandbox.errors import quote
 
 REFUSED_TOOLS = frozenset(
     {

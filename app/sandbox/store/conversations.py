@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .store import Store, new_id
+from app.sandbox.store.store import Store, new_id
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 
-from .store import Store
+from app.sandbox.store.store import Store
 
 log = logging.getLogger(__name__)
 INTERVAL = 3600.0

@@ -12,18 +12,18 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from .contract_state import (
+from app.sandbox.contract.stateful_routes import (
     ConversationCreate,
     ConversationItemsQuery,
     ConversationUpdate,
     IncludeQuery,
     ItemsAdd,
 )
-from .conversation_store import ConversationRecord, ConversationStore
-from .errors import ServiceError, quote
-from .request import Message, ResponseRequest, parse_request
-from .store import new_id
-from .validate import Model, bad, parse_json_body, validate
+from app.sandbox.contract.validate import Model, bad, parse_json_body, validate
+from app.sandbox.errors import ServiceError, quote
+from app.sandbox.request.parsed import Message, ResponseRequest, parse_request
+from app.sandbox.store.conversations import ConversationRecord, ConversationStore
+from app.sandbox.store.store import new_id
 
 _REPEATABLE = {"include[]"}
 
@@ -125,7 +125,7 @@ class ConversationRoutes:
     # -- the routes -------------------------------------------------------------------------------
 
     def _project(self, request: Request) -> str:
-        from .responses import project_of  # the Responses API's rule: a project key
+        from app.sandbox.routes.responses import project_of  # the Responses API's rule: a project key
 
         return project_of(request)
 

@@ -16,9 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from app.netrules import Address, EntryError, parse_entry
 from app.netrules.policy import enabling_locks_out, removal_locks_out
-
-from .audit import Actor, AuditRecord, Origin
-from .contract import (
+from app.sandbox.contract.responses import (
     AuditActor,
     AuditQuery,
     AuditResult,
@@ -28,10 +26,11 @@ from .contract import (
     ForceQuery,
     ListPatch,
 )
-from .errors import ServiceError, quote
-from .gateway import RequestContext
-from .store import AllowlistRecord, DuplicateEntry, Store
-from .validate import parse_json_body, validate, validate_query
+from app.sandbox.contract.validate import parse_json_body, validate, validate_query
+from app.sandbox.errors import ServiceError, quote
+from app.sandbox.gateway.admission import RequestContext
+from app.sandbox.store.audit import Actor, AuditRecord, Origin
+from app.sandbox.store.store import AllowlistRecord, DuplicateEntry, Store
 
 T = TypeVar("T")
 MAX_IF_MATCH = 200  # characters of If-Match: a few versions, not a body

@@ -12,13 +12,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.common.jsonschema_check import mismatches
-from app.schema.items import ReasoningItem
-
-from .background import BackgroundRuns, check_background
-from .builder import Event, ResponseBuilder, count_tokens
-from .contract import ItemsQuery
-from .conversations import ConversationRoutes, conversation_id_of
-from .engines.base import (
+from app.sandbox.answer.builder import Event, ResponseBuilder, count_tokens
+from app.sandbox.answer.sealed import Sealer
+from app.sandbox.answer.tool_loop import (
+    check_calls,
+    check_outputs,
+    message_from_json,
+    message_json,
+    resolve_references,
+)
+from app.sandbox.answer.truncation import fit_context, input_tokens
+from app.sandbox.contract.responses import ItemsQuery
+from app.sandbox.contract.validate import bad, parse_json_body, validate_query
+from app.sandbox.engines.base import (
     Conversation,
     Engine,
     FunctionCallDelta,
@@ -28,14 +34,13 @@ from .engines.base import (
     TextDelta,
     Usage,
 )
-from .errors import ServiceError, one_line, quote
-from .gateway import RequestContext
-from .request import Message, ResponseRequest, parse_request
-from .sealed import Sealer
-from .store import new_id
-from .tool_loop import check_calls, check_outputs, message_from_json, message_json, resolve_references
-from .truncation import fit_context, input_tokens
-from .validate import bad, parse_json_body, validate_query
+from app.sandbox.errors import ServiceError, one_line, quote
+from app.sandbox.gateway.admission import RequestContext
+from app.sandbox.request.parsed import Message, ResponseRequest, parse_request
+from app.sandbox.routes.background import BackgroundRuns, check_background
+from app.sandbox.routes.conversations import ConversationRoutes, conversation_id_of
+from app.sandbox.store.store import new_id
+from app.schema.items import ReasoningItem
 
 
 def project_of(request: Request) -> str:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .contract import CreateResponse, WebSearchTool
-from .contract_tools import ChoiceAllowed, ChoiceFunction, FunctionTool, NamespaceTool
-from .errors import quote
-from .validate import bad
+from app.sandbox.contract.responses import CreateResponse, WebSearchTool
+from app.sandbox.contract.tools import ChoiceAllowed, ChoiceFunction, FunctionTool, NamespaceTool
+from app.sandbox.contract.validate import bad
+from app.sandbox.errors import quote
 
 Mode = Literal["none", "auto", "required"]
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}

@@ -10,7 +10,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from .contract import CreateResponse, Includable, InputItem, Strict, _metadata
+from app.sandbox.contract.responses import CreateResponse, Includable, InputItem, Strict, _metadata
 
 MAX_ITEMS = 20  # items added at a time, as the hosted service allows
 

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import ServiceError, quote
+from app.sandbox.errors import ServiceError, quote
 
 MAX_DEPTH = 64
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -15,7 +15,7 @@ from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
 
-from .store import Store
+from app.sandbox.store.store import Store
 
 _KEY_NAME = "fernet_reasoning"
 

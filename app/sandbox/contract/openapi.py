@@ -7,10 +7,8 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
-from app.schema.items import AnswerItem
-
-from .config import SandboxConfig
-from .contract import (
+from app.sandbox.config import SandboxConfig
+from app.sandbox.contract.responses import (
     AuditActor,
     AuditResult,
     AuditType,
@@ -21,7 +19,13 @@ from .contract import (
     InputItem,
     ListPatch,
 )
-from .contract_state import ConversationCreate, ConversationUpdate, InputTokensRequest, ItemsAdd
+from app.sandbox.contract.stateful_routes import (
+    ConversationCreate,
+    ConversationUpdate,
+    InputTokensRequest,
+    ItemsAdd,
+)
+from app.schema.items import AnswerItem
 
 SUFFIX = "Schema"
 

@@ -15,6 +15,13 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_val
 from pydantic_core import PydanticCustomError
 
 from app.common.jsonschema_check import schema_problem
+from app.sandbox.contract.tools import (
+    FunctionTool,
+    ItemReference,
+    NamespaceTool,
+    ToolChoice,
+    item_tag,
+)
 from app.schema.items import (
     FunctionCallItem,
     FunctionCallOutputItem,
@@ -22,14 +29,6 @@ from app.schema.items import (
     ReasoningItem,
     Refusal,
     WebSearchCall,
-)
-
-from .contract_tools import (
-    FunctionTool,
-    ItemReference,
-    NamespaceTool,
-    ToolChoice,
-    item_tag,
 )
 
 MAX_DESCRIPTION = 200

@@ -30,13 +30,12 @@ from typing import Any, TypeVar
 
 from app.common.private import private_dir, private_file
 from app.netrules import parse_entry
-
-from . import audit
-from .allowlists import AllowlistRecord, EntryRecord, EntryUsage
-from .audit import DASHBOARD_ORIGIN, SERVICE_ORIGIN, AuditRecord, Origin
-from .commits import CommitWatch
-from .contract import AuditQuery, AuditType
-from .writer import BatchWriter
+from app.sandbox.contract.responses import AuditQuery, AuditType
+from app.sandbox.store import audit
+from app.sandbox.store.allowlist_record import AllowlistRecord, EntryRecord, EntryUsage
+from app.sandbox.store.audit import DASHBOARD_ORIGIN, SERVICE_ORIGIN, AuditRecord, Origin
+from app.sandbox.store.commits import CommitWatch
+from app.sandbox.store.writer import BatchWriter
 
 __all__ = ["AllowlistRecord", "Credentials", "DuplicateEntry", "EntryRecord", "KeyRecord", "Origin", "Store"]
 

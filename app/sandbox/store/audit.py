@@ -14,8 +14,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from .contract import AuditActor, AuditQuery, AuditResult, AuditType
-from .errors import ServiceError, quote
+from app.sandbox.contract.responses import AuditActor, AuditQuery, AuditResult, AuditType
+from app.sandbox.errors import ServiceError, quote
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit_log (

@@ -9,11 +9,11 @@ import secrets
 import time
 from typing import Any
 
-from .engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta, TokenLogprob
-from .request import ResponseRequest
-from .sealed import ReasoningContent, Sealer
-from .store import new_id
-from .tools import CallRecord
+from app.sandbox.answer.sealed import ReasoningContent, Sealer
+from app.sandbox.engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta, TokenLogprob
+from app.sandbox.request.parsed import ResponseRequest
+from app.sandbox.request.tools import CallRecord
+from app.sandbox.store.store import new_id
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 Event = dict[str, Any]

@@ -11,12 +11,11 @@ import json
 from typing import Any
 
 from app.common.jsonschema_check import mismatches
-
-from .errors import quote
-from .request import Message, ResponseRequest
-from .store import Store
-from .tools import CallRecord
-from .validate import bad
+from app.sandbox.contract.validate import bad
+from app.sandbox.errors import quote
+from app.sandbox.request.parsed import Message, ResponseRequest
+from app.sandbox.request.tools import CallRecord
+from app.sandbox.store.store import Store
 
 
 def resolve_references(store: Store, project_id: str, body: dict[str, Any]) -> None:

@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.netrules import Address, Network, parse_client_ip
-
-from .config import SandboxConfig
-from .errors import error_bytes
-from .store import AllowlistRecord, KeyRecord, Store
+from app.sandbox.config import SandboxConfig
+from app.sandbox.errors import error_bytes
+from app.sandbox.store.store import AllowlistRecord, KeyRecord, Store
 
 if TYPE_CHECKING:
-    from .app import SandboxState
+    from app.sandbox.app import SandboxState
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
