@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
-from collections import defaultdict
 from typing import Any
 
 from starlette.applications import Starlette
@@ -23,24 +21,10 @@ from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.responses import ResponsesRoutes
+from app.sandbox.state import SandboxState
 from app.sandbox.store.store import Store
 
 log = logging.getLogger(__name__)
-
-
-class SandboxState:
-    """What the routes share: settings, store, engine, and the token counter (for 'no tokens on a 403')."""
-
-    def __init__(self, config: SandboxConfig, store: Store, engine: Engine) -> None:
-        self.config = config
-        self.store = store
-        self.engine = engine
-        self.tokens_by_project: dict[str, int] = defaultdict(int)
-        self._lock = threading.Lock()
-
-    def count_tokens(self, project_id: str, tokens: int) -> None:
-        with self._lock:
-            self.tokens_by_project[project_id] += tokens
 
 
 def make_engine(config: SandboxConfig) -> Engine:

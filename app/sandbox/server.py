@@ -17,9 +17,10 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from app.common.fileio import write_atomically
-from app.sandbox.app import SandboxState, create_app
+from app.sandbox.app import create_app
 from app.sandbox.config import SandboxConfig
 from app.sandbox.gateway.slow_clients import KEEP_ALIVE, guarded_httptools_protocol, hold_connections
+from app.sandbox.state import SandboxState
 from app.sandbox.store.retention import keep_pruning
 from app.sandbox.store.store import Credentials, Store
 from app.sandbox.store.upkeep import Compiler, Keeper

@@ -11,9 +11,9 @@ from typing import Any
 
 from app.sandbox.answer.sealed import ReasoningContent, Sealer
 from app.sandbox.engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta, TokenLogprob
+from app.sandbox.ids import new_id
 from app.sandbox.request.parsed import ResponseRequest
 from app.sandbox.request.tools import CallRecord
-from app.sandbox.store.store import new_id
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 Event = dict[str, Any]

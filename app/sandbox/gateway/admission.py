@@ -23,22 +23,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.netrules import Address, Network, parse_client_ip
 from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import error_bytes
-from app.sandbox.store.store import AllowlistRecord, KeyRecord, Store
+from app.sandbox.gateway.context import RequestContext
+from app.sandbox.store.store import AllowlistRecord, Store
 
 if TYPE_CHECKING:
-    from app.sandbox.app import SandboxState
+    from app.sandbox.state import SandboxState
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
-
-
-class RequestContext(NamedTuple):
-    """What the gateway learned, for the handlers: `scope["state"]["gateway"]`. A NamedTuple: made on every
-    request, and a frozen dataclass's __init__ costs three object.__setattr__ calls."""
-
-    source_ip: Address | None
-    key: KeyRecord
-    allowlists: tuple[AllowlistRecord, ...]
 
 
 class Head(NamedTuple):

@@ -16,9 +16,9 @@ from app.sandbox.contract.responses import CreateResponse, FormatJsonSchema, Inp
 from app.sandbox.contract.tools import ChoiceHosted, ItemReference
 from app.sandbox.contract.validate import bad, validate
 from app.sandbox.errors import quote
+from app.sandbox.ids import new_id
 from app.sandbox.request.tools import CallRecord, ToolPlan, plan_tools
 from app.sandbox.request.unsupported import refuse_reasoning, refuse_unsupported
-from app.sandbox.store.store import new_id
 from app.schema.items import FunctionCallItem, FunctionCallOutputItem, OutputText, Refusal
 
 IMAGE_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}

@@ -28,7 +28,7 @@ from app.sandbox.contract.responses import (
 )
 from app.sandbox.contract.validate import parse_json_body, validate, validate_query
 from app.sandbox.errors import ServiceError, quote
-from app.sandbox.gateway.admission import RequestContext
+from app.sandbox.gateway.context import RequestContext
 from app.sandbox.store.audit import Actor, AuditRecord, Origin
 from app.sandbox.store.store import AllowlistRecord, DuplicateEntry, Store
 

@@ -26,9 +26,11 @@ from app.sandbox.contract.stateful_routes import RetrieveQuery
 from app.sandbox.contract.validate import bad
 from app.sandbox.engines.base import Conversation, Engine
 from app.sandbox.errors import ServiceError, quote
+from app.sandbox.ids import new_id
 from app.sandbox.request.parsed import ResponseRequest
 from app.sandbox.routes.conversations import query
-from app.sandbox.store.store import Store, new_id
+from app.sandbox.routes.project import project_of
+from app.sandbox.store.store import Store
 
 Runner = Callable[[str, Conversation, ResponseBuilder, Engine], AsyncGenerator[Event, None]]
 _LIVE = ("queued", "in_progress")
@@ -216,8 +218,6 @@ class BackgroundRuns:
 
 
 def _project(request: Request) -> str:
-    from app.sandbox.routes.responses import project_of
-
     return project_of(request)
 
 

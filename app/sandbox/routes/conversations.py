@@ -21,9 +21,10 @@ from app.sandbox.contract.stateful_routes import (
 )
 from app.sandbox.contract.validate import Model, bad, parse_json_body, validate
 from app.sandbox.errors import ServiceError, quote
+from app.sandbox.ids import new_id
 from app.sandbox.request.parsed import Message, ResponseRequest, parse_request
+from app.sandbox.routes.project import project_of
 from app.sandbox.store.conversations import ConversationRecord, ConversationStore
-from app.sandbox.store.store import new_id
 
 _REPEATABLE = {"include[]"}
 
@@ -125,8 +126,6 @@ class ConversationRoutes:
     # -- the routes -------------------------------------------------------------------------------
 
     def _project(self, request: Request) -> str:
-        from app.sandbox.routes.responses import project_of  # the Responses API's rule: a project key
-
         return project_of(request)
 
     def _body(self, model: type[Model], raw: bytes) -> Model:

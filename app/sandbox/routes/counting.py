@@ -14,10 +14,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from app.sandbox.answer.tool_loop import check_outputs
+from app.sandbox.answer.truncation import input_tokens
 from app.sandbox.contract.stateful_routes import InputTokensRequest
 from app.sandbox.contract.validate import bad, parse_json_body, validate
 from app.sandbox.engines.base import Conversation
 from app.sandbox.request.parsed import parse_request
+from app.sandbox.routes.project import project_of
 
 if TYPE_CHECKING:
     from app.sandbox.routes.responses import ResponsesRoutes
@@ -28,9 +30,6 @@ class TokenCounting:
         self.routes = routes
 
     async def count(self, request: Request) -> Response:
-        from app.sandbox.answer.truncation import input_tokens
-        from app.sandbox.routes.responses import project_of
-
         project_id = project_of(request)
         raw = parse_json_body(await request.body())
         validate(InputTokensRequest, raw)

@@ -35,23 +35,12 @@ from app.sandbox.engines.base import (
     Usage,
 )
 from app.sandbox.errors import ServiceError, one_line, quote
-from app.sandbox.gateway.admission import RequestContext
+from app.sandbox.ids import new_id
 from app.sandbox.request.parsed import Message, ResponseRequest, parse_request
 from app.sandbox.routes.background import BackgroundRuns, check_background
 from app.sandbox.routes.conversations import ConversationRoutes, conversation_id_of
-from app.sandbox.store.store import new_id
+from app.sandbox.routes.project import project_of
 from app.schema.items import ReasoningItem
-
-
-def project_of(request: Request) -> str:
-    context: RequestContext = request.scope["state"]["gateway"]
-    if context.key.kind != "project" or context.key.project_id is None:
-        raise ServiceError(
-            403,
-            "An admin key cannot call the Responses API: use a project API key.",
-            "insufficient_permissions",
-        )
-    return context.key.project_id
 
 
 def history_items(messages: list[Message]) -> list[dict[str, Any]]:

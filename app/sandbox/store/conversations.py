@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.sandbox.store.store import Store, new_id
+from app.sandbox.ids import new_id
+from app.sandbox.store.store import Store
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from app.common.private import private_dir, private_file
 from app.netrules import parse_entry
 from app.sandbox.contract.responses import AuditQuery, AuditType
+from app.sandbox.ids import new_id
 from app.sandbox.store import audit
 from app.sandbox.store.allowlist_record import AllowlistRecord, EntryRecord, EntryUsage
 from app.sandbox.store.audit import DASHBOARD_ORIGIN, SERVICE_ORIGIN, AuditRecord, Origin
@@ -86,10 +87,6 @@ KEY_COLUMNS = "key_hash, kind, org_id, project_id, created_at, name"
 ENTRY_COLUMNS = "id, cidr, description, created_at, expires_at, hit_count, last_matched_at"
 GENERATION = "SELECT value FROM meta WHERE name = 'allowlists_generation'"
 NEXT_GENERATION = "UPDATE meta SET value = value + 1 WHERE name = 'allowlists_generation'"
-
-
-def new_id(prefix: str) -> str:
-    return f"{prefix}_{secrets.token_hex(12)}"
 
 
 def hash_key(key: str) -> str:
