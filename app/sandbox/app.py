@@ -22,7 +22,7 @@ from app.sandbox.routes.admin import AdminRoutes
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.state import SandboxState
-from app.sandbox.store.store import Store
+from app.sandbox.store.aggregates import Store
 
 log = logging.getLogger(__name__)
 

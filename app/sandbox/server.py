@@ -21,8 +21,10 @@ from app.sandbox.app import create_app
 from app.sandbox.config import SandboxConfig
 from app.sandbox.gateway.slow_clients import KEEP_ALIVE, guarded_httptools_protocol, hold_connections
 from app.sandbox.state import SandboxState
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.database import run_blocking
+from app.sandbox.store.organizations import Credentials
 from app.sandbox.store.retention import keep_pruning
-from app.sandbox.store.store import Credentials, Store
 from app.sandbox.store.upkeep import Compiler, Keeper
 
 
@@ -41,12 +43,12 @@ def first_start_credentials(
     The keys are written out before the store commits them: a kill during first start then leaves either
     an empty store (the next start begins again and writes new keys over the file) or keys that are kept.
     """
-    if not store.is_empty():
+    if not store.organizations.is_empty():
         return None
     credentials = Credentials.new()
     if credentials_out is not None:
         write_credentials(credentials_out, url, credentials)
-    return store.bootstrap(credentials)
+    return run_blocking(store.organizations.bootstrap(credentials))
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

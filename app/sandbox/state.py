@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from app.sandbox.config import SandboxConfig
 from app.sandbox.engines.base import Engine
-from app.sandbox.store.store import Store
+from app.sandbox.store.aggregates import Store
 
 
 class SandboxState:

@@ -15,7 +15,7 @@ from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
 
-from app.sandbox.store.store import Store
+from app.sandbox.store.aggregates import Store
 
 _KEY_NAME = "fernet_reasoning"
 
@@ -42,7 +42,7 @@ class Sealer:
             row = db.execute("SELECT value FROM secrets WHERE name = ?", (_KEY_NAME,)).fetchone()
             return bytes(row[0])
 
-        return cls(store.write(keep))
+        return cls(store.database.submit(keep).result())
 
     def seal(self, content: ReasoningContent) -> str:
         data = {"text": content.text, "tokens": content.tokens}

@@ -15,7 +15,7 @@ from app.sandbox.contract.validate import bad
 from app.sandbox.errors import quote
 from app.sandbox.request.parsed import Message, ResponseRequest
 from app.sandbox.request.tools import CallRecord
-from app.sandbox.store.store import Store
+from app.sandbox.store.aggregates import Store
 
 
 def resolve_references(store: Store, project_id: str, body: dict[str, Any]) -> None:
@@ -33,7 +33,7 @@ def resolve_references(store: Store, project_id: str, body: dict[str, Any]) -> N
     ]
     if not references:
         return
-    found = store.load_items(project_id, [item_id for _, item_id in references])
+    found = store.responses.load_items(project_id, [item_id for _, item_id in references])
     for index, item_id in references:
         if item_id not in found:
             raise bad(

@@ -24,7 +24,8 @@ from app.netrules import Address, Network, parse_client_ip
 from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import error_bytes
 from app.sandbox.gateway.context import RequestContext
-from app.sandbox.store.store import AllowlistRecord, Store
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.allowlist_record import AllowlistRecord
 
 if TYPE_CHECKING:
     from app.sandbox.state import SandboxState
@@ -210,7 +211,7 @@ class Gateway:
                 await _respond(send, 403, _refusal(seen), extra)
                 return
 
-        key = self.store.lookup_key(token) if token else None
+        key = self.store.keys.lookup(token) if token else None
         if key is None:
             message = (
                 "No API key was given: send it as 'Authorization: Bearer <key>'."
@@ -292,7 +293,7 @@ class Gateway:
         org_id, project_id = self._owners(path, token)
         if not org_id:
             return None, None
-        return self.store.allowlists(org_id, project_id)
+        return self.store.allowlists.for_caller(org_id, project_id)
 
     def _owners(self, path: str, token: str | None) -> tuple[str | None, str | None]:
         """(organization, project) that the path or the key's clear owner part names."""
@@ -309,7 +310,7 @@ class Gateway:
             return None, None
         if owner.group(1):
             return owner.group(2), None
-        org_id = self.store.project_org(owner.group(2))
+        org_id = self.store.organizations.project_org(owner.group(2))
         return (org_id, owner.group(2)) if org_id else (None, None)
 
     async def _bounded_body(

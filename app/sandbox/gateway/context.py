@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from app.netrules import Address
-from app.sandbox.store.store import AllowlistRecord, KeyRecord
+from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.keys import KeyRecord
 
 
 class RequestContext(NamedTuple):

@@ -29,8 +29,10 @@ from app.sandbox.contract.responses import (
 from app.sandbox.contract.validate import parse_json_body, validate, validate_query
 from app.sandbox.errors import ServiceError, quote
 from app.sandbox.gateway.context import RequestContext
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.allowlists import DuplicateEntry
 from app.sandbox.store.audit import Actor, AuditRecord, Origin
-from app.sandbox.store.store import AllowlistRecord, DuplicateEntry, Store
 
 T = TypeVar("T")
 MAX_IF_MATCH = 200  # characters of If-Match: a few versions, not a body
@@ -60,7 +62,7 @@ def _target(request: Request, store: Store) -> tuple[str, str, RequestContext]:
     project_id = request.path_params.get("project_id")
     if project_id is None:
         return "organization", org_id, context
-    if store.project_org(project_id) != org_id:
+    if store.organizations.project_org(project_id) != org_id:
         raise ServiceError(
             404, f"No project '{quote(project_id)}' in organization '{quote(org_id)}'.", "project_not_found"
         )
@@ -163,12 +165,12 @@ class AdminRoutes:
             return await change
         except ServiceError as error:
             record = replace(refused, result=AuditResult.REFUSED, status=error.status, code=error.code)
-            await self.store.record_async(record)
+            await self.store.audit.record(record)
             raise
 
     async def get_list(self, request: Request) -> Response:
         scope, owner, context = _target(request, self.store)
-        allowlist = self.store.allowlist(scope, owner)
+        allowlist = self.store.allowlists.get(scope, owner)
         body = list_json(allowlist, context.source_ip, self.store.clock())
         return JSONResponse(body, headers={"etag": etag(allowlist.version)})
 
@@ -188,7 +190,7 @@ class AdminRoutes:
         origin = _origin(context, forced)
         kind = AuditType.ENABLED if enabled else AuditType.DISABLED
         refused = AuditRecord(kind, scope, owner, origin, after={"enabled": enabled})
-        change = self.store.set_enabled_async(scope, owner, enabled, guard, origin)
+        change = self.store.allowlists.set_enabled(scope, owner, enabled, guard, origin)
         allowlist = await self._recorded(refused, change)
         body = list_json(allowlist, context.source_ip, self.store.clock())
         return JSONResponse(body, headers={"etag": etag(allowlist.version)})
@@ -217,8 +219,14 @@ class AdminRoutes:
 
         async def add() -> tuple[Any, int]:
             try:
-                return await self.store.add_entry_async(
-                    scope, owner, network.with_prefixlen, description, body.expires_at, guard, origin
+                return await self.store.allowlists.add_entry(
+                    scope,
+                    owner,
+                    network.with_prefixlen,
+                    description,
+                    expires_at=body.expires_at,
+                    guard=guard,
+                    origin=origin,
                 )
             except DuplicateEntry as duplicate:
                 raise ServiceError(
@@ -256,7 +264,7 @@ class AdminRoutes:
                     raise _refuse_lockout("Expiring this entry so soon", context.source_ip)
 
         origin = _origin(context, forced)
-        current = self.store.allowlist(scope, owner).get(entry_id)
+        current = self.store.allowlists.get(scope, owner).get(entry_id)
         wanted = {"id": entry_id, "expires_at": body.expires_at}
         if body.description is not None:
             wanted["description"] = body.description
@@ -269,11 +277,11 @@ class AdminRoutes:
             current.state() if current else None,
             wanted,
         )
-        change = self.store.update_entry_async(
+        change = self.store.allowlists.update_entry(
             scope, owner, entry_id, body.expires_at, body.description, guard, origin
         )
         entry, version = await self._recorded(refused, change)
-        allowlist = self.store.allowlist(scope, owner)
+        allowlist = self.store.allowlists.get(scope, owner)
         payload = allowlist.entry_json(entry, self.store.clock())
         return JSONResponse(payload, headers={"etag": etag(version)})
 
@@ -292,11 +300,11 @@ class AdminRoutes:
                 raise _refuse_lockout("Removing this entry", context.source_ip)
 
         origin = _origin(context, forced)
-        current = self.store.allowlist(scope, owner).get(entry_id)
+        current = self.store.allowlists.get(scope, owner).get(entry_id)
         before = current.state() if current else {"id": entry_id}
         refused = AuditRecord(AuditType.ENTRY_DELETED, scope, owner, origin, entry_id, before)
         version = await self._recorded(
-            refused, self.store.remove_entry_async(scope, owner, entry_id, guard, origin)
+            refused, self.store.allowlists.remove_entry(scope, owner, entry_id, guard, origin)
         )
         if version is None:
             raise ServiceError(404, f"No entry '{quote(entry_id)}' on this list.", "entry_not_found")
@@ -307,9 +315,9 @@ class AdminRoutes:
         org_id = request.path_params["org_id"]
         _context(request, org_id)
         query = validate_query(AuditQuery, request.query_params.multi_items())
-        return JSONResponse(self.store.audit_page(org_id, query))
+        return JSONResponse(self.store.audit.page(org_id, query))
 
     async def list_projects(self, request: Request) -> Response:
         org_id = request.path_params["org_id"]
         _context(request, org_id)
-        return JSONResponse({"object": "list", "data": self.store.projects(org_id)})
+        return JSONResponse({"object": "list", "data": self.store.organizations.projects(org_id)})

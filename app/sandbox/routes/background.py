@@ -30,7 +30,7 @@ from app.sandbox.ids import new_id
 from app.sandbox.request.parsed import ResponseRequest
 from app.sandbox.routes.conversations import query
 from app.sandbox.routes.project import project_of
-from app.sandbox.store.store import Store
+from app.sandbox.store.aggregates import Store
 
 Runner = Callable[[str, Conversation, ResponseBuilder, Engine], AsyncGenerator[Event, None]]
 _LIVE = ("queued", "in_progress")
@@ -95,7 +95,9 @@ class BackgroundRuns:
         self.store = store
         self.runner = runner
         self.runs: dict[str, BackgroundRun] = {}
-        store.write(_mark_cut_short)  # before the server serves: runs an earlier process never finished
+        store.database.submit(
+            _mark_cut_short
+        ).result()  # before the server serves: runs an earlier process never finished
 
     def live(self, project_id: str, response_id: str) -> BackgroundRun | None:
         run = self.runs.get(response_id)
@@ -107,7 +109,7 @@ class BackgroundRuns:
         """Stored as `queued` (durably) before the answer says so; then the task takes it up."""
         request = conversation.request
         saved = {"history": [], "input_items": request.input_items}
-        await self.store.save_response_async(project_id, builder.snapshot(), saved)
+        await self.store.responses.save(project_id, builder.snapshot(), saved)
         run = BackgroundRun(project_id, builder)
         self.runs[builder.response["id"]] = run
         run.task = asyncio.create_task(self._drive(run, conversation, engine))
@@ -143,7 +145,7 @@ class BackgroundRuns:
             return
         body, events = run.builder.snapshot(), list(run.events)
         try:
-            await self.store.write_async(_keep(run.project_id, body, events))
+            await self.store.database.write(_keep(run.project_id, body, events))
         finally:
             await run.finish()
             self.runs.pop(body["id"], None)
@@ -162,7 +164,7 @@ class BackgroundRuns:
                 run.builder.response["status"] = "cancelled"
             await self._settle(run)
             return run.builder.snapshot()
-        stored = self.store.load_response(project_id, response_id)
+        stored = self.store.responses.load(project_id, response_id)
         if stored is None:
             raise ServiceError(
                 404, f"No response with id '{quote(response_id)}' was found.", "response_not_found"
@@ -179,11 +181,11 @@ class BackgroundRuns:
         run = self.live(project_id, response_id)
         if run is not None:
             return _streaming(run.follow(after), {})
-        if self.store.load_response(project_id, response_id) is None:
+        if self.store.responses.load(project_id, response_id) is None:
             raise ServiceError(
                 404, f"No response with id '{quote(response_id)}' was found.", "response_not_found"
             )
-        kept = self.store.read(
+        kept = self.store.database.read(
             lambda db: db.execute(
                 "SELECT events FROM response_events WHERE response_id = ? AND project_id = ?",
                 (response_id, project_id),

@@ -24,7 +24,7 @@ from app.sandbox.errors import ServiceError, quote
 from app.sandbox.ids import new_id
 from app.sandbox.request.parsed import Message, ResponseRequest, parse_request
 from app.sandbox.routes.project import project_of
-from app.sandbox.store.conversations import ConversationRecord, ConversationStore
+from app.sandbox.store.conversations import ConversationRecord, StoredConversations
 
 _REPEATABLE = {"include[]"}
 
@@ -89,7 +89,7 @@ def output_items(response: dict[str, Any]) -> list[dict[str, Any]]:
 class ConversationRoutes:
     def __init__(self, app_state: Any) -> None:
         self.state = app_state
-        self.conversations = ConversationStore(app_state.store)
+        self.conversations: StoredConversations = app_state.store.conversations
 
     # -- what /v1/responses asks ------------------------------------------------------------------
 

@@ -76,7 +76,7 @@ class ResponsesRoutes:
             return of_conversation[1]
         if not parsed.previous_response_id:
             return []
-        stored = self.state.store.load_response(project_id, parsed.previous_response_id)
+        stored = self.state.store.responses.load(project_id, parsed.previous_response_id)
         if stored is None:
             raise bad(
                 f"Previous response with id '{quote(parsed.previous_response_id)}' not found.",
@@ -193,7 +193,7 @@ class ResponsesRoutes:
             history.append(message_json(answer))
             saved = {"history": history, "input_items": request.input_items}
             items = [*request.input_items, *builder.response["output"]]
-            await self.state.store.save_response_async(project_id, builder.response, saved, items)
+            await self.state.store.responses.save(project_id, builder.response, saved, items)
         conversation_id = conversation_id_of(request.body)
         if conversation_id is not None and not failure:
             await self.conversations.append_turn(conversation_id, request, builder.response)
@@ -237,7 +237,7 @@ class ResponsesRoutes:
     def _load(self, request: Request) -> tuple[str, str, tuple[dict[str, Any], Any]]:
         project_id = project_of(request)
         response_id = request.path_params["response_id"]
-        stored = self.state.store.load_response(project_id, response_id)
+        stored = self.state.store.responses.load(project_id, response_id)
         if stored is None:
             message = f"No response with id '{quote(response_id)}' was found."
             raise ServiceError(404, message, "response_not_found")
@@ -256,7 +256,7 @@ class ResponsesRoutes:
 
     async def delete(self, request: Request) -> Response:
         project_id, response_id, _ = self._load(request)
-        await self.state.store.delete_response_async(project_id, response_id)
+        await self.state.store.responses.delete(project_id, response_id)
         return JSONResponse({"id": response_id, "object": "response.deleted", "deleted": True})
 
     async def input_items(self, request: Request) -> Response:

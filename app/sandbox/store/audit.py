@@ -16,13 +16,8 @@ from typing import Any
 
 from app.sandbox.contract.responses import AuditActor, AuditQuery, AuditResult, AuditType
 from app.sandbox.errors import ServiceError, quote
+from app.sandbox.store.database import Database
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS audit_log (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT, org_id TEXT NOT NULL, project_id TEXT, type TEXT NOT NULL,
-  created_at INTEGER NOT NULL, body TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS audit_log_by_org ON audit_log (org_id, seq);
-"""
 _ID = re.compile(r"^audit_([0-9]{1,18})$")
 
 
@@ -138,3 +133,18 @@ def page(db: sqlite3.Connection, org_id: str, query: AuditQuery) -> dict[str, An
         "last_id": data[-1]["id"] if data else None,
         "has_more": len(events) > query.limit,
     }
+
+
+class AuditLog:
+    """The audit log of one store: the refusals recorded here, the changes by the allowlists' own writes."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    async def record(self, record: AuditRecord) -> None:
+        """Record a refused change (a change made is recorded with it, in its own transaction)."""
+        now = self._database.now()
+        await self._database.write(lambda db: insert(db, record, now))
+
+    def page(self, org_id: str, query: AuditQuery) -> dict[str, Any]:
+        return self._database.read(lambda db: page(db, org_id, query))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from app.sandbox.ids import new_id
-from app.sandbox.store.store import Store
+from app.sandbox.store.database import Database
 
 
 @dataclass(frozen=True)
@@ -51,9 +51,9 @@ def _append(db: sqlite3.Connection, conversation_id: str, items: list[dict[str, 
     db.executemany("INSERT INTO conversation_items VALUES (?, ?, ?, ?)", rows)
 
 
-class ConversationStore:
-    def __init__(self, store: Store) -> None:
-        self.store = store
+class StoredConversations:
+    def __init__(self, database: Database) -> None:
+        self._database = database
 
     async def create(
         self, project_id: str, metadata: dict[str, str], items: list[dict[str, Any]]
@@ -67,11 +67,11 @@ class ConversationStore:
             )
             _append(db, record.id, items)
 
-        await self.store.write_async(work)
+        await self._database.write(work)
         return record
 
     def get(self, project_id: str, conversation_id: str) -> ConversationRecord | None:
-        row = self.store.read(
+        row = self._database.read(
             lambda db: db.execute(
                 "SELECT created_at, metadata FROM conversations WHERE id = ? AND project_id = ?",
                 (conversation_id, project_id),
@@ -87,7 +87,7 @@ class ConversationStore:
             )
             return cursor.rowcount > 0
 
-        return await self.store.write_async(work)
+        return await self._database.write(work)
 
     async def delete(self, project_id: str, conversation_id: str) -> bool:
         def work(db: sqlite3.Connection) -> bool:
@@ -98,15 +98,15 @@ class ConversationStore:
                 db.execute("DELETE FROM conversation_items WHERE conversation_id = ?", (conversation_id,))
             return cursor.rowcount > 0
 
-        return await self.store.write_async(work)
+        return await self._database.write(work)
 
     async def append(self, conversation_id: str, items: list[dict[str, Any]]) -> None:
         """Items after the last one (the caller checked that the conversation is the project's)."""
-        await self.store.write_async(lambda db: _append(db, conversation_id, items))
+        await self._database.write(lambda db: _append(db, conversation_id, items))
 
     def all_items(self, conversation_id: str) -> list[dict[str, Any]]:
         """Every item, oldest first: the history a response on this conversation reads."""
-        rows = self.store.read(
+        rows = self._database.read(
             lambda db: db.execute(
                 "SELECT body FROM conversation_items WHERE conversation_id = ? ORDER BY position",
                 (conversation_id,),
@@ -115,7 +115,7 @@ class ConversationStore:
         return [json.loads(row[0]) for row in rows]
 
     def position(self, conversation_id: str, item_id: str) -> int | None:
-        row = self.store.read(
+        row = self._database.read(
             lambda db: db.execute(
                 "SELECT position FROM conversation_items WHERE conversation_id = ? AND id = ?",
                 (conversation_id, item_id),
@@ -124,7 +124,7 @@ class ConversationStore:
         return None if row is None else int(row[0])
 
     def item(self, conversation_id: str, item_id: str) -> dict[str, Any] | None:
-        row = self.store.read(
+        row = self._database.read(
             lambda db: db.execute(
                 "SELECT body FROM conversation_items WHERE conversation_id = ? AND id = ?",
                 (conversation_id, item_id),
@@ -138,7 +138,7 @@ class ConversationStore:
         """Up to `limit` items after the item at position `after`, in `order`."""
         compare, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
         start = after if after is not None else (-1 if order == "asc" else 2**62)
-        rows = self.store.read(
+        rows = self._database.read(
             lambda db: db.execute(
                 f"SELECT body FROM conversation_items WHERE conversation_id = ? AND position {compare} ? "
                 f"ORDER BY position {direction} LIMIT ?",
@@ -156,4 +156,4 @@ class ConversationStore:
             )
             return cursor.rowcount > 0
 
-        return await self.store.write_async(work)
+        return await self._database.write(work)

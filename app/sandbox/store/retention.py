@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 
-from app.sandbox.store.store import Store
+from app.sandbox.store.aggregates import Store
 
 log = logging.getLogger(__name__)
 INTERVAL = 3600.0
@@ -24,7 +24,7 @@ async def prune_once(store: Store, keep_days: float, now: float | None = None) -
     cutoff = (time.time() if now is None else now) - keep_days * DAY
     total = 0
     while True:
-        deleted = await store.prune_responses_async(cutoff, BATCH)
+        deleted = await store.responses.prune(cutoff, BATCH)
         total += deleted
         if deleted < BATCH:
             return total

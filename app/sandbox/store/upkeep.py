@@ -8,14 +8,15 @@ interval. Both end with `stop()`; the store writes the last usage when it closes
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import queue
 import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from app.sandbox.store.aggregates import Store
     from app.sandbox.store.allowlist_record import AllowlistRecord
-    from app.sandbox.store.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -62,14 +63,18 @@ class Keeper:
         if self._thread.is_alive():
             self._thread.join(timeout=10)
 
-    def tick(self) -> None:
+    async def tick(self) -> None:
         """One round (tests call it with a clock they moved)."""
-        self._store.flush_usage()
-        self._store.remove_expired(self._grace)
+        await self._store.hit_counts.flush()
+        await self._store.allowlists.remove_expired(self._grace)
 
     def _loop(self) -> None:
-        while not self._stopping.wait(self._interval):
-            try:
-                self.tick()
-            except Exception:  # a disk error: the counts stay in memory for the next round
-                log.exception("the sandbox's upkeep round failed")
+        loop = asyncio.new_event_loop()  # this thread's own, for the store's coroutines
+        try:
+            while not self._stopping.wait(self._interval):
+                try:
+                    loop.run_until_complete(self.tick())
+                except Exception:  # a disk error: the counts stay in memory for the next round
+                    log.exception("the sandbox's upkeep round failed")
+        finally:
+            loop.close()
