@@ -9,7 +9,8 @@ import threading
 from app.netrules import EntryIndex, Network
 from app.netrules.parse import Address
 from app.netrules.segments import SegmentTable
-from app.sandbox.store.allowlist_record import AllowlistRecord, EntryRecord
+from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.entry import EntryRecord
 from tests.perf.bench_matcher import probes, random_networks
 
 

@@ -4,85 +4,30 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import secrets
 import time
 from typing import Any
 
+from app.sandbox.answer.echo import echoed_fields
+from app.sandbox.answer.estimate import count_tokens
+from app.sandbox.answer.logprob_shapes import event_logprob, part_logprob, without_bytes
 from app.sandbox.answer.sealed import ReasoningContent, Sealer
-from app.sandbox.engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta, TokenLogprob
+from app.sandbox.engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta
 from app.sandbox.ids import new_id
-from app.sandbox.request.parsed import ResponseRequest
+from app.sandbox.request.parsed import EngineRequest
 from app.sandbox.request.tools import CallRecord
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 Event = dict[str, Any]
-
-
-def count_tokens(text: str) -> int:
-    """An estimate, about one token per word or punctuation mark: enough for usage figures offline."""
-    return len(_TOKEN.findall(text))
 
 
 def _copy(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def echoed_fields(request: ResponseRequest) -> dict[str, Any]:
-    """The request's parameters as the response repeats them (defaults filled in as the hosted service does)."""
-    body = request.body
-    text: dict[str, Any] = {"format": request.text_format, "verbosity": request.verbosity}
-    reasoning = body.reasoning
-    choice = body.tool_choice
-    return {
-        "previous_response_id": body.previous_response_id,
-        "instructions": body.instructions,
-        "tools": [_tool_json(tool) for tool in body.tools],
-        "tool_choice": choice if isinstance(choice, str) else choice.model_dump(),
-        "client_metadata": body.client_metadata,
-        "text": text,
-        "temperature": request.temperature if request.temperature is not None else 1.0,
-        "top_p": request.top_p if request.top_p is not None else 1.0,
-        "max_output_tokens": body.max_output_tokens,
-        "max_tool_calls": body.max_tool_calls,
-        "top_logprobs": body.top_logprobs if body.top_logprobs is not None else 0,
-        "store": request.store,
-        "metadata": body.metadata or {},
-        "parallel_tool_calls": body.parallel_tool_calls is not False,
-        "reasoning": None
-        if reasoning is None
-        else {"effort": reasoning.effort, "summary": request.reasoning_summary},
-        "truncation": body.truncation or "disabled",
-        "service_tier": body.service_tier or "default",
-        "background": bool(body.background),
-        "user": body.user,
-        "safety_identifier": body.safety_identifier,
-        "prompt_cache_key": body.prompt_cache_key,
-        "prompt_cache_retention": body.prompt_cache_retention,
-        "prompt": None if body.prompt is None else body.prompt.model_dump(),
-        "conversation": None
-        if body.conversation is None
-        else {"id": body.conversation if isinstance(body.conversation, str) else body.conversation.id},
-    }
-
-
-def _tool_json(tool: Any) -> dict[str, Any]:
-    """A tool as the response repeats it: a function with its description and parameters (null when not
-    given) and `strict` (true unless sent false, the service's default)."""
-    data: dict[str, Any] = tool.model_dump(exclude_none=True, by_alias=True)
-    functions = [data] if data["type"] == "function" else data.get("tools", [])
-    for function in functions:
-        function.setdefault("description", None)
-        function.setdefault("parameters", None)
-    if data["type"] == "function":
-        data.setdefault("strict", True)
-    return data
-
-
 class ResponseBuilder:
     """Accumulates engine steps into the response object, and yields the matching stream events."""
 
-    def __init__(self, request: ResponseRequest, delta_event: str, sealer: Sealer | None = None) -> None:
+    def __init__(self, request: EngineRequest, delta_event: str, sealer: Sealer | None = None) -> None:
         self.request = request
         self.delta_event = delta_event
         self.sealer = sealer
@@ -210,7 +155,7 @@ class ResponseBuilder:
         self.text += step.text
         self._message_text += step.text
         extra = {"obfuscation": secrets.token_urlsafe(8)} if self.request.obfuscate else {}
-        self.logprobs += [_part_logprob(token) for token in step.logprobs]
+        self.logprobs += [part_logprob(token) for token in step.logprobs]
         events.append(
             self.event(
                 self.delta_event,
@@ -218,7 +163,7 @@ class ResponseBuilder:
                 output_index=self.output.index(self.message),
                 content_index=0,
                 delta=step.text,
-                logprobs=[_event_logprob(token) for token in step.logprobs],
+                logprobs=[event_logprob(token) for token in step.logprobs],
                 **extra,
             )
         )
@@ -320,7 +265,7 @@ class ResponseBuilder:
         common = {"item_id": message["id"], "output_index": index, "content_index": 0}
         return [
             *events,
-            self.event("response.output_text.done", **common, text=text, logprobs=_strip(logprobs)),
+            self.event("response.output_text.done", **common, text=text, logprobs=without_bytes(logprobs)),
             self.event("response.content_part.done", **common, part=_copy(part)),
             self.event("response.output_item.done", output_index=index, item=_copy(message)),
         ]
@@ -362,38 +307,3 @@ class ResponseBuilder:
         self.response["error"] = {"code": "server_error", "message": message}
         events.append(self.event("response.failed", response=self.snapshot()))
         return events
-
-
-def _event_logprob(token: TokenLogprob) -> dict[str, Any]:
-    """A token's logprob as a delta event carries it (no bytes)."""
-    top = [{"token": text, "logprob": logprob} for text, logprob in token.top]
-    return {"token": token.token, "logprob": token.logprob, "top_logprobs": top}
-
-
-def _part_logprob(token: TokenLogprob) -> dict[str, Any]:
-    """A token's logprob as the finished output_text part carries it (with each token's UTF-8 bytes)."""
-    raw = token.top_bytes or tuple(text.encode() for text, _ in token.top)
-    top = [
-        {"token": text, "bytes": list(data), "logprob": lp}
-        for (text, lp), data in zip(token.top, raw, strict=True)
-    ]
-    return {
-        "token": token.token,
-        "bytes": list(token.token_bytes if token.token_bytes is not None else token.token.encode()),
-        "logprob": token.logprob,
-        "top_logprobs": top,
-    }
-
-
-def _strip(logprobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The part's logprobs without bytes, as the done event carries them."""
-    return [
-        {
-            "token": lp["token"],
-            "logprob": lp["logprob"],
-            "top_logprobs": [
-                {"token": top["token"], "logprob": top["logprob"]} for top in lp["top_logprobs"]
-            ],
-        }
-        for lp in logprobs
-    ]

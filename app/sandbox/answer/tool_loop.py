@@ -13,7 +13,7 @@ from typing import Any
 from app.common.jsonschema_check import mismatches
 from app.sandbox.contract.validate import bad
 from app.sandbox.errors import quote
-from app.sandbox.request.parsed import Message, ResponseRequest
+from app.sandbox.request.parsed import EngineRequest, Message
 from app.sandbox.request.tools import CallRecord
 from app.sandbox.store.aggregates import Store
 
@@ -58,7 +58,7 @@ def check_outputs(refs: list[tuple[str, str]], messages: list[Message]) -> None:
             )
 
 
-def check_calls(request: ResponseRequest, calls: list[CallRecord]) -> str | None:
+def check_calls(request: EngineRequest, calls: list[CallRecord]) -> str | None:
     """Why a call of a `strict` function does not fit its parameters schema (the answer then fails, as a
     broken structured output does), or None."""
     for call in calls:

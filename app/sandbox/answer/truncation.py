@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from app.sandbox.answer.builder import _TOKEN, count_tokens
+from app.sandbox.answer.estimate import TOKEN, count_tokens
 from app.sandbox.contract.validate import bad
 from app.sandbox.engines.base import Conversation
 from app.sandbox.request.parsed import Message
@@ -75,7 +75,7 @@ def _cut_start(message: Message, tokens: int) -> Message | None:
         if left <= 0 or not isinstance(text, str):
             parts.append(part)
             continue
-        starts = [match.start() for match in _TOKEN.finditer(text)]
+        starts = [match.start() for match in TOKEN.finditer(text)]
         if len(starts) <= left:
             left -= len(starts)
             continue  # the whole part goes

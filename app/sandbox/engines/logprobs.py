@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 
-from app.sandbox.request.parsed import ResponseRequest
+from app.sandbox.request.parsed import EngineRequest
 
 from .base import TokenLogprob
 
@@ -65,7 +65,7 @@ _ALTERNATIVES = [
 ]
 
 
-def top_logprobs_wanted(request: ResponseRequest) -> int | None:
+def top_logprobs_wanted(request: EngineRequest) -> int | None:
     """How many alternatives per token, when logprobs were asked for (`include`); None otherwise."""
     if LOGPROBS not in request.include:
         return None

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-import time
 from collections import deque
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.netrules import Address, Network, parse_client_ip
+from app.netrules import Address
 from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import error_bytes
 from app.sandbox.gateway.context import RequestContext
+from app.sandbox.gateway.limits import RateLimiter
+from app.sandbox.gateway.source import bearer_token, source_of
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.allowlist_record import AllowlistRecord
 
@@ -61,9 +61,6 @@ def _head(source_ip: Address | None, token: str | None, framed: bool, oversized:
 
 # A request's addresses come from few clients: parsing one (checks, then an ipaddress object) costs ~15 µs,
 # so it is remembered (bounded: a flood of new addresses evicts).
-_parse = lru_cache(maxsize=4096)(parse_client_ip)
-
-
 @lru_cache(maxsize=1024)
 def _refusal(seen: str) -> bytes:
     message = (
@@ -75,85 +72,6 @@ def _refusal(seen: str) -> bytes:
 
 # x-ratelimit-reset-requests for each whole number of seconds a one-minute window can have left.
 _RESET_HEADERS = tuple(f"{seconds}s".encode() for seconds in range(61))
-
-
-def resolve_source_ip(scope: Scope, trusted: list[Network]) -> Address | None:
-    """The client's address, or None for unknown (which fails closed wherever a list is active)."""
-    return source_of(*_source_texts(scope), trusted)
-
-
-def _source_texts(scope: Scope) -> tuple[str | None, tuple[bytes, ...]]:
-    """What the source depends on: the peer's address and the X-Forwarded-For lines, as sent."""
-    client = scope.get("client")
-    forwarded = tuple(value for name, value in scope["headers"] if name == b"x-forwarded-for")
-    return (client[0] if client else None), forwarded
-
-
-def source_of(peer_text: str | None, forwarded: tuple[bytes, ...], trusted: list[Network]) -> Address | None:
-    """The source from the peer and X-Forwarded-For (read only from a trusted peer)."""
-    peer = _parse(peer_text) if peer_text else None
-    if peer is None or not _inside(peer, trusted):
-        return peer
-    lines = [value.decode("latin-1") for value in forwarded]
-    hops = [hop.strip() for hop in ",".join(lines).split(",")]
-    if not lines or not any(hops):
-        return None
-    address = None
-    for hop in reversed(hops):
-        address = _parse(hop)
-        if address is None:
-            return None
-        if not _inside(address, trusted):
-            return address
-    # Every hop is trusted (the service leaves this case open): the leftmost is the client, as nginx's real_ip_recursive.
-    return address
-
-
-def _inside(address: Address, networks: list[Network]) -> bool:
-    return any(address.version == network.version and address in network for network in networks)
-
-
-def bearer_token(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
-    """The token of `Authorization: Bearer <token>` (the first Authorization header), or None."""
-    for name, value in headers:
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            token = token.strip()
-            return token if scheme.lower() == "bearer" and token else None
-    return None
-
-
-class _Window:
-    """A key's current window, counted in place: no tuple made and stored again on every request."""
-
-    __slots__ = ("start", "used")
-
-    def __init__(self, start: float) -> None:
-        self.start = start
-        self.used = 0
-
-
-class RateLimiter:
-    """A fixed one-minute window per key: simple, and what the x-ratelimit-* headers describe."""
-
-    def __init__(self, per_minute: int) -> None:
-        self.per_minute = per_minute
-        self._windows: dict[str, _Window] = {}
-        self._lock = threading.Lock()
-
-    def take(self, key: str) -> tuple[bool, int, float]:
-        """Returns (allowed, remaining, seconds until the window resets)."""
-        now = time.monotonic()
-        with self._lock:
-            window = self._windows.get(key)
-            if window is None or now - window.start >= 60:
-                window = self._windows[key] = _Window(now)
-            used = window.used
-            reset = 60 - (now - window.start)  # more than 0: the window is younger than a minute
-            if used >= self.per_minute:
-                return False, 0, reset
-            window.used = used + 1
-            return True, self.per_minute - used - 1, reset
 
 
 class Gateway:

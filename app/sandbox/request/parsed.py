@@ -67,7 +67,7 @@ class Message:
 
 
 @dataclass
-class ResponseRequest:
+class EngineRequest:
     """What engines read: model, messages, sampling, the output format, and the options the sandbox honours."""
 
     model: str
@@ -233,7 +233,7 @@ def _tool_messages(
     return messages, refs
 
 
-def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int) -> ResponseRequest:
+def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int) -> EngineRequest:
     refuse_unsupported(body)
     parsed = validate(CreateResponse, body)
     if parsed.model not in models:
@@ -248,7 +248,7 @@ def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int)
     items = items or list(parsed.input)
     refuse_reasoning(parsed.model, body.get("reasoning") if isinstance(body.get("reasoning"), dict) else None)
     messages, refs = _tool_messages(items, "input", max_image_bytes)
-    request = ResponseRequest(parsed.model, messages, parsed, [input_item_json(item) for item in items])
+    request = EngineRequest(parsed.model, messages, parsed, [input_item_json(item) for item in items])
     request.output_refs = refs
     request.tools = plan = plan_tools(parsed)
     searches = any(tool.type.startswith("web_search") for tool in parsed.tools)

@@ -16,8 +16,8 @@ from starlette.responses import JSONResponse, Response
 
 from app.netrules import Address, EntryError, parse_entry
 from app.netrules.policy import enabling_locks_out, removal_locks_out
-from app.sandbox.contract.responses import (
-    AuditActor,
+from app.sandbox.contract.admin import (
+    AuditActorKind,
     AuditQuery,
     AuditResult,
     AuditType,
@@ -111,7 +111,7 @@ def _if_match(request: Request) -> set[str] | None:
 def _origin(context: RequestContext, forced: bool) -> Origin:
     key = context.key
     source = str(context.source_ip) if context.source_ip is not None else None
-    return Origin(Actor(AuditActor.API_KEY, key.id, key.name), source, forced)
+    return Origin(Actor(AuditActorKind.API_KEY, key.id, key.name), source, forced)
 
 
 def _refuse_lockout(what: str, source_ip: Address | None) -> ServiceError:

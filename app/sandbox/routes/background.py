@@ -27,7 +27,7 @@ from app.sandbox.contract.validate import bad
 from app.sandbox.engines.base import Conversation, Engine
 from app.sandbox.errors import ServiceError, quote
 from app.sandbox.ids import new_id
-from app.sandbox.request.parsed import ResponseRequest
+from app.sandbox.request.parsed import EngineRequest
 from app.sandbox.routes.conversations import query
 from app.sandbox.routes.project import project_of
 from app.sandbox.store.aggregates import Store
@@ -41,7 +41,7 @@ def sse(event: Event) -> bytes:
     return f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
 
 
-def check_background(request: ResponseRequest) -> None:
+def check_background(request: EngineRequest) -> None:
     """Background needs the response stored: it is how the client gets its answer."""
     if request.body.background and not request.store:
         raise bad(

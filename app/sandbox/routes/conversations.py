@@ -22,7 +22,7 @@ from app.sandbox.contract.stateful_routes import (
 from app.sandbox.contract.validate import Model, bad, parse_json_body, validate
 from app.sandbox.errors import ServiceError, quote
 from app.sandbox.ids import new_id
-from app.sandbox.request.parsed import Message, ResponseRequest, parse_request
+from app.sandbox.request.parsed import EngineRequest, Message, parse_request
 from app.sandbox.routes.project import project_of
 from app.sandbox.store.conversations import ConversationRecord, StoredConversations
 
@@ -100,7 +100,7 @@ class ConversationRoutes:
             raise ServiceError(404, message, "conversation_not_found", param)
         return record
 
-    def history(self, project_id: str, request: ResponseRequest) -> tuple[str, list[Message]] | None:
+    def history(self, project_id: str, request: EngineRequest) -> tuple[str, list[Message]] | None:
         """(conversation id, its items as messages) for a response given `conversation`; None without one."""
         conversation_id = conversation_id_of(request.body)
         if conversation_id is None:
@@ -117,7 +117,7 @@ class ConversationRoutes:
         return conversation_id, history_from_items(items, self.state, request.model)
 
     async def append_turn(
-        self, conversation_id: str, request: ResponseRequest, response: dict[str, Any]
+        self, conversation_id: str, request: EngineRequest, response: dict[str, Any]
     ) -> None:
         """This turn's input items, then its output items, after the conversation's last item."""
         items = [{**item, "id": item.get("id") or new_id("item")} for item in request.input_items]

@@ -12,7 +12,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.common.jsonschema_check import mismatches
-from app.sandbox.answer.builder import Event, ResponseBuilder, count_tokens
+from app.sandbox.answer.builder import Event, ResponseBuilder
+from app.sandbox.answer.estimate import count_tokens
 from app.sandbox.answer.sealed import Sealer
 from app.sandbox.answer.tool_loop import (
     check_calls,
@@ -32,11 +33,11 @@ from app.sandbox.engines.base import (
     Reasoning,
     Search,
     TextDelta,
-    Usage,
+    TokenizerUsage,
 )
 from app.sandbox.errors import ServiceError, one_line, quote
 from app.sandbox.ids import new_id
-from app.sandbox.request.parsed import Message, ResponseRequest, parse_request
+from app.sandbox.request.parsed import EngineRequest, Message, parse_request
 from app.sandbox.routes.background import BackgroundRuns, check_background
 from app.sandbox.routes.conversations import ConversationRoutes, conversation_id_of
 from app.sandbox.routes.project import project_of
@@ -69,7 +70,7 @@ class ResponsesRoutes:
         self.conversations = ConversationRoutes(app_state)
         self.background = BackgroundRuns(app_state.store, self._run)
 
-    def history(self, project_id: str, parsed: ResponseRequest) -> list[Message]:
+    def history(self, project_id: str, parsed: EngineRequest) -> list[Message]:
         """The earlier turns: of the conversation, or of the previous response (never both: a 400)."""
         of_conversation = self.conversations.history(project_id, parsed)
         if of_conversation is not None:
@@ -85,7 +86,7 @@ class ResponsesRoutes:
             )
         return messages_from_history(_stored(stored[1])[0])
 
-    def check_sealed(self, parsed: ResponseRequest) -> None:
+    def check_sealed(self, parsed: EngineRequest) -> None:
         """Reasoning items sent back must carry content this sandbox sealed, unchanged."""
         items = parsed.body.input if isinstance(parsed.body.input, list) else []
         for index, item in enumerate(items):
@@ -140,7 +141,7 @@ class ResponsesRoutes:
         calls_made: set[int] = set()
         incomplete = False
         text_tokens = 0  # a running count: re-counting the whole text per delta was quadratic
-        usage: Usage | None = None  # real counts from the engine, when it has a tokenizer
+        usage: TokenizerUsage | None = None  # real counts from the engine, when it has a tokenizer
         async with aclosing(engine.run(conversation)) as steps:  # closed at once when the client leaves
             async for step in steps:
                 if isinstance(step, Reasoning):
@@ -163,7 +164,7 @@ class ResponsesRoutes:
                         continue  # past parallel_tool_calls: false or max_tool_calls: the call is not made
                     calls_made.add(step.index)
                     events = builder.function_call(step)
-                elif isinstance(step, Usage):
+                elif isinstance(step, TokenizerUsage):
                     usage, incomplete = step, step.incomplete
                     continue
                 elif isinstance(step, Incomplete):
@@ -199,7 +200,7 @@ class ResponsesRoutes:
             await self.conversations.append_turn(conversation_id, request, builder.response)
 
     @staticmethod
-    def _check_format(request: ResponseRequest, text: str) -> str | None:
+    def _check_format(request: EngineRequest, text: str) -> str | None:
         text_format = request.text_format
         if text_format["type"] == "text":
             return None

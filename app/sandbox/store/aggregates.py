@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.sandbox.store.allowlist_record import AllowlistRecord
-from app.sandbox.store.allowlists import Allowlists
+from app.sandbox.store.allowlists import StoredAllowlists
 from app.sandbox.store.audit import AuditLog
 from app.sandbox.store.conversations import StoredConversations
 from app.sandbox.store.database import Database
@@ -33,7 +33,7 @@ class Store:
         compile_later: Callable[[AllowlistRecord], None] | None = None,
     ) -> None:
         self.database = Database(path, clock)
-        self.allowlists = Allowlists(self.database, compile_later)
+        self.allowlists = StoredAllowlists(self.database, compile_later)
         self.database.start_writer(self.allowlists)
         self.hit_counts = HitCounts(self.database, self.allowlists)
         self.keys = Keys(self.database)

@@ -14,7 +14,7 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from ipaddress import IPv4Address
 from itertools import compress
 from operator import attrgetter, ne
@@ -22,6 +22,7 @@ from typing import Any
 
 from app.netrules import Address, EntryIndex, Network, parse_entry, unmapped
 from app.netrules.segments import SegmentTable
+from app.sandbox.store.entry import EntryRecord, EntryUsage
 
 _REBUILD_AFTER = 1024  # removed serials kept before the index is built again (amortized: once per that many)
 COMPILE_INLINE_UP_TO = 512  # entries; a longer list's table is compiled off the request path
@@ -33,52 +34,6 @@ GONE = -1  # the expiry of a removed entry: never in force
 
 def _expiry(entry: EntryRecord) -> int:
     return NEVER if entry.expires_at is None else entry.expires_at
-
-
-@dataclass(frozen=True)
-class EntryRecord:
-    id: str
-    cidr: str
-    description: str
-    created_at: int
-    expires_at: int | None = None
-    hit_count: int = 0  # as flushed to the store; the list adds what it counted since
-    last_matched_at: int | None = None
-
-    def expired(self, now: float) -> bool:
-        return self.expires_at is not None and now >= self.expires_at
-
-    def state(self) -> dict[str, Any]:
-        """What the audit log records of the entry before or after a change."""
-        return {
-            "id": self.id,
-            "cidr": self.cidr,
-            "description": self.description,
-            "expires_at": self.expires_at,
-        }
-
-    def as_json(self, now: float, hits: int = 0, last_matched_at: int | None = None) -> dict[str, Any]:
-        last = self.last_matched_at if last_matched_at is None else last_matched_at
-        return {
-            "object": "ip_allowlist.entry",
-            "id": self.id,
-            "cidr": self.cidr,
-            "description": self.description,
-            "created_at": self.created_at,
-            "expires_at": self.expires_at,
-            "expired": self.expired(now),
-            "hit_count": self.hit_count + hits,
-            "last_matched_at": last,
-        }
-
-
-@dataclass(frozen=True)
-class EntryUsage:
-    """Requests admitted by one entry since the last flush, and the second of the latest."""
-
-    entry_id: str
-    hits: int
-    last_matched_at: int
 
 
 class _Lasting:

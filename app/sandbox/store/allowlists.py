@@ -13,12 +13,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from app.netrules import parse_entry
-from app.sandbox.contract.responses import AuditType
+from app.sandbox.contract.admin import AuditType
 from app.sandbox.ids import new_id
 from app.sandbox.store import audit
-from app.sandbox.store.allowlist_record import AllowlistRecord, EntryRecord, EntryUsage
+from app.sandbox.store.allowlist_record import AllowlistRecord
 from app.sandbox.store.audit import DASHBOARD_ORIGIN, SERVICE_ORIGIN, AuditRecord, Origin
 from app.sandbox.store.database import Database
+from app.sandbox.store.entry import EntryRecord, EntryUsage
 
 Guard = Callable[
     [AllowlistRecord], None
@@ -47,7 +48,7 @@ def _entry(row: sqlite3.Row) -> EntryRecord:
     )
 
 
-class Allowlists:
+class StoredAllowlists:
     """The organizations' and projects' allowlists. Thread-safe: the database's lock guards the lists in
     memory too, and the writer changes them only under it."""
 

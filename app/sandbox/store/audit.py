@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from app.sandbox.contract.responses import AuditActor, AuditQuery, AuditResult, AuditType
+from app.sandbox.contract.admin import AuditActorKind, AuditQuery, AuditResult, AuditType
 from app.sandbox.errors import ServiceError, quote
 from app.sandbox.store.database import Database
 
@@ -25,7 +25,7 @@ _ID = re.compile(r"^audit_([0-9]{1,18})$")
 class Actor:
     """Who asked: an admin key (id and name), the dashboard command line, or the service itself."""
 
-    kind: AuditActor
+    kind: AuditActorKind
     key_id: str | None = None
     name: str = ""
 
@@ -33,8 +33,8 @@ class Actor:
         return {"type": self.kind.value, "id": self.key_id, "name": self.name}
 
 
-DASHBOARD = Actor(AuditActor.DASHBOARD, None, "dashboard")
-SERVICE = Actor(AuditActor.SERVICE, None, "service")
+DASHBOARD = Actor(AuditActorKind.DASHBOARD, None, "dashboard")
+SERVICE = Actor(AuditActorKind.SERVICE, None, "service")
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from app.sandbox.store.allowlists import Allowlists
+from app.sandbox.store.allowlists import StoredAllowlists
 from app.sandbox.store.database import Database
 
 
 class HitCounts:
     """Writes what the gateway counted on the lists in memory (and on lists dropped from memory since)."""
 
-    def __init__(self, database: Database, allowlists: Allowlists) -> None:
+    def __init__(self, database: Database, allowlists: StoredAllowlists) -> None:
         self._database = database
         self._allowlists = allowlists
 
