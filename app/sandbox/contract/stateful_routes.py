@@ -1,7 +1,7 @@
 """The request contract of the stateful routes: conversations, background runs, token counting.
 
-Kept beside contract.py (which holds `POST /v1/responses` and the Admin API) so that each file stays about
-one thing; items and tools are contract.py's own types, used here as they are.
+Kept beside responses.py (which holds `POST /v1/responses`) so that each file stays about one thing; items
+and tools are responses.py's own types, used here as they are.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The function-calling part of the request contract: function and namespace tools, tool_choice, and
 references to stored items (the function calls and outputs a tool loop sends back are app.schema's).
 
-Kept beside contract.py (which imports it) so that the tool models have one home; tags start with "~" as
+Kept beside responses.py (which imports it) so that the tool models have one home; tags start with "~" as
 there, so validate.py drops them from an error's location.
 """
 

@@ -1,4 +1,4 @@
-"""Request bodies in: bounded JSON, validated by the models of contract.py, every fault a 400 naming its field."""
+"""Request bodies in: bounded JSON, validated by the contract's models, every fault a 400 naming its field."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def _problem(error: Any) -> ServiceError:
         message = message.replace("String should", "must").replace("List should", "must")
         return bad(f"'{param}' {message}.", param)
     if error.get("ctx") is None and kind not in ("value_error", "assertion_error"):
-        # a PydanticCustomError of contract.py: its type is our code, its message says it all
+        # a PydanticCustomError of the contract's: its type is our code, its message says it all
         return bad(str(error["msg"]), param, kind)
     return bad(f"'{param}': {quote(str(error['msg']), 200)}.", param)
 

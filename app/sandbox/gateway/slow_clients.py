@@ -40,7 +40,7 @@ def hold_connections(count: int) -> None:
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (ceiling, hard))
         except (ValueError, OSError):
-            pass  # as it was: the cap still answers, accepts beyond the limit fail as before
+            pass  # the limit stays: the cap still answers, accepts beyond the limit fail
 
 
 MAX_HEAD_BYTES = 16 * 1024  # uvicorn's own default, stated: a longer head is a 400

@@ -140,7 +140,7 @@ class ResponsesRoutes:
         call_limit = request.tools.call_limit
         calls_made: set[int] = set()
         incomplete = False
-        text_tokens = 0  # a running count: re-counting the whole text per delta was quadratic
+        text_tokens = 0  # a running count: re-counting the whole text per delta would be quadratic
         usage: TokenizerUsage | None = None  # real counts from the engine, when it has a tokenizer
         async with aclosing(engine.run(conversation)) as steps:  # closed at once when the client leaves
             async for step in steps:

@@ -51,9 +51,8 @@ class Store:
         return self.database.clock
 
     def close(self) -> None:
-        counted = (
-            self.hit_counts.pending()
-        )  # what the gateway counted since the last flush, before the writer stops
+        # What the gateway counted since the last flush, written before the writer stops.
+        counted = self.hit_counts.pending()
         if counted is not None:
             self.database.submit(counted).result()
         self.database.close()

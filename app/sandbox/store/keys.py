@@ -59,7 +59,7 @@ class Keys:
 
     def lookup(self, key: str) -> KeyRecord | None:
         """The key's record. Keys are never changed nor revoked, so one found is kept in memory by its hash
-        (a query per request was a large part of the gateway's cost); an unknown one is asked every time,
+        (a query per request would be a large part of the gateway's cost); an unknown one is asked every time,
         as the dashboard may create it meanwhile."""
         digest = _hash_cached(key)
         known = self._known.get(digest)
