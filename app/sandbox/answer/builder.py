@@ -14,7 +14,7 @@ from app.sandbox.answer.logprob_shapes import event_logprob, part_logprob, witho
 from app.sandbox.answer.sealed import ReasoningContent, Sealer
 from app.sandbox.engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta
 from app.sandbox.ids import new_id
-from app.sandbox.request.parsed import EngineRequest
+from app.sandbox.request.engine_request import EngineRequest
 from app.sandbox.request.tools import CallRecord
 
 Event = dict[str, Any]

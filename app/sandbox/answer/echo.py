@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.sandbox.request.parsed import EngineRequest
+from app.sandbox.request.engine_request import EngineRequest
 
 
 def echoed_fields(request: EngineRequest) -> dict[str, Any]:

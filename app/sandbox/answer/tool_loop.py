@@ -13,7 +13,7 @@ from typing import Any
 from app.common.jsonschema_check import mismatches
 from app.sandbox.contract.validate import bad
 from app.sandbox.errors import quote
-from app.sandbox.request.parsed import EngineRequest, Message
+from app.sandbox.request.engine_request import EngineRequest, Message
 from app.sandbox.request.tools import CallRecord
 from app.sandbox.store.aggregates import Store
 

@@ -12,7 +12,7 @@ import dataclasses
 from app.sandbox.answer.estimate import TOKEN, count_tokens
 from app.sandbox.contract.validate import bad
 from app.sandbox.engines.base import Conversation
-from app.sandbox.request.parsed import Message
+from app.sandbox.request.engine_request import Message
 
 CUT_MARK = "[…] "  # where the start of a message was cut away: the engine (and a person reading) sees it
 

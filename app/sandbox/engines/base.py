@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.sandbox.request.parsed import EngineRequest, Message
+from app.sandbox.request.engine_request import EngineRequest, Message
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from app.sandbox.request.parsed import Message
+from app.sandbox.request.engine_request import Message
 
 from .base import Conversation, FunctionCallDelta, Incomplete, Step, TextDelta, TokenizerUsage
 from .upstream_tools import (

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from app.sandbox.errors import ServiceError
-from app.sandbox.request.parsed import EngineRequest
+from app.sandbox.request.engine_request import EngineRequest
 from app.sandbox.request.tools import ToolPlan
 
 from . import search as web

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.sandbox.request.parsed import Message
+from app.sandbox.request.engine_request import Message
 from app.sandbox.request.tools import FunctionSpec, ToolPlan
 
 from .upstream_tools import WireNames

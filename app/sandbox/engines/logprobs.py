@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 
-from app.sandbox.request.parsed import EngineRequest
+from app.sandbox.request.engine_request import EngineRequest
 
 from .base import TokenLogprob
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 
-from app.sandbox.request.parsed import Message
+from app.sandbox.request.engine_request import Message
 from app.sandbox.request.tools import FunctionSpec
 
 from .base import Conversation

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.sandbox.request.parsed import Message
+from app.sandbox.request.engine_request import Message
 from app.sandbox.request.tools import CallRecord, FunctionSpec, ToolPlan
 
 SEPARATOR = "__"

@@ -14,7 +14,7 @@ import re
 from collections import deque
 from collections.abc import Awaitable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -24,11 +24,9 @@ from app.sandbox.errors import error_bytes
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.source import bearer_token, source_of
+from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.allowlist_record import AllowlistRecord
-
-if TYPE_CHECKING:
-    from app.sandbox.state import SandboxState
 
 _ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
 _KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")

@@ -27,7 +27,7 @@ from app.sandbox.contract.validate import bad
 from app.sandbox.engines.base import Conversation, Engine
 from app.sandbox.errors import ServiceError, quote
 from app.sandbox.ids import new_id
-from app.sandbox.request.parsed import EngineRequest
+from app.sandbox.request.engine_request import EngineRequest
 from app.sandbox.routes.conversations import query
 from app.sandbox.routes.project import project_of
 from app.sandbox.store.aggregates import Store

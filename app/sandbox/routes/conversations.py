@@ -22,9 +22,10 @@ from app.sandbox.contract.stateful_routes import (
 from app.sandbox.contract.validate import Model, bad, parse_json_body, validate
 from app.sandbox.errors import ServiceError, quote
 from app.sandbox.ids import new_id
-from app.sandbox.request.parsed import EngineRequest, Message, parse_request
+from app.sandbox.request.engine_request import EngineRequest, Message, parse_request
 from app.sandbox.routes.project import project_of
-from app.sandbox.store.conversations import ConversationRecord, StoredConversations
+from app.sandbox.state import SandboxState
+from app.sandbox.store.conversations import ConversationRecord
 
 _REPEATABLE = {"include[]"}
 
@@ -59,7 +60,7 @@ def conversation_id_of(body: Any) -> str | None:
     return conversation if isinstance(conversation, str) else str(conversation.id)
 
 
-def stored_items(items: list[dict[str, Any]], state: Any, param: str) -> list[dict[str, Any]]:
+def stored_items(items: list[dict[str, Any]], state: SandboxState, param: str) -> list[dict[str, Any]]:
     """Items as a conversation keeps them: checked as a response's input is (images read), each with an id."""
     config = state.config
     try:
@@ -74,7 +75,7 @@ def stored_items(items: list[dict[str, Any]], state: Any, param: str) -> list[di
     return [{**item, "id": item.get("id") or new_id("item")} for item in parsed.input_items]
 
 
-def history_from_items(items: list[dict[str, Any]], state: Any, model: str) -> list[Message]:
+def history_from_items(items: list[dict[str, Any]], state: SandboxState, model: str) -> list[Message]:
     """A conversation's items as the messages an engine reads (the same reading as a response's input)."""
     if not items:
         return []
@@ -87,9 +88,9 @@ def output_items(response: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class ConversationRoutes:
-    def __init__(self, app_state: Any) -> None:
+    def __init__(self, app_state: SandboxState) -> None:
         self.state = app_state
-        self.conversations: StoredConversations = app_state.store.conversations
+        self.conversations = app_state.store.conversations
 
     # -- what /v1/responses asks ------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ sandbox's estimate (the simulated and upstream engines). History comes from `pre
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -18,11 +18,9 @@ from app.sandbox.answer.truncation import input_tokens
 from app.sandbox.contract.stateful_routes import InputTokensRequest
 from app.sandbox.contract.validate import bad, parse_json_body, validate
 from app.sandbox.engines.base import Conversation
-from app.sandbox.request.parsed import parse_request
+from app.sandbox.request.engine_request import parse_request
 from app.sandbox.routes.project import project_of
-
-if TYPE_CHECKING:
-    from app.sandbox.routes.responses import ResponsesRoutes
+from app.sandbox.routes.responses import ResponsesRoutes
 
 
 class TokenCounting:

@@ -37,10 +37,11 @@ from app.sandbox.engines.base import (
 )
 from app.sandbox.errors import ServiceError, one_line, quote
 from app.sandbox.ids import new_id
-from app.sandbox.request.parsed import EngineRequest, Message, parse_request
+from app.sandbox.request.engine_request import EngineRequest, Message, parse_request
 from app.sandbox.routes.background import BackgroundRuns, check_background
 from app.sandbox.routes.conversations import ConversationRoutes, conversation_id_of
 from app.sandbox.routes.project import project_of
+from app.sandbox.state import SandboxState
 from app.schema.items import ReasoningItem
 
 
@@ -64,7 +65,7 @@ def _stored(history: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 class ResponsesRoutes:
-    def __init__(self, app_state: Any) -> None:
+    def __init__(self, app_state: SandboxState) -> None:
         self.state = app_state
         self.sealer = Sealer.for_store(app_state.store)
         self.conversations = ConversationRoutes(app_state)

@@ -12,11 +12,9 @@ import asyncio
 import logging
 import queue
 import threading
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from app.sandbox.store.aggregates import Store
-    from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.allowlist_record import AllowlistRecord
 
 log = logging.getLogger(__name__)
 
