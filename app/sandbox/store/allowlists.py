@@ -104,7 +104,7 @@ class StoredAllowlists:
         if not self._dirty and commits.unchanged():
             return
         commits.seen()  # before the query: a commit after this makes the next call ask again
-        generation = self._database.db.execute(GENERATION).fetchone()[0]
+        generation = self._database.reader.execute(GENERATION).fetchone()[0]
         ours = generation == self._generation or (self._committing and generation == self._generation - 1)
         if self._dirty or not ours:
             self._forget_lists(generation)
@@ -145,7 +145,7 @@ class StoredAllowlists:
             self._check_generation()
             if (scope, owner_id) in self.in_memory:
                 return self.in_memory[(scope, owner_id)]
-            db = self._database.db
+            db = self._database.reader
             db.execute("BEGIN")  # one snapshot for the enabled flag and the entries
             try:
                 return self._load(db, scope, owner_id)

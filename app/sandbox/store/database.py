@@ -36,7 +36,7 @@ class Database:
         create_tables(self._writer_db)
         # Guards the reading connection and the allowlists in memory; never held across a disk flush.
         self.lock = threading.RLock()
-        self.db = connect(path)  # the reading connection: use it under `lock`
+        self.reader = connect(path)  # the reading connection: use it under `lock`
         self.commits = CommitWatch(path)
         self._writer: BatchWriter | None = None
 
@@ -50,13 +50,14 @@ class Database:
     def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run a read on the reading connection (one at a time; SQLite reads are short)."""
         with self.lock:
-            return work(self.db)
+            return work(self.reader)
 
     def submit(self, work: Callable[[sqlite3.Connection], T], lists: bool = False) -> Future[T]:
         """Queue a write for the writer thread; the future resolves once it is on disk. For the writes made
         before the server's loop serves (the sealing key, runs cut short) and when the store closes:
         everywhere else, `write`."""
-        assert self._writer is not None, "start_writer first"
+        if self._writer is None:
+            raise RuntimeError("the store's writer has not started (Database.start_writer)")
         return self._writer.submit(work, lists)
 
     async def write(self, work: Callable[[sqlite3.Connection], T], lists: bool = False) -> T:
@@ -70,7 +71,7 @@ class Database:
             self._writer_db.close()
         with self.lock:
             self.commits.close()
-            self.db.close()
+            self.reader.close()
 
 
 def run_blocking(coroutine: Coroutine[Any, Any, T]) -> T:
