@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from app.api import answer_bytes
+from app.api import ConnectionSettings, ServiceClient, answer_bytes
 from app.api.admin import Allowlist, Entry
 from app.api.answer_bytes import parse_bytes, parse_in_slices, parse_list_bytes
 from app.api.errors import InvalidResponse
+from tests.api.servers import ScriptedServer, reply
 
 
 def listing(entries: list[dict[str, Any]], **fields: Any) -> bytes:
@@ -94,3 +95,31 @@ def test_a_long_list_is_parsed_off_the_event_loop_s_thread(monkeypatch: pytest.M
     allowlist = asyncio.run(parse_list_bytes(Allowlist, "entries", content, "an allowlist", "u"))
     assert len(allowlist.entries) == 3_000
     assert threads and threading.main_thread().name not in threads
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_allowlists_read_a_long_list_off_the_loop_s_thread_and_a_short_one_on_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    threads: list[str] = []
+    parse = answer_bytes.parse_in_slices
+
+    def recorded(model: type[Allowlist], items: str, content: bytes, what: str, url: str) -> Allowlist:
+        threads.append(threading.current_thread().name)
+        return parse(model, items, content, what, url)
+
+    monkeypatch.setattr(answer_bytes, "parse_in_slices", recorded)
+    long, short = listing(entries(3_000)), listing(entries(3))
+    json_type = {"content-type": "application/json", "etag": '"v3"'}
+    with ScriptedServer([reply("200 OK", long, json_type), reply("200 OK", short, json_type)]) as server:
+        api = ServiceClient(ConnectionSettings(base_url=server.url, admin_key="k", max_retries=0), "org_1")
+        assert len((await api.allowlists.get()).entries) == 3_000
+        assert threads and threading.current_thread().name not in threads
+        assert len((await api.allowlists.get()).entries) == 3 and len(threads) == 1
+        assert api.allowlists.version() == "v3"
+        await api.aclose()
