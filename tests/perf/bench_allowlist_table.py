@@ -140,6 +140,9 @@ def main() -> None:
     print(f"      index and keys (worker):   {ms['built']:,.0f} ms after the bytes")
     print(f"      handed to the model:       {ms['attach']:,.1f} ms (GUI thread: coverage, the order taken)")
     print(f"      bytes to rows with index:  {ms['indexed']:,.0f} ms  (goal <= 400 ms)")
+    print(
+        f"      the same in CPU time:      {ms['indexed_cpu']:,.0f} ms (all threads; the steps run one after another)"
+    )
     print(f"      longest GUI-thread block:  {ms['block']:,.0f} ms  (goal <= 50 ms)")
     print(f"  baseline: the same heartbeat beside a plain Python loop: {ms['jitter']:,.0f} ms longest gap")
     print(f"  baseline: the bytes parsed at once (json.loads, model_validate): {at_once * 1000:,.0f} ms")
@@ -183,7 +186,7 @@ def one_round(content: bytes, data: list[dict[str, Any]], worker: ThreadPoolExec
     QApplication.processEvents()
     heartbeat = Heartbeat()
     heartbeat.start()
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     allowlist = waited(worker.submit(parse_in_slices, Allowlist, "entries", content, "an allowlist", "bench"))
     parsed = time.perf_counter() - started
 
@@ -200,6 +203,7 @@ def one_round(content: bytes, data: list[dict[str, Any]], worker: ThreadPoolExec
     built = time.perf_counter() - started
     attach = timed(lambda: model.set_index(index.result(), me, search.result()))
     indexed = time.perf_counter() - started
+    indexed_cpu = time.process_time() - started_cpu
     block = heartbeat.stop()
     heartbeat.start()
     waited(worker.submit(plain_loop, indexed))
@@ -225,6 +229,7 @@ def one_round(content: bytes, data: list[dict[str, Any]], worker: ThreadPoolExec
         "built": built,
         "attach": attach,
         "indexed": indexed,
+        "indexed_cpu": indexed_cpu,
         "block": block,
         "jitter": jitter,
         "sort": sort,
