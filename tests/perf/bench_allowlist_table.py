@@ -27,7 +27,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from app.api.admin import Allowlist, parse
@@ -97,15 +97,19 @@ class Heartbeat:
         return self.worst
 
 
+class _Finished(QObject):
+    """Says on the GUI thread that a worker's future is done (a queued signal, as asyncio's wakeup is)."""
+
+    done = Signal()
+
+
 def waited(future: Future[_T]) -> _T:
     """The future's result, the GUI thread's event loop running meanwhile (as the console's does)."""
-    loop = QEventLoop()
-    poll = QTimer()
-    poll.timeout.connect(lambda: loop.quit() if future.done() else None)
-    poll.start(1)
+    loop, finished = QEventLoop(), _Finished()
+    finished.done.connect(loop.quit, Qt.ConnectionType.QueuedConnection)
+    future.add_done_callback(lambda _future: finished.done.emit())
     if not future.done():
         loop.exec()
-    poll.stop()
     return future.result()
 
 
