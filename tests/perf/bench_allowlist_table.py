@@ -5,7 +5,7 @@ The table is the Security tab's own (EntriesPanel: its delegate and column width
 console's focus ring). The load is timed as the console does it, from the answer's bytes: the list parsed on
 a worker thread (Allowlists.get's `parse_list_bytes`, in slices), its rows shown at once (GUI thread), then
 its index and the filter's keys in the order by address made on the builder thread (AllowlistState), then
-handed to the model. A heartbeat on the GUI thread (a 2 ms timer) records its longest block meanwhile, set
+handed to the model. A heartbeat on the GUI thread (a 5 ms timer) records its longest block meanwhile, set
 against the same heartbeat beside a plain Python loop on a worker (the machine's own jitter: a shared
 machine's scheduler, and the GIL handed over every 5 ms). Each figure is the median of the rounds (the worst
 keystroke: the median of each round's worst).
@@ -74,11 +74,11 @@ def answer(data: list[dict[str, Any]]) -> bytes:
 
 
 class Heartbeat:
-    """A 2 ms timer on the GUI thread: the longest gap between its ticks is the longest block meanwhile."""
+    """A 5 ms timer on the GUI thread: the longest gap between its ticks is the longest block meanwhile."""
 
     def __init__(self) -> None:
         self.timer = QTimer()
-        self.timer.setInterval(2)
+        self.timer.setInterval(5)
         self.timer.timeout.connect(self._tick)
         self.worst = 0.0
         self._last = time.perf_counter()
