@@ -65,13 +65,19 @@ def _json_or_none(content: bytes) -> Any:
         return None
 
 
-def decoded(response: httpx.Response, content: bytes) -> Any:
-    """A successful answer's JSON; anything else is InvalidResponse. Only called for status < 400."""
+def not_a_page(response: httpx.Response, content: bytes) -> bytes:
+    """A successful answer's body, unless it is a web page (InvalidResponse). Only called for status < 400."""
     content_type = response.headers.get("content-type", "")
     if "html" in content_type or content.lstrip()[:1] == b"<":
         raise InvalidResponse(
             f"{response.request.url} answered a web page, not the API: check that the base URL ends in /v1."
         )
+    return content
+
+
+def decoded(response: httpx.Response, content: bytes) -> Any:
+    """A successful answer's JSON; anything else is InvalidResponse. Only called for status < 400."""
+    not_a_page(response, content)
     try:
         return json.loads(content) if content else None
     except ValueError:

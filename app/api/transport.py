@@ -17,7 +17,7 @@ import httpx
 from app.common.proxy_url import BadProxyUrl, parse_proxy_url
 
 from . import defaults
-from .bodies import decoded, encoded_body, error_for, read_closing
+from .bodies import decoded, encoded_body, error_for, not_a_page, read_closing
 from .connection import ConnectionSettings, ssl_context, validate_base_url
 from .errors import (
     ApiError,
@@ -174,6 +174,35 @@ class Transport:
 
         A request whose connection drops before any byte of the answer is sent again once: always for GET,
         for a write only when `resend_unanswered` says it is safe (else UnansweredWrite)."""
+        content, response = await self.request_bytes(
+            method,
+            path,
+            key=key,
+            json_body=json_body,
+            params=params,
+            retries=retries,
+            deadline=deadline,
+            resend_unanswered=resend_unanswered,
+            headers=headers,
+        )
+        return decoded(response, content), response.headers
+
+    async def request_bytes(
+        self,
+        method: str,
+        path: str,
+        *,
+        key: KeyKind = "api",
+        json_body: Any = None,
+        params: dict[str, str] | None = None,
+        retries: int | None = None,
+        deadline: float | None = None,
+        resend_unanswered: ResendCheck | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[bytes, httpx.Response]:
+        """`request`, the answer's body left as the bytes that came (a web page is InvalidResponse already),
+        with the closed response (its URL, its headers): for a resource that parses a long answer from its
+        bytes, off the loop's thread (Allowlists)."""
         deadline = self.settings.request_deadline if deadline is None else deadline
         url = self.url(path)
         sent_headers = {**self.headers(key), **(headers or {})}
@@ -196,7 +225,7 @@ class Transport:
                 content = await read_closing(response, url, self.route(url))
         except TimeoutError:
             raise self._deadline_error(url, deadline, progress) from None
-        return decoded(response, content), response.headers
+        return not_a_page(response, content), response
 
     async def open_stream(
         self, path: str, body: Any, *, key: KeyKind = "api", on_sent: Callable[[], None] | None = None

@@ -103,11 +103,11 @@ def _embedded_sandbox(profile: Profile, folders: ConsoleFolders, port: int) -> P
         raise CommandFailed(
             Exit.NETWORK, "The console's local sandbox has never run here: open the console first."
         )
-    from app.sandbox.store import Store
+    from app.sandbox.store.aggregates import Store
 
     store = Store(store_file)
     try:
-        orgs = store.orgs()
+        orgs = store.organizations.orgs()
     finally:
         store.close()
     if not orgs:
