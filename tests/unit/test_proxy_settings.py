@@ -154,3 +154,14 @@ def test_the_python_snippet_with_a_proxy_runs_as_written(
     assert made["proxy"] == ("http://proxy.corp:3128", ("alice", "from-the-environment"))
     assert made["http_client"]["proxy"] is not None and made["http_client"]["verify"] is not None
     assert "from-the-environment" not in source
+
+
+def test_the_wait_for_the_first_token_is_counted_and_a_proxy_named_after_five_seconds() -> None:
+    from app.core.playground.status import waiting_text
+
+    assert waiting_text(0.4, "proxy:3128") == "Waiting for the first token…"
+    assert waiting_text(54.2) == "Waiting for the first token… 54 s."
+    assert waiting_text(4.9, "proxy:3128") == "Waiting for the first token… 5 s."
+    assert waiting_text(5.0, "proxy:3128") == (
+        "Waiting for the first token… 5 s. The proxy proxy:3128 may be holding the answer back until it is whole."
+    )
