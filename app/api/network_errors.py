@@ -136,7 +136,7 @@ async def connection_error(
         return _proxy_error(text, url, route)
     if phase is Phase.TUNNEL and isinstance(error, httpx.TimeoutException | httpx.RemoteProtocolError):
         return tunnel_unanswered(route, url, None)
-    if phase is Phase.PROXY_TLS and not _verify_failed(text):
+    if phase is Phase.PROXY_TLS and isinstance(error, httpx.ConnectError) and not _verify_failed(text):
         return ProxySchemeWrong(
             f"The proxy {route.proxy_name} does not answer in TLS ({text}): the Proxy URL says https://, but "
             "most proxies take plain http:// even for https:// sites, whose TLS then runs through the tunnel. "
