@@ -60,7 +60,11 @@ class ConnectionSettings:
     client_key_password: str | None = field(default=None, repr=False)
     proxy: str | None = None
     trust_env: bool = True  # HTTP(S)_PROXY / NO_PROXY from the environment when no proxy is set
-    forwarded_for: str | None = None  # the sandbox profile's simulated source IP
+    # Sent as X-Forwarded-For (the embedded sandbox trusts loopback as a proxy): `forwarded_for` on every
+    # request, the console's own address; `played_ip`, the sandbox profile's Play IP, instead on the API
+    # key's requests (the Playground's), so the console's own Admin API calls never play it.
+    forwarded_for: str | None = None
+    played_ip: str | None = None
     max_retries: int = defaults.MAX_RETRIES
     request_deadline: float = defaults.REQUEST_DEADLINE
     # A stream's wait for the answer's head: a buffering proxy sends nothing until the whole answer is there.
@@ -267,8 +271,9 @@ class Transport:
         secret = {"api": self.settings.api_key, "admin": self.settings.admin_key}.get(key)
         if secret:
             headers["authorization"] = f"Bearer {secret}"
-        if self.settings.forwarded_for:
-            headers["x-forwarded-for"] = self.settings.forwarded_for
+        forwarded = (key == "api" and self.settings.played_ip) or self.settings.forwarded_for
+        if forwarded:
+            headers["x-forwarded-for"] = forwarded
         return headers
 
     def url(self, path: str) -> str:
