@@ -262,11 +262,10 @@ def build_request(
     chaining was asked for."""
     previous = next((turn for turn in reversed(earlier) if turn.in_history), None)
     note = _left_out_note(earlier) if options.chain_on_server else ""
-    if options.chain_on_server and previous is not None and previous.chains_on(server):
+    chain_on = previous.response_id if previous is not None and previous.chains_on(server) else None
+    if options.chain_on_server and previous is not None and chain_on:
         chained_input: str | list[InputItem] = [user_message(prompt, attachments)] if attachments else prompt
-        body = ResponseCreateParams(
-            model=options.model, previous_response_id=previous.response_id, input=chained_input
-        )
+        body = ResponseCreateParams(model=options.model, previous_response_id=chain_on, input=chained_input)
         if note:
             note += " This turn chains on the answer before it."
     else:
@@ -324,7 +323,7 @@ def build_followup(earlier: Sequence[Turn], turn: Turn, server: str = "") -> Res
     assert first is not None  # a turn waiting for outputs was sent in this session
     body = copy.copy(first)
     chained_first = body.pop("previous_response_id", None) is not None
-    if turn.chain_requested and turn.chains_on(server):
+    if turn.chain_requested and turn.response_id and turn.chains_on(server):
         body["previous_response_id"] = turn.response_id
         body["input"] = [call.output_item() for call in turn.calls if call.round == turn.rounds]
         return body

@@ -112,7 +112,7 @@ class ListToCheck(NamedTuple):
 
     label: str  # "Organization" or "Project"
     enabled: bool
-    index: EntryIndex
+    members: EntryIndex  # the list's index
     in_force: Callable[[int], bool] = always_in_force
 
 
@@ -135,7 +135,7 @@ def check_ip(text: str, lists: Sequence[ListToCheck]) -> IpCheck | None:
     except EntryError as error:
         return IpCheck(error=error.message)
     checks = tuple(
-        ListCheck(item.label, answer(item.index, item.enabled, address, item.in_force)) for item in lists
+        ListCheck(item.label, answer(item.members, item.enabled, address, item.in_force)) for item in lists
     )
     project = checks[1].answer if len(checks) > 1 else None
     return IpCheck(lists=checks, verdict=verdict(checks[0].answer, project))

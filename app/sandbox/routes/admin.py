@@ -24,8 +24,8 @@ from app.sandbox.contract.admin import (
     EntryCreate,
     EntryPatch,
     ForceQuery,
-    NoQuery,
     ListPatch,
+    NoQuery,
 )
 from app.sandbox.contract.validate import parse_json_body, validate, validate_query
 from app.sandbox.errors import ServiceError, quote
