@@ -139,3 +139,13 @@ def test_items_kept_before_they_named_their_response_go_with_it(tmp_path: Path) 
         db.close()
     finally:
         again.server.stop()
+
+
+def test_delete_takes_the_response_s_own_items_with_it(sandbox: Sandbox) -> None:
+    with sandbox.api() as client:
+        created = client.post("/responses", json={"model": "service-pro", "input": "hi"}).json()
+        answered = created["output"][0]["id"]
+        assert client.delete(f"/responses/{created['id']}").status_code == 200
+        body = {"model": "service-pro", "input": [{"type": "item_reference", "id": answered}]}
+        refused = client.post("/responses", json=body)
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "item_not_found"
