@@ -170,6 +170,8 @@ class MainWindow(QMainWindow):
         self._fit_sidebar()
         if self.session.client is not None:  # the profile was activated before the tabs existed
             self._playground.reload_models()
+        if current == 0:  # a person's first key goes into the message box, not the Profile box
+            self._playground.message.setFocus()
 
     def _put_tab(self, index: int, tab: QWidget) -> None:
         """Replace the placeholder at `index` by its tab, the tab shown staying the one shown."""

@@ -25,6 +25,8 @@ from app.ui.colours import Ink, ink_label
 from app.ui.layout_batch import one_layout_pass
 from app.ui.widgets.selectable_label import SelectableLabel
 
+from .transcript import controls_added
+
 
 @functools.cache
 def _mono() -> QFont:
@@ -175,6 +177,7 @@ class CallsView(QWidget):
     def _build(self, turn: Turn, editable: frozenset[str]) -> None:
         with one_layout_pass(self):  # the boxes, and this view shown: the turn and the page laid out once
             self._build_boxes(turn, editable)
+        controls_added(self)
 
     def _build_boxes(self, turn: Turn, editable: frozenset[str]) -> None:
         typed = {box.call.call_id: box.typed() for box in self.boxes}

@@ -265,6 +265,7 @@ class PlaygroundTab(QWidget):
 
     def retry(self, index: int) -> None:
         self.service.resend_from(index, self.service.turns[index].prompt, self.options())
+        self.message.setFocus()  # the button pressed went with the turns it replaced
 
     def edit(self, index: int) -> None:
         turn = self.service.turns[index]
@@ -281,6 +282,7 @@ class PlaygroundTab(QWidget):
         text, ok = QInputDialog.getMultiLineText(self, "Edit message", question, turn.prompt)
         if ok and text.strip():
             self.service.resend_from(index, text.strip(), self.options())
+            self.message.setFocus()
 
     # -- views ------------------------------------------------------------------------------------
 
@@ -294,8 +296,15 @@ class PlaygroundTab(QWidget):
         view.inspect_requested.connect(self.inspect)
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
-        view.outputs_submitted.connect(self.service.submit_outputs)
+        view.outputs_submitted.connect(self._send_outputs)
         return view
+
+    def _send_outputs(self, index: int, outputs: dict[str, str]) -> None:
+        """The person's outputs go back to the model: the view follows its answer, the focus goes to the
+        message box (Send outputs hides, and Qt would move the focus on to the toolbar)."""
+        self.message.setFocus()
+        self.transcript.follow()
+        self.service.submit_outputs(index, outputs)
 
     def _show_match(self, match: Match) -> None:
         """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
@@ -335,4 +344,9 @@ class PlaygroundTab(QWidget):
         from .compare import show_compare
 
         models = [self.model.itemText(row) for row in range(self.model.count())]
-        return show_compare(self, self.compare, conversation_id or None, models, self.keeper.open)
+        dialog = show_compare(self, self.compare, conversation_id or None, models, self.keeper.open)
+        if (
+            dialog is not None
+        ):  # closed, the focus goes back to the message box, not the window's first control
+            dialog.finished.connect(lambda _result: self.message.setFocus())
+        return dialog

@@ -2,17 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLayout, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from app.ui.layout_batch import one_layout_pass
+from app.ui.widgets.keyboard import tab_chain
 
 # How close to the end (in pixels) still counts as "reading the newest text".
 FOLLOW_MARGIN = 48
 PAGE_MARGIN = 9
+
+
+def layout_stops(layout: QLayout) -> Iterator[QWidget]:
+    """The controls Tab stops at in `layout`, in the order it lays them out (top to bottom, left to right)."""
+    for position in range(layout.count()):
+        item = layout.itemAt(position)
+        widget = item.widget() if item is not None else None
+        inner = item.layout() if item is not None else None
+        if widget is not None:
+            if widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+                yield widget
+            elif (own := widget.layout()) is not None:
+                yield from layout_stops(own)
+        elif inner is not None:
+            yield from layout_stops(inner)
+
+
+def controls_added(widget: QWidget) -> None:
+    """A part of a turn made new controls (a call's output box, a code's Copy button): the conversation that
+    holds it puts them in the Tab chain where they are read."""
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, Transcript):
+        parent = parent.parentWidget()
+    if parent is not None:
+        parent.chain_tabs_soon()
 
 
 def _column(parent: QWidget | None = None) -> tuple[QWidget, QVBoxLayout]:
@@ -64,6 +90,7 @@ class Transcript(QScrollArea):
         holder.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         self.setWidget(holder)
         self._following = True
+        self._chain_due = False
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
         bar.valueChanged.connect(self._value_changed)
@@ -81,6 +108,27 @@ class Transcript(QScrollArea):
         self._live_layout.addWidget(view)
         self._following = True  # a new turn was just asked for: show it
         self._scroll_to_end()
+        self.chain_tabs_soon()
+
+    def follow(self) -> None:
+        """Go to the end and follow the newest text again (the person asked for more of this turn)."""
+        self.release_anchor()
+        self._following = True
+        self._scroll_to_end()
+
+    def chain_tabs_soon(self) -> None:
+        """Put the turns' controls in the Tab chain right after the conversation, once the current changes
+        are made: a control made later goes at the end of the window's chain, after Send and Stop."""
+        if not self._chain_due:
+            self._chain_due = True
+            QTimer.singleShot(0, self, self._chain_tabs)
+
+    def _chain_tabs(self) -> None:
+        self._chain_due = False
+        page = self.widget()
+        layout = page.layout() if page is not None else None
+        if layout is not None:
+            tab_chain(self, *layout_stops(layout))
 
     def clear(self) -> None:
         for widget in self._turns(self._finished_layout) + self._turns(self._live_layout):
@@ -107,6 +155,7 @@ class Transcript(QScrollArea):
                 self._finished_layout.insertWidget(position, view)
                 view.show()
         self._hold_finished_height()
+        self.chain_tabs_soon()
 
     def drop_earliest(self, count: int) -> None:
         """Let the `count` earliest finished views go (their turns stay in the conversation)."""

@@ -27,6 +27,7 @@ from app.ui.widgets.selectable_label import SelectableLabel
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 from .calls_view import CallsView
+from .transcript import controls_added
 
 __all__ = ["MARKDOWN_LIMIT", "SOFT_BLOCK_CHARS", "AnswerView", "TurnView", "figures_text", "schema_verdict"]
 
@@ -308,3 +309,4 @@ class TurnView(QFrame):
             button = QPushButton(f"Copy code {number}")
             button.clicked.connect(lambda _=False, code=block: QGuiApplication.clipboard().setText(code))
             self.code_buttons.addWidget(button)
+        controls_added(self)
