@@ -11,6 +11,9 @@ from .options_panel import OptionsPanel
 
 CONVERSATION_LINES = 10  # the least the conversation keeps, in lines of text
 CONVERSATION_SHARE = 0.4  # and the least share of the height it keeps (1400x900: all options open fit)
+# In a short window it keeps half the height, up to this many lines (800x600 with Functions open: ~180 px,
+# where ten lines, ~140 px, showed little more than one turn).
+HALF_UP_TO_LINES = 14
 
 
 class OptionsSplit(QSplitter):
@@ -62,7 +65,9 @@ class OptionsSplit(QSplitter):
         total = sum(self.sizes())
         if total <= 0:
             return
-        keep = max(self.conversation.minimumHeight(), int(total * CONVERSATION_SHARE))
+        line = self.conversation.fontMetrics().lineSpacing()
+        half = min(total // 2, HALF_UP_TO_LINES * line)
+        keep = max(self.conversation.minimumHeight(), int(total * CONVERSATION_SHARE), half)
         pane = max(0, min(self.options.sizeHint().height(), total - keep))
         self.setSizes([total - pane, pane])
 

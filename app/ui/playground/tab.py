@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -175,6 +175,10 @@ class PlaygroundTab(QWidget):
 
         return CompareService(self.session, self.keeper, self)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.composer.fit_to(event.size().height())
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._shared:  # the list takes a sixth of the width (120-220 px): at 800 px the row above
@@ -268,20 +272,11 @@ class PlaygroundTab(QWidget):
         self.message.setFocus()  # the button pressed went with the turns it replaced
 
     def edit(self, index: int) -> None:
-        turn = self.service.turns[index]
-        later = len(self.service.turns) - index - 1
-        # The dialog says what the edit costs before OK: the turns after this one leave the conversation.
-        question = "Send again from here:" + (
-            f"\n(the {later} later turn{'s' if later != 1 else ''} of this conversation will be dropped; "
-            "Cancel keeps them)"
-            if later
-            else ""
-        )
-        from PySide6.QtWidgets import QInputDialog  # loaded at the first edit, not at launch
+        from .dialogs import ask_edit  # loaded at the first edit, not at launch
 
-        text, ok = QInputDialog.getMultiLineText(self, "Edit message", question, turn.prompt)
-        if ok and text.strip():
-            self.service.resend_from(index, text.strip(), self.options())
+        text = ask_edit(self, self.service.turns[index].prompt, len(self.service.turns) - index - 1)
+        if text:
+            self.service.resend_from(index, text, self.options())
             self.message.setFocus()
 
     # -- views ------------------------------------------------------------------------------------

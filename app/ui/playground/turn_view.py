@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.playground.call_wording import waiting_text
 from app.core.playground.turns import ErrorKind, Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.ui.colours import Ink, css, ink_label
@@ -215,11 +216,7 @@ class TurnView(QFrame):
             ink_label(self.status, Ink.MUTED)
             return
         if turn.status == TurnStatus.CALLING:
-            count = len(turn.pending_calls)
-            calls = "a function" if count == 1 else f"{count} functions"
-            self.status.setText(
-                f"The model called {calls}: type each output, then Send outputs. {figures}".strip()
-            )
+            self.status.setText(f"{waiting_text(turn)} {figures}".strip())
             ink_label(self.status, Ink.CAUTION)
             return
         if turn.round_note:
