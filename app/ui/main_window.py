@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from app.services.session.messages import Message, MessageLevel
 from app.services.session.session import ConnectionState, ConsoleSession
 from app.ui.colours import Ink, hex_of
+from app.ui import screen_fit
 from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus
@@ -98,7 +99,9 @@ class MainWindow(QMainWindow):
 
         self.ui_state = UiState(session.profiles.settings)  # the window as it was when the console quit
         geometry = self.ui_state.window_geometry
-        if geometry is not None:
+        # A size saved at another scale is another size in points (684x418 at scale 2 is half the window
+        # at scale 1): that launch opens at the first launch's size.
+        if geometry is not None and abs(self.ui_state.window_scale - screen_fit.scale(self)) < 0.01:
             self.restoreGeometry(geometry)
             clamp_to_screen(self)  # left on a larger screen, or at a higher resolution
         self.connection_bar = bar = ConnectionBar(session)
@@ -328,6 +331,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.ui_state.window_geometry = self.saveGeometry()
+        self.ui_state.window_scale = screen_fit.scale(self)
         self.ui_state.tab = self.tabs.currentIndex()
         if self._security is not None:
             self.ui_state.security_scope = self._security.service.project_id or ""
