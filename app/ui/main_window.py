@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 
 from app.services.session.messages import Message, MessageLevel
 from app.services.session.session import ConnectionState, ConsoleSession
-from app.ui.colours import Ink, hex_of
 from app.ui import screen_fit
+from app.ui.colours import Ink, hex_of
 from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus

@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtWidgets import QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.ui.main_window import MainWindow
 from app.ui import screen_fit
+from app.ui.main_window import MainWindow
 from app.ui.screen_fit import MARGIN
 
 LAPTOP = (700, 450)  # 1400x900 at QT_SCALE_FACTOR=2
