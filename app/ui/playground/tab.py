@@ -30,6 +30,7 @@ from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar
 from .composer import Composer
 from .conversations import ConversationSidebar
+from .empty_state import install_empty_state
 from .model_box import ModelBox
 from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
@@ -65,6 +66,7 @@ class PlaygroundTab(QWidget):
         self._build()
         self.view_sync = ViewSync(self.service, self.transcript, self._build_view, self)
         self.views = self.view_sync.views
+        self.empty_state = install_empty_state(self)  # examples to try, until a conversation starts
         self.view_sync.streaming.connect(self.composer.set_streaming)
         # A refused image belonged to the conversation left behind.
         self.view_sync.cleared.connect(self.attachment_bar.notice.clear)

@@ -73,6 +73,7 @@ class Transcript(QScrollArea):
         # A stop on the Tab chain, named: the arrows and Page Up/Down scroll the conversation from here.
         self.setAccessibleName("Conversation")
         holder, page = _column()
+        self._page = page
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
         self.earlier = QPushButton(holder, objectName="earlier_turns", flat=True)
         self.earlier.setToolTip("Earlier turns of this conversation: scroll to the top or press to show them")
@@ -108,6 +109,11 @@ class Transcript(QScrollArea):
         self._live_layout.addWidget(view)
         self._following = True  # a new turn was just asked for: show it
         self._scroll_to_end()
+        self.chain_tabs_soon()
+
+    def set_empty_state(self, widget: QWidget) -> None:
+        """What the page shows above the turns while there are none (the owner shows and hides it)."""
+        self._page.insertWidget(0, widget)
         self.chain_tabs_soon()
 
     def follow(self) -> None:
