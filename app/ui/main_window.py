@@ -24,6 +24,7 @@ from app.ui.colours import Ink, hex_of
 from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus
+from .status_line import StatusBar
 from .toolbar import ConnectionBar
 
 if TYPE_CHECKING:
@@ -132,6 +133,8 @@ class MainWindow(QMainWindow):
         session.client_changed.connect(bar.sync_profile_controls)
         session.profiles.changed.connect(bar.fill_profiles)
         bar.fill_profiles()
+        self._status_bar = StatusBar()  # a long message wraps, not cut at the window's edge
+        self.setStatusBar(self._status_bar)
         self.statusBar().showMessage("Starting…")
         # Which engine answers in the sandbox (and a local model's loading), beside the passing messages.
         self.engine_label = QLabel(objectName="engine_label")
@@ -147,6 +150,7 @@ class MainWindow(QMainWindow):
         from PySide6.QtCore import Qt  # after the first frame (see the imports above)
 
         self.menus.apply_shortcuts()
+        self._status_bar.settle()
         self.page_scroll.setFrameShape(QScrollArea.Shape.NoFrame)  # here: enums cost before the first frame
         self.page_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a frame, not a stop on the Tab chain
         from .focus_ring import install_focus_rings

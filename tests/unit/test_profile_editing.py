@@ -52,7 +52,7 @@ def no_row(_profile: Profile) -> None:
 def test_a_profile_and_its_key_are_kept(session: ConsoleSession, keychain: MemoryKeyring) -> None:
     editor = ProfileEditor(session)
     outcome = editor.save(Profile(id="p1", name=""), form(api_key="sk-typed-123"), no_row)
-    assert outcome.ok and outcome.message == "✓ Saved; api key kept in the keychain."
+    assert outcome.ok and outcome.message == "✓ Saved; API key kept in the keychain."
     stored = session.profiles.get("p1")
     assert stored is not None and stored.base_url == "https://api.example.org/v1"
     assert keychain.secrets[(SERVICE, "p1:api_key")] == "sk-typed-123"
