@@ -26,15 +26,15 @@ class StatusBar(QStatusBar):
         self.line.setTextFormat(Qt.TextFormat.PlainText)
         self.line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-    def showMessage(self, text: str, timeout: int = 0) -> None:
+    def showMessage(self, text: str, timeout: int | None = 0) -> None:
         self.line.setText(text)
-        if timeout > 0:
+        if timeout:
             self._timer.start(timeout)
         else:
             self._timer.stop()
 
     def currentMessage(self) -> str:
-        return self.line.text()
+        return str(self.line.text())
 
     def clearMessage(self) -> None:
         self._timer.stop()

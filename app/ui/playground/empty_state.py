@@ -6,16 +6,40 @@ empty conversation."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.services.playground.service import PlaygroundService
 from app.ui.colours import Ink, ink_label
 
-if TYPE_CHECKING:  # the tab imports this module; this one only uses the tab it is given
-    from .tab import PlaygroundTab
+from .functions_panel import FunctionsPanel
+from .transcript import Transcript
+
+
+class Playground(Protocol):
+    """What the examples use of the Playground tab (which imports this module)."""
+
+    transcript: Transcript
+    service: PlaygroundService
+    message: QPlainTextEdit
+    web_search: QCheckBox
+    structured: QCheckBox
+    functions: FunctionsPanel
+    settings_requested: SignalInstance
+
+    def attach_file(self, path: Path) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -95,7 +119,7 @@ class EmptyState(QWidget):
         layout.addLayout(grid)
 
 
-def install_empty_state(tab: PlaygroundTab) -> EmptyState:
+def install_empty_state(tab: Playground) -> EmptyState:
     """Put the examples on the tab's empty conversation, shown while it has no turn."""
     state = EmptyState()
     tab.transcript.set_empty_state(state)
@@ -106,7 +130,7 @@ def install_empty_state(tab: PlaygroundTab) -> EmptyState:
     return state
 
 
-def try_example(tab: PlaygroundTab, key: str) -> None:
+def try_example(tab: Playground, key: str) -> None:
     """Fill the message box with the example `key`, switching on what it needs."""
     example = next(example for example in EXAMPLES if example.key == key)
     if key == "local":
