@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.core.playground.turns import TurnStatus
@@ -44,8 +44,21 @@ def test_the_empty_conversation_offers_an_example_per_feature(qtbot: QtBot, tab:
     for key in keys:
         button = child(state, QPushButton, f"example_{key}")
         assert button.isVisible() and button.text()
-    # In sight in the conversation, not below the fold of a 1100x800 window.
-    assert state.geometry().bottom() <= tab.transcript.viewport().height() + 200
+
+
+def test_every_example_is_in_sight_at_800x600(qtbot: QtBot, tab: PlaygroundTab, console: MainWindow) -> None:
+    console.resize(800, 600)
+    viewport = tab.transcript.viewport()
+
+    def in_sight(widget: QWidget) -> bool:
+        top_left = widget.mapTo(viewport, widget.rect().topLeft())
+        bottom_right = widget.mapTo(viewport, widget.rect().bottomRight())
+        return viewport.rect().contains(top_left) and viewport.rect().contains(bottom_right)
+
+    intro = tab.empty_state.findChild(QLabel)
+    assert intro is not None
+    buttons = list(tab.empty_state.buttons.values())
+    qtbot.waitUntil(lambda: all(in_sight(widget) for widget in [intro, *buttons]))
 
 
 def test_an_example_fills_the_message_box_and_goes_once_sent(qtbot: QtBot, tab: PlaygroundTab) -> None:

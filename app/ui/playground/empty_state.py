@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.playground.service import PlaygroundService
 from app.ui.colours import Ink, ink_label
 
 from .functions_panel import FunctionsPanel
@@ -32,7 +31,6 @@ class Playground(Protocol):
     """What the examples use of the Playground tab (which imports this module)."""
 
     transcript: Transcript
-    service: PlaygroundService
     message: QPlainTextEdit
     web_search: QCheckBox
     structured: QCheckBox
@@ -97,16 +95,19 @@ class EmptyState(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, objectName="empty_state")
         layout = QVBoxLayout(self)
-        heading = QLabel("<b>Try the Playground</b>")
+        layout.setContentsMargins(0, 0, 0, 0)
         intro = ink_label(
-            QLabel("Pick an example: it fills the message box below; Ctrl+Enter sends it. Or type your own."),
+            QLabel(
+                "<b>Try the Playground:</b> pick an example, it fills the message box below (Ctrl+Enter sends "
+                "it); or type your own."
+            ),
             Ink.MUTED,
         )
         intro.setWordWrap(True)
-        layout.addWidget(heading)
         layout.addWidget(intro)
         grid = QGridLayout()
         grid.setColumnStretch(1, 1)
+        grid.setVerticalSpacing(2)  # all six in sight in the conversation of an 800x600 window
         self.buttons: dict[str, QPushButton] = {}
         for row, example in enumerate(EXAMPLES):
             button = QPushButton(example.button, objectName=f"example_{example.key}")
@@ -120,12 +121,9 @@ class EmptyState(QWidget):
 
 
 def install_empty_state(tab: Playground) -> EmptyState:
-    """Put the examples on the tab's empty conversation, shown while it has no turn."""
+    """Put the examples on the tab's empty conversation, shown while it has no turn (see Transcript)."""
     state = EmptyState()
     tab.transcript.set_empty_state(state)
-    service = tab.service
-    service.turn_added.connect(lambda _index: state.hide())
-    service.conversation_reset.connect(lambda: state.setVisible(not service.turns))
     state.chosen.connect(lambda key: try_example(tab, key))
     return state
 

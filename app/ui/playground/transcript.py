@@ -92,6 +92,7 @@ class Transcript(QScrollArea):
         self.setWidget(holder)
         self._following = True
         self._chain_due = False
+        self._empty: QWidget | None = None
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
         bar.valueChanged.connect(self._value_changed)
@@ -105,6 +106,7 @@ class Transcript(QScrollArea):
     def add_turn(self, view: QWidget) -> None:
         """Show a new turn at the end; the one before it moves to the finished column."""
         self.release_anchor()
+        self._show_empty(False)
         self._retire_live()
         self._live_layout.addWidget(view)
         self._following = True  # a new turn was just asked for: show it
@@ -112,7 +114,9 @@ class Transcript(QScrollArea):
         self.chain_tabs_soon()
 
     def set_empty_state(self, widget: QWidget) -> None:
-        """What the page shows above the turns while there are none (the owner shows and hides it)."""
+        """What the page shows while it has no turn (gone with the first, back once they are cleared): read
+        from its top, where following the end would leave it."""
+        self._empty = widget
         self._page.insertWidget(0, widget)
         self.chain_tabs_soon()
 
@@ -142,6 +146,11 @@ class Transcript(QScrollArea):
             widget.deleteLater()
         self._following = True
         self.release_anchor()
+        self._show_empty(True)
+
+    def _show_empty(self, shown: bool) -> None:
+        if self._empty is not None:
+            self._empty.setVisible(shown)
 
     def set_earlier(self, count: int) -> None:
         """How many earlier turns wait above the ones shown (0 hides the bar)."""
@@ -233,8 +242,10 @@ class Transcript(QScrollArea):
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
-    def _range_changed(self, _low: int, high: int) -> None:
-        if self._anchor is not None:  # earlier turns went in above: keep the same text in view
+    def _range_changed(self, low: int, high: int) -> None:
+        if self._empty is not None and self._empty.isVisibleTo(self):
+            self.verticalScrollBar().setValue(low)
+        elif self._anchor is not None:  # earlier turns went in above: keep the same text in view
             self._hold_anchor()
         elif self._following:
             self.verticalScrollBar().setValue(high)
