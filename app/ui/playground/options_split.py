@@ -11,9 +11,10 @@ from .options_panel import OptionsPanel
 
 CONVERSATION_LINES = 10  # the least the conversation keeps, in lines of text
 CONVERSATION_SHARE = 0.4  # and the least share of the height it keeps (1400x900: all options open fit)
-# In a short window it keeps half the height, up to this many lines (800x600 with Functions open: ~180 px,
-# where ten lines, ~140 px, showed little more than one turn).
-HALF_UP_TO_LINES = 14
+# In a short window it keeps this share, up to SHORT_LINES lines (800x600 with Functions open: ~190 px, where
+# ten lines, ~130 px, showed little more than a turn's last buttons); the options scroll in their pane.
+SHORT_SHARE = 0.6
+SHORT_LINES = 16
 
 
 class OptionsSplit(QSplitter):
@@ -66,8 +67,8 @@ class OptionsSplit(QSplitter):
         if total <= 0:
             return
         line = self.conversation.fontMetrics().lineSpacing()
-        half = min(total // 2, HALF_UP_TO_LINES * line)
-        keep = max(self.conversation.minimumHeight(), int(total * CONVERSATION_SHARE), half)
+        short = min(int(total * SHORT_SHARE), SHORT_LINES * line)
+        keep = max(self.conversation.minimumHeight(), int(total * CONVERSATION_SHARE), short)
         pane = max(0, min(self.options.sizeHint().height(), total - keep))
         self.setSizes([total - pane, pane])
 
