@@ -22,7 +22,13 @@ class StatusBar(QStatusBar):
         """After the first frame (the `Qt` namespace's enums cost a launch ~50 ms before it): messages quote
         servers and files, so they are plain text, never markup; and a person can select one to copy it."""
         from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QSizePolicy
 
+        # Any width: a long word (a URL) wraps or is cut rather than widening the window's minimum (twice the
+        # scale on an 800x600 screen leaves 400 points); the policy keeps the word wrap's height for width.
+        policy = self.line.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.line.setSizePolicy(policy)
         self.line.setTextFormat(Qt.TextFormat.PlainText)
         self.line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
