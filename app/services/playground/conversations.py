@@ -19,10 +19,9 @@ from app.core.playground.conversation_store import (
     ConversationStore,
     ConversationSummary,
     StoredTurn,
-    as_json,
-    as_markdown,
     title_from,
 )
+from app.core.playground.export import as_json, as_markdown
 from app.core.playground.files import CONVERSATIONS_FILE
 from app.core.playground.status import TurnStatus
 from app.services.playground.service import PlaygroundService

@@ -74,6 +74,7 @@ class PlaygroundService(QObject):
         """Start a new turn; returns its index. A turn already streaming is stopped first."""
         from app.core.playground.turns import Turn, build_request
 
+        self._leave_waiting_calls()
         self.stop()
         plan = build_request(self.turns, prompt, attachments, options, self.server)
         turn = Turn(
@@ -94,6 +95,17 @@ class PlaygroundService(QObject):
         task = self.session.tasks.start("playground.stream", self._run(index))
         task.add_done_callback(lambda _task: self._never_started(index))
         return index
+
+    def _leave_waiting_calls(self) -> None:
+        """A new message while the model waits for function outputs: that turn ends, saying why, as its
+        calls go unanswered (not a bare "Stopped", as if the person had pressed Stop)."""
+        from app.core.playground.call_wording import unanswered_note
+
+        for index, turn in enumerate(self.turns):
+            if turn.status == TurnStatus.CALLING:
+                turn.round_note = unanswered_note(turn.pending_calls)
+                turn.status = TurnStatus.STOPPED
+                self.turn_finished.emit(index)
 
     def _never_started(self, index: int) -> None:
         """A turn cancelled before its task ran a single step still ends, as stopped."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
+from app.common.wording import counted
 from app.services.security.allowlist import TransferError
 from app.services.security.rotation import ListScope
 from app.services.security.service import SecurityServices
@@ -130,7 +131,7 @@ class TabDialogs(QObject):
         except TransferError as error:
             self.session.bus.error(str(error))
             return
-        self.session.bus.info(f"Exported {count:,} entries to {path.name}.")
+        self.session.bus.info(f"Exported {counted(count, 'entry', 'entries')} to {path.name}.")
 
     def open_history(self) -> None:
         self._show_dialog("history", HistoryDialog(self.history, self.audit, self.owner))
