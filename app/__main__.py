@@ -211,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.core.cli import main as allowlist_main
 
         return allowlist_main(argv[1:])
+    if argv[:1] == ["keys"]:  # the Admin API's keys, for scripts and CI: Qt-free, as `allowlist`
+        from app.core.cli.keys import main as keys_main
+
+        return keys_main(argv[1:])
     if argv[:1] == ["settings"]:  # the window's settings, read and changed without Qt
         from app.core.cli.settings import main as settings_main
 
