@@ -26,6 +26,7 @@ class Change(StrEnum):
     ROTATION = "rotation"  # a step of an address rotation, from this console
     UPDATE = "update"  # the service's log: a new expiry or description, from anywhere
     EXPIRED = "expired"  # the service's log: the service removed an entry a grace period after it expired
+    KEY = "key"  # a key created, revoked or rotated from this console (its name and id, never its value)
 
 
 class Source(StrEnum):
