@@ -20,7 +20,7 @@ from app.ui.security.keys_view import LOCK_WORD, KeysDialog
 from app.ui.security.tab import SecurityTab
 from tests.gui.reach import child, client_of, dialog_of, embedded, profile_of
 from tests.gui.test_secrets import files_under, secret_of
-from tests.gui.test_security import typed
+from tests.gui.test_security import add, typed
 
 
 def open_keys(qtbot: QtBot, tab: SecurityTab) -> KeysDialog:
@@ -146,6 +146,7 @@ def test_the_guided_rotation_switches_the_console_and_survives_a_restart(
 def test_a_leaked_admin_key_is_replaced_and_revoked_in_one_step(
     qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    add(qtbot, tab, "203.0.113.0/24", "made with the key that leaks")
     keys = open_keys(qtbot, tab)
     choose(qtbot, keys, "First admin key")
     old_value = client_of(tab.session).transport.settings.admin_key
@@ -158,6 +159,7 @@ def test_a_leaked_admin_key_is_replaced_and_revoked_in_one_step(
     note = keys.new_key.note.text()
     assert "is revoked" in note and "counted these requests with it" in note
     assert "this console uses it now" in note
+    assert "Changes made with it" in note and "ip_allowlist.entry.created" in note
     url = embedded(tab.session).base_url
     assert status(url, old_value) == 401
     assert client_of(tab.session).transport.settings.admin_key == made.value

@@ -91,7 +91,7 @@ def from_audit(event: AuditEvent, label_for: Callable[[str | None], str]) -> His
             else f"key {actor.name or actor.id or '?'}"
         )
     before, after = _state(event.before), _state(event.after)
-    what = after or before
+    what = after or before or (event.entry_id or "")  # a key's events name the key by its id
     if before and after and before != after:
         what = f"{before} → {after}"
     result = event.result.value

@@ -69,3 +69,51 @@ def key_json(row: dict[str, Any]) -> dict[str, Any]:
         "request_count": row["request_count"],
         **({} if admin else {"project_id": row["project_id"]}),
     }
+
+
+_ERRORS = (400, 401, 403, 404, 429)
+_PAGE = [
+    {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+    {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1, "maxLength": 64}},
+]
+
+
+def _answers(ok: str) -> dict[str, Any]:
+    error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    answer = {"content": {"application/json": {"schema": {"type": "object"}}}}
+    return {
+        ok: {"description": "ok", **answer},
+        **{str(code): {"description": "error", **error} for code in _ERRORS},
+    }
+
+
+def _body(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema(mode="validation")
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def key_paths(org: dict[str, Any], project: dict[str, Any], id_param: Any) -> dict[str, Any]:
+    """The key endpoints in the OpenAPI document; `id_param(name)` makes a path parameter."""
+    base, in_project = "/v1/organizations/{org_id}", "/v1/organizations/{org_id}/projects/{project_id}"
+    key, account = id_param("key_id"), id_param("account_id")
+    read = {"get": {"responses": _answers("200")}}
+    removable = {**read, "delete": {"responses": _answers("200")}}
+    return {
+        f"{base}/admin_api_keys": {
+            "parameters": [org],
+            "get": {"parameters": _PAGE, "responses": _answers("200")},
+            "post": {"requestBody": _body(AdminKeyCreate), "responses": _answers("201")},
+        },
+        f"{base}/admin_api_keys/{{key_id}}": {"parameters": [org, key], **removable},
+        f"{in_project}/api_keys": {
+            "parameters": [org, project],
+            "get": {"parameters": _PAGE, "responses": _answers("200")},
+        },
+        f"{in_project}/api_keys/{{key_id}}": {"parameters": [org, project, key], **removable},
+        f"{in_project}/service_accounts": {
+            "parameters": [org, project],
+            "get": {"parameters": _PAGE, "responses": _answers("200")},
+            "post": {"requestBody": _body(ServiceAccountCreate), "responses": _answers("201")},
+        },
+        f"{in_project}/service_accounts/{{account_id}}": {"parameters": [org, project, account], **removable},
+    }

@@ -20,7 +20,7 @@ from app.sandbox.store.audit import AuditRecord
 
 
 def _not_found(what: str, given: str) -> ServiceError:
-    return ServiceError(404, f"No {what} '{quote(given)}'.", f"{what.replace(' ', '_')}_not_found")
+    return ServiceError(404, f"No {what} '{quote(given)}'.", f"{what.lower().replace(' ', '_')}_not_found")
 
 
 def _shown(permissions: str | Sequence[str]) -> str | list[str]:
