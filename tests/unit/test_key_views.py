@@ -51,11 +51,16 @@ def test_a_key_is_recognised_by_its_id_or_its_redacted_ends() -> None:
 
 def test_the_plan_goes_quiet_only_after_the_period_and_back_on_a_use(tmp_path: Path) -> None:
     plan = KeyRotationPlan("p", None, "key_old", "CI", "key_new", NOW, 3600)
-    assert not plan.old_key_read(NOW - 10, NOW + 60) and plan.step == KeyStep.CREATED
+    steps: list[KeyStep] = []
+    assert not plan.old_key_read(NOW - 10, NOW + 60)
+    steps.append(plan.step)
     with pytest.raises(KeyRotationError):
         plan.revoked()
-    assert plan.old_key_read(NOW - 10, NOW + 3601) and plan.step == KeyStep.QUIET
-    assert not plan.old_key_read(NOW + 3602, NOW + 3603) and plan.step == KeyStep.CREATED
+    assert plan.old_key_read(NOW - 10, NOW + 3601)
+    steps.append(plan.step)
+    assert not plan.old_key_read(NOW + 3602, NOW + 3603)
+    steps.append(plan.step)
+    assert steps == [KeyStep.CREATED, KeyStep.QUIET, KeyStep.CREATED]
     assert "still in use" in plan.status
     plan.old_key_read(NOW + 3602, NOW + 7300)
     plan.revoked()
