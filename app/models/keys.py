@@ -79,7 +79,8 @@ class KeysModel(QAbstractTableModel):
         now = self._clock()
         match column:
             case 0:
-                return f"{key.name} (this console)" if key.id in self.in_use else key.name
+                name = key.name or "(no name)"
+                return f"{name} (this console)" if key.id in self.in_use else name
             case 1:
                 return key.redacted_value
             case 2:

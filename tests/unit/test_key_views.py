@@ -8,7 +8,7 @@ import pytest
 
 from app.api.keys import ApiKey, key_id_of
 from app.core.security.key_rotation_plan import KeyRotationError, KeyRotationPlan, KeyRotationStore, KeyStep
-from app.core.security.key_views import PermissionsInvalid, ago, parse_permissions, unused_for
+from app.core.security.key_views import PermissionsInvalid, ago, parse_permissions, successor_name, unused_for
 
 NOW = 1_800_000_000
 
@@ -39,6 +39,11 @@ def test_permissions_parse() -> None:
     assert parse_permissions("responses, models") == ["models", "responses"]
     with pytest.raises(PermissionsInvalid):
         parse_permissions("files")
+
+
+def test_a_nameless_key_gives_its_successor_a_name() -> None:
+    assert successor_name(ApiKey(id="key_1", name="CI")) == "CI"
+    assert successor_name(ApiKey(id="key_1")) == "successor of key_1"
 
 
 def test_a_key_is_recognised_by_its_id_or_its_redacted_ends() -> None:

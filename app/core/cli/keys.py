@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.core.security.key_views import PermissionsInvalid, ago, key_json, parse_permissions
+from app.core.security.key_views import PermissionsInvalid, ago, key_json, parse_permissions, successor_name
 
 from .outcome import CommandFailed, Exit, Outcome
 
@@ -121,7 +121,7 @@ class KeyCommands:
         if self.args.revoke_old:
             self._guard(old)
         permissions = old.permissions if isinstance(old.permissions, str) else list(old.permissions)
-        made = await self.client.keys.create(old.name, self.project_id, permissions)
+        made = await self.client.keys.create(successor_name(old), self.project_id, permissions)
         extra: dict[str, Any] = {"old": key_json(old), "revoked_old": False}
         if self.args.revoke_old:
             await self.client.keys.revoke(old.id, self.project_id)

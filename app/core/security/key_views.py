@@ -73,6 +73,12 @@ def permissions_text(permissions: str | Iterable[str]) -> str:
     return ", ".join(permissions)
 
 
+def successor_name(key: ApiKey) -> str:
+    """The name a rotated key's successor takes: the old one's, so scripts that look keys up by name find
+    it; a key without a name gives its successor one that says whose it is."""
+    return key.name or f"successor of {key.id}"
+
+
 def key_json(key: ApiKey) -> dict[str, Any]:
     """A key for `--json`: what the list shows, never a value."""
     return {

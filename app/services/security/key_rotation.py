@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.security.key_rotation_plan import KeyRotationError, KeyRotationPlan, KeyRotationStore, KeyStep
-from app.core.security.key_views import ago, date_text
+from app.core.security.key_views import ago, date_text, successor_name
 from app.services.security.keys import KeysService
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ class KeyRotationService(QObject):
 
     async def _successor(self, old: ApiKey) -> CreatedKey:
         permissions = old.permissions if isinstance(old.permissions, str) else list(old.permissions)
-        return await self.keys.client().keys.create(old.name, _project(old), permissions)
+        return await self.keys.client().keys.create(successor_name(old), _project(old), permissions)
 
     def _switch(self, old: ApiKey, made: CreatedKey) -> bool:
         """This console's profile takes the successor when it used the old key: keychain and connection."""

@@ -55,7 +55,9 @@ class KeyRotationDialog(QDialog):
         self.step = plain_label("key_rotation_step")
         self.new_key = NewKeyPanel(service.keys)
         form = QFormLayout()
-        form.addRow("Key", QLabel(f"{old.name} ({old.redacted_value})" if old else "(none selected)"))
+        form.addRow(
+            "Key", QLabel(f"{old.name or '(no name)'} ({old.redacted_value})" if old else "(none selected)")
+        )
         form.addRow("Revoke after it is quiet for", self.quiet)
         buttons = QHBoxLayout()
         for button in (self.start_button, self.check_button, self.revoke_button, self.cancel_button):

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.security.key_views import unused_for
-from app.models.keys import CREATED, KeysModel
+from app.models.keys import CREATED, NAME, KeysModel
 from app.services.security.key_rotation import KeyRotationService, LeakReport
 from app.services.security.keys import ApiKey, CreatedKey, KeysService
 from app.ui.widgets.flow_layout import flow_row
@@ -60,6 +60,7 @@ class KeysDialog(QDialog):
     def _build(self) -> None:
         self.scope = QComboBox(objectName="keys_scope")
         self.scope.setAccessibleName("Keys of")
+        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scope.activated.connect(lambda _i: self.service.set_scope(self.scope.currentData() or None))
         self.unused = QCheckBox("Only keys unused for", objectName="keys_unused")
         self.days = QSpinBox(objectName="keys_unused_days", minimum=1, maximum=3650, value=30, suffix=" days")
@@ -75,8 +76,9 @@ class KeysDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)  # the name takes the room left
         self.buttons: dict[str, QPushButton] = {}
         for label, name, slot in (
             ("Create…", "create_key", self.create_key),
@@ -117,8 +119,14 @@ class KeysDialog(QDialog):
         if self.unused.isChecked():
             keys = unused_for(keys, self.days.value(), time.time())
         self.model.set_keys(keys, {key.id for key in keys if service.in_use(key)})
-        shown = f"{len(keys)} of {len(service.keys)}" if self.unused.isChecked() else f"{len(keys)}"
-        self.status.setText(f"{shown} keys.")
+        total = len(service.keys)
+        noun = "key" if total == 1 else "keys"
+        shown = (
+            f"{len(keys)} of {total} {noun} unused for {self.days.value()} days"
+            if self.unused.isChecked()
+            else f"{total} {noun}"
+        )
+        self.status.setText(f"{shown}.")
         self._enable()
 
     def _show_rotation(self) -> None:
