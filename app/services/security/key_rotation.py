@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.common.secrets import KeychainUnavailable
 from app.core.security.key_rotation_plan import KeyRotationError, KeyRotationPlan, KeyRotationStore, KeyStep
 from app.core.security.key_views import ago, date_text, successor_name
 from app.services.security.keys import KeysService
@@ -99,6 +100,7 @@ class KeyRotationService(QObject):
             self.keys.record(plan.project_id, f"rotation started: {old.name} ({old.id}) → {made.key.id}")
             self.successor_made.emit(made)
             self.changed.emit()
+            await self.keys.read()
 
         self.keys.run("keys.rotate", start)
 
@@ -168,11 +170,17 @@ class KeyRotationService(QObject):
         return await self.keys.client().keys.create(successor_name(old), _project(old), permissions)
 
     def _switch(self, old: ApiKey, made: CreatedKey) -> bool:
-        """This console's profile takes the successor when it used the old key: keychain and connection."""
+        """This console's profile takes the successor when it used the old key: keychain and connection.
+        Without a keychain (and no consent to keep it for the session) it stays on the old key; the value is
+        shown all the same."""
         profile = self.session.profile
         if profile is None or self.keys.in_use(old) is None:
             return False
-        self.keys.use_in_profile(profile.id, made)
+        try:
+            self.keys.use_in_profile(profile.id, made)
+        except KeychainUnavailable as error:
+            self.failed.emit(f"{error} This console still uses the old key: put the new one in its profile.")
+            return False
         return True
 
     def _poll_while_waiting(self) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.api.errors import ApiError
 from app.api.keys import ApiKey, CreatedKey
+from app.common.secrets import KeychainUnavailable
 from app.core.security.history_rows import Change
 from app.services.security.history import ChangeHistory
 from app.services.session.session import ConsoleSession
@@ -136,7 +137,7 @@ class KeysService(QObject):
             self.busy.emit(True)
             try:
                 await work()
-            except ApiError as error:
+            except (ApiError, KeychainUnavailable) as error:  # a refused keychain: the value is still shown
                 self.failed.emit(str(error))
             finally:
                 self.busy.emit(False)

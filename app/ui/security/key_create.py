@@ -118,6 +118,7 @@ class NewKeyPanel(QWidget):
     def show_key(self, made: CreatedKey, note: str = "") -> None:
         self.made = made
         self.value.setText(made.value)
+        self.value.setCursorPosition(0)  # the key's start (its kind and owner) in sight
         self.note.setText(
             note
             or f"{made.key.name} ({made.key.id}): this is the only time the service shows its value. "

@@ -51,7 +51,7 @@ class KeysDialog(QDialog):
         service.loaded.connect(self._show)
         service.failed.connect(self.status.setText)
         service.created.connect(self._created)
-        service.busy.connect(lambda busy: self.status.setText("Working…") if busy else None)
+        service.busy.connect(self._busy)
         rotation.leak_handled.connect(self._leak_handled)
         rotation.changed.connect(self._show_rotation)
         self._show_rotation()
@@ -128,6 +128,12 @@ class KeysDialog(QDialog):
         )
         self.status.setText(f"{shown}.")
         self._enable()
+
+    def _busy(self, busy: bool) -> None:
+        if busy:
+            self.status.setText("Working…")
+        elif self.status.text() == "Working…":
+            self._show()
 
     def _show_rotation(self) -> None:
         plan = self.rotation.plan
