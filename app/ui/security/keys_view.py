@@ -26,6 +26,7 @@ from app.core.security.key_views import unused_for
 from app.models.keys import CREATED, NAME, KeysModel
 from app.services.security.key_rotation import KeyRotationService, LeakReport
 from app.services.security.keys import ApiKey, CreatedKey, KeysService
+from app.ui.screen_fit import fit_to_screen
 from app.ui.widgets.flow_layout import flow_row
 
 from .guards import confirm_typed
@@ -42,7 +43,7 @@ class KeysDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Keys")
-        self.resize(900, 480)
+        fit_to_screen(self, 900, 480)
         self.service = service
         self.rotation = rotation
         self.model = KeysModel()
