@@ -46,6 +46,14 @@ class KeyRotationPlan:
     status: str = ""
     step: KeyStep = KeyStep.CREATED
 
+    @property
+    def step_text(self) -> str:
+        return {
+            KeyStep.CREATED: "step 2 of 3, waiting for the old key to go quiet",
+            KeyStep.QUIET: "step 3 of 3, the old key is quiet and can be revoked",
+            KeyStep.DONE: "done, the old key is revoked",
+        }[self.step]
+
     def quiet_left(self, now: float) -> float:
         """Seconds until the old key counts as quiet (0: it is)."""
         since = max(self.old_last_used_at or 0, self.created_at)

@@ -57,6 +57,7 @@ class KeysDialog(QDialog):
         rotation.changed.connect(self._show_rotation)
         self._show_rotation()
         service.refresh()
+        rotation.check()  # a rotation kept from an earlier run: its old key as it is now
 
     def _build(self) -> None:
         self.scope = QComboBox(objectName="keys_scope")
@@ -140,7 +141,7 @@ class KeysDialog(QDialog):
         plan = self.rotation.plan
         self.rotation_banner.setVisible(plan is not None)
         if plan is not None:
-            self.rotation_banner.setText(f"Key rotation of {plan.old_name}: {plan.step}. {plan.status}")
+            self.rotation_banner.setText(f"Key rotation of {plan.old_name}: {plan.step_text}. {plan.status}")
 
     def selected(self) -> ApiKey | None:
         rows = self.table.selectionModel().selectedRows()
@@ -209,4 +210,7 @@ class KeysDialog(QDialog):
             self.rotation.leaked(key)
 
     def _leak_handled(self, report: LeakReport) -> None:
-        self.new_key.show_key(report.successor, report.text(time.time()))
+        shown_once = (
+            "The new key's value, below, is shown this once: copy it for whoever else used the old one."
+        )
+        self.new_key.show_key(report.successor, f"{report.text(time.time())}\n{shown_once}")
