@@ -3,6 +3,7 @@ profile, the revoke guard, the guided key rotation (across a restart) and the le
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -14,11 +15,14 @@ from pytestqt.qtbot import QtBot
 
 from app.models.keys import LAST_USED, NAME
 from app.services.security.key_rotation import KeyRotationService, KeyStep
+from app.ui.main_window import MainWindow
+from app.ui.playground.dialogs import TextTabsDialog
 from app.ui.security.key_create import CreateKeyDialog
 from app.ui.security.key_rotation import KeyRotationDialog
 from app.ui.security.keys_view import LOCK_WORD, KeysDialog
 from app.ui.security.tab import SecurityTab
 from tests.gui.reach import child, client_of, dialog_of, embedded, profile_of
+from tests.gui.test_playground import wait_done
 from tests.gui.test_secrets import files_under, secret_of
 from tests.gui.test_security import add, typed
 
@@ -168,3 +172,41 @@ def test_a_leaked_admin_key_is_replaced_and_revoked_in_one_step(
     qtbot.waitUntil(
         lambda: [key.id for key in keys.model.keys if key.name == "First admin key"] == [made.key.id]
     )
+
+
+def test_a_key_rotated_here_reaches_no_inspector_snippet_log_or_file(
+    qtbot: QtBot, tab: SecurityTab, console: MainWindow, tmp_path: Path
+) -> None:
+    keys = open_keys(qtbot, tab)
+    in_project(qtbot, keys)
+    choose(qtbot, keys, "First project key")
+    qtbot.mouseClick(keys.buttons["rotate_key"], Qt.MouseButton.LeftButton)
+    dialog = keys.rotation_dialog
+    assert isinstance(dialog, KeyRotationDialog)
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.new_key.made is not None)
+    made = dialog.new_key.made
+    assert made is not None and client_of(console.session).transport.settings.api_key == made.value
+    logging.getLogger("test").error("a careless line with %s", made.value)
+    playground = console.playground
+    console.tabs.setCurrentWidget(playground)
+    playground.message.setPlainText("inspect me")
+    playground.send()
+    wait_done(qtbot, playground)
+    assert playground.service.turns[0].status == "completed"  # sent with the successor
+    playground.inspect(0)
+    inspector = child(playground, TextTabsDialog)
+    for name in ("Request", "Response headers", "Timeline"):
+        assert made.value not in inspector.page_text(name) and secret_of(
+            made.value
+        ) not in inspector.page_text(name)
+    for name, text in playground.code_snippets().items():
+        assert made.value not in text and secret_of(made.value) not in text, name
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    written = files_under(tmp_path)
+    assert any(path.name == "console.log" for path in written)
+    assert any(path.name == "key-rotations.json" for path in written)
+    for path in written:
+        content = path.read_bytes()
+        assert made.value.encode() not in content and secret_of(made.value).encode() not in content, path
