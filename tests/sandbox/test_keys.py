@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -130,3 +131,32 @@ def test_a_project_key_cannot_manage_keys(sandbox: Sandbox) -> None:
         assert admin.delete(f"{_project(sandbox)}/api_keys/key_0000000000000000").status_code == 404
         assert admin.delete(f"{_project(sandbox)}/service_accounts/svc_acct_x").status_code == 404
         assert admin.post(f"{_base(sandbox)}/admin_api_keys", json={"name": ""}).status_code == 400
+
+
+def test_keys_of_a_store_made_before_their_columns_are_listed_and_still_work(tmp_path: Path) -> None:
+    from app.sandbox.store.aggregates import Store
+    from app.sandbox.store.keys import hash_key, key_id
+
+    path = tmp_path / "old.sqlite3"
+    old_key = "sk-proj_old-" + "x" * 43
+    with sqlite3.connect(path) as db:  # the api_keys table as the first release made it
+        db.execute(
+            "CREATE TABLE api_keys (key_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, org_id TEXT NOT NULL, "
+            "project_id TEXT, created_at INTEGER NOT NULL)"
+        )
+        db.execute(
+            "INSERT INTO api_keys VALUES (?, 'project', 'org_old', 'proj_old', 1700000000)",
+            (hash_key(old_key),),
+        )
+    store = Store(path)
+    try:
+        record = store.keys.lookup(old_key)
+        assert record is not None and record.permissions == "all"
+        store.keys.used(record, 1_800_000_000)
+        [row] = store.keys.rows("project_id = ?", ("proj_old",))
+        assert row["id"] == key_id(hash_key(old_key)) and row["redacted_value"] == "sk-..."
+        assert row["last_used_at"] == 1_800_000_000 and row["request_count"] == 1
+    finally:
+        store.close()
+    with sqlite3.connect(path) as db:  # the count taken in memory was written when the store closed
+        assert db.execute("SELECT request_count FROM api_keys").fetchone()[0] == 1
