@@ -71,6 +71,8 @@ class KeyRotationService(QObject):
         self.poll = QTimer(self, interval=POLL_MS)
         self.poll.timeout.connect(self.check)
         self.changed.connect(self._poll_while_waiting)
+        # A rotation kept from an earlier run is watched again as soon as its profile is connected.
+        self.session.client_changed.connect(self.check)
 
     @property
     def plan(self) -> KeyRotationPlan | None:

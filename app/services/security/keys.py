@@ -44,6 +44,11 @@ class KeysService(QObject):
         self.project_id: str | None = None  # None: the organization's admin keys
         self.keys: tuple[ApiKey, ...] = ()
         self.projects: tuple[Project, ...] = ()
+        session.client_changed.connect(self._forget)
+
+    def _forget(self) -> None:
+        """Another profile (or the same, connected again): nothing read from the last one is shown."""
+        self.project_id, self.keys, self.projects = None, (), ()
 
     # -- reading ----------------------------------------------------------------------------------
 
