@@ -160,3 +160,30 @@ def test_keys_of_a_store_made_before_their_columns_are_listed_and_still_work(tmp
         store.close()
     with sqlite3.connect(path) as db:  # the count taken in memory was written when the store closed
         assert db.execute("SELECT request_count FROM api_keys").fetchone()[0] == 1
+
+
+def test_deleting_a_service_account_deletes_its_key(sandbox: Sandbox) -> None:
+    with sandbox.admin() as admin:
+        made = admin.post(f"{_project(sandbox)}/service_accounts", json={"name": "batch job"}).json()
+        accounts = admin.get(f"{_project(sandbox)}/service_accounts").json()
+        assert made["id"] in [account["id"] for account in accounts["data"]]
+        assert "api_key" not in str(accounts) and made["api_key"]["value"] not in str(accounts)
+        one = admin.get(f"{_project(sandbox)}/service_accounts/{made['id']}").json()
+        assert one == {key: made[key] for key in ("object", "id", "name", "role", "created_at")}
+        with sandbox.client(made["api_key"]["value"]) as api:
+            assert api.get("/models").status_code == 200
+            gone = admin.delete(f"{_project(sandbox)}/service_accounts/{made['id']}")
+            assert gone.json() == {
+                "object": "organization.project.service_account.deleted",
+                "id": made["id"],
+                "deleted": True,
+            }
+            assert api.get("/models").status_code == 401
+        assert admin.get(f"{_project(sandbox)}/api_keys/{made['api_key']['id']}").status_code == 404
+        admin.post(f"{_project(sandbox)}/service_accounts", json={"name": "a second page"})
+        page = admin.get(f"{_project(sandbox)}/api_keys", params={"limit": 1}).json()
+        assert len(page["data"]) == 1 and page["has_more"] is True
+        after = admin.get(
+            f"{_project(sandbox)}/api_keys", params={"limit": 1, "after": page["last_id"]}
+        ).json()
+        assert after["data"][0]["id"] != page["last_id"]
