@@ -21,7 +21,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="service-console",
         description="Service Console: the Playground and the IP allowlists of a hosted AI model service.",
         epilog="service-console allowlist --help: the allowlists from scripts and CI (list, add, remove,"
-        " check, enable, disable, whoami). service-console settings --help: the console's settings (show,"
+        " check, enable, disable, whoami). service-console keys --help: admin and project keys (list,"
+        " create, revoke, rotate). service-console settings --help: the console's settings (show,"
         " set, options). service-console sandbox --help: the local sandbox's own command"
         " line (serve, and the dashboard that recovers a locked-out admin: allowlist show|enable|disable|"
         "remove, keys).",
@@ -211,6 +212,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.core.cli import main as allowlist_main
 
         return allowlist_main(argv[1:])
+    if argv[:1] == ["keys"]:  # the Admin API's keys, for scripts and CI: Qt-free, as `allowlist`
+        from app.core.cli.keys import main as keys_main
+
+        return keys_main(argv[1:])
     if argv[:1] == ["settings"]:  # the window's settings, read and changed without Qt
         from app.core.cli.settings import main as settings_main
 

@@ -20,6 +20,7 @@ from app.sandbox.errors import ServiceError, error_body, quote
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
 from app.sandbox.routes.counting import TokenCounting
+from app.sandbox.routes.keys import KeyRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
@@ -60,6 +61,23 @@ def allowed(request: Request) -> dict[str, str]:
         if route.path.count("{") == fewest and route.methods:
             methods |= route.methods
     return {"allow": ", ".join(sorted(methods))}
+
+
+def key_routes(keys: KeyRoutes, org: str, project: str) -> list[Route]:
+    """The Admin API's keys and service accounts (routes/keys.py)."""
+    return [
+        Route(org + "/admin_api_keys", keys.list_admin_keys, methods=["GET"]),
+        Route(org + "/admin_api_keys", keys.create_admin_key, methods=["POST"]),
+        Route(org + "/admin_api_keys/{key_id}", keys.retrieve_admin_key, methods=["GET"]),
+        Route(org + "/admin_api_keys/{key_id}", keys.delete_admin_key, methods=["DELETE"]),
+        Route(project + "/api_keys", keys.list_project_keys, methods=["GET"]),
+        Route(project + "/api_keys/{key_id}", keys.retrieve_project_key, methods=["GET"]),
+        Route(project + "/api_keys/{key_id}", keys.delete_project_key, methods=["DELETE"]),
+        Route(project + "/service_accounts", keys.list_service_accounts, methods=["GET"]),
+        Route(project + "/service_accounts", keys.create_service_account, methods=["POST"]),
+        Route(project + "/service_accounts/{account_id}", keys.retrieve_service_account, methods=["GET"]),
+        Route(project + "/service_accounts/{account_id}", keys.delete_service_account, methods=["DELETE"]),
+    ]
 
 
 def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
@@ -132,6 +150,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route(org + "/projects", admin.list_projects, methods=["GET"]),
         Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
     ]
+    routes += key_routes(KeyRoutes(store), org, project)
     for base in (org, project):
         routes += [
             Route(base + "/ip_allowlist", admin.get_list, methods=["GET"]),

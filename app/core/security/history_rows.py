@@ -26,6 +26,7 @@ class Change(StrEnum):
     ROTATION = "rotation"  # a step of an address rotation, from this console
     UPDATE = "update"  # the service's log: a new expiry or description, from anywhere
     EXPIRED = "expired"  # the service's log: the service removed an entry a grace period after it expired
+    KEY = "key"  # a key created, revoked or rotated from this console (its name and id, never its value)
 
 
 class Source(StrEnum):
@@ -90,7 +91,7 @@ def from_audit(event: AuditEvent, label_for: Callable[[str | None], str]) -> His
             else f"key {actor.name or actor.id or '?'}"
         )
     before, after = _state(event.before), _state(event.after)
-    what = after or before
+    what = after or before or (event.entry_id or "")  # a key's events name the key by its id
     if before and after and before != after:
         what = f"{before} → {after}"
     result = event.result.value

@@ -46,7 +46,7 @@ EXPIRES_TEXT = (
 
 
 class AuditType(StrEnum):
-    """What an audit event records: one kind of change to an allowlist (made, or refused)."""
+    """What an audit event records: one kind of change to an allowlist or a key (made, or refused)."""
 
     ENTRY_CREATED = "ip_allowlist.entry.created"
     ENTRY_DELETED = "ip_allowlist.entry.deleted"
@@ -54,6 +54,10 @@ class AuditType(StrEnum):
     ENTRY_EXPIRED = "ip_allowlist.entry.expired"  # removed by the service, a grace period after it expired
     ENABLED = "ip_allowlist.enabled"
     DISABLED = "ip_allowlist.disabled"
+    KEY_CREATED = "api_key.created"  # an admin key or a project key (`after.kind` says which)
+    KEY_DELETED = "api_key.deleted"
+    SERVICE_ACCOUNT_CREATED = "service_account.created"
+    SERVICE_ACCOUNT_DELETED = "service_account.deleted"
 
 
 class AuditActorKind(StrEnum):

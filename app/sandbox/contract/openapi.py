@@ -7,6 +7,7 @@ from typing import Any, get_args
 from app.sandbox.config import SandboxConfig
 from app.sandbox.contract.admin import AuditType
 from app.sandbox.contract.answers import components
+from app.sandbox.contract.keys import key_paths
 from app.sandbox.contract.responses import Includable
 
 
@@ -250,6 +251,7 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     item["content"]["application/json"]["schema"] = schemas["ItemList"]["properties"]["data"]["items"]
     paths.update(_allowlist_paths("/v1/organizations/{org_id}", [org]))
     paths.update(_allowlist_paths("/v1/organizations/{org_id}/projects/{project_id}", [org, project]))
+    paths.update(key_paths(org, project, _path))
     return {
         "openapi": "3.1.0",
         "info": {

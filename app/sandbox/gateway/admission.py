@@ -3,9 +3,9 @@
 1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
 owner part, without validating the key, 3. organization AND project allowlists, decided by
 netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor which list
-refused, 4. key validation, rate limiting, the body size limit, then the handler. A request counts on the entries that
-admitted it (hit_count) only once the key and the rate limit let it through, so refused keys keep no unused
-entry looking used.
+refused, 4. key validation (and its permissions), rate limiting, the body size limit, then the handler. A
+request counts on the entries that admitted it (hit_count) only once the key and the rate limit let it
+through, so refused keys keep no unused entry looking used.
 Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
 """
 
@@ -25,6 +25,7 @@ from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import error_bytes
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
+from app.sandbox.gateway.permissions import refusal as permission_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
@@ -142,6 +143,12 @@ class Gateway:
             )
             await _respond(send, 401, error_bytes(401, message, "invalid_api_key"), extra)
             return
+        self.store.keys.used(key, int(self.clock()))  # counted in memory, written in batches
+        if key.permissions != "all":
+            refused = permission_refusal(key.permissions, scope["method"], path)
+            if refused is not None:
+                await _respond(send, 403, refused, extra)
+                return
 
         allowed, remaining, reset = self.limiter.take(token or "")
         limit_headers = [

@@ -37,6 +37,9 @@ CREATE TABLE IF NOT EXISTS conversation_items (
   conversation_id TEXT NOT NULL, position INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
   PRIMARY KEY (conversation_id, position), UNIQUE (conversation_id, id));
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS service_accounts (
+  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, project_id TEXT NOT NULL, name TEXT NOT NULL,
+  created_at INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
 AUDIT_SCHEMA = """
@@ -53,6 +56,12 @@ _ADDED_COLUMNS = (
     ("allowlists", "version", "INTEGER NOT NULL DEFAULT 0"),
     ("api_keys", "name", "TEXT NOT NULL DEFAULT ''"),
     ("items", "response_id", "TEXT"),  # the latest stored response that holds the item: retention's link
+    ("api_keys", "redacted_value", "TEXT NOT NULL DEFAULT 'sk-...'"),
+    ("api_keys", "owner", "TEXT NOT NULL DEFAULT ''"),
+    ("api_keys", "permissions", "TEXT NOT NULL DEFAULT 'all'"),
+    ("api_keys", "service_account_id", "TEXT"),
+    ("api_keys", "last_used_at", "INTEGER"),
+    ("api_keys", "request_count", "INTEGER NOT NULL DEFAULT 0"),
 )
 
 

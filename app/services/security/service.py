@@ -9,6 +9,8 @@ from PySide6.QtCore import QObject
 from app.services.security.allowlist import AllowlistService
 from app.services.security.audit import AuditLog
 from app.services.security.history import ChangeHistory
+from app.services.security.key_rotation import KeyRotationService
+from app.services.security.keys import KeysService
 from app.services.security.public_ip import PublicIpService
 from app.services.security.rotation import RotationService
 from app.services.session.session import ConsoleSession
@@ -21,15 +23,20 @@ class SecurityServices:
     rotation: RotationService
     public_ip: PublicIpService
     audit: AuditLog
+    keys: KeysService
+    key_rotation: KeyRotationService
 
     @classmethod
     def create(cls, session: ConsoleSession, parent: QObject | None = None) -> SecurityServices:
         history = ChangeHistory(session.data_dir / "allowlist-history.jsonl", parent)
         allowlist = AllowlistService(session, history, parent)
+        keys = KeysService(session, history, parent)
         return cls(
             history,
             allowlist,
             RotationService(session, history, parent),
             PublicIpService(session, session.profiles.settings, parent),
             AuditLog(session, history, allowlist.label_for, parent),
+            keys,
+            KeyRotationService(keys, parent),
         )

@@ -1,4 +1,4 @@
-"""The dialogs the Security tab opens: rotation, import and export, history, the echo settings.
+"""The dialogs the Security tab opens: rotation, import and export, history, keys, the echo settings.
 
 Rotation, import and history stay open beside the tab, one of each at a time: opening one again replaces it.
 """
@@ -19,6 +19,7 @@ from app.services.session.session import ConsoleSession
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel
 from .history import HistoryDialog
+from .keys_view import KeysDialog
 from .rotation import RotationDialog
 from .transfer import ImportDialog
 
@@ -41,6 +42,7 @@ class TabDialogs(QObject):
         self.history = services.history
         self.public_ip = services.public_ip
         self.audit = services.audit
+        self.services = services
         self.entries = entries  # the selected entry is the one a rotation starts from
         self.dialogs: dict[str, QDialog] = {}
 
@@ -51,6 +53,7 @@ class TabDialogs(QObject):
             "import": self.import_file,
             "export": self.export_file,
             "history": self.open_history,
+            "keys": self.open_keys,
         }[name]()
 
     def open_echo_settings(self) -> None:
@@ -132,6 +135,10 @@ class TabDialogs(QObject):
             self.session.bus.error(str(error))
             return
         self.session.bus.info(f"Exported {counted(count, 'entry', 'entries')} to {path.name}.")
+
+    def open_keys(self) -> None:
+        """The Keys window: admin keys and each project's keys (keys_view.py)."""
+        self._show_dialog("keys", KeysDialog(self.services.keys, self.services.key_rotation, self.owner))
 
     def open_history(self) -> None:
         self._show_dialog("history", HistoryDialog(self.history, self.audit, self.owner))
