@@ -1,5 +1,6 @@
 """Which service the command line talks to, and with which keys: a saved profile (`--profile NAME`, read from
-the console's settings file) or `SERVICE_BASE_URL` / `SERVICE_ORG_ID` / `SERVICE_ADMIN_KEY`.
+the console's settings file), else `SERVICE_BASE_URL` / `SERVICE_ORG_ID` / `SERVICE_ADMIN_KEY`, else the
+console's profile when it has only one. The local sandbox's profile: app.core.cli.sandbox_target.
 
 Keys come from the keychain (the profile's, through app.common.secrets) or from the environment, never from
 an argument: an argument would show in `ps` and in the shell's history.
