@@ -150,22 +150,24 @@ class EmbeddedSandbox:
 
     def ids(self) -> tuple[str, str]:
         store = self.start().store
-        org_id = store.orgs()[0]["id"]
-        return org_id, store.projects(org_id)[0]["id"]
+        org_id = store.organizations.orgs()[0]["id"]
+        return org_id, store.organizations.projects(org_id)[0]["id"]
 
     def knows(self, key: str) -> bool:
         """Whether the sandbox's store holds this key (keys kept from a deleted store do not count)."""
-        return self.start().store.lookup_key(key) is not None
+        return self.start().store.keys.lookup(key) is not None
 
     def mint_keys(self) -> SandboxKeys:
         """New keys from the sandbox's own dashboard, when the old ones are gone (kept for a past session only)."""
-        store = self.start().store
+        from app.sandbox.store.database import run_blocking
+
+        keys = self.start().store.keys
         org_id, project_id = self.ids()
         return SandboxKeys(
             org_id,
             project_id,
-            store.create_key("project", org_id, project_id),
-            store.create_key("admin", org_id),
+            run_blocking(keys.create("project", org_id, project_id)),
+            run_blocking(keys.create("admin", org_id)),
         )
 
     def stop(self) -> None:

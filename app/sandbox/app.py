@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
-from collections import defaultdict
 from typing import Any
 
 from starlette.applications import Starlette
@@ -14,46 +12,31 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from app.common.engine_kind import EngineKind
-
-from .admin import AdminRoutes
-from .config import SandboxConfig
-from .counting import TokenCounting
-from .engines.base import Engine
-from .engines.simulated import SimulatedEngine
-from .errors import ServiceError, error_body, quote
-from .gateway import Gateway
-from .openapi import openapi_document
-from .responses import ResponsesRoutes
-from .store import Store
+from app.sandbox.config import SandboxConfig
+from app.sandbox.contract.openapi import openapi_document
+from app.sandbox.engines.base import Engine
+from app.sandbox.engines.simulated import SimulatedEngine
+from app.sandbox.errors import ServiceError, error_body, quote
+from app.sandbox.gateway.admission import Gateway
+from app.sandbox.routes.admin import AdminRoutes
+from app.sandbox.routes.counting import TokenCounting
+from app.sandbox.routes.responses import ResponsesRoutes
+from app.sandbox.state import SandboxState
+from app.sandbox.store.aggregates import Store
 
 log = logging.getLogger(__name__)
 
 
-class SandboxState:
-    """What the routes share: settings, store, engine, and the token counter (for 'no tokens on a 403')."""
-
-    def __init__(self, config: SandboxConfig, store: Store, engine: Engine) -> None:
-        self.config = config
-        self.store = store
-        self.engine = engine
-        self.tokens_by_project: dict[str, int] = defaultdict(int)
-        self._lock = threading.Lock()
-
-    def count_tokens(self, project_id: str, tokens: int) -> None:
-        with self._lock:
-            self.tokens_by_project[project_id] += tokens
-
-
 def make_engine(config: SandboxConfig) -> Engine:
     if config.engine == EngineKind.UPSTREAM:
-        from .engines.upstream import UpstreamApi, UpstreamEngine
+        from app.sandbox.engines.upstream import UpstreamApi, UpstreamEngine
 
         if not config.upstream_url:
             raise ValueError("the upstream engine needs --upstream-url")
         api = UpstreamApi(config.upstream_api)
         return UpstreamEngine(config.upstream_url, config.upstream_key, config.model_map, api)
     if config.engine == EngineKind.LOCAL:
-        from .engines.local import LocalEngine
+        from app.sandbox.engines.local import LocalEngine
 
         engine = LocalEngine(config.model_file, config.model_map, config.model_threads)
         engine.start_loading()  # in the background: the server answers at once, the first request waits

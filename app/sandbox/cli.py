@@ -1,8 +1,4 @@
-"""The sandbox's command line: `serve`, and the dashboard (`allowlist`, `keys`) working on the store directly.
-
-The dashboard is how a locked-out admin recovers, as the hosted web dashboard (which the allowlist does
-not cover) allows: it never goes through the API, so no allowlist stands in its way.
-"""
+"""The sandbox's command line: `serve`, and the dashboard's `allowlist` and `keys` (dashboard.py)."""
 
 from __future__ import annotations
 
@@ -16,9 +12,9 @@ from pathlib import Path
 from app.common.engine_kind import EngineKind
 from app.common.private import private_files_from_now_on
 from app.netrules import EntryError, Network, parse_entry
-
-from .config import SandboxConfig
-from .store import Store
+from app.sandbox.config import SandboxConfig
+from app.sandbox.dashboard import dashboard_allowlist, dashboard_keys
+from app.sandbox.store.aggregates import Store
 
 
 def _network(text: str) -> Network:
@@ -176,8 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
 def serve(args: argparse.Namespace) -> int:
     import os
 
-    from .server import SandboxServer, TlsOptions
-    from .slow_clients import HttpParserMissing
+    from app.sandbox.gateway.slow_clients import HttpParserMissing
+    from app.sandbox.server import SandboxServer, TlsOptions
 
     if bool(args.tls_cert) != bool(args.tls_key):
         print("error: --tls-cert and --tls-key go together", file=sys.stderr)
@@ -246,7 +242,11 @@ def exposure_warning(host: str, store: Store, tls: bool, data: Path) -> str | No
     if host == "localhost" or (address is not None and address.is_loopback):
         return None
     where = "every interface" if address is not None and address.is_unspecified else host
-    off = [row["id"] for row in store.orgs() if not store.allowlist("organization", row["id"]).enabled]
+    off = [
+        row["id"]
+        for row in store.organizations.orgs()
+        if not store.allowlists.get("organization", row["id"]).enabled
+    ]
     steps = []
     if off:
         steps.append(
@@ -266,7 +266,12 @@ def exposure_warning(host: str, store: Store, tls: bool, data: Path) -> str | No
 
 def _local_problem(config: SandboxConfig) -> str | None:
     """Why the local engine cannot start (no extra, no weights), checked before listening: one line, no trace."""
-    from .engines.gguf import ModelUnavailable, check_weights, require_default_weights, require_extra
+    from app.sandbox.engines.gguf import (
+        ModelUnavailable,
+        check_weights,
+        require_default_weights,
+        require_extra,
+    )
 
     try:
         if config.model_file is None:
@@ -277,80 +282,6 @@ def _local_problem(config: SandboxConfig) -> str | None:
     except ModelUnavailable as error:
         return error.message
     return None
-
-
-def _owner(store: Store, org: str | None, project: str | None) -> tuple[str, str]:
-    if project:
-        if store.project_org(project) is None:
-            raise SystemExit(f"error: no project {project}")
-        return "project", project
-    orgs = [row["id"] for row in store.orgs()]
-    if org:
-        if org not in orgs:
-            raise SystemExit(f"error: no organization {org}")
-        return "organization", org
-    if len(orgs) != 1:
-        raise SystemExit("error: name the organization with --org")
-    return "organization", orgs[0]
-
-
-STORE_FILE = "sandbox.sqlite3"
-
-
-def open_existing_store(data: Path) -> Store:
-    """The dashboard works on a store that exists: a wrong --data must not quietly create an empty one."""
-    path = data.expanduser() / STORE_FILE
-    if path.is_file():
-        return Store(path)
-    nested = data.expanduser() / "sandbox" / STORE_FILE
-    hint = (
-        f" The console's embedded sandbox keeps its store one level down: use --data {nested.parent}"
-        if nested.is_file()
-        else " --data is the directory given to `serve --data` (the console's embedded sandbox uses the"
-        " `sandbox` folder inside the console's data directory)."
-    )
-    raise SystemExit(f"error: no sandbox store in {data}.{hint}")
-
-
-def dashboard_allowlist(args: argparse.Namespace) -> int:
-    store = open_existing_store(args.data)
-    scope, owner = _owner(store, args.org, args.project)
-    if args.action in ("enable", "disable"):
-        store.set_enabled(scope, owner, args.action == "enable")
-    elif args.action == "remove":
-        for wanted in args.entries:
-            key = wanted
-            try:
-                key = parse_entry(wanted).with_prefixlen
-            except EntryError:
-                pass
-            entry = store.find_entry(scope, owner, key)
-            if entry is None:
-                print(f"no entry {wanted} on the {scope} list", file=sys.stderr)
-                return 1
-            store.remove_entry(scope, owner, entry.id)
-            print(f"removed {entry.id} {entry.cidr}")
-    allowlist = store.allowlist(scope, owner)
-    print(
-        f"{scope} {owner}: {'enabled' if allowlist.enabled else 'disabled'}, {len(allowlist.entries)} entries"
-    )
-    now = store.clock()
-    for entry in allowlist.entries:
-        expiry = "" if entry.expires_at is None else f" expires_at={entry.expires_at}"
-        expiry += " (expired)" if entry.expired(now) else ""
-        print(f"  {entry.id}  {entry.cidr:<43} {entry.description}{expiry}")
-    return 0
-
-
-def dashboard_keys(args: argparse.Namespace) -> int:
-    store = open_existing_store(args.data)
-    _, org = _owner(store, None, None)
-    if args.kind == "admin":
-        print(store.create_key("admin", org, name=args.name))
-        return 0
-    project = args.project or store.projects(org)[0]["id"]
-    print(store.create_key("project", org, project, args.name))
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,13 +17,15 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from app.common.fileio import write_atomically
-
-from .app import SandboxState, create_app
-from .config import SandboxConfig
-from .retention import keep_pruning
-from .slow_clients import KEEP_ALIVE, guarded_httptools_protocol, hold_connections
-from .store import Credentials, Store
-from .upkeep import Compiler, Keeper
+from app.sandbox.app import create_app
+from app.sandbox.config import SandboxConfig
+from app.sandbox.gateway.slow_clients import KEEP_ALIVE, guarded_httptools_protocol, hold_connections
+from app.sandbox.state import SandboxState
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.database import run_blocking
+from app.sandbox.store.organizations import Credentials
+from app.sandbox.store.retention import keep_pruning
+from app.sandbox.store.upkeep import Compiler, Keeper
 
 
 @dataclass(frozen=True)
@@ -41,12 +43,12 @@ def first_start_credentials(
     The keys are written out before the store commits them: a kill during first start then leaves either
     an empty store (the next start begins again and writes new keys over the file) or keys that are kept.
     """
-    if not store.is_empty():
+    if not store.organizations.is_empty():
         return None
     credentials = Credentials.new()
     if credentials_out is not None:
         write_credentials(credentials_out, url, credentials)
-    return store.bootstrap(credentials)
+    return run_blocking(store.organizations.bootstrap(credentials))
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -94,7 +96,7 @@ def uvicorn_config(
         timeout_graceful_shutdown=2,
         proxy_headers=False,
         forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
-        # Slow clients (app/sandbox/slow_clients.py): what uvicorn offers, stated, and what it lacks, added.
+        # Slow clients (app/sandbox/gateway/slow_clients.py): what uvicorn offers, stated, and what it lacks, added.
         # httptools only (no h11 fallback, see slow_clients): raises HttpParserMissing where it is missing.
         http=guarded_httptools_protocol(limits.head_timeout, limits.max_connections),
         timeout_keep_alive=KEEP_ALIVE,

@@ -37,7 +37,7 @@ NOT_BEFORE_TABS = {
     "qasync": "the event loop",
     "httpx": "the API client, made when a profile is activated",
     "app.api.client": "the API client",
-    "app.sandbox.contract": "the embedded sandbox's pydantic contract, loaded when it starts",
+    "app.sandbox.contract.responses": "the embedded sandbox's pydantic contract, loaded when it starts",
     "pydantic": "the wire models, loaded with the first answer",
     "jsonschema": "a schema's check, loaded when one is checked",
     "keyring": "the keychain, read when a profile needs a key",

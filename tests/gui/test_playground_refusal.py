@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from app.sandbox.store import Store
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.database import run_blocking
 from app.ui.main_window import MainWindow
 from app.ui.playground.turn_view import TurnView
 from tests.gui.reach import child, client_of, embedded, profile_of, shown
@@ -41,8 +42,10 @@ def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(
 ) -> None:
     profile = profile_of(console.session)
     store = store_of(console)
-    store.add_entry("project", profile.project_id, "198.51.100.0/24", "office")
-    store.set_enabled("project", profile.project_id, True)  # the organization's list stays off
+    run_blocking(store.allowlists.add_entry("project", profile.project_id, "198.51.100.0/24", "office"))
+    run_blocking(
+        store.allowlists.set_enabled("project", profile.project_id, True)
+    )  # the organization's list stays off
     view = refused_turn(qtbot, console, "203.0.113.77")
     status = view.status.text()
     assert "the project's IP allowlist refused" in status and "203.0.113.77" in status
@@ -64,8 +67,10 @@ def test_a_project_list_refusal_is_named_and_allowing_sends_the_request_again(
     qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)
     assert console.tabs.currentWidget() is playground and len(playground.service.turns) == 1
     assert "hello" in playground.views[0].answer.toPlainText()
-    assert [e.cidr for e in store.allowlist("project", profile.project_id).entries][-1] == "203.0.113.77/32"
-    assert [e.cidr for e in store.allowlist("organization", profile.org_id).entries] == []
+    assert [e.cidr for e in store.allowlists.get("project", profile.project_id).entries][
+        -1
+    ] == "203.0.113.77/32"
+    assert [e.cidr for e in store.allowlists.get("organization", profile.org_id).entries] == []
     assert not security.waiting.isVisible()
     qtbot.waitUntil(lambda: console.indicator.text() == "● Connected")  # and the request that went through
 
@@ -75,8 +80,8 @@ def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_rese
 ) -> None:
     profile = profile_of(console.session)
     store = store_of(console)
-    store.add_entry("organization", profile.org_id, "198.51.100.0/24", "office")
-    store.set_enabled("organization", profile.org_id, True)
+    run_blocking(store.allowlists.add_entry("organization", profile.org_id, "198.51.100.0/24", "office"))
+    run_blocking(store.allowlists.set_enabled("organization", profile.org_id, True))
     view = refused_turn(qtbot, console, "203.0.113.77")
     status = view.status.text()
     # The Admin API answers to the organization's list alone: refused too, the lists cannot be read.
@@ -91,7 +96,9 @@ def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_rese
     qtbot.waitUntil(security.blocked_banner.isVisible)
     assert security.service.project_id is None
     # Recovery from the dashboard (which the allowlist does not cover): the address goes into the list there.
-    store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
+    run_blocking(
+        store.allowlists.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
+    )
     click(qtbot, child(security, type(security.add_form.add_button), "refresh"))
     playground = console.playground
     # The organization's list admits it now, the project's list (off) too: the request goes again.
@@ -102,7 +109,7 @@ def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_rese
 def test_without_an_admin_key_the_403_is_said_plainly(qtbot: QtBot, console: MainWindow) -> None:
     profile = profile_of(console.session)
     store = store_of(console)
-    store.set_enabled("project", profile.project_id, True)
+    run_blocking(store.allowlists.set_enabled("project", profile.project_id, True))
     client_of(console.session).transport.settings.admin_key = None
     view = refused_turn(qtbot, console, "203.0.113.77")
     status = view.status.text()
@@ -120,8 +127,8 @@ def test_when_both_lists_refuse_the_next_is_offered_not_switched_to_and_the_requ
     profile = profile_of(console.session)
     store = store_of(console)
     for scope, owner in (("organization", profile.org_id), ("project", profile.project_id)):
-        store.add_entry(scope, owner, "198.51.100.0/24", "office")
-        store.set_enabled(scope, owner, True)
+        run_blocking(store.allowlists.add_entry(scope, owner, "198.51.100.0/24", "office"))
+        run_blocking(store.allowlists.set_enabled(scope, owner, True))
     security = console.security  # read once from the office, as an admin who looked before moving
     console.session.set_simulated_ip("198.51.100.7")
     security.service.refresh()
@@ -132,7 +139,9 @@ def test_when_both_lists_refuse_the_next_is_offered_not_switched_to_and_the_requ
     assert not security.waiting.next_button.isVisible()  # one list at a time: nothing offered yet
     # Under the banner, "Your IP" is the address the 403 names, not the one of the last good read.
     assert "203.0.113.77" in security.your_ip.my_ip.text()
-    store.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
+    run_blocking(
+        store.allowlists.add_entry("organization", profile.org_id, "203.0.113.77", "added in the dashboard")
+    )
     click(qtbot, child(security, type(security.add_form.add_button), "refresh"))
     # The organization's list admits it now: the project's list, which still refuses it, is offered.
     next_button = security.waiting.next_button

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.models.entries import COVERS
+from app.sandbox.store.database import run_blocking
 from app.ui.main_window import MainWindow, NoticeBar
 from app.ui.security.rotation import RotationDialog
 from app.ui.security.tab import SecurityTab
@@ -118,7 +119,9 @@ def test_removing_your_cover_is_stopped_and_forced_only_when_typed(
     typed(monkeypatch, "LOCK ME OUT")
     qtbot.mouseClick(tab.findChild(QPushButton, "remove"), Qt.MouseButton.LeftButton)
     store = embedded(tab.session).store
-    qtbot.waitUntil(lambda: store.allowlist("organization", profile_of(tab.session).org_id).entries == ())
+    qtbot.waitUntil(
+        lambda: store.allowlists.get("organization", profile_of(tab.session).org_id).entries == ()
+    )
     # Now locked out, as the person chose: the next read is refused, the tab says so in its banner and names
     # the address the service saw, and the recovery panel (on screen) says how to recover.
     tab.service.refresh()
@@ -209,7 +212,11 @@ def test_a_change_made_elsewhere_is_shown_and_applied_again(qtbot: QtBot, tab: S
     that changed since (412); the console shows what changed under you, and applies the change again."""
     add(qtbot, tab, "198.51.100.0/24")
     other = embedded(tab.session).store  # a second admin, through the dashboard
-    other.add_entry("organization", profile_of(tab.session).org_id, "192.0.2.0/24", "someone else")
+    run_blocking(
+        other.allowlists.add_entry(
+            "organization", profile_of(tab.session).org_id, "192.0.2.0/24", "someone else"
+        )
+    )
     tab.add_form.cidr.clear()
     qtbot.keyClicks(tab.add_form.cidr, "203.0.113.0/24")
     qtbot.mouseClick(tab.add_form.add_button, Qt.MouseButton.LeftButton)

@@ -8,7 +8,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.sandbox.store import AllowlistRecord
+from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.database import run_blocking
 from app.services.security import reads
 from app.ui.main_window import MainWindow
 from app.ui.security.tab import SecurityTab
@@ -26,7 +27,7 @@ def click_switch(qtbot: QtBot, tab: SecurityTab) -> None:
 
 
 def org_list(tab: SecurityTab) -> AllowlistRecord:
-    return embedded(tab.session).store.allowlist("organization", profile_of(tab.session).org_id)
+    return embedded(tab.session).store.allowlists.get("organization", profile_of(tab.session).org_id)
 
 
 def lock_out_by_switching_on(qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,8 +87,10 @@ def test_every_refused_read_keeps_the_block_in_view_and_refresh_reads_again(
     qtbot.waitUntil(lambda: not tab.session.tasks.running("allowlist.refresh"))
     assert banner.isVisible()
     # Recovery from the dashboard: someone adds the address there; Refresh reads the list again.
-    embedded(tab.session).store.add_entry(
-        "organization", profile_of(tab.session).org_id, "198.51.100.7", "added in the dashboard"
+    run_blocking(
+        embedded(tab.session).store.allowlists.add_entry(
+            "organization", profile_of(tab.session).org_id, "198.51.100.7", "added in the dashboard"
+        )
     )
     click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(lambda: not banner.isVisible())
@@ -103,7 +106,11 @@ def test_after_recovery_from_the_command_line_refresh_clears_the_block(
     qtbot.waitUntil(banner.isVisible)
     qtbot.waitUntil(lambda: console.indicator.text() == "● Blocked: admin key (403)")
     # `python -m app sandbox allowlist disable --data DIR`, as the recovery panel offers it, acts on the store:
-    embedded(tab.session).store.set_enabled("organization", profile_of(tab.session).org_id, False)
+    run_blocking(
+        embedded(tab.session).store.allowlists.set_enabled(
+            "organization", profile_of(tab.session).org_id, False
+        )
+    )
     click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(lambda: not banner.isVisible())
     assert not tab.scope_bar.switch.isChecked() and not shown(tab).enabled
@@ -143,7 +150,11 @@ def test_a_list_switched_on_elsewhere_shows_on_at_the_first_refused_read(
 ) -> None:
     """The 403 itself tells that the organization's list is on (the Admin API answers to it alone)."""
     assert not tab.scope_bar.switch.isChecked()
-    embedded(tab.session).store.set_enabled("organization", profile_of(tab.session).org_id, True)
+    run_blocking(
+        embedded(tab.session).store.allowlists.set_enabled(
+            "organization", profile_of(tab.session).org_id, True
+        )
+    )
     click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(tab.blocked_banner.isVisible)
     assert tab.scope_bar.switch.isChecked() and "list is on" in tab.scope_bar.rule.text()
@@ -176,7 +187,7 @@ def test_a_project_list_warns_of_the_project_key_only(
     assert "The admin key keeps working" in words and "does not cover the Admin API" in words
     assert "covers the Admin API too" not in words and "allowlist disable" not in words
     store = embedded(tab.session).store
-    qtbot.waitUntil(lambda: store.allowlist("project", project_id).enabled)
+    qtbot.waitUntil(lambda: store.allowlists.get("project", project_id).enabled)
     click(qtbot, child(tab, QPushButton, "refresh"))
     qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.enabled)
     assert not tab.blocked_banner.isVisible()  # the admin key still reads the lists
@@ -192,6 +203,10 @@ def test_after_recovery_elsewhere_the_banner_clears_within_seconds(
     banner = tab.blocked_banner
     qtbot.waitUntil(banner.isVisible)
     assert tab.service.periodic.isActive() and tab.service.periodic.interval() == 1000
-    embedded(tab.session).store.set_enabled("organization", profile_of(tab.session).org_id, False)
+    run_blocking(
+        embedded(tab.session).store.allowlists.set_enabled(
+            "organization", profile_of(tab.session).org_id, False
+        )
+    )
     qtbot.waitUntil(lambda: not banner.isVisible(), timeout=6000)
     assert tab.service.periodic.interval() == tab.service.refresh_seconds() * 1000  # back to the setting

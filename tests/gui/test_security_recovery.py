@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
+from app.sandbox.store.database import run_blocking
 from app.ui.security.tab import SecurityTab
 from tests.gui.reach import profile_of
 
@@ -25,7 +26,9 @@ def test_the_recovery_command_is_exact_copyable_and_works(tab: SecurityTab, qtbo
 
     store = tab.session.sandbox.start().store
     org_id = profile_of(tab.session).org_id
-    store.set_enabled("organization", org_id, True)  # locked out: the list on, with no entry for anyone
+    run_blocking(
+        store.allowlists.set_enabled("organization", org_id, True)
+    )  # locked out: the list on, with no entry for anyone
     result = subprocess.run(
         shlex.split(command),
         capture_output=True,
@@ -35,4 +38,4 @@ def test_the_recovery_command_is_exact_copyable_and_works(tab: SecurityTab, qtbo
     )
     assert result.returncode == 0, result.stderr
     assert "disabled" in result.stdout
-    assert not store.allowlist("organization", org_id).enabled
+    assert not store.allowlists.get("organization", org_id).enabled

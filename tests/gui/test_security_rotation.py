@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.sandbox.store.database import run_blocking
 from app.ui.main_window import MainWindow
 from app.ui.security.rotation import RotationDialog
 from app.ui.security.tab import SecurityTab
@@ -52,7 +53,7 @@ def click(qtbot: QtBot, dialog: QWidget, name: str) -> None:
 
 def cidrs(tab: SecurityTab) -> list[str]:
     store = embedded(tab.session).store
-    return [e.cidr for e in store.allowlist("organization", profile_of(tab.session).org_id).entries]
+    return [e.cidr for e in store.allowlists.get("organization", profile_of(tab.session).org_id).entries]
 
 
 def start_rotation(qtbot: QtBot, tab: SecurityTab) -> RotationDialog:
@@ -141,8 +142,8 @@ def test_new_entry_removed_elsewhere_sends_the_rotation_back(
     store = embedded(tab.session).store
     new_id = plan_of(tab).new_id
     assert new_id is not None
-    store.remove_entry(
-        "organization", profile_of(tab.session).org_id, new_id
+    run_blocking(
+        store.allowlists.remove_entry("organization", profile_of(tab.session).org_id, new_id)
     )  # a second admin, in the dashboard
     play(qtbot, console, "203.0.113.40")  # from the new address the list now refuses the admin
     click(qtbot, dialog, "probe")

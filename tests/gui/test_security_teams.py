@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.security.entry_views import EntryView
 from app.models.entries import EXPIRES, HITS, LAST_MATCHED
+from app.sandbox.store.database import run_blocking
 from app.services.security import audit as audit_module
 from app.ui.main_window import MainWindow
 from app.ui.security.history import HistoryDialog
@@ -110,8 +111,12 @@ def test_expires_on_add_shows_the_time_left_and_extend_moves_it(qtbot: QtBot, ta
 def test_expired_entries_show_as_expired_and_the_view_finds_them(qtbot: QtBot, tab: SecurityTab) -> None:
     other = embedded(tab.session).store  # another admin, with an entry about to expire
     org = profile_of(tab.session).org_id
-    other.add_entry("organization", org, "192.0.2.0/24", "temp", expires_at=int(time.time()) + 1)
-    other.add_entry("organization", org, "198.51.100.0/24", "office")
+    run_blocking(
+        other.allowlists.add_entry(
+            "organization", org, "192.0.2.0/24", "temp", expires_at=int(time.time()) + 1
+        )
+    )
+    run_blocking(other.allowlists.add_entry("organization", org, "198.51.100.0/24", "office"))
     qtbot.wait(1100)
     tab.service.refresh()
     qtbot.waitUntil(lambda: len(tab.service.entries) == 2, timeout=10000)
@@ -190,7 +195,7 @@ def test_the_list_is_read_again_on_focus_and_on_a_timer_but_not_under_a_dialog(
 ) -> None:
     other = embedded(tab.session).store
     org = profile_of(tab.session).org_id
-    other.add_entry("organization", org, "192.0.2.0/24", "from elsewhere")
+    run_blocking(other.allowlists.add_entry("organization", org, "192.0.2.0/24", "from elsewhere"))
     application = QApplication.instance()
     assert isinstance(application, QApplication)
     application.applicationStateChanged.emit(Qt.ApplicationState.ApplicationActive)
@@ -204,7 +209,7 @@ def test_the_list_is_read_again_on_focus_and_on_a_timer_but_not_under_a_dialog(
     assert tab.refresh_unless_busy() is False
     tab.dialogs["history"].close()
     qtbot.waitUntil(lambda: not tab.dialogs)
-    other.add_entry("organization", org, "192.0.2.128/25", "again")
+    run_blocking(other.allowlists.add_entry("organization", org, "192.0.2.128/25", "again"))
     tab.service.periodic.timeout.emit()
     qtbot.waitUntil(lambda: len(tab.service.entries) == 2, timeout=10000)
 
@@ -218,7 +223,7 @@ def test_history_merges_the_service_log_and_this_console(
     other = embedded(tab.session).store
     org = profile_of(tab.session).org_id
     for cidr in ("192.0.2.0/24", "192.0.2.128/25", "198.18.0.0/15"):
-        other.add_entry("organization", org, cidr, "dashboard")
+        run_blocking(other.allowlists.add_entry("organization", org, cidr, "dashboard"))
     tab.opener.open("history")
     dialog = dialog_of(tab, "history", HistoryDialog)
     qtbot.waitUntil(lambda: len(dialog.audit.rows) == 2, timeout=10000)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStyle, QStyledItemDelegate, 
 from pytestqt.qtbot import QtBot
 
 from app.api.admin import Entry
+from app.sandbox.store.database import run_blocking
 from app.ui.security.history import HistoryDialog
 from app.ui.security.tab import SecurityTab
 from app.ui.security.transfer import COLUMNS, ImportDialog
@@ -54,7 +55,7 @@ def open_preview(qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch
 
 def stored(tab: SecurityTab) -> list[str]:
     store = embedded(tab.session).store
-    return [e.cidr for e in store.allowlist("organization", profile_of(tab.session).org_id).entries]
+    return [e.cidr for e in store.allowlists.get("organization", profile_of(tab.session).org_id).entries]
 
 
 CSV_FILE = """cidr,description
@@ -134,7 +135,7 @@ def test_import_reports_partial_failures_line_by_line(
     # meets the service's 409, the others go in, and each line says what happened to it.
     store = embedded(tab.session).store
     org = profile_of(tab.session).org_id
-    entry = store.add_entry("organization", org, "192.0.2.0/24", "")
+    entry, _ = run_blocking(store.allowlists.add_entry("organization", org, "192.0.2.0/24", ""))
     shown = tab.service.data
     assert shown is not None
     tab.service.data = shown.model_copy(

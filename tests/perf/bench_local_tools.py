@@ -26,7 +26,7 @@ import openai
 from app.sandbox.engines.base import Conversation
 from app.sandbox.engines.local_grammar import answer_shape
 from app.sandbox.engines.prompt import build_prompt
-from app.sandbox.request import parse_request
+from app.sandbox.request.engine_request import parse_request
 from tests.sandbox_process import spawn_sandbox
 
 THREADS = 2

@@ -25,7 +25,8 @@ from typing import Any
 from app.netrules import EntryIndex, Network
 from app.netrules.parse import Address
 from app.netrules.segments import SegmentTable
-from app.sandbox.allowlists import AllowlistRecord, EntryRecord
+from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.entry import EntryRecord
 
 NOW = 1_800_000_000
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.sandbox.cli import exposure_warning, main
-from app.sandbox.store import Store
+from app.sandbox.store.aggregates import Store
 from tests.conftest import SandboxFactory
 from tests.fork_server import ForkServer
 from tests.sandbox_process import spawn_sandbox

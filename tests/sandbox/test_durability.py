@@ -11,7 +11,8 @@ from pathlib import Path
 
 import httpx
 
-from app.sandbox.store import Store
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.database import run_blocking
 from tests.sandbox_process import spawn_sandbox
 
 
@@ -56,7 +57,7 @@ def test_acknowledged_entries_survive_kill_9(tmp_path: Path) -> None:
         thread.join()
 
     store = Store(tmp_path / "data" / "sandbox.sqlite3")
-    stored = {entry.id for entry in store.allowlist("organization", creds["org_id"]).entries}
+    stored = {entry.id for entry in store.allowlists.get("organization", creds["org_id"]).entries}
     assert set(acknowledged) <= stored
     assert len(stored) >= 150
     store.close()
@@ -64,16 +65,20 @@ def test_acknowledged_entries_survive_kill_9(tmp_path: Path) -> None:
 
 def test_concurrent_writers_in_two_processes_lose_nothing(tmp_path: Path) -> None:
     store = Store(tmp_path / "sandbox.sqlite3")
-    creds = store.bootstrap()
+    creds = run_blocking(store.organizations.bootstrap())
     script = (
-        "import sys; from pathlib import Path; from app.sandbox.store import Store\n"
+        "import asyncio, sys; from pathlib import Path; from app.sandbox.store.aggregates import Store\n"
         "s = Store(Path(sys.argv[1]))\n"
-        "for i in range(200): s.add_entry('organization', sys.argv[2], f'172.20.{i}.0/24', 'other process')\n"
+        "async def add(): [await s.allowlists.add_entry("
+        "'organization', sys.argv[2], f'172.20.{i}.0/24', 'other process') for i in range(200)]\n"
+        "asyncio.run(add())\n"
     )
     other = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "sandbox.sqlite3"), creds.org_id])
     for i in range(200):
-        store.add_entry("organization", creds.org_id, f"172.21.{i}.0/24", "this process")
+        run_blocking(
+            store.allowlists.add_entry("organization", creds.org_id, f"172.21.{i}.0/24", "this process")
+        )
     assert other.wait(timeout=60) == 0
-    entries = store.allowlist("organization", creds.org_id).entries
+    entries = store.allowlists.get("organization", creds.org_id).entries
     assert len(entries) == 400
     store.close()

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from app.sandbox.gateway import resolve_source_ip
+from app.sandbox.gateway.source import resolve_source_ip
 from tests.conftest import Sandbox, SandboxFactory
 
 TRUSTED = [ipaddress.ip_network("10.0.0.0/8")]

@@ -15,7 +15,7 @@ from app.sandbox.engines.local_generate import HeldText
 from app.sandbox.engines.local_grammar import answer_shape
 from app.sandbox.engines.local_tools import call_schema, parse_call, still_deciding
 from app.sandbox.engines.prompt import build_prompt
-from app.sandbox.request import parse_request
+from app.sandbox.request.engine_request import parse_request
 
 WEATHER: dict[str, Any] = {
     "type": "function",

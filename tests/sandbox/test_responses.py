@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 from PIL import Image
 
+from app.sandbox.store.database import run_blocking
 from tests.conftest import Sandbox, SandboxFactory
 
 
@@ -185,8 +186,10 @@ def test_store_false_is_not_kept(sandbox: Sandbox) -> None:
 
 def test_responses_are_private_to_their_project(sandbox: Sandbox) -> None:
     body = create(sandbox, input="mine").json()
-    other_project = sandbox.server.store.create_project(sandbox.creds.org_id, "Other")
-    other_key = sandbox.server.store.create_key("project", sandbox.creds.org_id, other_project)
+    other_project = run_blocking(
+        sandbox.server.store.organizations.create_project(sandbox.creds.org_id, "Other")
+    )
+    other_key = run_blocking(sandbox.server.store.keys.create("project", sandbox.creds.org_id, other_project))
     with sandbox.client(other_key) as client:
         assert client.get(f"/responses/{body['id']}").status_code == 404
 

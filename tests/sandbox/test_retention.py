@@ -11,7 +11,7 @@ import pytest
 
 from app.sandbox.cli import build_parser
 from app.sandbox.config import SandboxConfig
-from app.sandbox.retention import prune_once
+from app.sandbox.store.retention import prune_once
 from tests.conftest import LOOPBACK_PROXY, Sandbox, start_sandbox
 
 DAY = 86_400

@@ -27,8 +27,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 
 from app.sandbox import SandboxConfig  # noqa: E402
 from app.sandbox.app import create_app  # noqa: E402
-from app.sandbox.openapi import openapi_document  # noqa: E402
-from app.sandbox.store import Credentials, Store  # noqa: E402
+from app.sandbox.contract.openapi import openapi_document  # noqa: E402
+from app.sandbox.store.aggregates import Store  # noqa: E402
+from app.sandbox.store.database import run_blocking  # noqa: E402
+from app.sandbox.store.organizations import Credentials  # noqa: E402
 
 # What the module's server fixture gives: the app in process, its configuration, and its credentials.
 SandboxApp = tuple[ASGIApp, SandboxConfig, Credentials]
@@ -41,11 +43,11 @@ def sandbox_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxApp
         data_dir=data, rate_limit_per_minute=10**9, trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")]
     )
     store = Store(config.database)
-    creds = store.bootstrap()
+    creds = run_blocking(store.organizations.bootstrap())
     # Every address allowed, so lists switched on by the examples never block the checks' own probes.
     for scope, owner in (("organization", creds.org_id), ("project", creds.project_id)):
-        store.add_entry(scope, owner, "0.0.0.0/0", "all IPv4")
-        store.add_entry(scope, owner, "::/0", "all IPv6")
+        run_blocking(store.allowlists.add_entry(scope, owner, "0.0.0.0/0", "all IPv4"))
+        run_blocking(store.allowlists.add_entry(scope, owner, "::/0", "all IPv6"))
     gateway = create_app(config, store)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:

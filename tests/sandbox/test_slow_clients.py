@@ -117,7 +117,7 @@ def test_the_server_parses_with_httptools(sandbox: Sandbox) -> None:
     """httptools is the one parser: the server in use runs the guarded httptools protocol."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    from app.sandbox.slow_clients import HeadDeadline
+    from app.sandbox.gateway.slow_clients import HeadDeadline
 
     protocol = sandbox.server._server.config.http
     assert isinstance(protocol, type)
@@ -148,7 +148,7 @@ def test_without_httptools_the_embedded_server_raises_before_opening_anything(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from app.sandbox import SandboxConfig, SandboxServer
-    from app.sandbox.slow_clients import HttpParserMissing
+    from app.sandbox.gateway.slow_clients import HttpParserMissing
 
     monkeypatch.setitem(sys.modules, "httptools", None)  # an import of it now fails, as where it is missing
     config = SandboxConfig(data_dir=tmp_path / "data")

@@ -13,68 +13,76 @@ from pathlib import Path
 import pytest
 
 from app.netrules.segments import SegmentTable
-from app.sandbox import allowlists
-from app.sandbox.allowlists import AllowlistRecord
 from app.sandbox.config import SandboxConfig
 from app.sandbox.server import SandboxServer
-from app.sandbox.store import DuplicateEntry, Store
+from app.sandbox.store import allowlist_record
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.allowlists import DuplicateEntry
+from app.sandbox.store.database import run_blocking
+from app.sandbox.store.organizations import Organizations
 
 IP = ipaddress.ip_address
 
 
 def test_adds_and_removes_answer_at_once(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite3")
-    org = store.bootstrap().org_id
-    entry = store.add_entry("organization", org, "203.0.113.0/24", "office")
-    allowlist = store.allowlist("organization", org)
+    org = run_blocking(store.organizations.bootstrap()).org_id
+    entry, _ = run_blocking(store.allowlists.add_entry("organization", org, "203.0.113.0/24", "office"))
+    allowlist = store.allowlists.get("organization", org)
     assert allowlist.contains(IP("203.0.113.9")) and allowlist.holders(IP("::ffff:203.0.113.9")) == [entry.id]
     with pytest.raises(DuplicateEntry) as duplicate:
-        store.add_entry("organization", org, "203.0.113.0/24", "again")
+        run_blocking(store.allowlists.add_entry("organization", org, "203.0.113.0/24", "again"))
     assert duplicate.value.existing_id == entry.id
-    assert store.remove_entry("organization", org, entry.id)
-    assert not store.allowlist("organization", org).contains(IP("203.0.113.9"))
-    assert not store.remove_entry("organization", org, entry.id)
+    assert run_blocking(store.allowlists.remove_entry("organization", org, entry.id))
+    assert not store.allowlists.get("organization", org).contains(IP("203.0.113.9"))
+    assert not run_blocking(store.allowlists.remove_entry("organization", org, entry.id))
     store.close()
 
 
 def test_a_refused_change_leaves_list_and_disk_as_they_were(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite3")
-    org = store.bootstrap().org_id
+    org = run_blocking(store.organizations.bootstrap()).org_id
 
     def refuse(_list: object) -> None:
         raise PermissionError("no")
 
     with pytest.raises(PermissionError):
-        store.add_entry("organization", org, "203.0.113.0/24", "", refuse)
-    assert store.allowlist("organization", org).entries == ()
+        run_blocking(store.allowlists.add_entry("organization", org, "203.0.113.0/24", "", guard=refuse))
+    assert store.allowlists.get("organization", org).entries == ()
     store.close()
     reopened = Store(tmp_path / "s.sqlite3")
-    assert reopened.allowlist("organization", org).entries == ()
+    assert reopened.allowlists.get("organization", org).entries == ()
     reopened.close()
 
 
 def test_another_process_writes_are_seen_by_the_next_read(tmp_path: Path) -> None:
     ours, theirs = Store(tmp_path / "s.sqlite3"), Store(tmp_path / "s.sqlite3")
-    org = ours.bootstrap().org_id
-    mine = ours.add_entry("organization", org, "198.51.100.0/24", "")
-    assert len(ours.allowlist("organization", org)) == 1  # now in memory
-    other = theirs.add_entry("organization", org, "203.0.113.0/24", "")
-    theirs.set_enabled("organization", org, True)
-    allowlist = ours.allowlist("organization", org)
+    org = run_blocking(ours.organizations.bootstrap()).org_id
+    mine, _ = run_blocking(ours.allowlists.add_entry("organization", org, "198.51.100.0/24", ""))
+    assert len(ours.allowlists.get("organization", org)) == 1  # now in memory
+    other, _ = run_blocking(theirs.allowlists.add_entry("organization", org, "203.0.113.0/24", ""))
+    run_blocking(theirs.allowlists.set_enabled("organization", org, True))
+    allowlist = ours.allowlists.get("organization", org)
     assert allowlist.enabled and [e.id for e in allowlist.entries] == [mine.id, other.id]
-    ours.remove_entry("organization", org, other.id)
-    assert [e.id for e in theirs.allowlist("organization", org).entries] == [mine.id]
+    run_blocking(ours.allowlists.remove_entry("organization", org, other.id))
+    assert [e.id for e in theirs.allowlists.get("organization", org).entries] == [mine.id]
     ours.close()
     theirs.close()
 
 
 def test_many_removals_keep_answers_right(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite3")
-    org = store.bootstrap().org_id
-    ids = [store.add_entry("organization", org, f"10.{i // 256}.{i % 256}.0/24", "").id for i in range(1200)]
+    org = run_blocking(store.organizations.bootstrap()).org_id
+    ids = [
+        run_blocking(store.allowlists.add_entry("organization", org, f"10.{i // 256}.{i % 256}.0/24", ""))[
+            0
+        ].id
+        for i in range(1200)
+    ]
     for entry_id in ids[:1100]:  # past the point where the index is built again
-        store.remove_entry("organization", org, entry_id)
-    allowlist = store.allowlist("organization", org)
+        run_blocking(store.allowlists.remove_entry("organization", org, entry_id))
+    allowlist = store.allowlists.get("organization", org)
     assert len(allowlist) == 100
     assert not allowlist.contains(IP("10.0.5.1")) and allowlist.contains(IP("10.4.100.1"))
     assert allowlist.holders(IP("10.4.100.1")) == [ids[1124]]
@@ -90,19 +98,19 @@ def test_first_start_writes_the_credentials_before_the_store_keeps_the_keys(
     def killed(*_: object, **__: object) -> None:
         raise KeyboardInterrupt  # stands for a kill -9 between the two steps
 
-    monkeypatch.setattr(Store, "bootstrap", killed)
+    monkeypatch.setattr(Organizations, "bootstrap", killed)
     with pytest.raises(KeyboardInterrupt):
         SandboxServer(config, credentials_out=out)
     written = json.loads(out.read_text())
     monkeypatch.undo()
     store = Store(config.database)
-    assert store.is_empty()  # nothing kept: the next start begins again
+    assert store.organizations.is_empty()  # nothing kept: the next start begins again
     store.close()
     server = SandboxServer(config, credentials_out=out)
     try:
         fresh = json.loads(out.read_text())
         assert fresh["admin_key"] != written["admin_key"]
-        assert server.store.lookup_key(fresh["admin_key"]) is not None
+        assert server.store.keys.lookup(fresh["admin_key"]) is not None
         assert (out.stat().st_mode & 0o777) == 0o600
     finally:
         server.stop()
@@ -113,7 +121,7 @@ def test_writes_committed_together_are_each_kept_or_refused_alone(tmp_path: Path
     from concurrent.futures import ThreadPoolExecutor
 
     store = Store(tmp_path / "s.sqlite3")
-    org = store.bootstrap().org_id
+    org = run_blocking(store.organizations.bootstrap()).org_id
 
     def refuse_odd(cidr: str) -> Callable[[object], None]:
         def guard(_list: object) -> None:
@@ -125,7 +133,8 @@ def test_writes_committed_together_are_each_kept_or_refused_alone(tmp_path: Path
     def add(i: int) -> str:
         cidr = f"10.0.{i % 100}.0/24"  # each cidr asked for twice
         try:
-            return store.add_entry("organization", org, cidr, "", refuse_odd(cidr)).id
+            added = store.allowlists.add_entry("organization", org, cidr, "", guard=refuse_odd(cidr))
+            return run_blocking(added)[0].id
         except DuplicateEntry:
             return "duplicate"
         except PermissionError:
@@ -138,7 +147,7 @@ def test_writes_committed_together_are_each_kept_or_refused_alone(tmp_path: Path
     assert len(kept) == 50
     store.close()
     reopened = Store(tmp_path / "s.sqlite3")
-    entries = reopened.allowlist("organization", org).entries
+    entries = reopened.allowlists.get("organization", org).entries
     assert {e.id for e in entries} == kept and len({e.cidr for e in entries}) == 50
     reopened.close()
 
@@ -173,27 +182,27 @@ def test_a_write_does_the_same_work_at_10_entries_as_at_10000(
             builds.append(1)
             super().__init__(*rows)
 
-    monkeypatch.setattr(allowlists, "SegmentTable", Counted)
+    monkeypatch.setattr(allowlist_record, "SegmentTable", Counted)
     waiting: list[AllowlistRecord] = []
     store = Store(tmp_path / "s.sqlite3", compile_later=waiting.append)
-    project = store.bootstrap().project_id
+    project = run_blocking(store.organizations.bootstrap()).project_id
     statements: list[str] = []
     # Both of the store's connections: the writer's and the one it reads with.
-    for connection in (store._writer._db, store._db):
+    for connection in (store.database._writer_db, store.database.reader):
         connection.set_trace_callback(lambda sql: statements.append(re.sub(r"'[^']*'|\b\d+\b", "?", sql)))
     written: dict[int, list[list[str]]] = {}
     for size in (10, 10_000):
-        held = len(store.allowlist("project", project))
+        held = len(store.allowlists.get("project", project))
         fill(store.path, "project", project, held, size - held)
-        assert len(store.allowlist("project", project)) == size  # read in, as after the fill
+        assert len(store.allowlists.get("project", project)) == size  # read in, as after the fill
         for allowlist in waiting:
             allowlist.compile()
         waiting.clear()
         builds.clear()
         for i in range(20):
             statements.clear()
-            entry = store.add_entry("project", project, f"172.16.0.{i}/32", "")
-            assert store.remove_entry("project", project, entry.id)
+            entry, _ = run_blocking(store.allowlists.add_entry("project", project, f"172.16.0.{i}/32", ""))
+            assert run_blocking(store.allowlists.remove_entry("project", project, entry.id))
             written.setdefault(size, []).append(list(statements))
         assert builds == [] and waiting == []
     for small, big in zip(written[10], written[10_000], strict=True):

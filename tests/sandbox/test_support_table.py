@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from app.sandbox.contract import CreateResponse
-from app.sandbox.unsupported import REFUSED_PARTS, REFUSED_TOOLS
+from app.sandbox.contract.responses import CreateResponse
+from app.sandbox.request.unsupported import REFUSED_PARTS, REFUSED_TOOLS
 from tests.conftest import Sandbox
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()

@@ -13,7 +13,8 @@ from typing import Any
 import httpx
 
 from app.sandbox import SandboxServer
-from app.sandbox.store import Store
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.database import run_blocking
 from tests.conftest import Sandbox, SandboxFactory
 from tests.sandbox_process import spawn_sandbox
 
@@ -137,10 +138,10 @@ def test_the_service_removes_an_expired_entry_after_the_grace_period(sandbox_fac
     with sandbox.admin(ME) as admin:
         ci = add(admin, sandbox, "203.0.113.0/24", expires_at=int(START) + 60)
         clock.now = START + 60 + 3599
-        sandbox.server.keeper.tick()
+        run_blocking(sandbox.server.keeper.tick())
         assert [e["id"] for e in admin.get(sandbox.org_list).json()["entries"]] == [ci["id"]]
         clock.now = START + 60 + 3600
-        sandbox.server.keeper.tick()
+        run_blocking(sandbox.server.keeper.tick())
         assert admin.get(sandbox.org_list).json()["entries"] == []
         event = admin.get(f"/organizations/{sandbox.creds.org_id}/audit_log").json()["data"][0]
         assert event["type"] == "ip_allowlist.entry.expired" and event["actor"]["type"] == "service"
@@ -280,8 +281,8 @@ def test_usage_is_counted_on_the_most_specific_entry_and_flushed(sandbox_factory
             narrow["id"]: (3, int(START) + 2),
             unused["id"]: (0, None),
         }
-        assert sandbox.server.store.flush_usage() == 3
-        assert sandbox.server.store.flush_usage() == 0  # nothing new
+        assert run_blocking(sandbox.server.store.hit_counts.flush()) == 3
+        assert run_blocking(sandbox.server.store.hit_counts.flush()) == 0  # nothing new
         again = {
             e["id"]: (e["hit_count"], e["last_matched_at"])
             for e in admin.get(sandbox.org_list).json()["entries"]
@@ -311,7 +312,7 @@ def test_usage_survives_a_kill_9_after_the_flush_interval(tmp_path: Path) -> Non
         deadline = time.monotonic() + 10
         while True:  # flushed within the interval (0.2 s); polled with a deadline
             reader = Store(store_path)
-            stored = reader.allowlist("organization", org).get(entry["id"])
+            stored = reader.allowlists.get("organization", org).get(entry["id"])
             reader.close()
             if stored is not None and stored.hit_count == 7:
                 break
@@ -323,7 +324,7 @@ def test_usage_survives_a_kill_9_after_the_flush_interval(tmp_path: Path) -> Non
         assert process.stdout is not None
         process.stdout.close()
     reopened = Store(store_path)
-    survived = reopened.allowlist("organization", org).get(entry["id"])
+    survived = reopened.allowlists.get("organization", org).get(entry["id"])
     reopened.close()
     assert survived is not None and survived.hit_count == 7 and survived.last_matched_at is not None
 
@@ -337,7 +338,7 @@ def test_usage_is_written_when_the_server_stops(sandbox_factory: SandboxFactory)
     path = sandbox.server.store.path
     sandbox.server.stop()
     reopened = Store(path)
-    stored = reopened.allowlist("organization", sandbox.creds.org_id).get(entry["id"])
+    stored = reopened.allowlists.get("organization", sandbox.creds.org_id).get(entry["id"])
     reopened.close()
     assert stored is not None and stored.hit_count == 1 and stored.last_matched_at == int(START)
 
@@ -425,7 +426,9 @@ def test_the_audit_log_pages_newest_first_and_filters_by_type_and_project(sandbo
 def test_an_organization_sees_only_its_own_audit_log(
     sandbox: Sandbox, shared_sandbox_server: SandboxServer
 ) -> None:
-    other = Sandbox(shared_sandbox_server, shared_sandbox_server.store.bootstrap())
+    other = Sandbox(
+        shared_sandbox_server, run_blocking(shared_sandbox_server.store.organizations.bootstrap())
+    )
     with other.admin(ME) as admin:
         admin.post(other.org_list + "/entries", json={"cidr": "10.1.0.0/16"})
     with sandbox.admin(ME) as admin:

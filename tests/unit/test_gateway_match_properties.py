@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from app.netrules.intervals import interval_of, read_cidrs
 from app.netrules.parse import Address, Network
-from app.sandbox.allowlists import AllowlistRecord, EntryRecord
+from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.entry import EntryRecord
 
 NOW = 1_800_000_000
 V6_BASE = int(ipaddress.IPv6Address("2001:db8::"))

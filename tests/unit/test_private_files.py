@@ -16,7 +16,7 @@ from app.api.admin import Entry
 from app.common.private import private_dir
 from app.core.playground.conversation_store import ConversationStore
 from app.core.security.files import write_file
-from app.sandbox.store import Store
+from app.sandbox.store.aggregates import Store
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX modes; Windows relies on the profile's ACL")
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,6 +8,7 @@ import pytest
 from app.api import ConnectionSettings, ServiceClient
 from app.core.refusal import Refusal, find_refusal
 from app.netrules.policy import Verdict
+from app.sandbox.store.database import run_blocking
 from tests.conftest import Sandbox
 
 pytestmark = pytest.mark.anyio
@@ -32,8 +33,8 @@ def set_lists(sandbox: Sandbox, org: list[str], project: list[str]) -> None:
     store, creds = sandbox.server.store, sandbox.creds
     for scope, owner, cidrs in (("organization", creds.org_id, org), ("project", creds.project_id, project)):
         for cidr in cidrs:
-            store.add_entry(scope, owner, cidr, "")
-        store.set_enabled(scope, owner, True)
+            run_blocking(store.allowlists.add_entry(scope, owner, cidr, ""))
+        run_blocking(store.allowlists.set_enabled(scope, owner, True))
 
 
 async def test_each_verdict_is_read_from_the_lists_and_matches_the_gateway(sandbox: Sandbox) -> None:

@@ -11,8 +11,9 @@ import pytest
 from app.netrules import EntryIndex, Network
 from app.netrules.parse import Address
 from app.netrules.segments import SegmentTable
-from app.sandbox import allowlists
-from app.sandbox.allowlists import AllowlistRecord, EntryRecord
+from app.sandbox.store import allowlist_record
+from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.entry import EntryRecord
 from tests.perf.bench_matcher import probes, random_networks
 
 
@@ -121,7 +122,7 @@ def test_entries_added_and_removed_compile_no_table_at_10_or_10000_entries(
             builds.append(1)
             super().__init__(*rows)
 
-    monkeypatch.setattr(allowlists, "SegmentTable", Counted)
+    monkeypatch.setattr(allowlist_record, "SegmentTable", Counted)
     rng = random.Random(7)
     for size in (10, 10_000):
         networks = list(dict.fromkeys(random_networks(size, rng)))
@@ -135,7 +136,7 @@ def test_entries_added_and_removed_compile_no_table_at_10_or_10000_entries(
                 allowlist.added(EntryRecord(f"new{i}", network.with_prefixlen, "", 0), network)
             if len(allowlist) > 5:
                 allowlist.removed(rng.choice(allowlist.entries).id)
-        assert builds == [] and waiting == [allowlist] * (size > allowlists.COMPILE_INLINE_UP_TO)
+        assert builds == [] and waiting == [allowlist] * (size > allowlist_record.COMPILE_INLINE_UP_TO)
         anew = AllowlistRecord("project", "p", True, allowlist.entries, threading.RLock())
         for address in probes(3000, rng, networks):
             assert matched(allowlist, address) == matched(anew, address), address
@@ -165,7 +166,7 @@ def test_entries_added_while_a_table_is_compiled_are_in_it_when_it_is_used(
             for i, network in enumerate(arriving):  # as the store's writer would, while this one builds
                 allowlist.added(EntryRecord(f"new{i}", network.with_prefixlen, "", 0), network)
 
-    monkeypatch.setattr(allowlists, "SegmentTable", WritesMeanwhile)
+    monkeypatch.setattr(allowlist_record, "SegmentTable", WritesMeanwhile)
     allowlist.compile()
     monkeypatch.undo()
     assert allowlist._lookup is not None and waiting == [allowlist]  # used, and not asked for again

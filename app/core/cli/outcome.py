@@ -7,7 +7,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from app.api.transport import ConnectionSettings
+    from app.api.connection import ConnectionSettings
 
 
 class Exit(IntEnum):

@@ -35,11 +35,12 @@ def embedded_sandbox(profile: Profile, folders: ConsoleFolders, port: int) -> Ta
             f"The console's local sandbox is not running (nothing answers on 127.0.0.1:{port}): open the "
             "console, which runs it, and try again.",
         )
-    from app.sandbox.store import Store
+    from app.sandbox.store.aggregates import Store
+    from app.sandbox.store.database import run_blocking
 
     store = Store(store_file)
     try:
-        orgs = store.orgs()
+        orgs = store.organizations.orgs()
         if not orgs:
             raise CommandFailed(
                 Exit.NETWORK, f"The local sandbox's store ({store_file}) holds no organization."
@@ -47,10 +48,10 @@ def embedded_sandbox(profile: Profile, folders: ConsoleFolders, port: int) -> Ta
         org_id = str(orgs[0]["id"])
         profile.base_url, profile.org_id = f"http://127.0.0.1:{port}/v1", org_id
         settings = connection_settings(profile, SecretStore())
-        if not settings.admin_key or store.lookup_key(settings.admin_key) is None:
-            minted = store.create_key("admin", org_id, name=MINTED_KEY_NAME)
+        if not settings.admin_key or store.keys.lookup(settings.admin_key) is None:
+            minted = run_blocking(store.keys.create("admin", org_id, name=MINTED_KEY_NAME))
             settings = dataclasses.replace(settings, admin_key=minted)
-        if settings.api_key and store.lookup_key(settings.api_key) is None:
+        if settings.api_key and store.keys.lookup(settings.api_key) is None:
             settings = dataclasses.replace(settings, api_key=None)  # a stale one would only be refused
     finally:
         store.close()

@@ -33,6 +33,7 @@ from app.api.requests import (
     WebSearchToolParam,
 )
 from app.common.jsonschema_check import schema_problem
+from app.core.playground.figures import Figures as Figures
 from app.core.playground.functions import FunctionCall, ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
 from app.core.playground.status import RUNNING as RUNNING
@@ -52,48 +53,6 @@ class Attachment:
     label: str
     tokens: int
     sent: str = ""  # what goes out, short, for the chip: "PNG 2048×1365, 12 KB" ("" for a remote URL)
-
-
-# An answer "arrived all at once" when its text deltas, many of them, came within this share of the wait for
-# the first one (and under HELD_BACK_SPAN_S), after a wait of at least HELD_BACK_MIN_WAIT_S: what a proxy
-# that buffers the whole answer does. A server that streams spreads them over the generation.
-HELD_BACK_MIN_DELTAS = 10
-HELD_BACK_MIN_WAIT_S = 1.0
-HELD_BACK_SHARE = 0.05
-HELD_BACK_SPAN_S = 0.25
-
-
-@dataclass
-class Figures:
-    """A turn's numbers: its timings and token counts, as the figures line shows them."""
-
-    time_to_first_token: float | None = None
-    duration: float | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
-    last_token_at: float | None = None  # seconds from the start to the last text delta
-    text_deltas: int = 0
-    held_back_saved: bool = False  # a saved turn's verdict (its deltas' times are not saved)
-
-    @property
-    def held_back(self) -> bool:
-        """The answer arrived all at once, after a wait: something in between (a proxy) held the stream."""
-        if self.held_back_saved:
-            return True
-        first, last = self.time_to_first_token, self.last_token_at
-        if first is None or last is None or self.text_deltas < HELD_BACK_MIN_DELTAS:
-            return False
-        span = last - first
-        return first >= HELD_BACK_MIN_WAIT_S and span <= min(HELD_BACK_SPAN_S, HELD_BACK_SHARE * first)
-
-    @property
-    def tokens_per_second(self) -> float | None:
-        """None when the answer was held back: its tokens' pace is the proxy's, not the model's."""
-        if not self.duration or not self.output_tokens or self.held_back:
-            return None
-        streaming = self.duration - (self.time_to_first_token or 0)
-        return self.output_tokens / streaming if streaming > 0 else None
 
 
 @dataclass(frozen=True)
@@ -130,6 +89,8 @@ class Turn:
     headers: dict[str, str] = field(default_factory=dict)
     timeline: list[TimelineEntry] = field(default_factory=list)
     figures: Figures = field(default_factory=Figures)
+    waiting_since: float | None = None  # time.monotonic() when the round's request set off
+    proxy: str = ""  # the proxy (host:port) the turn's requests go through; "" for none
     tools: ToolSettings = field(default_factory=ToolSettings)  # the functions this turn offered
     calls: list[FunctionCall] = field(default_factory=list)  # every function call, over every round
     rounds: int = 1  # requests made for this turn: one, and one more for each set of outputs sent

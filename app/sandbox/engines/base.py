@@ -2,8 +2,8 @@
 
 A local-weights engine (llama.cpp, say) only has to yield `TextDelta`s: it fits this interface as is.
 
-What an engine reads (app/sandbox/request.py): `conversation.messages` (earlier turns first), each a
-`Message` with `.role`, `.text()`, `.parts` and `.images`; `conversation.request` is a `ResponseRequest`
+What an engine reads (app/sandbox/request/parsed.py): `conversation.messages` (earlier turns first), each a
+`Message` with `.role`, `.text()`, `.parts` and `.images`; `conversation.request` is a `EngineRequest`
 with `.model`, `.instructions`, `.max_output_tokens`, `.temperature`, `.top_p`, `.text_format` (a dict:
 {"type": "text" | "json_object"} or {"type": "json_schema", "name", "schema", "strict"}), `.web_search`,
 `.force_search`, `.tools` (a `ToolPlan`: the functions this turn may call, and how), `.reasoning_effort`, `.reasoning_summary`, `.verbosity` ("low" | "medium" | "high") and
@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..request import Message, ResponseRequest
+from app.sandbox.request.engine_request import EngineRequest, Message
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Citations:
 
 
 @dataclass(frozen=True)
-class Usage:
+class TokenizerUsage:
     """Real token counts, from an engine with a tokenizer (sent last); without it the route estimates them."""
 
     input_tokens: int
@@ -94,17 +94,17 @@ class FunctionCallDelta:
 
 @dataclass(frozen=True)
 class Incomplete:
-    """The engine's source cut the answer at max_output_tokens and sent no token counts (else: Usage)."""
+    """The engine's source cut the answer at max_output_tokens and sent no token counts (else: TokenizerUsage)."""
 
 
-Step = Reasoning | Search | TextDelta | Citations | Usage | FunctionCallDelta | Incomplete
+Step = Reasoning | Search | TextDelta | Citations | TokenizerUsage | FunctionCallDelta | Incomplete
 
 
 @dataclass
 class Conversation:
     """The request with its history resolved: earlier turns first, this turn's messages last."""
 
-    request: ResponseRequest
+    request: EngineRequest
     history: list[Message]
 
     @property

@@ -12,8 +12,9 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..request import Message
-from .base import Conversation, FunctionCallDelta, Incomplete, Step, TextDelta, Usage
+from app.sandbox.request.engine_request import Message
+
+from .base import Conversation, FunctionCallDelta, Incomplete, Step, TextDelta, TokenizerUsage
 from .upstream_tools import (
     WireNames,
     chat_calls,
@@ -152,7 +153,7 @@ def _chat_usage(chunk: dict[str, Any]) -> tuple[int, int] | None:
 def _end(usage: tuple[int, int] | None, cut: bool) -> list[Step]:
     """The last steps: the upstream's own counts when it sent them, and whether it hit max_output_tokens."""
     if usage is not None:
-        return [Usage(usage[0], usage[1], incomplete=cut)]
+        return [TokenizerUsage(usage[0], usage[1], incomplete=cut)]
     return [Incomplete()] if cut else []
 
 

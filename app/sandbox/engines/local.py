@@ -16,11 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ServiceError
-from ..request import ResponseRequest
-from ..tools import ToolPlan
+from app.sandbox.errors import ServiceError
+from app.sandbox.request.engine_request import EngineRequest
+from app.sandbox.request.tools import ToolPlan
+
 from . import search as web
-from .base import Conversation, FunctionCallDelta, Search, SearchResult, Step, TextDelta, TokenLogprob, Usage
+from .base import (
+    Conversation,
+    FunctionCallDelta,
+    Search,
+    SearchResult,
+    Step,
+    TextDelta,
+    TokenizerUsage,
+    TokenLogprob,
+)
 from .gguf import BackgroundModel, ModelStatus, ModelUnavailable
 from .local_calls import CallStream
 from .local_generate import Generated, Settings, generate
@@ -37,7 +47,7 @@ class _End:
     """The worker is done: nothing follows in the queue."""
 
 
-_Item = TextDelta | Usage | FunctionCallDelta | BaseException | _End
+_Item = TextDelta | TokenizerUsage | FunctionCallDelta | BaseException | _End
 
 
 class _Job:
@@ -105,7 +115,7 @@ class LocalEngine:
     def describe(self, name: str) -> str:
         return self.status(name).describe()
 
-    async def prepare(self, request: ResponseRequest) -> None:
+    async def prepare(self, request: EngineRequest) -> None:
         """Refusals that must be a plain HTTP error, before a stream starts: images, weights that cannot load."""
         model = self.model_for(request.model)
         if any(message.images for message in request.messages):
@@ -152,7 +162,7 @@ class LocalEngine:
         ).start()
         try:
             while not isinstance(item := await job.queue.get(), _End):
-                if isinstance(item, TextDelta | Usage | FunctionCallDelta):
+                if isinstance(item, TextDelta | TokenizerUsage | FunctionCallDelta):
                     yield item
                 elif isinstance(item, ModelUnavailable):
                     raise _unavailable(item)
@@ -257,7 +267,7 @@ def _sample(llama: Any, context: int, sampling: _Sampling, job: _Job) -> None:
     if held:
         job.put(TextDelta(held, held_logprobs))
     incomplete = (calls is None and result.finish == "length") or (calls is not None and _cut(calls, result))
-    job.put(Usage(len(tokens), result.tokens, incomplete=incomplete))
+    job.put(TokenizerUsage(len(tokens), result.tokens, incomplete=incomplete))
 
 
 def _feed(calls: CallStream, text: str, job: _Job) -> bool:
@@ -287,7 +297,7 @@ def _sample_calls(
     result = generate(llama, tokens + given, settings, emit)
     if job.cancelled.is_set():
         return
-    job.put(Usage(len(tokens), len(given) + result.tokens, incomplete=_cut(calls, result)))
+    job.put(TokenizerUsage(len(tokens), len(given) + result.tokens, incomplete=_cut(calls, result)))
 
 
 def _cut(calls: CallStream, result: Generated) -> bool:

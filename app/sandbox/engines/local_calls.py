@@ -14,7 +14,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..tools import ToolPlan
+from app.sandbox.request.tools import ToolPlan
+
 from .base import FunctionCallDelta
 from .local_tools import CALL_END, CALL_START
 from .upstream_tools import WireNames

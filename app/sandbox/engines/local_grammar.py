@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..tools import ToolPlan
+from app.sandbox.request.tools import ToolPlan
+
 from .local_tools import CALL_END, CALL_START, call_header, call_schema, callable_functions
 
 # A call after the first: on a new line or not, as the model likes (Hermes-style templates put one per line).

@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..request import Message
-from ..tools import FunctionSpec, ToolPlan
+from app.sandbox.request.engine_request import Message
+from app.sandbox.request.tools import FunctionSpec, ToolPlan
+
 from .upstream_tools import WireNames
 
 CALL_START = "<tool_call>"

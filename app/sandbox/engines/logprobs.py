@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import math
 
-from ..request import ResponseRequest
+from app.sandbox.request.engine_request import EngineRequest
+
 from .base import TokenLogprob
 
 LOGPROBS = "message.output_text.logprobs"
@@ -64,7 +65,7 @@ _ALTERNATIVES = [
 ]
 
 
-def top_logprobs_wanted(request: ResponseRequest) -> int | None:
+def top_logprobs_wanted(request: EngineRequest) -> int | None:
     """How many alternatives per token, when logprobs were asked for (`include`); None otherwise."""
     if LOGPROBS not in request.include:
         return None

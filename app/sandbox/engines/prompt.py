@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..request import Message
+from app.sandbox.request.engine_request import Message
+
 from .base import Conversation, SearchResult
 from .local_tools import call_text, template_tools, tools_preamble
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import re
 
-from ..request import Message
-from ..tools import FunctionSpec
+from app.sandbox.request.engine_request import Message
+from app.sandbox.request.tools import FunctionSpec
+
 from .base import Conversation
 from .schema_instance import instance_for
 

@@ -15,7 +15,8 @@ from functools import partial
 
 import httpx
 
-from ..errors import ServiceError, one_line
+from app.sandbox.errors import ServiceError, one_line
+
 from .base import Conversation, Step
 from .chat_completions import (
     UpstreamFailure,

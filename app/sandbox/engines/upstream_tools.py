@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..request import Message
-from ..tools import CallRecord, FunctionSpec, ToolPlan
+from app.sandbox.request.engine_request import Message
+from app.sandbox.request.tools import CallRecord, FunctionSpec, ToolPlan
 
 SEPARATOR = "__"
 

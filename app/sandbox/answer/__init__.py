@@ -1,0 +1,1 @@
+"""Turning an engine's steps into the response object and its stream events."""

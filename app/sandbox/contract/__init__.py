@@ -1,0 +1,1 @@
+"""The wire contract: pydantic models of request bodies and queries, their validation, the OpenAPI document."""

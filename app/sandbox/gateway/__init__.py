@@ -1,0 +1,1 @@
+"""The gateway in front of every request: source address, key, allowlist, rate limits, slow clients."""

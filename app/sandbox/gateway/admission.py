@@ -1,0 +1,294 @@
+"""The gateway in front of every /v1 request, in the service's order (docs/contract.md).
+
+1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
+owner part, without validating the key, 3. organization AND project allowlists, decided by
+netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor which list
+refused, 4. key validation, rate limiting, the body size limit, then the handler.
+Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import deque
+from collections.abc import Awaitable
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.netrules import Address
+from app.sandbox.config import SandboxConfig
+from app.sandbox.errors import error_bytes
+from app.sandbox.gateway.context import RequestContext
+from app.sandbox.gateway.limits import RateLimiter
+from app.sandbox.gateway.source import bearer_token, source_of
+from app.sandbox.state import SandboxState
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.allowlist_record import AllowlistRecord
+
+_ADMIN_PATH = re.compile(r"^/v1/organizations/([^/]+)(?:/|$)")
+_KEY_OWNER = re.compile(r"^sk-(admin-)?([A-Za-z0-9]+_[A-Za-z0-9]+)-")
+
+
+class Head(NamedTuple):
+    """What the gateway reads from a request's head, in one pass over its headers."""
+
+    source_ip: Address | None
+    token: str | None  # the bearer token, None when there is none
+    framed: bool  # has Content-Length or Transfer-Encoding: a body to read (and replay)
+    oversized: bool  # Content-Length says more than the body limit
+    shown: bytes  # the source as X-Request-Source-IP says it ("unknown" for none)
+    seen: str  # the source as a refusal says it
+
+
+def _head(source_ip: Address | None, token: str | None, framed: bool, oversized: bool) -> Head:
+    """A Head with the source already spelled: done once per remembered head, not on every request (spelling
+    an address hashes it in Python for the cache and builds its text: ~1.5 µs)."""
+    shown = str(source_ip) if source_ip is not None else None
+    return Head(
+        source_ip,
+        token,
+        framed,
+        oversized,
+        shown.encode() if shown is not None else b"unknown",
+        shown if shown is not None else "an unknown address",
+    )
+
+
+# A request's addresses come from few clients: parsing one (checks, then an ipaddress object) costs ~15 µs,
+# so it is remembered (bounded: a flood of new addresses evicts).
+@lru_cache(maxsize=1024)
+def _refusal(seen: str) -> bytes:
+    message = (
+        f"Requests from {seen} are not allowed by the IP allowlist. "
+        "An organization admin can add this address in Settings > Security."
+    )
+    return error_bytes(403, message, "ip_not_allowed")
+
+
+# x-ratelimit-reset-requests for each whole number of seconds a one-minute window can have left.
+_RESET_HEADERS = tuple(f"{seconds}s".encode() for seconds in range(61))
+
+
+class Gateway:
+    state: SandboxState  # the app's engines and stores, set by create_app (tests and the server look inside)
+
+    def __init__(self, app: ASGIApp, store: Store, config: SandboxConfig) -> None:
+        self.app = app
+        self.store = store
+        self.config = config
+        self.limiter = RateLimiter(config.rate_limit_per_minute)
+        self._limit = str(config.rate_limit_per_minute).encode()
+        self.clock = config.clock
+        trusted = config.trusted_proxies
+        limit = config.max_body_bytes
+
+        # Requests come from few clients, each sending the same head again and again: what the gateway
+        # reads from one (peer, headers) is remembered. The key is hashed and compared in C; reading the
+        # headers in Python, parsing the addresses and the `in network` checks cost far more (~20 µs).
+        # Bounded: a flood of new heads evicts, and 1,024 heads of at most 16 KB each (the head limit) hold
+        # 16 MB at worst. Holds keys in memory only, as the key caches below do.
+        @lru_cache(maxsize=1024)
+        def head(peer_text: str | None, headers: tuple[tuple[bytes, bytes], ...]) -> Head:
+            forwarded = tuple(value for name, value in headers if name == b"x-forwarded-for")
+            length = next((value for name, value in headers if name == b"content-length"), None)
+            framed = length is not None or any(name == b"transfer-encoding" for name, _ in headers)
+            oversized = length is not None and length.isdigit() and int(length) > limit
+            return _head(source_of(peer_text, forwarded, trusted), bearer_token(headers), framed, oversized)
+
+        self._head = head
+        self._key_owners = lru_cache(maxsize=1024)(self._key_owner)
+        # The last API requests that reached the sandbox, (method, path) oldest first: what a client really
+        # sent, for a person or a test counting round trips. Bounded; appending to a deque is thread-safe.
+        self.seen: deque[tuple[str, str]] = deque(maxlen=1000)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope["path"]
+        if scope["type"] != "http" or not (path.startswith("/v1/") or path == "/v1"):
+            await self.app(scope, receive, send)
+            return
+        self.seen.append((scope["method"], path))
+        client = scope.get("client")
+        source_ip, token, framed, oversized, shown, seen = self._head(
+            client[0] if client else None, tuple(scope["headers"])
+        )
+        organization, project = self._applicable_allowlists(path, token)
+        if organization is not None and not organization.enabled:
+            organization = None  # a list that is off admits everyone
+        if project is not None and not project.enabled:
+            project = None
+        extra: list[tuple[bytes, bytes]] = []
+        if organization is not None or project is not None:
+            extra.append((b"x-request-source-ip", shown))
+            if not self._admitted(source_ip, organization, project):
+                # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
+                await _respond(send, 403, _refusal(seen), extra)
+                return
+
+        key = self.store.keys.lookup(token) if token else None
+        if key is None:
+            message = (
+                "No API key was given: send it as 'Authorization: Bearer <key>'."
+                if token is None
+                else "The API key is not valid. Check the key, or create a new one in the dashboard."
+            )
+            await _respond(send, 401, error_bytes(401, message, "invalid_api_key"), extra)
+            return
+
+        allowed, remaining, reset = self.limiter.take(token or "")
+        limit_headers = [
+            (b"x-ratelimit-limit-requests", self._limit),
+            (b"x-ratelimit-remaining-requests", str(remaining).encode()),
+            (b"x-ratelimit-reset-requests", _RESET_HEADERS[math.ceil(reset)]),
+        ]
+        if not allowed:
+            retry = str(max(1, math.ceil(reset))).encode()
+            message = f"Rate limit of {self.limiter.per_minute} requests per minute reached; retry in {retry.decode()} s."
+            await _respond(
+                send,
+                429,
+                error_bytes(429, message, "rate_limit_exceeded"),
+                [*extra, *limit_headers, (b"retry-after", retry)],
+            )
+            return
+
+        if oversized:
+            message = f"The request body is larger than the limit of {self.config.max_body_bytes:,} bytes."
+            await _respond(
+                send, 413, error_bytes(413, message, "request_too_large"), [*extra, *limit_headers]
+            )
+            return
+        if framed:  # HTTP/1.1 without Content-Length or Transfer-Encoding has no body: nothing to replay
+            body_receive = await self._bounded_body(receive, send, [*extra, *limit_headers])
+            if body_receive is None:
+                return
+            receive = body_receive
+        if project is None:
+            active: tuple[AllowlistRecord, ...] = () if organization is None else (organization,)
+        else:
+            active = (project,) if organization is None else (organization, project)
+        scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, active)
+        await self.app(scope, receive, _with_headers(send, extra, limit_headers))
+
+    def _admitted(
+        self, source_ip: Address | None, organization: AllowlistRecord | None, project: AllowlistRecord | None
+    ) -> bool:
+        """Whether every list in force admits the address; the request is counted on the entries that did."""
+        if source_ip is None:
+            return False  # an unknown address fails closed wherever a list is on
+        now = int(self.clock())  # whole seconds: an entry expires at its second
+        if project is None or organization is None:  # the usual case: one lookup that counts as it admits
+            single = organization if project is None else project
+            assert single is not None
+            return single.match(source_ip, now, True) >= 0
+        # Both lists must admit before either counts the request.
+        in_organization = organization.match(source_ip, now)
+        in_project = project.match(source_ip, now)
+        if in_organization < 0 or in_project < 0:
+            return False
+        organization.count(in_organization, now)
+        project.count(in_project, now)
+        return True
+
+    def _applicable_allowlists(
+        self, path: str, token: str | None
+    ) -> tuple[AllowlistRecord | None, AllowlistRecord | None]:
+        """The organization's and the project's list for this request (None where it names none), chosen
+        without validating the key; a list that is off admits everyone.
+
+        A key or path naming no known organization or project selects no list (as the service does), so from a
+        blocked address it gets 401 where a known one gets 403. Why not 403 there too: holding such requests
+        to every enabled list of every tenant would let one organization's list refuse the mistyped keys of
+        all the others, with a message about their address instead of their key. What the difference tells
+        is only that an id one already holds (in clear, from a key) still exists; the ids are random
+        (96 bits), so none can be found by asking, and a valid and an invalid secret for a known id get
+        byte-identical 403s.
+        """
+        org_id, project_id = self._owners(path, token)
+        if not org_id:
+            return None, None
+        return self.store.allowlists.for_caller(org_id, project_id)
+
+    def _owners(self, path: str, token: str | None) -> tuple[str | None, str | None]:
+        """(organization, project) that the path or the key's clear owner part names."""
+        admin_path = _ADMIN_PATH.match(path) if path.startswith("/v1/organizations/") else None
+        if admin_path:
+            return admin_path.group(1), None
+        return self._key_owners(token) if token else (None, None)
+
+    def _key_owner(self, token: str) -> tuple[str | None, str | None]:
+        """(organization, project) a key names in clear; remembered per key (projects never move, and a
+        key is made only for a project that exists)."""
+        owner = _KEY_OWNER.match(token)
+        if owner is None:
+            return None, None
+        if owner.group(1):
+            return owner.group(2), None
+        org_id = self.store.organizations.project_org(owner.group(2))
+        return (org_id, owner.group(2)) if org_id else (None, None)
+
+    async def _bounded_body(
+        self, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
+    ) -> Receive | None:
+        """Read the body up to the limit and replay it; past the limit answer 413 and return None."""
+        limit = self.config.max_body_bytes
+        message = f"The request body is larger than the limit of {limit:,} bytes."
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            event = await receive()
+            if event["type"] == "http.disconnect":
+                return None
+            chunk = event.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await _respond(send, 413, error_bytes(413, message, "request_too_large"), headers)
+                return None
+            chunks.append(chunk)
+            if not event.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return replay
+
+
+async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _with_headers(send: Send, on_error: list[tuple[bytes, bytes]], always: list[tuple[bytes, bytes]]) -> Send:
+    """`send` that adds `always` to the response's headers, and `on_error` to those of an error.
+
+    A plain function returning send's awaitable, not a coroutine of its own: one frame less on every
+    message of every response."""
+
+    def wrapped(message: Message) -> Awaitable[None]:
+        if message["type"] == "http.response.start":
+            headers: list[Any] = [*message.get("headers", ()), *always]
+            if message["status"] >= 400:
+                headers += on_error
+            message = {**message, "headers": headers}
+        return send(message)
+
+    return wrapped

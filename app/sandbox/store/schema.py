@@ -1,0 +1,78 @@
+"""The store's tables, the columns added since the first release, and how a connection is opened.
+
+WAL with synchronous=FULL: a write is acknowledged only after it is on disk, so it survives `kill -9`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS projects (
+  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS api_keys (
+  key_hash TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('admin', 'project')),
+  org_id TEXT NOT NULL, project_id TEXT, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS allowlists (
+  scope TEXT NOT NULL, owner_id TEXT NOT NULL, enabled INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (scope, owner_id));
+CREATE TABLE IF NOT EXISTS entries (
+  id TEXT PRIMARY KEY, scope TEXT NOT NULL, owner_id TEXT NOT NULL, cidr TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL, UNIQUE (scope, owner_id, cidr));
+CREATE TABLE IF NOT EXISTS responses (
+  id TEXT PRIMARY KEY, project_id TEXT NOT NULL, body TEXT NOT NULL, history TEXT NOT NULL,
+  created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+  id TEXT NOT NULL, project_id TEXT NOT NULL, item TEXT NOT NULL, PRIMARY KEY (project_id, id));
+CREATE INDEX IF NOT EXISTS responses_by_age ON responses (created_at);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS response_events (
+  response_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, events TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS conversations (
+  id TEXT PRIMARY KEY, project_id TEXT NOT NULL, metadata TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS conversation_items (
+  conversation_id TEXT NOT NULL, position INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (conversation_id, position), UNIQUE (conversation_id, id));
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
+"""
+AUDIT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS audit_log (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, org_id TEXT NOT NULL, project_id TEXT, type TEXT NOT NULL,
+  created_at INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS audit_log_by_org ON audit_log (org_id, seq);
+"""
+# Columns added after the first release: a store made before them gets them on open.
+_ADDED_COLUMNS = (
+    ("entries", "expires_at", "INTEGER"),
+    ("entries", "hit_count", "INTEGER NOT NULL DEFAULT 0"),
+    ("entries", "last_matched_at", "INTEGER"),
+    ("allowlists", "version", "INTEGER NOT NULL DEFAULT 0"),
+    ("api_keys", "name", "TEXT NOT NULL DEFAULT ''"),
+)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA busy_timeout=10000")
+    return db
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    for table, column, kind in _ADDED_COLUMNS:
+        if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS entries_expiring ON entries (expires_at) WHERE expires_at IS NOT NULL"
+    )
+
+
+def create_tables(db: sqlite3.Connection) -> None:
+    """Every table, and the columns a store made before them lacks (on the writer's connection, at open)."""
+    db.executescript(SCHEMA + AUDIT_SCHEMA)
+    migrate(db)
