@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -69,14 +70,15 @@ def test_the_lockout_guard_refuses_with_exit_1_unless_forced(direct: Sandbox) ->
     assert "allowlist refuses" in cli("whoami", env=env).out  # whoami still names the address
 
 
-def test_exit_codes_for_usage_keys_and_network(direct: Sandbox) -> None:
+def test_exit_codes_for_usage_keys_and_network(direct: Sandbox, tmp_path: Path) -> None:
     env = environment(direct)
     bad_entry = cli("add", "10.0.0.1/8", env=env)
     assert bad_entry.code == 2 and "10.0.0.0/8" in bad_entry.err  # the fix is named
     assert cli("add", "1.2.3.4", "--expires", "soon", env=env).code == 2
     assert cli("add", "1.2.3.4", "--project", "no such project", env=env).code == 2
     assert cli("frobnicate", env=env).code == 2
-    assert cli("list", env=environment()).code == 2  # neither a profile nor the environment
+    nothing = ("--home", str(tmp_path))  # neither a saved profile nor the environment
+    assert cli("list", *nothing, env=environment()).code == 2
     assert cli("list", "--profile", "nobody", env=environment()).code == 2
     no_key = cli("list", env=environment(direct, SERVICE_ADMIN_KEY=""))
     assert no_key.code == 3 and "SERVICE_ADMIN_KEY" in no_key.err

@@ -22,7 +22,7 @@ from app.netrules import (
     warnings_for,
 )
 from app.netrules.index import EntryIndex
-from app.netrules.parse import Network
+from app.netrules.parse import ASCII_SPACE, Network
 from app.netrules.policy import (
     ListAnswer,
     Verdict,
@@ -79,7 +79,7 @@ def candidate(text: str, index: EntryIndex, loaded: bool, source_ip: str | None 
     """The verdict on a typed entry against the shown list; None for an empty field. `source_ip` is the
     address the service sees this console at: an entry holding it gets no warning that the service never
     sees such addresses (the local sandbox sees loopback, and a service on the same network a private one)."""
-    text = text.strip()
+    text = text.strip(ASCII_SPACE)  # as the API: any other space is refused by name, never dropped
     if not text:
         return None
     try:
@@ -127,7 +127,7 @@ class IpCheck:
 
 def check_ip(text: str, lists: Sequence[ListToCheck]) -> IpCheck | None:
     """`lists`: the organization's list, then the project's when one is chosen."""
-    text = text.strip()
+    text = text.strip(ASCII_SPACE)  # as the API: any other space is refused by name, never dropped
     if not text:
         return None
     try:
