@@ -22,6 +22,11 @@ class AuditType(StrEnum):
     ENTRY_EXPIRED = "ip_allowlist.entry.expired"  # removed by the service, a grace period after it expired
     ENABLED = "ip_allowlist.enabled"
     DISABLED = "ip_allowlist.disabled"
+    CERTIFICATE_CREATED = "certificate.created"  # a CA certificate uploaded (mutual TLS)
+    CERTIFICATE_DELETED = "certificate.deleted"
+    CERTIFICATE_RENAMED = "certificate.updated"
+    CERTIFICATE_ACTIVATED = "certificate.activated"  # at the organization or a project
+    CERTIFICATE_DEACTIVATED = "certificate.deactivated"
 
 
 class AuditActorKind(StrEnum):
