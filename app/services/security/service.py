@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject
 
 from app.services.security.allowlist import AllowlistService
 from app.services.security.audit import AuditLog
+from app.services.security.certificates import CertificatesService
 from app.services.security.history import ChangeHistory
 from app.services.security.public_ip import PublicIpService
 from app.services.security.rotation import RotationService
@@ -21,6 +22,7 @@ class SecurityServices:
     rotation: RotationService
     public_ip: PublicIpService
     audit: AuditLog
+    certificates: CertificatesService
 
     @classmethod
     def create(cls, session: ConsoleSession, parent: QObject | None = None) -> SecurityServices:
@@ -32,4 +34,5 @@ class SecurityServices:
             RotationService(session, history, parent),
             PublicIpService(session, session.profiles.settings, parent),
             AuditLog(session, history, allowlist.label_for, parent),
+            CertificatesService(session, parent),
         )

@@ -15,6 +15,7 @@ from app.services.security.rotation import ListScope
 from app.services.security.service import SecurityServices
 from app.services.session.session import ConsoleSession
 
+from .certificates import CertificatesDialog
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel
 from .history import HistoryDialog
@@ -40,16 +41,18 @@ class TabDialogs(QObject):
         self.history = services.history
         self.public_ip = services.public_ip
         self.audit = services.audit
+        self.certificates = services.certificates
         self.entries = entries  # the selected entry is the one a rotation starts from
         self.dialogs: dict[str, QDialog] = {}
 
     def open(self, name: str) -> None:
-        """One of the scope bar's actions: "rotate", "import", "export" or "history"."""
+        """One of the scope bar's actions: "rotate", "import", "export", "history" or "certificates"."""
         {
             "rotate": self.open_rotation,
             "import": self.import_file,
             "export": self.export_file,
             "history": self.open_history,
+            "certificates": self.open_certificates,
         }[name]()
 
     def open_echo_settings(self) -> None:
@@ -134,3 +137,6 @@ class TabDialogs(QObject):
 
     def open_history(self) -> None:
         self._show_dialog("history", HistoryDialog(self.history, self.audit, self.owner))
+
+    def open_certificates(self) -> None:
+        self._show_dialog("certificates", CertificatesDialog(self.certificates, self.owner))

@@ -15,6 +15,7 @@ ACTIONS = (
     ("Import…", "import"),
     ("Export…", "export"),
     ("History…", "history"),
+    ("Certificates…", "certificates"),
 )
 
 
