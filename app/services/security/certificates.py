@@ -11,37 +11,18 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app.api.errors import ApiError
-from app.core.security.certificates import CertificateRow, certificate_rows, lockout_reason
+from app.core.security.certificates import (
+    CertificateFileError,
+    CertificateRow,
+    certificate_rows,
+    lockout_reason,
+    read_pem,
+)
 from app.core.security.test_pki import TestPki, make_test_pki
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:
     from app.api.mtls import Certificate
-
-MAX_PEM_BYTES = 64 * 1024  # what the service accepts: a CA certificate is a few kilobytes
-
-
-class CertificateFileError(ValueError):
-    """The chosen file is not one the service would take; the message says why."""
-
-
-def read_pem(path: Path) -> str:
-    """The PEM text of a certificate file, checked for size and shape before anything is sent."""
-    try:
-        if path.stat().st_size > MAX_PEM_BYTES:
-            raise CertificateFileError(
-                f"{path.name} is larger than {MAX_PEM_BYTES // 1024} KB: not a certificate."
-            )
-        text = path.read_text("ascii")
-    except OSError as error:
-        raise CertificateFileError(f"{path.name} cannot be read ({error.strerror}).") from None
-    except UnicodeDecodeError:
-        raise CertificateFileError(
-            f"{path.name} is not PEM text (a DER file? convert it with openssl x509)."
-        ) from None
-    if "-----BEGIN CERTIFICATE-----" not in text:
-        raise CertificateFileError(f"{path.name} holds no PEM certificate (-----BEGIN CERTIFICATE-----).")
-    return text
 
 
 class CertificatesService(QObject):
