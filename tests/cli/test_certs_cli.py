@@ -37,7 +37,7 @@ class TlsSandbox:
                 "SERVICE_CLIENT_CERT": str(self.client_cert),
                 "SERVICE_CLIENT_KEY": str(self.client_key),
             }
-        return environment(**extra)
+        return environment(None, **extra)
 
 
 @pytest.fixture
