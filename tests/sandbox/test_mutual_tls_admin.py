@@ -193,3 +193,25 @@ def test_plain_http_is_told_why_no_certificate_came(sandbox_factory: SandboxFact
         refused = api.get("/models")
     assert refused.status_code == 403
     assert "plain HTTP" in refused.json()["error"]["message"]
+
+
+def test_activation_is_all_or_nothing_and_idempotent_and_the_limit_holds(
+    server: SandboxServer, pki: Pki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with admin(server, pki.context()) as client:
+        made = upload(client, pki.client_ca)
+        mixed = client.post("/certificates/activate", json={"certificate_ids": [made["id"], "cert_nope"]})
+        listed = client.get("/certificates").json()["data"]
+        renamed = client.post(f"/certificates/{made['id']}", json={"name": "build farm"})
+        monkeypatch.setattr("app.sandbox.store.certificates.MAX_CERTIFICATES", 1)
+        full = client.post("/certificates", json={"certificate": pki.other_ca.cert_pem.bytes().decode()})
+    assert mixed.status_code == 404 and mixed.json()["error"]["code"] == "certificate_not_found"
+    assert listed[0]["active"] is False  # nothing changed
+    assert renamed.status_code == 200 and renamed.json()["name"] == "build farm"
+    assert full.status_code == 400 and full.json()["error"]["code"] == "too_many_certificates"
+    with admin(server, pki.context(pki.client_ca)) as client:
+        for _ in range(2):
+            again = client.post("/certificates/activate", json={"certificate_ids": [made["id"]]})
+            assert again.status_code == 200 and again.json()["data"][0]["active"] is True
+        events = client.get("/audit_log", params={"type": "certificate.activated"}).json()["data"]
+    assert [(e["result"], e["entry_id"]) for e in events] == [("applied", made["id"]), ("refused", None)]
