@@ -146,7 +146,8 @@ class CertificatesService(QObject):
             if project_id is None
             else f"project {self.projects.get(project_id, project_id)}"
         )
-        return f"{certificate_id} is {'active' if active else 'no longer active'} for {place}."
+        named = next((f"“{c.label}”" for c in self.certificates if c.id == certificate_id), certificate_id)
+        return f"{named} is {'active' if active else 'no longer active'} for {place}."
 
     async def _delete(self, certificate_id: str) -> str:
         client = self.session.client

@@ -35,13 +35,14 @@ from .guards import confirm_typed
 from .scope_bar import plain_label
 
 COLUMNS = ("Name", "Subject", "Issuer", "Expires", "Fingerprint (SHA-256)", "Active for")
+# Subject and issuer share the room left; the others as wide as a sample, their whole text in a tooltip.
 SAMPLES = (
     "Partner CA 2026",
     STRETCH,
-    "CN=Example Issuing CA",
-    "2026-12-31",
-    "AB:CD:EF:01:23:45…",
-    "organization",
+    STRETCH,
+    "2026-12-31 ⚠",
+    "AB:CD:EF:01:23:45:67",
+    "project Default project",
 )
 ABOUT = (
     "While a certificate is active for the organization or a project, every request there needs a client "
@@ -134,7 +135,8 @@ class CertificatesDialog(QDialog):
                 item.setData(row.id, Qt.ItemDataRole.UserRole)
                 item.setToolTip(item.text())
             if row.warning:
-                items[3].setText(f"{row.expires} ⚠ {row.warning}")
+                items[3].setText(f"{row.expires} ⚠")
+                items[3].setToolTip(row.warning)
                 items[3].setForeground(qcolor(Ink.CAUTION))
             self.model.appendRow(items)
         self._show_places()
