@@ -96,3 +96,29 @@ def test_read_pem_refuses_what_the_service_would(tmp_path: Path) -> None:
     ):
         with pytest.raises(CertificateFileError, match=said):
             read_pem(path)
+
+
+def test_the_history_names_a_certificate_change() -> None:
+    from app.api.audit import AuditEvent
+    from app.core.security.history_rows import from_audit
+
+    event = AuditEvent.model_validate(
+        {
+            "id": "audit_7",
+            "type": "certificate.activated",
+            "created_at": NOW,
+            "actor": {"type": "api_key", "id": "key_1", "name": "First admin key"},
+            "scope": "project",
+            "project_id": "proj_1",
+            "entry_id": "cert_1",
+            "after": {"id": "cert_1", "active": True},
+            "result": "applied",
+        }
+    )
+    row = from_audit(event, lambda project: f"Project {project}" if project else "Organization")
+    assert (row.action, row.what, row.scope, row.ok) == (
+        "certificate activated",
+        "cert_1",
+        "Project proj_1",
+        True,
+    )
