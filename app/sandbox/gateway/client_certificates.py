@@ -54,11 +54,14 @@ def _verdict(pem: str, in_force: tuple[CaCertificate, ...]) -> bytes | None:
     leaf = _leaf(pem)
     if leaf is not None and any(authority.issued(leaf) for authority in in_force):
         return None
-    named = (
-        f"(subject “{leaf.subject.rfc4514_string()}”, issued by “{leaf.issuer.rfc4514_string()}”) "
-        if leaf is not None
-        else ""
-    )
+    try:
+        named = (
+            f"(subject “{leaf.subject.rfc4514_string()}”, issued by “{leaf.issuer.rfc4514_string()}”) "
+            if leaf is not None
+            else ""
+        )
+    except ValueError:  # a name it cannot spell: the refusal goes without it
+        named = ""
     message = (
         f"The client certificate sent {named}was not issued by a CA certificate active for this "
         f"organization or project. {HINT}"

@@ -7,11 +7,12 @@ validity period, and the parsed certificate for the signature check.
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 
 
@@ -39,8 +40,12 @@ def parse_ca(pem: str, now: float) -> x509.Certificate:
     try:
         constraints = certificate.extensions.get_extension_for_class(x509.BasicConstraints).value
         is_ca = constraints.ca
+        for name in (certificate.subject, certificate.issuer):
+            name.rfc4514_string()  # what the API shows: a name it cannot spell is refused here
     except x509.ExtensionNotFound:
         is_ca = False
+    except Exception:  # a malformed extension or name, of many kinds: the client's input
+        raise CertificateProblem("The certificate's extensions or names cannot be read.") from None
     if not is_ca:
         raise CertificateProblem(
             "The certificate is not a CA certificate (its basicConstraints lack CA:TRUE): upload the "
@@ -48,6 +53,10 @@ def parse_ca(pem: str, now: float) -> x509.Certificate:
         )
     if certificate.not_valid_after_utc.timestamp() <= now:
         raise CertificateProblem("The certificate has expired.")
+    try:  # what the TLS handshake will trust it with: a certificate OpenSSL refuses is refused here
+        ssl.create_default_context().load_verify_locations(cadata=pem)
+    except (ssl.SSLError, ValueError):
+        raise CertificateProblem("The certificate cannot be used to verify TLS clients.") from None
     return certificate
 
 
@@ -93,7 +102,12 @@ class CaCertificate:
             return False
         try:
             client.verify_directly_issued_by(self.parsed)
-        except (InvalidSignature, ValueError, TypeError):  # not its signature, or a key type it cannot check
+        except (
+            InvalidSignature,
+            UnsupportedAlgorithm,
+            ValueError,
+            TypeError,
+        ):  # not its signature, or a key type it cannot check
             return False
         return True
 

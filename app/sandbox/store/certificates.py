@@ -112,7 +112,10 @@ class Certificates:
             self._trust_one(context, certificate)
 
     def _trust_one(self, context: ssl.SSLContext, certificate: CaCertificate) -> None:
-        context.load_verify_locations(cadata=certificate.pem)
+        try:
+            context.load_verify_locations(cadata=certificate.pem)
+        except (ssl.SSLError, ValueError):  # checked on upload; a store edited by hand must not stop a start
+            return
         if context.verify_mode == ssl.CERT_NONE:
             context.verify_mode = ssl.CERT_OPTIONAL
 
