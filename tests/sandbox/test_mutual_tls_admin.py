@@ -5,6 +5,7 @@ its key is read; uploading and activating need no restart; every change is in th
 from __future__ import annotations
 
 import ssl
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,3 +216,31 @@ def test_activation_is_all_or_nothing_and_idempotent_and_the_limit_holds(
             assert again.status_code == 200 and again.json()["data"][0]["active"] is True
         events = client.get("/audit_log", params={"type": "certificate.activated"}).json()["data"]
     assert [(e["result"], e["entry_id"]) for e in events] == [("applied", made["id"]), ("refused", None)]
+
+
+def test_a_locked_out_admin_recovers_with_the_dashboard(
+    pki: Pki, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.sandbox.cli import main as sandbox_cli
+
+    issued = pki.server_ca.issue_cert("127.0.0.1")
+    cert, key = tmp_path / "server.pem", tmp_path / "server.key"
+    issued.cert_chain_pems[0].write_to_path(str(cert))
+    issued.private_key_pem.write_to_path(str(key))
+    config = SandboxConfig(data_dir=tmp_path / "d", usage_flush_seconds=0.1)
+    with SandboxServer(config, tls=TlsOptions(cert, key)) as server:
+        with admin(server, pki.context()) as client:
+            made = upload(client, pki.client_ca)
+        with admin(server, pki.context(pki.client_ca)) as client:
+            client.post("/certificates/activate", json={"certificate_ids": [made["id"]]}).raise_for_status()
+        with admin(server, pki.context()) as client:  # the admin without a certificate: locked out
+            assert client.get("/certificates").status_code == 403
+            assert sandbox_cli(["certificates", "deactivate", "--data", str(tmp_path / "d")]) == 0
+            assert f"deactivated {made['id']} for organization" in capsys.readouterr().out
+            deadline = time.monotonic() + 5
+            while client.get("/certificates").status_code == 403 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            listed = client.get("/certificates")
+            events = client.get("/audit_log").json()["data"]
+    assert listed.status_code == 200 and listed.json()["data"][0]["active"] is False
+    assert events[0]["type"] == "certificate.deactivated" and events[0]["actor"]["type"] == "dashboard"

@@ -59,15 +59,40 @@ class Certificates:
         self._contexts: list[ssl.SSLContext] = []
         self.any_active = False  # the gateway's fast path: no organization asks for certificates
 
-        def load(db: sqlite3.Connection) -> None:
-            for row in db.execute("SELECT id, org_id, name, pem, created_at FROM certificates"):
-                self._by_id[row[0]] = CaCertificate.of(row[0], row[1], row[2], row[3], row[4])
-            for certificate_id, scope, owner_id in db.execute("SELECT * FROM certificate_activations"):
-                place = (scope, owner_id)
-                self._active[place] = self._active.get(place, frozenset()) | {certificate_id}
+        self._writes = 0  # changes made through this object: a reload that overlaps one is dropped
+        self.reload()
 
-        database.read(load)
+    def reload(self) -> None:
+        """Read the certificates and activations again: the dashboard (another process) may have changed
+        them. The server's keeper calls it every flush interval (a few rows; a query every few seconds)."""
+        writes = self._writes
+
+        def load(
+            db: sqlite3.Connection,
+        ) -> tuple[list[tuple[str, str, str, str, int]], list[tuple[str, str, str]]]:
+            rows = db.execute("SELECT id, org_id, name, pem, created_at FROM certificates").fetchall()
+            return [tuple(row) for row in rows], [
+                tuple(row) for row in db.execute("SELECT * FROM certificate_activations")
+            ]
+
+        rows, activations = self._database.read(load)
+        by_id = {
+            row[0]: self._by_id[row[0]]
+            if row[0] in self._by_id and self._by_id[row[0]].name == row[2]
+            else CaCertificate.of(*row)
+            for row in rows
+        }
+        active: dict[Place, frozenset[str]] = {}
+        for certificate_id, scope, owner_id in activations:
+            active[(scope, owner_id)] = active.get((scope, owner_id), frozenset()) | {certificate_id}
+        if writes != self._writes or (by_id.keys() == self._by_id.keys() and active == self._active):
+            return  # a change of ours came in between (it is newer), or nothing changed
+        new = [c for i, c in by_id.items() if i not in self._by_id]
+        self._by_id, self._active = by_id, active
         self._changed()
+        for context in self._contexts:
+            for certificate in new:
+                self._trust_one(context, certificate)
 
     # -- reads ------------------------------------------------------------------------------------------
 
@@ -251,6 +276,7 @@ class Certificates:
         return [self._by_id[i] for i in wanted]
 
     def _changed(self) -> None:
+        self._writes += 1
         self._active = {place: ids for place, ids in self._active.items() if ids}
         self._in_force = {}
         self.any_active = bool(self._active)
