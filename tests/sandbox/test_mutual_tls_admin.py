@@ -244,3 +244,16 @@ def test_a_locked_out_admin_recovers_with_the_dashboard(
             events = client.get("/audit_log").json()["data"]
     assert listed.status_code == 200 and listed.json()["data"][0]["active"] is False
     assert events[0]["type"] == "certificate.deactivated" and events[0]["actor"]["type"] == "dashboard"
+
+
+def test_a_connection_opened_before_certificates_were_asked_for_is_closed_and_the_next_sends_one(
+    server: SandboxServer, pki: Pki
+) -> None:
+    with admin(server, pki.context(pki.client_ca)) as client:  # has a certificate; not asked for it yet
+        made = upload(client, pki.client_ca)
+        client.post("/certificates/activate", json={"certificate_ids": [made["id"]]}).raise_for_status()
+        first = client.get("/certificates")  # the connection of before: no certificate on it
+        again = client.get("/certificates")  # a new connection: the handshake asks, the client sends
+    assert first.status_code == 403 and first.headers["connection"] == "close"
+    assert first.json()["error"]["code"] == "client_certificate_required"
+    assert again.status_code == 200

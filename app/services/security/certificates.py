@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from app.api.errors import ApiError
+from app.api.errors import ApiError, Forbidden
 from app.core.security.certificates import (
     CertificateFileError,
     CertificateRow,
@@ -113,7 +113,14 @@ class CertificatesService(QObject):
         try:
             if change is not None:
                 self.session.bus.info(await change)
-            await self._read()
+            try:
+                await self._read()
+            except Forbidden as refused:
+                # A connection opened before the service asked for certificates carries none; the refusal
+                # closed it, and a new one sends the profile's certificate: read once more.
+                if refused.code != "client_certificate_required":
+                    raise
+                await self._read()
             self.error = ""
             self.loaded.emit()
         except ApiError as error:
