@@ -8,6 +8,7 @@ still active, an unknown id) by a write of its own, as the allowlists' are.
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from starlette.requests import Request
@@ -79,11 +80,8 @@ class CertificateRoutes:
         }
         if place is not None:
             scope, owner_id = place
-            body["object"] = (
-                "organization.certificate"
-                if scope == "organization"
-                else ("organization.project.certificate")
-            )
+            kind = "organization" if scope == "organization" else "organization.project"
+            body["object"] = f"{kind}.certificate"
             body["active"] = certificate.id in self.certificates.active_at(scope, owner_id)
         body["active_in"] = [
             {"scope": scope, "project_id": owner_id if scope == "project" else None}
@@ -92,21 +90,11 @@ class CertificateRoutes:
         return body
 
     async def _recorded(self, refused: AuditRecord, change: Awaitable[T]) -> T:
+        """Await the change; a refusal is written to the audit log before it goes back to the caller."""
         try:
             return await change
         except ServiceError as error:
-            record = AuditRecord(
-                refused.type,
-                refused.scope,
-                refused.owner_id,
-                refused.origin,
-                refused.entry_id,
-                refused.before,
-                refused.after,
-                AuditResult.REFUSED,
-                error.status,
-                error.code,
-            )
+            record = replace(refused, result=AuditResult.REFUSED, status=error.status, code=error.code)
             await self.store.audit.record(record)
             raise
 
