@@ -82,7 +82,7 @@ def test_certificates_made_dropped_guarded_and_activated_for_a_project(
     made = sorted(service.pki_folder.iterdir())
     assert [p.suffix for p in made] == [".key", ".pem", ".pem"]
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in made)  # the client's key among them
-    assert questions and "Use this client certificate" in questions[0]
+    assert questions and "Use this client certificate" in questions[0] and "plain HTTP" in questions[0]
     assert "test CA" in dialog.model.item(0, 1).text() and dialog.model.item(0, 5).text() == "—"
     assert not dialog.warning.isVisible()
 

@@ -93,6 +93,12 @@ class CertificatesService(QObject):
         in_force = [c for c in self.certificates if c.active_for(project_id)]
         return lockout_reason(client.base_url, profile.client_cert, certificate, in_force, place)
 
+    @property
+    def plain_http(self) -> bool:
+        """Whether this console's profile connects over plain HTTP (which carries no client certificate)."""
+        client = self.session.client
+        return client is not None and client.base_url.lower().startswith("http://")
+
     def make_test_pki(self) -> TestPki:
         return make_test_pki(self.pki_folder)
 

@@ -49,6 +49,11 @@ ABOUT = (
     "certificate it issued (checked with the IP allowlist, before the key). Uploading does not activate."
 )
 
+HTTP_NOTE = (
+    "This profile connects over plain HTTP, which carries no client certificate: mutual TLS needs a "
+    "service served over HTTPS (a sandbox started with --tls-cert and --tls-key).\n\n"
+)
+
 
 class CertificatesDialog(QDialog):
     def __init__(self, service: CertificatesService, parent: QWidget | None = None) -> None:
@@ -244,7 +249,8 @@ class CertificatesDialog(QDialog):
             self,
             "Use the test client certificate?",
             f"Made a test CA ({made.ca_cert.name}, uploaded, not active) and a client certificate it issued:\n"
-            f"{made.client_cert}\n{made.client_key}\n\nUse this client certificate in the current profile?",
+            f"{made.client_cert}\n{made.client_key}\n\n{HTTP_NOTE if self.service.plain_http else ''}"
+            "Use this client certificate in the current profile?",
         )
         if answer == QMessageBox.StandardButton.Yes:
             self.service.use_in_profile(made)
