@@ -242,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.core.cli.keys import main as keys_main
 
         return keys_main(argv[1:])
+    if argv[:1] == ["certs"]:  # mutual TLS certificates, as Qt-free as the allowlist commands
+        from app.core.cli.certs import main as certs_main
+
+        return certs_main(argv[1:])
     if argv[:1] == ["settings"]:  # the window's settings, read and changed without Qt
         from app.core.cli.settings import main as settings_main
 

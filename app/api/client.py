@@ -10,6 +10,7 @@ import httpx
 from .admin import Allowlists
 from .errors import InvalidResponse
 from .keys import Keys
+from .mtls import Certificates
 from .resources import Responses
 from .transport import ConnectionSettings, KeyKind, Transport
 
@@ -34,6 +35,7 @@ class ServiceClient:
         self.responses = Responses(self.transport)
         self.allowlists = Allowlists(self.transport, org_id)
         self.keys = Keys(self.transport, org_id)
+        self.certificates = Certificates(self.transport, org_id)
 
     @property
     def base_url(self) -> str:

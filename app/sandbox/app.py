@@ -19,6 +19,7 @@ from app.sandbox.engines.simulated import SimulatedEngine
 from app.sandbox.errors import ServiceError, error_body, quote
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
+from app.sandbox.routes.certificates import CertificateRoutes
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.keys import KeyRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
@@ -84,6 +85,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     store = store or Store(config.database)
     state = SandboxState(config, store, make_engine(config))
     admin = AdminRoutes(store, config.max_entries)
+    certificates = CertificateRoutes(store)
     responses = ResponsesRoutes(state)
     counting = TokenCounting(responses)
     conversations = responses.conversations
@@ -159,6 +161,19 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
             Route(base + "/ip_allowlist/entries/{entry_id}", admin.delete_entry, methods=["DELETE"]),
             Route(base + "/ip_allowlist/entries/{entry_id}", admin.update_entry, methods=["PATCH"]),
         ]
+
+    routes += [  # mutual TLS: "activate" and "deactivate" before the id they would otherwise match
+        Route(org + "/certificates", certificates.list_certificates, methods=["GET"]),
+        Route(org + "/certificates", certificates.upload, methods=["POST"]),
+        Route(org + "/certificates/activate", certificates.activate, methods=["POST"]),
+        Route(org + "/certificates/deactivate", certificates.deactivate, methods=["POST"]),
+        Route(org + "/certificates/{certificate_id}", certificates.retrieve, methods=["GET"]),
+        Route(org + "/certificates/{certificate_id}", certificates.rename, methods=["POST"]),
+        Route(org + "/certificates/{certificate_id}", certificates.delete, methods=["DELETE"]),
+        Route(project + "/certificates", certificates.list_certificates, methods=["GET"]),
+        Route(project + "/certificates/activate", certificates.activate, methods=["POST"]),
+        Route(project + "/certificates/deactivate", certificates.deactivate, methods=["POST"]),
+    ]
 
     async def api_error(_: Request, error: Exception) -> Response:
         assert isinstance(error, ServiceError)

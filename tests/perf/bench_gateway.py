@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import ssl
 import statistics
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from typing import NamedTuple
 
 import httpx
 
+from tests.perf.tls_load import requests_per_second
 from tests.sandbox_process import spawn_sandbox
 
 DURATION = "3s"
@@ -80,6 +82,58 @@ def summary(ratios: list[float]) -> str:
     return f"median {statistics.median(ordered):.2f}x (min {ordered[0]:.2f}, max {ordered[-1]:.2f}, n={len(ordered)})"
 
 
+def mutual_tls_pairs(rounds: int) -> list[Pair]:
+    """Pairs of (bare /healthz, allowed /v1/models with a certificate active) on a sandbox serving TLS."""
+    import trustme
+
+    folder = Path(tempfile.mkdtemp())
+    server_ca, client_ca = trustme.CA(), trustme.CA()
+    issued = server_ca.issue_cert("127.0.0.1")
+    issued.cert_chain_pems[0].write_to_path(str(folder / "server.pem"))
+    issued.private_key_pem.write_to_path(str(folder / "server.key"))
+    extra = ["--rate-limit", "100000000", "--tls-cert", str(folder / "server.pem")]
+    server, creds = spawn_sandbox(folder, *extra, "--tls-key", str(folder / "server.key"))
+    try:
+        context = ssl.create_default_context()
+        server_ca.configure_trust(context)
+        client_ca.issue_cert("bench@example.com").configure_cert(context)
+        base, org = creds["base_url"], creds["org_id"]
+        admin_headers = {"authorization": f"Bearer {creds['admin_key']}"}
+        with httpx.Client(
+            base_url=f"{base}/organizations/{org}", headers=admin_headers, verify=context
+        ) as admin:
+            made = admin.post(
+                "/certificates", json={"certificate": client_ca.cert_pem.bytes().decode()}
+            ).json()
+            admin.post("/certificates/activate", json={"certificate_ids": [made["id"]]}).raise_for_status()
+        key = {"authorization": f"Bearer {creds['api_key']}"}
+        bare, allowed = base.removesuffix("/v1") + "/healthz", base + "/models"
+        requests_per_second(bare, {}, context, 1.0)  # warm: the caches, the handshakes' session state
+        requests_per_second(allowed, key, context, 1.0)
+
+        def tls_measure(url: str, headers: dict[str, str]) -> Run:
+            before = cpu_seconds(server.pid)
+            rate = requests_per_second(url, headers, context, float(DURATION.removesuffix("s")))
+            used = cpu_seconds(server.pid) - before
+            return Run(rate, used / (rate * float(DURATION.removesuffix("s"))) * 1e6)
+
+        pairs = []
+        for number in range(1, rounds + 1):
+            if number % 2:
+                bare_run, case_run = tls_measure(bare, {}), tls_measure(allowed, key)
+            else:
+                case_run, bare_run = tls_measure(allowed, key), tls_measure(bare, {})
+            pairs.append(Pair(bare_run, case_run))
+            print(
+                f"{number:>5} {'mtls':>8} {bare_run.rate:>11,.0f} {case_run.rate:>11,.0f} "
+                f"{pairs[-1].ratio:>5.2f}x   {bare_run.cpu_us:.0f}, {case_run.cpu_us:.0f}"
+            )
+        return pairs
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def main() -> None:
     if shutil.which("wrk") is None:
         sys.exit("needs wrk: apt-get install wrk")
@@ -128,9 +182,11 @@ def main() -> None:
                     f"{number:>5} {name:>8} {bare_run.rate:>11,.0f} {case_run.rate:>11,.0f} {pair.ratio:>5.2f}x   "
                     f"{bare_run.cpu_us:.0f}, {case_run.cpu_us:.0f}"
                 )
+        pairs["mtls"] = mutual_tls_pairs(rounds)
         labels = {
             "allowed": "allowed (list + key + rate limit, expiry and usage counting on)",
             "refused": "refused (403 ip_not_allowed)",
+            "mtls": "allowed over TLS with a certificate active (client certificate + key + rate limit)",
         }
         for name, label in labels.items():
             print(f"{label}: {summary([pair.ratio for pair in pairs[name]])} of the bare route by throughput")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from app.common.secrets import SecretStore
 from app.core.profile import Profile, connection_settings
@@ -51,8 +52,29 @@ def resolve(profile_name: str | None, home: Path | None) -> Target:
         base_url=base_url,
         admin_key=os.environ.get(ENV_ADMIN_KEY) or None,
         api_key=os.environ.get(ENV_API_KEY) or None,
+        **_tls_files(),
     )
     return _with_admin_key(Target(settings, org_id, "the environment"), f"${ENV_ADMIN_KEY}")
+
+
+# Mutual TLS from the environment: files, as a profile names them (the key's passphrase, if any, in
+# $SERVICE_CLIENT_KEY_PASSPHRASE).
+ENV_TLS_FILES = {
+    "ca_bundle": "SERVICE_CA_BUNDLE",
+    "client_cert": "SERVICE_CLIENT_CERT",
+    "client_key": "SERVICE_CLIENT_KEY",
+}
+
+
+def _tls_files() -> dict[str, Any]:
+    files: dict[str, Any] = {
+        field: Path(os.environ[name]).expanduser()
+        for field, name in ENV_TLS_FILES.items()
+        if os.environ.get(name)
+    }
+    if files.get("client_cert") and os.environ.get("SERVICE_CLIENT_KEY_PASSPHRASE"):
+        files["client_key_password"] = os.environ["SERVICE_CLIENT_KEY_PASSPHRASE"]
+    return files
 
 
 def saved_settings(home: Path | None) -> tuple[ConsoleFolders, ConsoleSettings]:

@@ -101,12 +101,15 @@ def from_audit(event: AuditEvent, label_for: Callable[[str | None], str]) -> His
         result = f"{result}: {event.code}"
     if event.forced:
         result += " (forced)"
+    action = ACTIONS.get(event.type, event.type.rsplit(".", 1)[-1])
+    if event.type.startswith("certificate."):  # mutual TLS: which certificate, as the log names it
+        action, what = f"certificate {action}", event.entry_id or what
     return HistoryRow(
         float(event.created_at),
         Source.SERVICE,
         who,
         label_for(event.project_id if event.scope == "project" else None),
-        ACTIONS.get(event.type, event.type.rsplit(".", 1)[-1]),
+        action,
         what,
         result,
         result.startswith("ok"),

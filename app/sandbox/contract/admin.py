@@ -58,6 +58,11 @@ class AuditType(StrEnum):
     KEY_DELETED = "api_key.deleted"
     SERVICE_ACCOUNT_CREATED = "service_account.created"
     SERVICE_ACCOUNT_DELETED = "service_account.deleted"
+    CERTIFICATE_CREATED = "certificate.created"  # a CA certificate uploaded (mutual TLS)
+    CERTIFICATE_DELETED = "certificate.deleted"
+    CERTIFICATE_RENAMED = "certificate.updated"
+    CERTIFICATE_ACTIVATED = "certificate.activated"  # at the organization or a project
+    CERTIFICATE_DEACTIVATED = "certificate.deactivated"
 
 
 class AuditActorKind(StrEnum):

@@ -93,6 +93,49 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
     }
 
 
+def _certificate_paths(org: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
+    """Mutual TLS: the organization's certificates, and their activation there or at one project."""
+    base, at_project = "/v1/organizations/{org_id}", "/v1/organizations/{org_id}/projects/{project_id}"
+    listing = [
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+        {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1, "maxLength": 64}},
+        {"name": "order", "in": "query", "schema": {"enum": ["asc", "desc"]}},
+    ]
+    content = {"name": "include[]", "in": "query", "schema": {"enum": ["content"]}}
+    read = {"parameters": listing, "responses": _answers("200", "CertificateList", 400, 401, 403, 404, 429)}
+    toggle = {
+        "requestBody": _body("CertificateToggle"),
+        "responses": _answers("200", "CertificateList", *_ADMIN_ERRORS),
+    }
+    return {
+        f"{base}/certificates": {
+            "parameters": [org],
+            "get": read,
+            "post": {
+                "requestBody": _body("CertificateUpload"),
+                "responses": _answers("200", "Certificate", *_ADMIN_ERRORS),
+            },
+        },
+        f"{base}/certificates/activate": {"parameters": [org], "post": toggle},
+        f"{base}/certificates/deactivate": {"parameters": [org], "post": toggle},
+        f"{base}/certificates/{{certificate_id}}": {
+            "parameters": [org, _path("certificate_id")],
+            "get": {
+                "parameters": [content],
+                "responses": _answers("200", "Certificate", 400, 401, 403, 404, 429),
+            },
+            "post": {
+                "requestBody": _body("CertificateRename"),
+                "responses": _answers("200", "Certificate", *_ADMIN_ERRORS),
+            },
+            "delete": {"responses": _answers("200", "CertificateDeleted", *_ADMIN_ERRORS)},
+        },
+        f"{at_project}/certificates": {"parameters": [org, project], "get": read},
+        f"{at_project}/certificates/activate": {"parameters": [org, project], "post": toggle},
+        f"{at_project}/certificates/deactivate": {"parameters": [org, project], "post": toggle},
+    }
+
+
 def _streamed(name: str, description: str) -> dict[str, Any]:
     """A JSON answer that is an event stream instead when the request asks for one."""
     answer = _json(name, description)
@@ -252,6 +295,7 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     paths.update(_allowlist_paths("/v1/organizations/{org_id}", [org]))
     paths.update(_allowlist_paths("/v1/organizations/{org_id}/projects/{project_id}", [org, project]))
     paths.update(key_paths(org, project, _path))
+    paths.update(_certificate_paths(org, project))
     return {
         "openapi": "3.1.0",
         "info": {

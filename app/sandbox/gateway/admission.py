@@ -1,11 +1,12 @@
 """The gateway in front of every /v1 request, in the service's order (docs/contract.md).
 
 1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
-owner part, without validating the key, 3. organization AND project allowlists, decided by
-netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor which list
-refused, 4. key validation (and its permissions), rate limiting, the body size limit, then the handler. A
-request counts on the entries that admitted it (hit_count) only once the key and the rate limit let it
-through, so refused keys keep no unused entry looking used.
+owner part, without validating the key, 3. the client certificate, where one is active for that
+organization or project (gateway/client_certificates.py), then the organization AND project allowlists,
+decided by netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor
+which list refused, 4. key validation (and its permissions), rate limiting, the body size limit, then the
+handler. A request counts on the entries that admitted it (hit_count) only once the key and the rate limit
+let it through, so refused keys keep no unused entry looking used.
 Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
 """
 
@@ -23,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.netrules import Address
 from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import error_bytes
+from app.sandbox.gateway.client_certificates import certificate_refusal
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.permissions import refusal as permission_refusal
@@ -117,6 +119,11 @@ class Gateway:
         source_ip, token, framed, oversized, shown, seen = self._head(
             client[0] if client else None, tuple(scope["headers"])
         )
+        if self.store.certificates.any_active:  # mutual TLS, with the allowlist before the key
+            refused = certificate_refusal(self.store.certificates, scope, *self._owners(path, token))
+            if refused is not None:  # connection: close, so a client that has a certificate reconnects
+                await _respond(send, 403, refused, [(b"connection", b"close")])
+                return
         organization, project = self._applicable_allowlists(path, token)
         if organization is not None and not organization.enabled:
             organization = None  # a list that is off admits everyone

@@ -1,5 +1,6 @@
 """The sandbox's state in one SQLite file, by aggregate: organizations and projects, keys, allowlists, their
-hit counts, keys and their use, service accounts, the audit log, stored responses and conversations.
+hit counts, keys and their use, service accounts, the audit log, the mutual TLS certificates, stored
+responses and conversations.
 
 The server and the dashboard each open their own `Store`. Each aggregate has one API: its writes are
 coroutines that resolve once the write is on disk (the writer thread commits them, writer.py), its reads
@@ -15,6 +16,7 @@ from pathlib import Path
 from app.sandbox.store.allowlist_record import AllowlistRecord
 from app.sandbox.store.allowlists import StoredAllowlists
 from app.sandbox.store.audit import AuditLog
+from app.sandbox.store.certificates import Certificates
 from app.sandbox.store.conversations import StoredConversations
 from app.sandbox.store.database import Database
 from app.sandbox.store.hit_counts import HitCounts
@@ -43,6 +45,7 @@ class Store:
         self.service_accounts = ServiceAccounts(self.database, self.keys)
         self.organizations = Organizations(self.database)
         self.audit = AuditLog(self.database)
+        self.certificates = Certificates(self.database)
         self.responses = StoredResponses(self.database)
         self.conversations = StoredConversations(self.database)
 

@@ -48,6 +48,14 @@ CREATE TABLE IF NOT EXISTS audit_log (
   created_at INTEGER NOT NULL, body TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS audit_log_by_org ON audit_log (org_id, seq);
 """
+# Mutual TLS: the organizations' CA certificates and where each is active (tables added, nothing changed).
+CERTIFICATE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS certificates (
+  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, name TEXT NOT NULL, pem TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS certificate_activations (
+  certificate_id TEXT NOT NULL, scope TEXT NOT NULL, owner_id TEXT NOT NULL,
+  PRIMARY KEY (certificate_id, scope, owner_id));
+"""
 # Columns added after the first release: a store made before them gets them on open.
 _ADDED_COLUMNS = (
     ("entries", "expires_at", "INTEGER"),
@@ -107,5 +115,5 @@ def _link_items(db: sqlite3.Connection) -> None:
 
 def create_tables(db: sqlite3.Connection) -> None:
     """Every table, and the columns a store made before them lacks (on the writer's connection, at open)."""
-    db.executescript(SCHEMA + AUDIT_SCHEMA)
+    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA)
     migrate(db)

@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject
 
 from app.services.security.allowlist import AllowlistService
 from app.services.security.audit import AuditLog
+from app.services.security.certificates import CertificatesService
 from app.services.security.history import ChangeHistory
 from app.services.security.key_rotation import KeyRotationService
 from app.services.security.keys import KeysService
@@ -25,6 +26,7 @@ class SecurityServices:
     audit: AuditLog
     keys: KeysService
     key_rotation: KeyRotationService
+    certificates: CertificatesService
 
     @classmethod
     def create(cls, session: ConsoleSession, parent: QObject | None = None) -> SecurityServices:
@@ -39,4 +41,5 @@ class SecurityServices:
             AuditLog(session, history, allowlist.label_for, parent),
             keys,
             KeyRotationService(keys, parent),
+            CertificatesService(session, parent),
         )

@@ -16,6 +16,7 @@ from app.services.security.rotation import ListScope
 from app.services.security.service import SecurityServices
 from app.services.session.session import ConsoleSession
 
+from .certificates import CertificatesDialog
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel
 from .history import HistoryDialog
@@ -43,17 +44,19 @@ class TabDialogs(QObject):
         self.public_ip = services.public_ip
         self.audit = services.audit
         self.services = services
+        self.certificates = services.certificates
         self.entries = entries  # the selected entry is the one a rotation starts from
         self.dialogs: dict[str, QDialog] = {}
 
     def open(self, name: str) -> None:
-        """One of the scope bar's actions: "rotate", "import", "export" or "history"."""
+        """One of the scope bar's actions: "rotate", "import", "export", "history" or "certificates"."""
         {
             "rotate": self.open_rotation,
             "import": self.import_file,
             "export": self.export_file,
             "history": self.open_history,
             "keys": self.open_keys,
+            "certificates": self.open_certificates,
         }[name]()
 
     def open_echo_settings(self) -> None:
@@ -142,3 +145,6 @@ class TabDialogs(QObject):
 
     def open_history(self) -> None:
         self._show_dialog("history", HistoryDialog(self.history, self.audit, self.owner))
+
+    def open_certificates(self) -> None:
+        self._show_dialog("certificates", CertificatesDialog(self.certificates, self.owner))

@@ -16,6 +16,7 @@ ACTIONS = (
     ("Export…", "export"),
     ("History…", "history"),
     ("Keys…", "keys"),
+    ("Certificates…", "certificates"),
 )
 
 
