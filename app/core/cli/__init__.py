@@ -16,6 +16,7 @@ from typing import Any
 from .outcome import CommandFailed, Exit, Outcome
 
 COMMANDS = ("list", "add", "remove", "check", "enable", "disable", "whoami")
+POLICY_COMMANDS = ("plan", "apply", "export")  # on a policy file (app.core.cli.policy)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,7 +27,7 @@ def parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 done; 1 refused by the lockout guard (nothing changed); 2 usage; "
         "3 authentication or permission; 4 network (or not admitted within --wait-timeout).",
     )
-    made.add_argument("command", choices=COMMANDS)
+    made.add_argument("command", choices=COMMANDS + POLICY_COMMANDS)
     made.add_argument(
         "targets",
         nargs="*",
@@ -43,6 +44,20 @@ def parser() -> argparse.ArgumentParser:
     made.add_argument("--wait-timeout", type=float, default=120.0, help="add --wait: give up after (s)")
     made.add_argument("--json", action="store_true", help="print one JSON object (README: its fields)")
     made.add_argument("--force", action="store_true", help="make a change the lockout guard refuses")
+    made.add_argument(
+        "--days", type=int, default=30, help="plan: the days of use shown for each entry it removes"
+    )
+    made.add_argument(
+        "--plan", type=Path, help="apply: only if the plan is still the one `plan --json` saved to this file"
+    )
+    made.add_argument(
+        "--for-this-job", action="store_true", help="add: mark the entry as this CI job's ($SERVICE_JOB_ID)"
+    )
+    made.add_argument(
+        "--added-by-this-job",
+        action="store_true",
+        help="remove: the entries `add --for-this-job` made in this CI job, the lockout guard waived for them",
+    )
     return made
 
 
@@ -52,14 +67,25 @@ async def run(args: argparse.Namespace) -> Outcome:
     from .allowlist import AllowlistCommands, Options
     from .target import resolve
 
+    if args.command in POLICY_COMMANDS:
+        return await _run_policy(args)
     if args.command not in ("add", "remove", "check") and args.targets:
         raise CommandFailed(Exit.USAGE, f"{args.command} takes no entry.")
-    if args.command == "remove" and not args.targets:
+    if args.for_this_job and args.command != "add":
+        raise CommandFailed(Exit.USAGE, "--for-this-job goes with add.")
+    if args.added_by_this_job and (args.command != "remove" or args.targets):
+        raise CommandFailed(Exit.USAGE, "--added-by-this-job goes with remove, and names no entry.")
+    if args.command == "remove" and not args.targets and not args.added_by_this_job:
         raise CommandFailed(Exit.USAGE, "remove: name the entries (addresses, ranges or ids).")
     if args.command in ("add", "check") and len(args.targets) > 1:
         raise CommandFailed(Exit.USAGE, f"{args.command} takes one entry at a time.")
     target = resolve(args.profile, args.home)
-    options = Options(args.project, args.expires, args.description, args.wait, args.wait_timeout, args.force)
+    description = args.description
+    if args.for_this_job:
+        from .job import job_id, marked
+
+        description = marked(description, job_id())
+    options = Options(args.project, args.expires, description, args.wait, args.wait_timeout, args.force)
     first = args.targets[0] if args.targets else None
     async with ServiceClient(target.settings, target.org_id) as client:
         commands = AllowlistCommands(client, options)
@@ -72,6 +98,10 @@ async def run(args: argparse.Namespace) -> Outcome:
                 return await commands.check(first)
             case "add":
                 return await commands.add(first)
+            case "remove" if args.added_by_this_job:
+                from .job import remove_job_entries
+
+                return await remove_job_entries(commands)
             case "remove":
                 return await commands.remove(list(args.targets))
             case "enable" | "disable":
@@ -113,6 +143,27 @@ def failure_of(error: Exception) -> CommandFailed:
     raise error
 
 
+async def _run_policy(args: argparse.Namespace) -> Outcome:
+    from app.api.client import ServiceClient
+
+    from .policy import PolicyCommands
+    from .target import resolve
+
+    if len(args.targets) != 1:
+        raise CommandFailed(Exit.USAGE, f"{args.command} takes one policy file.")
+    if args.days < 1:
+        raise CommandFailed(Exit.USAGE, "--days must be at least 1.")
+    target = resolve(args.profile, args.home)
+    path = Path(args.targets[0])
+    async with ServiceClient(target.settings, target.org_id) as client:
+        commands = PolicyCommands(client, args.days, args.force)
+        if args.command == "plan":
+            return await commands.plan(path)
+        if args.command == "apply":
+            return await commands.apply(path, args.plan)
+        return await commands.export(path)
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)  # a usage error exits 2 here, as argparse does
     try:
@@ -128,7 +179,7 @@ def main(argv: list[str]) -> int:
     else:
         for line in outcome.lines:
             print(line)
-    return int(Exit.DONE)
+    return int(outcome.code)
 
 
 def _print_failure(failed: CommandFailed, as_json: bool) -> None:

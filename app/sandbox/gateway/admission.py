@@ -23,6 +23,7 @@ from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import error_bytes
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
+from app.sandbox.gateway.recording import record_admission, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
@@ -123,6 +124,9 @@ class Gateway:
         if organization is not None or project is not None:
             extra.append((b"x-request-source-ip", shown))
             if not self._admitted(source_ip, organization, project):
+                org_id = self._owners(path, token)[0] or ""
+                now = int(self.clock())
+                record_refusal(self.store.traffic, org_id, source_ip, seen, path, organization, project, now)
                 # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
                 await _respond(send, 403, _refusal(seen), extra)
                 return
@@ -169,6 +173,8 @@ class Gateway:
             active: tuple[AllowlistRecord, ...] = () if organization is None else (organization,)
         else:
             active = (project,) if organization is None else (organization, project)
+        if active:
+            record_admission(self.store.traffic, active, seen, int(self.clock()))
         scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, active)
         await self.app(scope, receive, _with_headers(send, extra, limit_headers))
 

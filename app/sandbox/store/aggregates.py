@@ -21,6 +21,7 @@ from app.sandbox.store.hit_counts import HitCounts
 from app.sandbox.store.keys import Keys
 from app.sandbox.store.organizations import Organizations
 from app.sandbox.store.responses import StoredResponses
+from app.sandbox.store.traffic import Traffic
 
 
 class Store:
@@ -41,6 +42,7 @@ class Store:
         self.audit = AuditLog(self.database)
         self.responses = StoredResponses(self.database)
         self.conversations = StoredConversations(self.database)
+        self.traffic = Traffic(self.database)
 
     @property
     def path(self) -> Path:
@@ -55,4 +57,5 @@ class Store:
         counted = self.hit_counts.pending()
         if counted is not None:
             self.database.submit(counted).result()
+        self.traffic.flush_now()
         self.database.close()

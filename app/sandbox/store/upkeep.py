@@ -65,6 +65,7 @@ class Keeper:
     async def tick(self) -> None:
         """One round (tests call it with a clock they moved)."""
         await self._store.hit_counts.flush()
+        await self._store.traffic.flush()
         await self._store.allowlists.remove_expired(self._grace)
 
     def _loop(self) -> None:
