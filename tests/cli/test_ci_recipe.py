@@ -35,7 +35,9 @@ def direct(sandbox_factory: Callable[..., Sandbox]) -> Sandbox:
 def test_the_readme_ci_recipe_runs_and_cleans_up_after_itself(direct: Sandbox, tmp_path: Path) -> None:
     project = direct.creds.project_id
     with direct.admin() as admin:  # the project's list on, admitting someone else only
-        assert admin.post(direct.project_list + "/entries", json={"cidr": "203.0.113.0/24"}).status_code == 201
+        assert (
+            admin.post(direct.project_list + "/entries", json={"cidr": "203.0.113.0/24"}).status_code == 201
+        )
         assert admin.patch(direct.project_list + "?force=true", json={"enabled": True}).status_code == 200
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -55,7 +57,9 @@ def test_the_readme_ci_recipe_runs_and_cleans_up_after_itself(direct: Sandbox, t
         PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
     )
     for step in _recipe_steps():
-        done = subprocess.run(["bash", "-c", step], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            ["bash", "-c", step], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 0, f"{step}\n{done.stdout}\n{done.stderr}"
     with direct.admin() as admin:
         entries = admin.get(direct.project_list).json()["entries"]

@@ -62,7 +62,9 @@ def test_plan_apply_plan_again_then_drift(direct: Sandbox, tmp_path: Path) -> No
     assert "198.51.100.7/32" not in dict(_entries(direct))
 
 
-def test_a_change_between_plan_and_apply_stops_it_and_changes_nothing(direct: Sandbox, tmp_path: Path) -> None:
+def test_a_change_between_plan_and_apply_stops_it_and_changes_nothing(
+    direct: Sandbox, tmp_path: Path
+) -> None:
     env = environment(direct)
     policy = tmp_path / "allowlists.toml"
     policy.write_text(POLICY)
