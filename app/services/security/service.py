@@ -9,7 +9,9 @@ from PySide6.QtCore import QObject
 from app.services.security.allowlist import AllowlistService
 from app.services.security.audit import AuditLog
 from app.services.security.history import ChangeHistory
+from app.services.security.list_tools import ListTools
 from app.services.security.public_ip import PublicIpService
+from app.services.security.refused import RefusedService
 from app.services.security.rotation import RotationService
 from app.services.session.session import ConsoleSession
 
@@ -21,6 +23,8 @@ class SecurityServices:
     rotation: RotationService
     public_ip: PublicIpService
     audit: AuditLog
+    refused: RefusedService
+    tools: ListTools  # Simplify… and the evidence before a removal
 
     @classmethod
     def create(cls, session: ConsoleSession, parent: QObject | None = None) -> SecurityServices:
@@ -32,4 +36,6 @@ class SecurityServices:
             RotationService(session, history, parent),
             PublicIpService(session, session.profiles.settings, parent),
             AuditLog(session, history, allowlist.label_for, parent),
+            RefusedService(session, allowlist, parent),
+            ListTools(session, allowlist, parent),
         )

@@ -1,6 +1,7 @@
-"""The dialogs the Security tab opens: rotation, import and export, history, the echo settings.
+"""The dialogs the Security tab opens: rotation, import and export, history, refused, simplify, the echo
+settings.
 
-Rotation, import and history stay open beside the tab, one of each at a time: opening one again replaces it.
+Rotation, import, history and refused stay open beside the tab, one of each at a time: opening one again replaces it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from app.services.session.session import ConsoleSession
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel
 from .history import HistoryDialog
+from .refused_view import RefusedDialog
 from .rotation import RotationDialog
+from .simplify_view import SimplifyDialog
 from .transfer import ImportDialog
 
 
@@ -40,6 +43,8 @@ class TabDialogs(QObject):
         self.history = services.history
         self.public_ip = services.public_ip
         self.audit = services.audit
+        self.refused = services.refused
+        self.tools = services.tools
         self.entries = entries  # the selected entry is the one a rotation starts from
         self.dialogs: dict[str, QDialog] = {}
 
@@ -50,6 +55,8 @@ class TabDialogs(QObject):
             "import": self.import_file,
             "export": self.export_file,
             "history": self.open_history,
+            "refused": self.open_refused,
+            "simplify": self.open_simplify,
         }[name]()
 
     def open_echo_settings(self) -> None:
@@ -131,6 +138,18 @@ class TabDialogs(QObject):
             self.session.bus.error(str(error))
             return
         self.session.bus.info(f"Exported {count:,} entries to {path.name}.")
+
+    def open_refused(self) -> None:
+        self._show_dialog("refused", RefusedDialog(self.refused, self.owner))
+
+    def open_simplify(self) -> None:
+        if self.service.data is None:
+            self.session.bus.error("Security: the list is not loaded yet; nothing to simplify.")
+            return
+        plan = self.tools.simplification()
+        dialog = SimplifyDialog(plan, self.service.entry_limit(), self.service.scope_label, self.owner)
+        dialog.accepted.connect(lambda: self.tools.apply_simplification(plan))
+        self._show_dialog("simplify", dialog)
 
     def open_history(self) -> None:
         self._show_dialog("history", HistoryDialog(self.history, self.audit, self.owner))

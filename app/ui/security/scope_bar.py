@@ -15,6 +15,8 @@ ACTIONS = (
     ("Import…", "import"),
     ("Export…", "export"),
     ("History…", "history"),
+    ("Refused…", "refused"),
+    ("Simplify…", "simplify"),
 )
 
 
