@@ -34,7 +34,7 @@ def _project_list_on(qtbot: QtBot, tab: SecurityTab, *cidrs: str) -> None:
     for cidr in cidrs:
         count = len(tab.service.entries)
         tab.service.add(cidr, "")
-        qtbot.waitUntil(lambda n=count: len(tab.service.entries) == n + 1, timeout=10000)
+        qtbot.waitUntil(lambda n=count: len(tab.service.entries) == n + 1, timeout=10000)  # type: ignore[misc]
     tab.service.set_enabled(True, force=True)  # the admin plays an address no entry holds
     qtbot.waitUntil(lambda: tab.service.data is not None and tab.service.data.enabled, timeout=10000)
 
@@ -45,7 +45,9 @@ def _click(qtbot: QtBot, tab: SecurityTab, name: str) -> None:
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
-@pytest.mark.qt_log_ignore("^This plugin does not support (raise|grabbing the keyboard)")  # the menu, offscreen
+@pytest.mark.qt_log_ignore(
+    "^This plugin does not support (raise|grabbing the keyboard)"
+)  # the menu, offscreen
 def test_a_refused_request_shows_within_2_s_and_allow_admits_it(qtbot: QtBot, tab: SecurityTab) -> None:
     _project_list_on(qtbot, tab, "203.0.113.0/24")
     _click(qtbot, tab, "refused")
@@ -96,14 +98,13 @@ def test_simplify_previews_the_merge_and_makes_it(qtbot: QtBot, tab: SecurityTab
     for cidr in ("10.0.0.0/25", "10.0.0.128/25", "192.0.2.7"):
         count = len(tab.service.entries)
         tab.service.add(cidr, "half" if cidr.startswith("10.") else "")
-        qtbot.waitUntil(lambda n=count: len(tab.service.entries) == n + 1, timeout=10000)
+        qtbot.waitUntil(lambda n=count: len(tab.service.entries) == n + 1, timeout=10000)  # type: ignore[misc]
     _click(qtbot, tab, "simplify")
     dialog = dialog_of(tab, "simplify", SimplifyDialog)
     summary = dialog.findChild(QLabel, "simplify_summary")
     assert summary is not None and "3 entries become 2 (limit 1,000)" in summary.text()
-    assert (
-        dialog.tree.topLevelItem(0).text(0) == "10.0.0.0/24" and dialog.tree.topLevelItem(0).childCount() == 2
-    )
+    merged = dialog.tree.topLevelItem(0)
+    assert merged is not None and merged.text(0) == "10.0.0.0/24" and merged.childCount() == 2
     messages: list[str] = []
     tab.session.bus.posted.connect(lambda message: messages.append(message.text))
     qtbot.mouseClick(dialog.apply, Qt.MouseButton.LeftButton)
@@ -126,10 +127,12 @@ def test_remove_selected_says_whom_the_entry_admitted(
     tools = tab.opener.tools
     qtbot.waitUntil(lambda: tools._sources.get(tab.service.project_id) is not None, timeout=5000)
     asked: list[str] = []
-    monkeypatch.setattr(
-        "PySide6.QtWidgets.QMessageBox.question",
-        lambda _parent, _title, text, *_args: asked.append(text) or 0,
-    )
+
+    def ask(_parent: object, _title: str, text: str, *_args: object) -> int:
+        asked.append(text)
+        return 0  # neither Yes nor No: nothing is removed
+
+    monkeypatch.setattr("PySide6.QtWidgets.QMessageBox.question", ask)
     select(qtbot, tab, "10.1.0.0/16")  # again: the list read meanwhile leaves no row selected
     remove = tab.entries.findChild(QPushButton, "remove")
     assert remove is not None
