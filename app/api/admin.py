@@ -1,6 +1,7 @@
 """The Admin API's IP allowlists and projects: typed models parsed once at the edge, and the resource.
 
-Models are frozen and ignore fields they do not know; a known field of the wrong shape is refused with an
+Models are frozen and ignore fields they do not know (a list is parsed from the answer's bytes, a long one
+off the event loop's thread: see answer_bytes); a known field of the wrong shape is refused with an
 InvalidResponse naming it. Writes whose connection drops before any answer are sent again only when a read
 of the list shows it is safe: an add whose address is already listed returns that entry (never doubled), a
 remove whose entry is gone reports it deleted.
@@ -20,6 +21,7 @@ from pydantic import ValidationError, field_validator
 
 from app.netrules import EntryError, canonical_entry
 
+from .answer_bytes import parse_list_bytes
 from .audit import AuditEvent, AuditPage
 from .errors import InvalidResponse, PreconditionFailed, UnansweredWrite
 from .requests import AllowlistUpdateParams, EntryCreateParams, EntryUpdateParams
@@ -177,9 +179,14 @@ class Allowlists:
             self._versions[project_id] = version
 
     async def get(self, project_id: str | None = None) -> Allowlist:
-        result, headers = await self._transport.request("GET", self._path(project_id), key="admin")
-        allowlist = parse(Allowlist, result, "an allowlist")
-        self._saw(project_id, headers, allowlist.version)
+        content, response = await self._transport.request_bytes("GET", self._path(project_id), key="admin")
+        return await self._read_list(project_id, content, response)
+
+    async def _read_list(self, project_id: str | None, content: bytes, response: httpx.Response) -> Allowlist:
+        """The list an answer holds, parsed from its bytes (a long one off this thread, see answer_bytes)."""
+        url = str(response.request.url)
+        allowlist = await parse_list_bytes(Allowlist, "entries", content, "an allowlist", url)
+        self._saw(project_id, response.headers, allowlist.version)
         return allowlist
 
     async def _change(
@@ -215,13 +222,20 @@ class Allowlists:
         force: bool = False,
         if_match: str | bool | None = None,
     ) -> Allowlist:
-        body = AllowlistUpdateParams(enabled=enabled)
-        result, headers = await self._change(
-            "PATCH", self._path(project_id), project_id, if_match, always_resend, body, force
-        )
-        allowlist = parse(Allowlist, result, "an allowlist")
-        self._saw(project_id, headers, allowlist.version)
-        return allowlist
+        try:
+            content, response = await self._transport.request_bytes(
+                "PATCH",
+                self._path(project_id),
+                key="admin",
+                json_body=AllowlistUpdateParams(enabled=enabled),
+                params={"force": "true"} if force else None,
+                retries=0,
+                resend_unanswered=always_resend,
+                headers=self._precondition(project_id, if_match),
+            )
+        except PreconditionFailed as refused:
+            raise AllowlistChanged.of(refused) from None
+        return await self._read_list(project_id, content, response)
 
     async def add(
         self,

@@ -183,13 +183,19 @@ def _json_or_none(content: bytes) -> Any:
         return None
 
 
-def _decode(response: httpx.Response, content: bytes) -> Any:
-    """A successful answer's JSON; anything else is InvalidResponse. Only called for status < 400."""
+def _not_a_page(response: httpx.Response, content: bytes) -> bytes:
+    """A successful answer's body, unless it is a web page (InvalidResponse). Only called for status < 400."""
     content_type = response.headers.get("content-type", "")
     if "html" in content_type or content.lstrip()[:1] == b"<":
         raise InvalidResponse(
             f"{response.request.url} answered a web page, not the API: check that the base URL ends in /v1."
         )
+    return content
+
+
+def _decode(response: httpx.Response, content: bytes) -> Any:
+    """A successful answer's JSON; anything else is InvalidResponse. Only called for status < 400."""
+    _not_a_page(response, content)
     try:
         return json.loads(content) if content else None
     except ValueError:
@@ -327,6 +333,35 @@ class Transport:
 
         A request whose connection drops before any byte of the answer is sent again once: always for GET,
         for a write only when `resend_unanswered` says it is safe (else UnansweredWrite)."""
+        content, response = await self.request_bytes(
+            method,
+            path,
+            key=key,
+            json_body=json_body,
+            params=params,
+            retries=retries,
+            deadline=deadline,
+            resend_unanswered=resend_unanswered,
+            headers=headers,
+        )
+        return _decode(response, content), response.headers
+
+    async def request_bytes(
+        self,
+        method: str,
+        path: str,
+        *,
+        key: KeyKind = "api",
+        json_body: Any = None,
+        params: dict[str, str] | None = None,
+        retries: int | None = None,
+        deadline: float | None = None,
+        resend_unanswered: ResendCheck | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[bytes, httpx.Response]:
+        """`request`, the answer's body left as the bytes that came (a web page is InvalidResponse already),
+        with the closed response (its URL, its headers): for a resource that parses a long answer from its
+        bytes, off the loop's thread (Allowlists)."""
         deadline = self.settings.request_deadline if deadline is None else deadline
         url = self.url(path)
         sent_headers = {**self.headers(key), **(headers or {})}
@@ -342,7 +377,7 @@ class Transport:
                 content = await _read_closing(response, url, self.route(url))
         except TimeoutError:
             raise TimedOut(f"{url} gave no answer within {deadline:g} s.") from None
-        return _decode(response, content), response.headers
+        return _not_a_page(response, content), response
 
     async def open_stream(
         self, path: str, body: Any, *, key: KeyKind = "api", on_sent: Callable[[], None] | None = None

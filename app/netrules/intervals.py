@@ -26,6 +26,9 @@ _BIG: Literal["big"] = "big"
 _WIDTHS = (32, 128)
 _LENGTHS = {str(length): length for length in range(129)}  # strict: no sign, space or leading zero
 _MARKERS = [1 << length for length in range(129)]  # a block key's marker bit per prefix length
+# Addresses read this many at a time: a list is read on a worker thread, and one C-level pass holds the GIL
+# (the GUI thread's too) for its whole length.
+_READ_SLICE = 25_000
 
 
 def interval_of(cidr: str) -> Interval | None:
@@ -92,8 +95,11 @@ def _read_all(cidrs: Sequence[str]) -> tuple[Columns, list[int]]:
     pieces = joined.split("/")  # address, prefix, address, prefix, ...
     addresses = pieces[::2]
     is_v6 = list(map(contains, addresses, repeat(":")))
-    families = map(_FAMILIES.__getitem__, is_v6)
-    starts = list(map(int.from_bytes, map(socket.inet_pton, families, addresses), repeat(_BIG)))
+    families = list(map(_FAMILIES.__getitem__, is_v6))
+    starts: list[int] = []
+    for at in range(0, len(addresses), _READ_SLICE):  # the longest step: a GIL hold of ~25 ms in one piece
+        read = map(socket.inet_pton, families[at : at + _READ_SLICE], addresses[at : at + _READ_SLICE])
+        starts += map(int.from_bytes, read, repeat(_BIG))
     prefixes = list(map(_LENGTHS.__getitem__, pieces[1::2]))  # KeyError unless "0" to "128"
     host_bits = list(map(sub, map(_WIDTHS.__getitem__, is_v6), prefixes))
     if min(host_bits) < 0:

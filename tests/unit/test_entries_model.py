@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.api.admin import Entry
 from app.core.security.checks import index_of
+from app.core.security.entry_search import EntrySearch
 from app.core.security.entry_views import DAY_S as DAY
 from app.core.security.entry_views import EntryView
 from app.models.entries import (
@@ -184,3 +185,31 @@ def test_rows_show_before_their_index_and_take_its_order_when_it_comes(qapp: QAp
         model.entry(row).cidr for row in range(model.rowCount()) if model.data(model.index(row, COVERS))
     ]
     assert covered == ["10.0.5.0/24"]
+
+
+def test_keys_made_off_the_gui_thread_in_the_order_by_address_are_taken_as_they_are(
+    qapp: QApplication,
+) -> None:
+    """The Security tab hands over the filter's keys made on the builder thread (AllowlistState.search_later):
+    sorted by address, the model takes their order and keys and makes none; sorted otherwise, it sorts."""
+    entries = make_entries(300)
+    index = index_of(entries)
+    search = EntrySearch(entries, index.address_order())
+    me = ipaddress.ip_address("10.0.5.9")
+    made_here, taken = EntriesModel(), EntriesModel()
+    for model in (made_here, taken):
+        model.sort(ADDRESS, Qt.SortOrder.AscendingOrder)
+        model.set_entries(entries, me)
+    made_here.set_index(index, me)
+    taken.set_index(index, me, search)
+    assert taken._search is search and shown(taken) == shown(made_here)
+    for model in (made_here, taken):
+        model.set_filter("site 4")
+    assert shown(taken) == shown(made_here) and sorted(shown(taken)) == sorted(expected(entries, "site 4"))
+    by_description = EntriesModel()
+    by_description.sort(1, Qt.SortOrder.AscendingOrder)
+    by_description.set_entries(entries, me, index, search)
+    assert by_description._search is not search
+    assert [by_description.entry(row).description for row in range(3)] == sorted(
+        e.description for e in entries
+    )[:3]

@@ -4,7 +4,7 @@ and the state they leave (blocked while the allowlist refuses the admin key's ow
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -16,7 +16,6 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window s
     from concurrent.futures import Future
 
     from app.api.admin import Allowlist
-    from app.netrules.index import EntryIndex
 
 # While the admin key is blocked, the lists are read this often: a recovery made elsewhere (the dashboard)
 # clears the banner within seconds, not at the next turn of the ordinary refresh (up to 37 s).
@@ -133,13 +132,14 @@ class AllowlistReader(QObject, AllowlistState):
         10-30 ms each, and the GUI thread, asking for it back at every call into Python, waited ~0.3 s to
         show the rows of a 100,000-entry list (for ~25 ms of its own work)."""
         self.loaded.emit()
-        futures = [self.index_later(self.data), self.index_later(self.org_data)]
+        futures: list[Future[Any]] = [self.index_later(self.data), self.index_later(self.org_data)]
+        futures.append(self.search_later(self.data))  # the table's filter keys, after the index
         if all(future.done() for future in futures):
             self.indexed.emit()
         else:
             self.session.tasks.start("allowlist.index", self._announce_index(futures))
 
-    async def _announce_index(self, futures: list[Future[EntryIndex]]) -> None:
+    async def _announce_index(self, futures: list[Future[Any]]) -> None:
         import asyncio  # here, not at the top: asyncio costs ~30 ms before the first frame
 
         await asyncio.gather(*map(asyncio.wrap_future, futures))

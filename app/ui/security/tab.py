@@ -233,10 +233,11 @@ class SecurityTab(QWidget):
         index = service.ready_index(service.data)
         if index is None:  # a newer read's index is on its way
             return
+        search = service.ready_search(service.data)  # the filter's keys, in the order by address
         if self.model.entries is not service.entries:
-            self.model.set_entries(service.entries, self._my_address(), index)
+            self.model.set_entries(service.entries, self._my_address(), index, search)
         elif not self.model.indexed:
-            self.model.set_index(index, self._my_address())
+            self.model.set_index(index, self._my_address(), search)
         else:  # a short list: `_show` waited for its index and showed everything
             return
         if service.indexes_ready():
