@@ -138,5 +138,6 @@ def test_remove_selected_says_whom_the_entry_admitted(
     assert remove is not None
     qtbot.mouseClick(remove, Qt.MouseButton.LeftButton)
     assert asked, "the removal asked nothing"
+    assert "last 30 days: 3 requests from 2 addresses" in asked[0]
     assert "10.1.9.9: 2 requests, would be refused" in asked[0]
-    assert "10.1.2.3: 1 requests, still admitted" in asked[0]
+    assert "10.1.2.3: 1 request, still admitted" in asked[0]

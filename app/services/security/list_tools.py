@@ -132,16 +132,19 @@ class ListTools(QObject):
                 if entry.last_matched_at
                 else "never"
             )
-            lines.append(f"{entry.cidr}: {entry.hit_count:,} hits, last matched {last}")
+            lines.append(f"{entry.cidr}: {entry.hit_count:,} hits as last read, last matched {last}")
             if sources is None:
                 continue
             inside = set(within([s for s, _, _ in sources], entry.cidr))
             mine = [(s, hits) for s, hits, _ in sources if s in inside]
-            if not mine:
-                lines.append(f"    no request in the last {EVIDENCE_DAYS} days")
+            total = sum(hits for _, hits in mine)
+            lines.append(
+                f"    last {EVIDENCE_DAYS} days: {total:,} request{'s' if total != 1 else ''} "
+                f"from {len(mine):,} address{'es' if len(mine) != 1 else ''}"
+            )
             for source, hits in mine[:5]:
                 verdict = "would be refused" if source in refused else "still admitted"
-                lines.append(f"    {source}: {hits:,} requests, {verdict}")
+                lines.append(f"    {source}: {hits:,} request{'s' if hits != 1 else ''}, {verdict}")
             if len(mine) > 5:
                 lines.append(f"    … and {len(mine) - 5:,} more addresses")
         return lines

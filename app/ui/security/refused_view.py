@@ -108,7 +108,7 @@ class RefusedDialog(QDialog):
                     self.table.selectRow(number)
         self._selection()
         total = sum(row.count for row in self.shown)
-        said = f"{total:,} refused request{'s' if total != 1 else ''} from {len(self.shown):,} source(s)"
+        said = f"{total:,} refused request{'s' if total != 1 else ''} from {len(self.shown):,} source{'s' if len(self.shown) != 1 else ''}"
         self.status.setText(self.service.error or (said if self.shown else "No request was refused."))
 
     def _allow(self, expiry: Expiry) -> None:
