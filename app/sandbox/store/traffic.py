@@ -59,7 +59,7 @@ class Traffic:
         refusal = self._refused.get(key)
         if refusal is not None:
             refusal.count += 1
-            refusal.last_seen, refusal.path = now, path
+            refusal.last_seen, refusal.path = now, path[:200]
         elif len(self._refused) < MAX_PENDING:
             self._refused[key] = Refusal(1, now, now, path[:200])
         else:
