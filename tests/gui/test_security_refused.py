@@ -1,9 +1,10 @@
-"""Refused…, Simplify… and the evidence before a removal, in the Security tab against the embedded sandbox,
+"""Refused…, Simplify…, a policy file imported, and the evidence before a removal, in the Security tab against the embedded sandbox,
 clicked and typed as a person does; other clients play their source address through X-Forwarded-For."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
+from app.ui.security.policy_import_view import PolicyImportDialog
 from app.ui.security.refused_view import RefusedDialog
 from app.ui.security.simplify_view import SimplifyDialog
 from app.ui.security.tab import SecurityTab
@@ -141,3 +143,31 @@ def test_remove_selected_says_whom_the_entry_admitted(
     assert "last 30 days: 3 requests from 2 addresses" in asked[0]
     assert "10.1.9.9: 2 requests, would be refused" in asked[0]
     assert "10.1.2.3: 1 request, still admitted" in asked[0]
+
+
+def test_a_policy_file_imported_shows_its_plan_with_whom_it_cuts_off(
+    qtbot: QtBot, tab: SecurityTab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _project_list_on(qtbot, tab, "10.1.0.0/16", "203.0.113.0/24")
+    with _api(tab, "10.1.9.9") as api:
+        assert api.get("/models").status_code == 200
+    project = tab.service.project_id
+    policy = tmp_path / "allowlists.toml"
+    policy.write_text(
+        f'# reviewed\n[projects."{project}"]\nenabled = true\n\n'
+        f'[[projects."{project}".entries]]\ncidr = "203.0.113.0/24"\n\n'
+        f'[[projects."{project}".entries]]\ncidr = "192.0.2.0/24"\ndescription = "new office"\n'
+    )
+    monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getOpenFileName", lambda *a, **k: (str(policy), ""))
+    _click(qtbot, tab, "import")
+    dialog = dialog_of(tab, "policy_import", PolicyImportDialog)
+    qtbot.waitUntil(
+        lambda: "10.1.9.9: 1 request, would be refused" in dialog.preview.toPlainText(), timeout=5000
+    )
+    text = dialog.preview.toPlainText()
+    assert "+ 192.0.2.0/24" in text and "- 10.1.0.0/16" in text
+    qtbot.mouseClick(dialog.apply, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: sorted(e.cidr for e in tab.service.entries) == ["192.0.2.0/24", "203.0.113.0/24"],
+        timeout=10000,
+    )

@@ -114,16 +114,27 @@ class ListTools(QObject):
 
         self.session.tasks.start("allowlist.sources", go())
 
-    def evidence(self, removed: list[Entry]) -> list[str]:
+    def evidence(
+        self,
+        removed: list[Entry],
+        after: list[tuple[str, int | None]] | None = None,
+        enabled: bool | None = None,
+    ) -> list[str]:
         """For each entry: hits, last matched, and (when read) the sources it admitted, busiest first, and
-        which of them the list without these entries would refuse."""
+        which of them the list without these entries (or `after`, on `enabled`, as a plan leaves it) would
+        refuse."""
         now = time.time()
         gone = {e.id for e in removed}
         data = self.allowlist.data
         cached = self._sources.get(self.allowlist.project_id)
         sources = cached[1] if cached else None
-        staying = [(e.cidr, e.expires_at) for e in self.allowlist.entries if e.id not in gone]
-        enabled = data is not None and data.enabled
+        staying = (
+            after
+            if after is not None
+            else [(e.cidr, e.expires_at) for e in self.allowlist.entries if e.id not in gone]
+        )
+        if enabled is None:
+            enabled = data is not None and data.enabled
         refused = refused_after([s for s, _, _ in sources or ()], enabled, staying, now)
         lines = []
         for entry in removed:

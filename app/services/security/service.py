@@ -10,6 +10,7 @@ from app.services.security.allowlist import AllowlistService
 from app.services.security.audit import AuditLog
 from app.services.security.history import ChangeHistory
 from app.services.security.list_tools import ListTools
+from app.services.security.policy_import import PolicyImport
 from app.services.security.public_ip import PublicIpService
 from app.services.security.refused import RefusedService
 from app.services.security.rotation import RotationService
@@ -25,6 +26,7 @@ class SecurityServices:
     audit: AuditLog
     refused: RefusedService
     tools: ListTools  # Simplify… and the evidence before a removal
+    policy_import: PolicyImport  # a policy file (.toml) imported into the shown list
 
     @classmethod
     def create(cls, session: ConsoleSession, parent: QObject | None = None) -> SecurityServices:
@@ -38,4 +40,5 @@ class SecurityServices:
             AuditLog(session, history, allowlist.label_for, parent),
             RefusedService(session, allowlist, parent),
             ListTools(session, allowlist, parent),
+            PolicyImport(session, allowlist, parent),
         )

@@ -19,6 +19,7 @@ from app.services.session.session import ConsoleSession
 from .echo import EchoSettingsDialog
 from .entries_panel import EntriesPanel
 from .history import HistoryDialog
+from .policy_import_view import PolicyImportDialog
 from .refused_view import RefusedDialog
 from .rotation import RotationDialog
 from .simplify_view import SimplifyDialog
@@ -45,6 +46,7 @@ class TabDialogs(QObject):
         self.audit = services.audit
         self.refused = services.refused
         self.tools = services.tools
+        self.policy_import = services.policy_import
         self.entries = entries  # the selected entry is the one a rotation starts from
         self.dialogs: dict[str, QDialog] = {}
 
@@ -99,11 +101,25 @@ class TabDialogs(QObject):
             self.owner,
             "Import allowlist entries",
             str(self.service.file_folder()),
-            "Allowlist files (*.csv *.json *.txt);;All files (*)",
+            "Allowlist files (*.csv *.json *.txt *.toml);;All files (*)",
         )
         if path:
             self.service.remember_folder(Path(path).parent)
-            self.open_import(Path(path))
+            if path.lower().endswith(".toml"):  # a policy file: the list as it should be, not lines to add
+                self.open_policy_import(Path(path))
+            else:
+                self.open_import(Path(path))
+
+    def open_policy_import(self, path: Path) -> PolicyImportDialog | None:
+        """The plan of a policy file for the shown list, with what it would cut off; nothing is sent yet."""
+        try:
+            plan = self.policy_import.plan(path)
+        except TransferError as error:
+            self.session.bus.error(str(error))
+            return None
+        dialog = PolicyImportDialog(self.policy_import, self.tools, plan, path.name, self.owner)
+        self._show_dialog("policy_import", dialog)
+        return dialog
 
     def open_import(self, path: Path) -> ImportDialog | None:
         """Read the file and show the preview; nothing is sent until the person presses Import."""
