@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.sandbox.store.database import run_blocking
 from app.sandbox.store.traffic import MAX_PENDING, Traffic
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, SandboxFactory
 
 ME = "198.51.100.7"
 
@@ -52,3 +52,15 @@ def test_memory_is_bounded_however_many_sources_are_refused(sandbox: Sandbox) ->
         )
     assert traffic.dropped >= 50
     run_blocking(traffic.flush())
+
+
+def test_refusals_go_after_the_retention_setting(sandbox_factory: SandboxFactory) -> None:
+    clock = [1_800_000_000.0]
+    sandbox = sandbox_factory(clock=lambda: clock[0], keep_responses_days=30.0)
+    traffic = sandbox.server.store.traffic
+    traffic.refused("org_x", None, "organization", "10.0.0.1", "/v1/models", int(clock[0]))
+    run_blocking(traffic.flush())
+    assert [r["source_ip"] for r in traffic.refusals("org_x", None, 0, 10)[0]] == ["10.0.0.1"]
+    clock[0] += 31 * 86_400
+    run_blocking(traffic.flush())  # nothing counted since, but an hour passed: it looks for what is past
+    assert traffic.refusals("org_x", None, 0, 10) == ([], False)
