@@ -124,9 +124,9 @@ class Gateway:
         if organization is not None or project is not None:
             extra.append((b"x-request-source-ip", shown))
             if not self._admitted(source_ip, organization, project):
-                org_id = self._owners(path, token)[0] or ""
                 now = int(self.clock())
-                record_refusal(self.store.traffic, org_id, source_ip, seen, path, organization, project, now)
+                owners = self._owners(path, token)
+                record_refusal(self.store.traffic, owners, source_ip, seen, path, organization, project, now)
                 # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
                 await _respond(send, 403, _refusal(seen), extra)
                 return

@@ -10,7 +10,7 @@ from app.sandbox.store.traffic import Traffic
 
 def record_refusal(
     traffic: Traffic,
-    org_id: str,
+    owners: tuple[str | None, str | None],
     source_ip: Address | None,
     seen: str,
     path: str,
@@ -19,20 +19,15 @@ def record_refusal(
     now: int,
 ) -> None:
     """Count one refusal, naming the list that refused ("organization", "project" or "both")."""
-    if source_ip is None:
-        which = (
-            "both"
-            if organization is not None and project is not None
-            else "organization"
-            if organization
-            else "project"
-        )
+    if source_ip is None:  # refused by every list that is on (an empty list is falsy: `is not None`)
+        by_organization, by_project = organization is not None, project is not None
     else:
         by_organization = organization is not None and organization.match(source_ip, now) < 0
         by_project = project is not None and project.match(source_ip, now) < 0
-        which = "both" if by_organization and by_project else "organization" if by_organization else "project"
+    which = "both" if by_organization and by_project else "organization" if by_organization else "project"
     source = seen if source_ip is not None else "unknown"
-    traffic.refused(org_id, project.owner_id if project is not None else None, which, source, path, now)
+    org_id, project_id = owners  # the project the key names, whichever list refused
+    traffic.refused(org_id or "", project_id, which, source, path, now)
 
 
 def record_admission(traffic: Traffic, active: tuple[AllowlistRecord, ...], seen: str, now: int) -> None:
