@@ -75,6 +75,8 @@ def test_a_refused_request_shows_within_2_s_and_allow_admits_it(qtbot: QtBot, ta
     assert allowed.expires_at is not None and 3500 < allowed.expires_at - time.time() <= 3600
     with _api(tab, "127.0.0.9") as api:
         assert api.get("/models").status_code == 200
+    last = tab.history.records()[-1]
+    assert last.action == "add" and last.what.startswith("127.0.0.9") and last.scope.startswith("Project")
     dialog.close()
 
 
@@ -114,6 +116,8 @@ def test_simplify_previews_the_merge_and_makes_it(qtbot: QtBot, tab: SecurityTab
     assert messages[-1] == "Simplified: 3 entries are now 2."
     qtbot.waitUntil(lambda: len(tab.service.entries) == 2, timeout=10000)
     assert sorted(e.cidr for e in tab.service.entries) == ["10.0.0.0/24", "192.0.2.7/32"]
+    last = tab.history.records()[-1]  # History shows it among this console's changes
+    assert last.action == "simplify" and last.what == "3 entries into 2: 10.0.0.0/24"
 
 
 def test_remove_selected_says_whom_the_entry_admitted(
@@ -171,3 +175,4 @@ def test_a_policy_file_imported_shows_its_plan_with_whom_it_cuts_off(
         lambda: sorted(e.cidr for e in tab.service.entries) == ["192.0.2.0/24", "203.0.113.0/24"],
         timeout=10000,
     )
+    assert tab.history.records()[-1].what == "1 added, 1 removed, 0 changed"

@@ -26,6 +26,8 @@ class Change(StrEnum):
     ROTATION = "rotation"  # a step of an address rotation, from this console
     UPDATE = "update"  # the service's log: a new expiry or description, from anywhere
     EXPIRED = "expired"  # the service's log: the service removed an entry a grace period after it expired
+    SIMPLIFY = "simplify"  # Simplify…: entries merged into fewer ranges, from this console
+    POLICY = "policy"  # a policy file applied to a list, from this console
 
 
 class Source(StrEnum):

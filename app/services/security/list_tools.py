@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app.api.errors import ApiError
+from app.core.security.history_rows import Change
 from app.core.security.sources import refused_after, within
 from app.netrules.simplify import Listed, Simplification, simplify
 from app.services.security.allowlist import AllowlistService
@@ -65,6 +66,7 @@ class ListTools(QObject):
             }
             # The version of the list as last read or changed here: what the preview was made from.
             version = client.allowlists.version(project_id) or data.version or ""
+            what = f"{plan.before:,} entries into {plan.after:,}: " + ", ".join(m.cidr for m in plan.merges)
             try:
                 await apply_batch(client.allowlists, changes, project_id, version)
             except AllowlistChanged:
@@ -79,6 +81,7 @@ class ListTools(QObject):
                 self.session.bus.error(f"Simplify: nothing was changed: {error}")
             else:
                 self.session.bus.info(f"Simplified: {plan.before:,} entries are now {plan.after:,}.")
+                self.allowlist.record(Change.SIMPLIFY, what)
             self.allowlist.refresh()
 
         self.session.tasks.start("allowlist.simplify", go())

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.api.errors import ApiError
 from app.core.security.files import TransferError
+from app.core.security.history_rows import Change
 from app.core.security.policy_file import PolicyError, load_policy
 from app.core.security.policy_plan import ListPlan, plan_list
 from app.services.security.allowlist import AllowlistService
@@ -74,6 +75,11 @@ class PolicyImport(QObject):
                 self.applied.emit(False)
             else:
                 self.session.bus.info(f"Imported the policy file into {plan.label}: the list is as it says.")
+                switched = " and switched it" if plan.enabled_before != plan.enabled_after else ""
+                what = (
+                    f"{len(plan.add)} added, {len(plan.remove)} removed, {len(plan.change)} changed{switched}"
+                )
+                self.allowlist.record(Change.POLICY, what)
                 self.applied.emit(True)
             self.allowlist.refresh()
 

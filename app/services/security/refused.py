@@ -13,6 +13,7 @@ import time
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError
+from app.core.security.history_rows import Change
 from app.core.security.refused_rows import LIST_NAMES, RefusedRow, RefusedRows
 from app.services.security.allowlist import AllowlistService
 from app.services.session.session import ConsoleSession
@@ -116,6 +117,11 @@ class RefusedService(QObject):
                     "(Security > Refused…)."
                 )
 
+    def _record(self, project_id: str | None, what: str, result: str = "ok") -> None:
+        profile = self.session.profile
+        label = self.allowlist.label_for(project_id)
+        self.allowlist.history.record(profile.name if profile else "", label, Change.ADD, what, result)
+
     def allow(self, row: RefusedRow, description: str, expires_at: int | None) -> None:
         """Add the refused source to the list(s) that refused it, then read the lists again."""
 
@@ -127,14 +133,17 @@ class RefusedService(QObject):
                 if row.list == "both"
                 else [row.project_id if row.list == "project" else None]
             )
-            try:
-                for project_id in targets:
+            what = f"{row.source_ip} “{description}” (refused before)"
+            for project_id in targets:
+                try:
                     await client.allowlists.add(
                         row.source_ip, description, project_id, expires_at, if_match=False
                     )
-            except ApiError as error:
-                self.failed.emit(f"{row.source_ip} could not be allowed: {error}")
-                return
+                except ApiError as error:
+                    self._record(project_id, what, str(error))
+                    self.failed.emit(f"{row.source_ip} could not be allowed: {error}")
+                    return
+                self._record(project_id, what)
             self.session.bus.info(f"Allowed {row.source_ip} in {row.refused_by}.")
             self.allowlist.refresh()
 
