@@ -13,8 +13,13 @@ import asyncio
 import base64
 import ssl
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
+
+if TYPE_CHECKING:  # cryptography loads only once a TLS failure is explained
+    from cryptography import x509
 
 PROBE_TIMEOUT = 3.0
 
@@ -51,23 +56,47 @@ class PeerCertificate:
     issuer: str
     subject: str
     names: tuple[str, ...]  # the hosts and addresses it is for (subjectAltName)
+    not_before: datetime | None = None
+    not_after: datetime | None = None
 
     def __str__(self) -> str:
         names = f" (for {', '.join(self.names)})" if self.names else ""
         return f"issued by “{self.issuer}” to “{self.subject}”{names}"
 
 
+def certificate_file(path: Path) -> PeerCertificate | None:
+    """The first certificate in a PEM file (a client certificate), summed up; None when none can be read."""
+    from cryptography import x509
+
+    try:
+        certificate = x509.load_pem_x509_certificate(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return _described(certificate)
+
+
 def _summary(der: bytes) -> PeerCertificate:
     from cryptography import x509
 
-    certificate = x509.load_der_x509_certificate(der)
+    return _described(x509.load_der_x509_certificate(der))
+
+
+def _described(certificate: x509.Certificate) -> PeerCertificate:
+    from cryptography import x509
+
     try:
         alternative = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
         names = tuple(str(name.value) for name in alternative)
     except x509.ExtensionNotFound:
         names = ()
     issuer, subject = certificate.issuer.rfc4514_string(), certificate.subject.rfc4514_string()
-    return PeerCertificate(issuer or "(no name)", subject or "(no name)", names)
+    return PeerCertificate(
+        issuer or "(no name)",
+        subject or "(no name)",
+        names,
+        certificate.not_valid_before_utc,
+        certificate.not_valid_after_utc,
+    )
 
 
 async def _connect(host: str, port: int, proxy: str | None) -> asyncio.StreamWriter:

@@ -43,9 +43,10 @@ class ServiceClient:
             {"api": self.transport.settings.api_key, "admin": self.transport.settings.admin_key}.get(kind)
         )
 
-    def set_forwarded_for(self, ip: str | None) -> None:
-        """The sandbox profile's simulated source address, from the next request on."""
-        self.transport.settings.forwarded_for = ip
+    def set_played_ip(self, ip: str | None) -> None:
+        """The sandbox profile's Play IP, from the next request on: the API key's requests (the Playground's)
+        appear to come from it; the admin key's keep the console's own address."""
+        self.transport.settings.played_ip = ip
 
     async def models(self) -> list[str]:
         return [model.id for model in await self.model_list()]

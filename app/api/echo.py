@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .errors import ApiError
+from .network_errors import route_for
 
 TIMEOUT_S = 4.0
 
@@ -61,12 +62,17 @@ def _plain(error: httpx.HTTPError, proxy: str | None) -> str:
 
 
 async def lookup(
-    urls: list[str] | tuple[str, ...], family: int, proxy: str | None = None, ca_bundle: Path | None = None
+    urls: list[str] | tuple[str, ...],
+    family: int,
+    proxy: str | None = None,
+    ca_bundle: Path | None = None,
+    trust_env: bool = True,
 ) -> EchoAnswer:
     """Ask each service in turn; the first good answer wins. Raises EchoFailed naming what each said.
 
     `proxy` and `ca_bundle` are the profile's: behind an intercepting proxy the echo services' certificates
-    are re-signed by it, as the service's are."""
+    are re-signed by it, as the service's are. Without `proxy`, the environment's (HTTPS_PROXY, NO_PROXY)
+    applies as it does to the service's requests: httpx drops it when given a transport, so it is read here."""
     if not urls:
         raise EchoFailed(f"No IPv{family} echo service is set.")
     verify: ssl.SSLContext | bool = True
@@ -75,32 +81,39 @@ async def lookup(
             verify = ssl.create_default_context(cafile=str(ca_bundle))
         except (OSError, ssl.SSLError) as error:
             raise EchoFailed(f"The profile's CA bundle could not be read: {error}.") from None
+    problems = []
+    for url in urls:
+        host = urlsplit(url).hostname or url
+        through = route_for(url, proxy, trust_env, None, None).proxy
+        try:
+            answer = await _ask(url, family, through, verify)
+        except httpx.HTTPError as error:
+            problems.append(f"{host}: {_plain(error, through)}")
+            continue
+        except EchoFailed as error:
+            problems.append(f"{host}: {error}")
+            continue
+        return EchoAnswer(family, answer, host)
+    raise EchoFailed("; ".join(problems))
+
+
+async def _ask(url: str, family: int, proxy: str | None, verify: ssl.SSLContext | bool) -> str:
+    """One service's answer, an address of `family`; EchoFailed saying what else it answered."""
     # Through a proxy the proxy picks the family of the outgoing connection; the local address would only
     # bind the hop to the proxy (and fail for an IPv4 proxy under "::"), so it is left out there.
     local_address = None if proxy else ("0.0.0.0" if family == 4 else "::")
     transport = httpx.AsyncHTTPTransport(local_address=local_address, retries=0, verify=verify, proxy=proxy)
-    problems = []
     async with httpx.AsyncClient(
-        transport=transport, timeout=TIMEOUT_S, follow_redirects=True, trust_env=proxy is None, verify=verify
+        transport=transport, timeout=TIMEOUT_S, follow_redirects=True, trust_env=False, verify=verify
     ) as client:
-        for url in urls:
-            host = urlsplit(url).hostname or url
-            try:
-                response = await client.get(url, headers={"Accept": "text/plain, application/json"})
-            except httpx.HTTPError as error:
-                problems.append(f"{host}: {_plain(error, proxy)}")
-                continue
-            if response.status_code != 200:
-                problems.append(f"{host}: HTTP {response.status_code}")
-                continue
-            text = _address_from(response.text[:200])
-            try:
-                address = ipaddress.ip_address(text)
-            except ValueError:
-                problems.append(f"{host}: answered something that is not an address")
-                continue
-            if address.version != family:
-                problems.append(f"{host}: answered an IPv{address.version} address")
-                continue
-            return EchoAnswer(family, str(address), host)
-    raise EchoFailed("; ".join(problems))
+        response = await client.get(url, headers={"Accept": "text/plain, application/json"})
+    if response.status_code != 200:
+        raise EchoFailed(f"HTTP {response.status_code}")
+    text = _address_from(response.text[:200])
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        raise EchoFailed("answered something that is not an address") from None
+    if address.version != family:
+        raise EchoFailed(f"answered an IPv{address.version} address")
+    return str(address)

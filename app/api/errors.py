@@ -63,6 +63,10 @@ class ProxyRefused(ProxyFailed):
     """The proxy's own rules refused the destination (a 403 to CONNECT): never the service's allowlist."""
 
 
+class ProxySchemeWrong(ProxyFailed):
+    """The Proxy URL's scheme is not what the proxy speaks (https:// for a plain HTTP proxy). Never retried."""
+
+
 class ProxyUnreachable(ProxyFailed):
     """No connection to the proxy itself (down, wrong host or port)."""
 

@@ -153,6 +153,24 @@ def secrets_sentence(sources: list[tuple[str, str]], problem: str | None) -> str
     return f"{warning}Secrets: {said}. Leave a secret field empty to keep what is stored."
 
 
+def stored_sentence(kept: list[tuple[str, str]]) -> str:
+    """What Save says of the secrets it stored, each named (label, where: "keychain" or "session")."""
+    if not kept:
+        return "✓ Saved."
+    places = {"keychain": "kept in the keychain", "session": "kept for this session only"}
+    said = []
+    for where in dict.fromkeys(place for _label, place in kept):
+        names = [_in_sentence(label) for label, place in kept if place == where]
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        said.append(f"{listed} {places.get(where, f'kept in the {where}')}")
+    return f"✓ Saved; {'; '.join(said)}."
+
+
+def _in_sentence(label: str) -> str:
+    """A field's label inside a sentence: "admin key", but "API key"."""
+    return label if label[:2].isupper() else label[:1].lower() + label[1:]
+
+
 def keychain_refusal(label: str, error: object, env: str | None) -> str:
     """The profile is kept but a secret is not: why, and the ways to keep it."""
     instead = f" Set ${env} in the environment instead, or" if env else ""

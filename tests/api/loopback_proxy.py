@@ -91,6 +91,11 @@ def loopback_proxy(reply: bytes | None = None, tls: ssl.SSLContext | None = None
 
     def handle(conn: socket.socket) -> None:
         conn.settimeout(10)
+        if conn.recv(1, socket.MSG_PEEK) == b"\x16":  # a TLS handshake, as to an https:// proxy: squid's 400
+            proxy.requests.append(conn.recv(4096))
+            conn.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            conn.close()
+            return
         head = _read_head(conn)
         proxy.requests.append(head)
         if reply is not None and tls is not None and head.startswith(b"CONNECT "):
@@ -148,3 +153,26 @@ def page(status: str, text: str, extra: str = "") -> bytes:
         f"HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {len(body)}\r\n{extra}"
         "connection: close\r\n\r\n"
     ).encode() + body
+
+
+@contextmanager
+def silent_proxy() -> Iterator[LoopbackProxy]:
+    """A proxy that accepts each connection, reads the CONNECT and never answers it (until the block ends)."""
+    proxy = LoopbackProxy("")
+    done = threading.Event()
+    held: list[socket.socket] = []
+
+    def handle(conn: socket.socket) -> None:
+        held.append(conn)
+        conn.settimeout(10)
+        proxy.requests.append(_read_head(conn))
+
+    try:
+        with serving(
+            lambda conn: threading.Thread(target=handle, args=(conn,), daemon=True).start(), done
+        ) as port:
+            proxy.url = f"http://127.0.0.1:{port}"
+            yield proxy
+    finally:
+        for conn in held:
+            conn.close()

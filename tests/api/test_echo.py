@@ -73,3 +73,21 @@ async def test_the_lookup_trusts_the_profile_s_ca_bundle_and_goes_through_its_pr
             assert answer.address == "127.0.0.1" and proxy.requests[0].startswith(b"CONNECT 127.0.0.1:")
             with pytest.raises(EchoFailed, match=r"certificate is not trusted \(through the proxy"):
                 await lookup([url], 4, proxy=proxy.url)
+
+
+async def test_the_environment_s_proxy_is_used_as_the_service_s_requests_use_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A proxy from $HTTP_PROXY / $HTTPS_PROXY (none in the profile): the lookup goes through it too."""
+    from tests.api.loopback_proxy import loopback_proxy
+
+    for name in ("NO_PROXY", "no_proxy", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with echo_server("127.0.0.1") as url, loopback_proxy() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        assert (await lookup([url], 4)).address == "127.0.0.1"
+        assert [head.split(b" ")[1].decode() for head in proxy.requests] == [url]  # asked through the proxy
+        proxy.requests.clear()
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert (await lookup([url], 4)).address == "127.0.0.1"
+        assert proxy.requests == []

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
+from app.sandbox.store.database import run_blocking
 from tests.cli.cli_support import cli, environment
 from tests.conftest import Sandbox
 
@@ -126,3 +127,21 @@ def test_add_wait_gives_up_with_exit_4_when_the_service_never_admits(direct: San
     with direct.admin() as admin:  # added, as the message says, and nothing else changed
         assert [e["cidr"] for e in admin.get(direct.project_list).json()["entries"]] == ["198.51.100.7/32"]
         assert [e["cidr"] for e in admin.get(direct.org_list).json()["entries"]] == ["127.0.0.1/32"]
+
+
+def test_check_refuses_by_an_entry_that_expired(direct: Sandbox) -> None:
+    """Issue 38: once an entry expired the gateway refuses its address, and `check` says so."""
+    env = environment(direct)
+    assert cli("add", "127.0.0.1", env=env).code == 0
+    store = direct.server.store  # an entry that expired a second ago (the API takes only future ones)
+    expired = int(store.clock()) - 1
+    run_blocking(
+        store.allowlists.add_entry(
+            "organization", direct.creds.org_id, "198.51.100.23/32", expires_at=expired
+        )
+    )
+    assert cli("enable", env=env).code == 0
+    checked = cli("check", "198.51.100.23", "--json", env=env)
+    assert checked.code == 0 and checked.json["admitted"] is False
+    assert checked.json["lists"][0]["admits"] is False and checked.json["lists"][0]["admitted_by"] is None
+    assert cli("check", "198.51.100.23", env=env).out.startswith("198.51.100.23: refused")

@@ -49,7 +49,9 @@ def embedded(tmp_path: Path) -> Iterator[tuple[EmbeddedSandbox, SandboxKeys, Pro
     keys = sandbox.first_start_keys()
     assert keys is not None
     profile = store.ensure_sandbox_profile()
-    profile.simulated_ip = "198.51.100.23"  # the runner's address, as the sandbox profile plays it
+    profile.simulated_ip = (
+        "198.51.100.23"  # the window's Play IP, for its Playground: never the command line's
+    )
     store.save(profile)
     yield sandbox, keys, store
     sandbox.stop()
@@ -61,7 +63,7 @@ def test_add_wait_on_the_embedded_sandbox_admits_before_returning(
     sandbox, keys, _store = embedded
     base = sandbox.base_url
     project_list = f"/organizations/{keys.org_id}/projects/{keys.project_id}/ip_allowlist"
-    runner = "198.51.100.23"
+    runner = "127.0.0.1"  # this machine, as the embedded sandbox sees it (through its trusted loopback proxy)
     with httpx.Client(base_url=base, headers={"authorization": f"Bearer {keys.admin_key}"}) as admin:
         admin.post(f"{project_list}/entries", json={"cidr": "203.0.113.0/24"}).raise_for_status()
         admin.patch(project_list, json={"enabled": True}, params={"force": "true"}).raise_for_status()

@@ -50,7 +50,8 @@ def wait_done(qtbot: QtBot, tab: PlaygroundTab, count: int = 1, timeout: int = 1
     )
 
 
-def test_send_streams_and_shows_figures(qtbot: QtBot, tab: PlaygroundTab) -> None:
+def test_send_streams_and_shows_figures(qtbot: QtBot, tab: PlaygroundTab, console: MainWindow) -> None:
+    simulated(console.session).delay = 0.02  # a pace to time: an answer in a few ms shows none
     send(qtbot, tab, "Explain **tides** briefly")
     wait_done(qtbot, tab)
     view = tab.views[0]

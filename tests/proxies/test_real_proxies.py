@@ -66,6 +66,7 @@ def test_a_long_answer_behind_a_buffering_proxy_completes_and_says_it_was_held_b
     assert turn.status == TurnStatus.COMPLETED, turn.error
     assert turn.figures.time_to_first_token is not None and turn.figures.time_to_first_token > 1.0
     assert turn.figures.held_back and turn.figures.tokens_per_second is None
+    assert turn.proxy == proxy.url.removeprefix("http://")  # the waiting line names it
 
 
 def test_through_a_streaming_proxy_the_answer_streams(slow_sandbox: SandboxServer, pki: Pki) -> None:

@@ -38,7 +38,9 @@ def session(tmp_path: Path, keychain: MemoryKeyring) -> Iterator[ConsoleSession]
 
 def form(name: str = "Hosted", **texts: str) -> ProfileForm:
     secrets = {
-        key: texts.pop(key) for key in list(texts) if key in ("api_key", "admin_key", "proxy_password")
+        key: texts.pop(key)
+        for key in list(texts)
+        if key in ("api_key", "admin_key", "client_key_password", "proxy_password")
     }
     return ProfileForm(
         texts={"name": name, "base_url": "https://api.example.org/v1", **texts}, secrets=secrets
@@ -52,7 +54,7 @@ def no_row(_profile: Profile) -> None:
 def test_a_profile_and_its_key_are_kept(session: ConsoleSession, keychain: MemoryKeyring) -> None:
     editor = ProfileEditor(session)
     outcome = editor.save(Profile(id="p1", name=""), form(api_key="sk-typed-123"), no_row)
-    assert outcome.ok and outcome.message == "✓ Saved; api key kept in the keychain."
+    assert outcome.ok and outcome.message == "✓ Saved; API key kept in the keychain."
     stored = session.profiles.get("p1")
     assert stored is not None and stored.base_url == "https://api.example.org/v1"
     assert keychain.secrets[(SERVICE, "p1:api_key")] == "sk-typed-123"
@@ -153,3 +155,28 @@ def test_the_engine_caption_is_the_sandbox_s_only(session: ConsoleSession) -> No
     assert editor.engine_caption(sandbox, "local", "Local model") == (
         "Now answering: the simulated model (offline, deterministic).\nAfter Save: Local model (the sandbox restarts with it)."
     )
+
+
+def test_save_names_every_secret_it_stored(session: ConsoleSession) -> None:
+    typed = form(
+        api_key="sk-typed-123", admin_key="sk-admin-456", client_key_password="horse", proxy="a:pw@p:3128"
+    )
+    outcome = ProfileEditor(session).save(Profile(id="p1", name=""), typed, no_row)
+    assert outcome.message == (
+        "✓ Saved; API key, admin key, client key passphrase and proxy password kept in the keychain."
+    )
+
+
+def test_a_connection_test_tries_the_passphrase_typed_and_says_a_missing_file(
+    session: ConsoleSession, tmp_path: Path
+) -> None:
+    editor = ProfileEditor(session)
+    cert = tmp_path / "client.pem"
+    cert.write_text("-----BEGIN CERTIFICATE-----\n")
+    test = editor.connection_test(
+        Profile(id="p1", name=""), form(client_cert=str(cert), client_key_password="typed horse")
+    )
+    assert test.settings is not None and test.settings.client_key_password == "typed horse"
+    missing = str(tmp_path / "corp-ca.pem")
+    test = editor.connection_test(Profile(id="p1", name=""), form(ca_bundle=missing))
+    assert test.settings is None and test.problem == f"✗ {missing} is not a file."

@@ -72,6 +72,10 @@ def test_an_answer_that_arrived_all_at_once_says_so_instead_of_a_pace() -> None:
     fast = Figures(time_to_first_token=0.01, duration=0.02, output_tokens=40)  # the local sandbox, no delay
     fast.last_token_at, fast.text_deltas = 0.015, 40
     assert not fast.held_back
+    assert fast.tokens_per_second is None  # 40 tokens in 10 ms: no pace to speak of (was "4,000 tok/s")
+    short = Figures(time_to_first_token=0.05, duration=0.0512, output_tokens=40)  # a short answer at once
+    short.last_token_at, short.text_deltas = 0.0504, 8
+    assert short.tokens_per_second is None
 
 
 NETWORK = SnippetNetwork(
@@ -150,3 +154,14 @@ def test_the_python_snippet_with_a_proxy_runs_as_written(
     assert made["proxy"] == ("http://proxy.corp:3128", ("alice", "from-the-environment"))
     assert made["http_client"]["proxy"] is not None and made["http_client"]["verify"] is not None
     assert "from-the-environment" not in source
+
+
+def test_the_wait_for_the_first_token_is_counted_and_a_proxy_named_after_five_seconds() -> None:
+    from app.core.playground.status import waiting_text
+
+    assert waiting_text(0.4, "proxy:3128") == "Waiting for the first token…"
+    assert waiting_text(54.2) == "Waiting for the first token… 54 s."
+    assert waiting_text(4.9, "proxy:3128") == "Waiting for the first token… 5 s."
+    assert waiting_text(5.0, "proxy:3128") == (
+        "Waiting for the first token… 5 s. The proxy proxy:3128 may be holding the answer back until it is whole."
+    )

@@ -31,5 +31,20 @@ class ErrorKind(StrEnum):
     OTHER = "other"
 
 
+# Past this wait for the first token, a turn through a proxy says the proxy may be holding the answer back.
+PROXY_NOTE_AFTER_S = 5
+
+
+def waiting_text(seconds: float, proxy: str = "") -> str:
+    """The line of a turn waiting for its first token: the time waited, and through a proxy after a few
+    seconds, that a proxy that buffers sends nothing until the whole answer is there."""
+    if seconds < 1:
+        return "Waiting for the first token…"
+    text = f"Waiting for the first token… {seconds:,.0f} s"
+    if proxy and seconds >= PROXY_NOTE_AFTER_S:
+        text += f". The proxy {proxy} may be holding the answer back until it is whole"
+    return text + "."
+
+
 # Model calls answered within one turn before the console stops asking (the Functions panel's default).
 DEFAULT_MAX_ROUNDS = 5

@@ -102,6 +102,9 @@ class TurnRun:
         if before is not None:
             turn.response = None  # the round's own response comes; its request was built from the last one
         turn.status = TurnStatus.STREAMING
+        turn.waiting_since = time.monotonic()
+        if client is not None:
+            turn.proxy = client.transport.proxy_name("/responses")
         try:
             await self._stream_waiting_once(client, started, body)
         except asyncio.CancelledError:

@@ -33,6 +33,7 @@ from app.api.requests import (
     WebSearchToolParam,
 )
 from app.common.jsonschema_check import schema_problem
+from app.core.playground.figures import Figures as Figures
 from app.core.playground.functions import FunctionCall, ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
 from app.core.playground.status import RUNNING as RUNNING
@@ -52,48 +53,6 @@ class Attachment:
     label: str
     tokens: int
     sent: str = ""  # what goes out, short, for the chip: "PNG 2048×1365, 12 KB" ("" for a remote URL)
-
-
-# An answer "arrived all at once" when its text deltas, many of them, came within this share of the wait for
-# the first one (and under HELD_BACK_SPAN_S), after a wait of at least HELD_BACK_MIN_WAIT_S: what a proxy
-# that buffers the whole answer does. A server that streams spreads them over the generation.
-HELD_BACK_MIN_DELTAS = 10
-HELD_BACK_MIN_WAIT_S = 1.0
-HELD_BACK_SHARE = 0.05
-HELD_BACK_SPAN_S = 0.25
-
-
-@dataclass
-class Figures:
-    """A turn's numbers: its timings and token counts, as the figures line shows them."""
-
-    time_to_first_token: float | None = None
-    duration: float | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
-    last_token_at: float | None = None  # seconds from the start to the last text delta
-    text_deltas: int = 0
-    held_back_saved: bool = False  # a saved turn's verdict (its deltas' times are not saved)
-
-    @property
-    def held_back(self) -> bool:
-        """The answer arrived all at once, after a wait: something in between (a proxy) held the stream."""
-        if self.held_back_saved:
-            return True
-        first, last = self.time_to_first_token, self.last_token_at
-        if first is None or last is None or self.text_deltas < HELD_BACK_MIN_DELTAS:
-            return False
-        span = last - first
-        return first >= HELD_BACK_MIN_WAIT_S and span <= min(HELD_BACK_SPAN_S, HELD_BACK_SHARE * first)
-
-    @property
-    def tokens_per_second(self) -> float | None:
-        """None when the answer was held back: its tokens' pace is the proxy's, not the model's."""
-        if not self.duration or not self.output_tokens or self.held_back:
-            return None
-        streaming = self.duration - (self.time_to_first_token or 0)
-        return self.output_tokens / streaming if streaming > 0 else None
 
 
 @dataclass(frozen=True)
@@ -130,12 +89,17 @@ class Turn:
     headers: dict[str, str] = field(default_factory=dict)
     timeline: list[TimelineEntry] = field(default_factory=list)
     figures: Figures = field(default_factory=Figures)
+    waiting_since: float | None = None  # time.monotonic() when the round's request set off
+    proxy: str = ""  # the proxy (host:port) the turn's requests go through; "" for none
     tools: ToolSettings = field(default_factory=ToolSettings)  # the functions this turn offered
     calls: list[FunctionCall] = field(default_factory=list)  # every function call, over every round
     rounds: int = 1  # requests made for this turn: one, and one more for each set of outputs sent
     round_note: str = ""  # why the function loop ended early (its bound reached)
     followups: list[ResponseCreateParams] = field(default_factory=list)  # the requests that sent outputs back
     chain_requested: bool = True  # the person asked to chain on the server (function outputs chain too)
+    # The profile whose server made the turn's responses: its chain lives there. "" when not known (a turn
+    # saved before this was kept), taken to be the server in use.
+    server: str = ""
 
     def output_items(self) -> list[OutputItem]:
         """Every output item of the turn over all its rounds: the searches and reasoning as they finished,
@@ -154,6 +118,10 @@ class Turn:
     @property
     def response_id(self) -> str | None:
         return self.response.id if self.response is not None and self.response.id else None
+
+    def chains_on(self, server: str) -> bool:
+        """Whether a request to `server` (a profile id) can chain on this turn's response."""
+        return bool(self.response_id) and (not self.server or not server or self.server == server)
 
     @property
     def in_history(self) -> bool:
@@ -218,6 +186,11 @@ def history_messages(turns: Sequence[Turn]) -> list[InputItem]:
 
 
 def _chain_note(previous: Turn) -> str:
+    if previous.response_id:  # kept by another profile's server, which this one does not know
+        return (
+            "Not chained: the previous answer is on another server (the profile changed since), so the whole "
+            "history was sent instead."
+        )
     if previous.status == TurnStatus.STOPPED:
         return (
             "Not chained: the previous answer was stopped before it finished, so the server has no response "
@@ -239,17 +212,21 @@ def _left_out_note(earlier: Sequence[Turn]) -> str:
 
 
 def build_request(
-    earlier: Sequence[Turn], prompt: str, attachments: Sequence[Attachment], options: RequestOptions
+    earlier: Sequence[Turn],
+    prompt: str,
+    attachments: Sequence[Attachment],
+    options: RequestOptions,
+    server: str = "",
 ) -> RequestPlan:
-    """The request of a new turn after `earlier`: chained on the last answer's id when asked and possible,
-    else the whole history, saying why when chaining was asked for."""
+    """The request of a new turn after `earlier`, sent to `server` (a profile id): chained on the last
+    answer's id when asked and possible (that server made it), else the whole history, saying why when
+    chaining was asked for."""
     previous = next((turn for turn in reversed(earlier) if turn.in_history), None)
     note = _left_out_note(earlier) if options.chain_on_server else ""
-    if options.chain_on_server and previous is not None and previous.response_id:
+    chain_on = previous.response_id if previous is not None and previous.chains_on(server) else None
+    if options.chain_on_server and previous is not None and chain_on:
         chained_input: str | list[InputItem] = [user_message(prompt, attachments)] if attachments else prompt
-        body = ResponseCreateParams(
-            model=options.model, previous_response_id=previous.response_id, input=chained_input
-        )
+        body = ResponseCreateParams(model=options.model, previous_response_id=chain_on, input=chained_input)
         if note:
             note += " This turn chains on the answer before it."
     else:
@@ -298,15 +275,16 @@ def add_tools(body: ResponseCreateParams, options: RequestOptions) -> None:
             body["parallel_tool_calls"] = False
 
 
-def build_followup(earlier: Sequence[Turn], turn: Turn) -> ResponseCreateParams:
-    """The request that sends a turn's function outputs back: chained on the response that made the calls
-    when the turn chains on the server, else the whole history with this turn's calls and outputs. The
-    rest (model, tools, options) is the turn's first request's."""
+def build_followup(earlier: Sequence[Turn], turn: Turn, server: str = "") -> ResponseCreateParams:
+    """The request that sends a turn's function outputs back to `server` (a profile id; "" for the turn's
+    own): chained on the response that made the calls when the turn chains on the server and that server
+    made it, else the whole history with this turn's calls and outputs. The rest (model, tools, options) is
+    the turn's first request's."""
     first = turn.request_body
     assert first is not None  # a turn waiting for outputs was sent in this session
     body = copy.copy(first)
     chained_first = body.pop("previous_response_id", None) is not None
-    if turn.chain_requested and turn.response_id:
+    if turn.chain_requested and turn.response_id and turn.chains_on(server):
         body["previous_response_id"] = turn.response_id
         body["input"] = [call.output_item() for call in turn.calls if call.round == turn.rounds]
         return body

@@ -46,7 +46,12 @@ def _path(name: str) -> dict[str, Any]:
     return {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
 
 
-_FORCE = {"name": "force", "in": "query", "schema": {"enum": ["true", "false"]}}
+_FORCE = {
+    "name": "force",
+    "in": "query",
+    "description": "true: make the change even though it blocks the caller's own address (409 otherwise)",
+    "schema": {"enum": ["true", "false"]},
+}
 _IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string", "maxLength": 200}}
 _ADMIN_ERRORS = (400, 401, 403, 404, 409, 413, 429)
 
@@ -65,6 +70,8 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
         f"{prefix}/ip_allowlist/entries": {
             "parameters": params,
             "post": {
+                # An add never blocks anyone, so it has no `force`: any query parameter is refused.
+                "description": "Takes no query parameter: any (`force` too) is a 400 `unknown_parameter`.",
                 "parameters": [_IF_MATCH],
                 "requestBody": _body("EntryCreate"),
                 "responses": _versioned("201", "Entry", *_ADMIN_ERRORS),

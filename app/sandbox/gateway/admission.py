@@ -3,7 +3,9 @@
 1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
 owner part, without validating the key, 3. organization AND project allowlists, decided by
 netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor which list
-refused, 4. key validation, rate limiting, the body size limit, then the handler.
+refused, 4. key validation, rate limiting, the body size limit, then the handler. A request counts on the entries that
+admitted it (hit_count) only once the key and the rate limit let it through, so refused keys keep no unused
+entry looking used.
 Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
 """
 
@@ -121,15 +123,18 @@ class Gateway:
         if project is not None and not project.enabled:
             project = None
         extra: list[tuple[bytes, bytes]] = []
+        matched: tuple[tuple[AllowlistRecord, int], ...] = ()
+        now = int(self.clock())  # whole seconds: an entry expires at its second
         if organization is not None or project is not None:
             extra.append((b"x-request-source-ip", shown))
-            if not self._admitted(source_ip, organization, project):
-                now = int(self.clock())
+            admitted = self._admitted(source_ip, organization, project, now)
+            if admitted is None:
                 owners = self._owners(path, token)
                 record_refusal(self.store.traffic, owners, source_ip, seen, path, organization, project, now)
                 # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
                 await _respond(send, 403, _refusal(seen), extra)
                 return
+            matched = admitted
 
         key = self.store.keys.lookup(token) if token else None
         if key is None:
@@ -157,6 +162,10 @@ class Gateway:
                 [*extra, *limit_headers, (b"retry-after", retry)],
             )
             return
+        for record, serial in matched:  # admitted past the key and the rate limit: now it counts
+            record.count(serial, now)
+        if matched:  # and its source, for the dry run's evidence (store/traffic.py)
+            record_admission(self.store.traffic, tuple(record for record, _ in matched), seen, now)
 
         if oversized:
             message = f"The request body is larger than the limit of {self.config.max_body_bytes:,} bytes."
@@ -173,30 +182,31 @@ class Gateway:
             active: tuple[AllowlistRecord, ...] = () if organization is None else (organization,)
         else:
             active = (project,) if organization is None else (organization, project)
-        if active:
-            record_admission(self.store.traffic, active, seen, int(self.clock()))
         scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, active)
         await self.app(scope, receive, _with_headers(send, extra, limit_headers))
 
     def _admitted(
-        self, source_ip: Address | None, organization: AllowlistRecord | None, project: AllowlistRecord | None
-    ) -> bool:
-        """Whether every list in force admits the address; the request is counted on the entries that did."""
+        self,
+        source_ip: Address | None,
+        organization: AllowlistRecord | None,
+        project: AllowlistRecord | None,
+        now: int,
+    ) -> tuple[tuple[AllowlistRecord, int], ...] | None:
+        """The (list, entry serial) of each list in force that admits the address, or None when one refuses;
+        counted by the caller once the request is let through."""
         if source_ip is None:
-            return False  # an unknown address fails closed wherever a list is on
-        now = int(self.clock())  # whole seconds: an entry expires at its second
-        if project is None or organization is None:  # the usual case: one lookup that counts as it admits
+            return None  # an unknown address fails closed wherever a list is on
+        if project is None or organization is None:  # the usual case: one lookup
             single = organization if project is None else project
             assert single is not None
-            return single.match(source_ip, now, True) >= 0
-        # Both lists must admit before either counts the request.
+            serial = single.match(source_ip, now)
+            return None if serial < 0 else ((single, serial),)
+        # Both lists must admit.
         in_organization = organization.match(source_ip, now)
         in_project = project.match(source_ip, now)
         if in_organization < 0 or in_project < 0:
-            return False
-        organization.count(in_organization, now)
-        project.count(in_project, now)
-        return True
+            return None
+        return (organization, in_organization), (project, in_project)
 
     def _applicable_allowlists(
         self, path: str, token: str | None

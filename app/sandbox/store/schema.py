@@ -5,6 +5,7 @@ WAL with synchronous=FULL: a write is acknowledged only after it is on disk, so 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -63,6 +64,7 @@ _ADDED_COLUMNS = (
     ("entries", "last_matched_at", "INTEGER"),
     ("allowlists", "version", "INTEGER NOT NULL DEFAULT 0"),
     ("api_keys", "name", "TEXT NOT NULL DEFAULT ''"),
+    ("items", "response_id", "TEXT"),  # the latest stored response that holds the item: retention's link
 )
 
 
@@ -76,12 +78,34 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def migrate(db: sqlite3.Connection) -> None:
+    added: set[tuple[str, str]] = set()
     for table, column, kind in _ADDED_COLUMNS:
         if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            added.add((table, column))
     db.execute(
         "CREATE INDEX IF NOT EXISTS entries_expiring ON entries (expires_at) WHERE expires_at IS NOT NULL"
     )
+    if ("items", "response_id") in added:
+        _link_items(db)
+    db.execute("CREATE INDEX IF NOT EXISTS items_by_response ON items (response_id)")
+
+
+def _link_items(db: sqlite3.Connection) -> None:
+    """Items kept before they named their response: each gets the latest response holding it (its input items
+    and its output), so retention deletes them with it; an item no response holds goes now."""
+    rows = db.execute("SELECT id, project_id, body, history FROM responses ORDER BY created_at").fetchall()
+    for response_id, project_id, body, history in rows:
+        held = [*json.loads(history).get("input_items", ()), *json.loads(body).get("output", ())]
+        db.executemany(
+            "UPDATE items SET response_id = ? WHERE project_id = ? AND id = ?",
+            [
+                (response_id, project_id, item["id"])
+                for item in held
+                if isinstance(item, dict) and "id" in item
+            ],
+        )
+    db.execute("DELETE FROM items WHERE response_id IS NULL")
 
 
 def create_tables(db: sqlite3.Connection) -> None:

@@ -168,6 +168,7 @@ def stored_turn(turn: Turn) -> StoredTurn:
             "duration": figures.duration,
             **shown_again(turn),
             "held_back": figures.held_back,
+            "server": turn.server,  # the profile whose server holds its response: where it chains
         },
     )
 
@@ -193,6 +194,7 @@ def restored_turn(stored: StoredTurn) -> Turn:
         status=status,
         error=stored.error,
         response=_chain_point(stored, status) if stored.response_id else None,
+        server=str(details.get("server") or ""),
     )
     turn.figures.input_tokens = int(details.get("input_tokens") or 0)
     turn.figures.output_tokens = int(details.get("output_tokens") or 0)

@@ -62,14 +62,20 @@ class PlaygroundService(QObject):
         from app.core.playground.turns import build_request
 
         index = len(self.turns) if index is None else index
-        return build_request(self.turns[:index], prompt, attachments, options).body
+        return build_request(self.turns[:index], prompt, attachments, options, self.server).body
+
+    @property
+    def server(self) -> str:
+        """The profile whose server the next request goes to: a conversation's chain lives on one server."""
+        profile = self.session.profile
+        return profile.id if profile is not None else ""
 
     def send(self, prompt: str, attachments: list[Attachment], options: RequestOptions) -> int:
         """Start a new turn; returns its index. A turn already streaming is stopped first."""
         from app.core.playground.turns import Turn, build_request
 
         self.stop()
-        plan = build_request(self.turns, prompt, attachments, options)
+        plan = build_request(self.turns, prompt, attachments, options, self.server)
         turn = Turn(
             prompt,
             list(attachments),
@@ -80,6 +86,7 @@ class PlaygroundService(QObject):
             schema=options.schema,
             tools=options.tools,
             chain_requested=options.chain_on_server,
+            server=self.server,
         )
         self.turns.append(turn)
         index = len(self.turns) - 1
@@ -162,7 +169,7 @@ class PlaygroundService(QObject):
         turn = self.turns[index]
         body = None
         if follow_up:
-            body = next_round(self.turns[:index], turn)
+            body = next_round(self.turns[:index], turn, self.server)
             self.turn_updated.emit(index)
         run = TurnRun(
             turn,

@@ -4,7 +4,8 @@ The services are settings (the settings file's `echo` section), off until the ad
 hosts that learn the admin's address. Once on, lookups run on their own only for profiles of a hosted
 service, never for the local sandbox (whose view of you is loopback or the simulated IP), never while the
 service itself is unreachable (offline), and never when SERVICE_CONSOLE_ECHO=off (the tests set it). They go
-through the profile's proxy and trust its CA bundle, as the service's requests do.
+through the profile's proxy (else the environment's, $HTTPS_PROXY) and trust its CA bundle, as the
+service's requests do.
 """
 
 from __future__ import annotations
@@ -85,17 +86,17 @@ class PublicIpService(QObject):
         from app.common.proxy_url import BadProxyUrl
 
         profile = self.session.profile
-        proxy, ca_bundle = None, None
+        proxy, ca_bundle, trust_env = None, None, True
         if profile is not None and not profile.is_sandbox:
             try:
                 settings = self.session.settings_for(profile)
             except BadProxyUrl as error:
                 self._say(f"Public IP lookup skipped: {html.escape(str(error))}")
                 return
-            proxy, ca_bundle = settings.proxy, settings.ca_bundle
+            proxy, ca_bundle, trust_env = settings.proxy, settings.ca_bundle, settings.trust_env
         results = await asyncio.gather(
-            lookup(echo.ipv4, 4, proxy, ca_bundle),
-            lookup(echo.ipv6, 6, proxy, ca_bundle),
+            lookup(echo.ipv4, 4, proxy, ca_bundle, trust_env),
+            lookup(echo.ipv6, 6, proxy, ca_bundle, trust_env),
             return_exceptions=True,
         )
         parts = []

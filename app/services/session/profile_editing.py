@@ -20,6 +20,7 @@ from app.core.profile_form import (
     keychain_refusal,
     missing_file,
     secret_env,
+    stored_sentence,
 )
 from app.services.session.session import ConsoleSession
 
@@ -119,7 +120,7 @@ class ProfileEditor:
         self.session.profiles.save(profile)
         kept(profile)
         secrets = {**form.secrets, **({"proxy_password": moved} if moved else {})}
-        said = ""
+        stored: list[tuple[str, str]] = []
         for name, label in SECRET_FIELDS:
             value = secrets.get(name, "")
             if not value:
@@ -130,10 +131,10 @@ class ProfileEditor:
                 )
             except KeychainUnavailable as error:
                 return SaveOutcome(False, keychain_refusal(label, error, secret_env(profile, name)), proxy)
-            said = f"✓ Saved; {label.lower()} kept in the {where}."
+            stored.append((label, where))
         if profile.id == self.session.profiles.current_id():
             self.session.tasks.start("session.activate", self.session.activate(profile.id))
-        return SaveOutcome(True, said or "✓ Saved.", proxy)
+        return SaveOutcome(True, stored_sentence(stored), proxy)
 
     def removal_refused(self, profile: Profile) -> str | None:
         """Why the profile cannot be removed; None when it can."""
@@ -156,11 +157,13 @@ class ProfileEditor:
         except BadProxyUrl as error:
             return ConnectionTest(None, problem=f"✗ Proxy URL: {error}")
         proxy = KeptProxy(profile.proxy, moved) if profile.proxy else None
+        if missing := missing_file(profile):
+            return ConnectionTest(None, problem=f"✗ {missing} is not a file.", proxy=proxy)
         try:
             settings = self.session.settings_for(profile, proxy_password=typed_password or moved or None)
         except BadProxyUrl as error:
             return ConnectionTest(None, problem=f"✗ Proxy URL: {error}", proxy=proxy)
-        for name in ("api_key", "admin_key"):
+        for name in ("api_key", "admin_key", "client_key_password"):
             if typed := form.secrets.get(name, ""):
                 setattr(settings, name, typed)
         return ConnectionTest(settings, profile.org_id, proxy=proxy)

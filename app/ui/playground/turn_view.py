@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.playground.status import RUNNING, waiting_text
 from app.core.playground.turns import ErrorKind, Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.ui.colours import Ink, css, ink_label
@@ -145,6 +146,12 @@ class TurnView(QFrame):
         self._countdown.setInterval(1000)
         self._countdown.timeout.connect(self._tick)
         self._remaining = 0
+        # The wait for the first token, counted on screen: behind a buffering proxy it lasts minutes.
+        self._waiting = QTimer(self)
+        self._waiting.setInterval(1000)
+        self._waiting.timeout.connect(self._show_waiting)
+        if turn.status in (TurnStatus.PENDING, TurnStatus.STREAMING) and not turn.text:
+            self._waiting.start()
 
     @property
     def turn(self) -> Turn:
@@ -155,9 +162,21 @@ class TurnView(QFrame):
         self.reasoning_toggle.setText("Reasoning ▾" if shown else "Reasoning ▸")
 
     def append_text(self, chunk: str) -> None:
+        self._waiting.stop()
         if self.status.text().startswith("Waiting"):
             self.status.setText("Streaming…")
         self.answer.append_plain(chunk)
+
+    def _show_waiting(self) -> None:
+        turn = self.turn
+        if turn.text or turn.status not in RUNNING:
+            self._waiting.stop()
+        elif (
+            turn.status != TurnStatus.WAITING
+            and turn.waiting_since is not None
+            and self.status.text().startswith("Waiting for the first")
+        ):
+            self.status.setText(waiting_text(time.monotonic() - turn.waiting_since, turn.proxy))
 
     def refresh_details(self) -> None:
         details = self.service.details(self.turn)
@@ -208,6 +227,7 @@ class TurnView(QFrame):
 
     def _show_status(self, turn: Turn) -> None:
         self._countdown.stop()  # a wait for Retry-After that was stopped
+        self._waiting.stop()
         figures = figures_text(turn)
         if turn.status == TurnStatus.COMPLETED and turn.text:
             self.status.setText(figures)

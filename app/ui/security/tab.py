@@ -131,8 +131,6 @@ class SecurityTab(QWidget):
             lambda text: QMessageBox.information(self, "Changed elsewhere", text)
         )
         self.session.client_changed.connect(self._client_changed)
-        # "Your IP" and "Covers you" follow a new simulated source address at once, not at the next Refresh.
-        self.session.simulated_ip_changed.connect(lambda _ip: self.service.refresh())
 
     # -- state ------------------------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ from app.services.session.profiles import Profile, new_profile_id
 from app.services.session.session import ConsoleSession
 from app.ui.screen_fit import fit_to_screen
 from app.ui.settings.field_rows import FILE_FIELDS, browse_row, copy_row
+from app.ui.widgets.elided_label import ElidedLabel
 
 # Examples, never values: a new profile starts empty and these show what goes where.
 PLACEHOLDERS = {
@@ -94,7 +95,7 @@ class ProfilesDialog(QDialog):
                 form.addRow(label, self.fields[name])
             if name == "proxy":
                 self.fields[name].setPlaceholderText(f"{EXAMPLE} (or socks5://…); empty: $HTTPS_PROXY")
-                self.proxy_hint = QLabel(objectName="proxy_hint")
+                self.proxy_hint = ElidedLabel(objectName="proxy_hint")
                 self.fields[name].textChanged.connect(self._check_proxy)
                 self.fields[name].editingFinished.connect(self._mask_proxy_password)
                 form.addRow("", self.proxy_hint)
@@ -179,10 +180,10 @@ class ProfilesDialog(QDialog):
 
     def _check_proxy(self, text: str) -> None:
         """The Proxy URL checked as it is typed: what will be used, or why it cannot be. One short line (a
-        wrapped label in a form row is clipped, and a long one would widen the dialog past a small screen);
-        the whole sentence is the tooltip, and Save or Test shows it in full."""
+        wrapped label in a form row is clipped, and a long one would widen the dialog past a small screen):
+        elided to the row's width, the whole sentence is the tooltip, and Save or Test shows it in full."""
         hint = proxy_hint(text)
-        self.proxy_hint.setToolTip(hint.tooltip)
+        self.proxy_hint.setToolTip(hint.tooltip or hint.text)
         self.proxy_hint.setText(hint.text)
 
     def _mask_proxy_password(self) -> None:
