@@ -19,10 +19,12 @@ from app.sandbox.engines.simulated import SimulatedEngine
 from app.sandbox.errors import ServiceError, error_body, quote
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
+from app.sandbox.routes.allowlist_batch import BatchRoutes
 from app.sandbox.routes.certificates import CertificateRoutes
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.keys import KeyRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
+from app.sandbox.routes.traffic import TrafficRoutes
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
 
@@ -86,6 +88,9 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     state = SandboxState(config, store, make_engine(config))
     admin = AdminRoutes(store, config.max_entries)
     certificates = CertificateRoutes(store)
+    batches = BatchRoutes(admin)
+    traffic = TrafficRoutes(store)
+    store.traffic.keep_days = config.keep_responses_days
     responses = ResponsesRoutes(state)
     counting = TokenCounting(responses)
     conversations = responses.conversations
@@ -160,6 +165,9 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
             Route(base + "/ip_allowlist/entries", admin.add_entry, methods=["POST"]),
             Route(base + "/ip_allowlist/entries/{entry_id}", admin.delete_entry, methods=["DELETE"]),
             Route(base + "/ip_allowlist/entries/{entry_id}", admin.update_entry, methods=["PATCH"]),
+            Route(base + "/ip_allowlist/batch", batches.apply, methods=["POST"]),
+            Route(base + "/ip_allowlist/refused", traffic.refused, methods=["GET"]),
+            Route(base + "/ip_allowlist/sources", traffic.sources, methods=["GET"]),
         ]
 
     routes += [  # mutual TLS: "activate" and "deactivate" before the id they would otherwise match

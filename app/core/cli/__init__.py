@@ -11,9 +11,10 @@ import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
-from .arguments import parser, refuse_keys, wants_json
+from .arguments import POLICY_COMMANDS, parser, refuse_keys, wants_json
 from .outcome import CommandFailed, Exit, Outcome, printable
 
 __all__ = ["failure_of", "main", "parser", "run"]
@@ -25,14 +26,25 @@ async def run(args: argparse.Namespace) -> Outcome:
     from .allowlist import AllowlistCommands, Options
     from .target import resolve
 
+    if args.command in POLICY_COMMANDS:
+        return await _run_policy(args)
     if args.command not in ("add", "remove", "check") and args.targets:
         raise CommandFailed(Exit.USAGE, f"{args.command} takes no entry.")
-    if args.command == "remove" and not args.targets:
+    if args.for_this_job and args.command != "add":
+        raise CommandFailed(Exit.USAGE, "--for-this-job goes with add.")
+    if args.added_by_this_job and (args.command != "remove" or args.targets):
+        raise CommandFailed(Exit.USAGE, "--added-by-this-job goes with remove, and names no entry.")
+    if args.command == "remove" and not args.targets and not args.added_by_this_job:
         raise CommandFailed(Exit.USAGE, "remove: name the entries (addresses, ranges or ids).")
     if args.command in ("add", "check") and len(args.targets) > 1:
         raise CommandFailed(Exit.USAGE, f"{args.command} takes one entry at a time.")
     target = resolve(args.profile, args.home)
-    options = Options(args.project, args.expires, args.description, args.wait, args.wait_timeout, args.force)
+    description = args.description
+    if args.for_this_job:
+        from .job import job_id, marked
+
+        description = marked(description, job_id())
+    options = Options(args.project, args.expires, description, args.wait, args.wait_timeout, args.force)
     first = args.targets[0] if args.targets else None
     async with ServiceClient(target.settings, target.org_id) as client:
         commands = AllowlistCommands(client, options)
@@ -45,6 +57,10 @@ async def run(args: argparse.Namespace) -> Outcome:
                 return await commands.check(first)
             case "add":
                 return await commands.add(first)
+            case "remove" if args.added_by_this_job:
+                from .job import remove_job_entries
+
+                return await remove_job_entries(commands)
             case "remove":
                 return await commands.remove(list(args.targets))
             case "enable" | "disable":
@@ -86,6 +102,27 @@ def failure_of(error: Exception) -> CommandFailed:
     raise error
 
 
+async def _run_policy(args: argparse.Namespace) -> Outcome:
+    from app.api.client import ServiceClient
+
+    from .policy import PolicyCommands
+    from .target import resolve
+
+    if len(args.targets) != 1:
+        raise CommandFailed(Exit.USAGE, f"{args.command} takes one policy file.")
+    if args.days < 1:
+        raise CommandFailed(Exit.USAGE, "--days must be at least 1.")
+    target = resolve(args.profile, args.home)
+    path = Path(args.targets[0])
+    async with ServiceClient(target.settings, target.org_id) as client:
+        commands = PolicyCommands(client, args.days, args.force)
+        if args.command == "plan":
+            return await commands.plan(path)
+        if args.command == "apply":
+            return await commands.apply(path, args.plan)
+        return await commands.export(path)
+
+
 def main(argv: list[str]) -> int:
     as_json = wants_json(argv)
     try:
@@ -103,7 +140,7 @@ def main(argv: list[str]) -> int:
     else:
         for line in outcome.lines:  # the service's text (another admin's description) shown, never obeyed
             print(printable(line))
-    return int(Exit.DONE)
+    return int(outcome.code)
 
 
 def _print_failure(failed: CommandFailed, as_json: bool) -> None:

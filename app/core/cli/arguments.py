@@ -16,6 +16,7 @@ from typing import NoReturn
 from .outcome import CommandFailed, Exit
 
 COMMANDS = ("list", "add", "remove", "check", "enable", "disable", "whoami")
+POLICY_COMMANDS = ("plan", "apply", "export")  # on a policy file (app.core.cli.policy)
 KEY_PREFIX = "sk-"  # how the service's keys start, admin and project keys alike
 KEY_VARIABLES = ("_ADMIN_KEY", "_API_KEY")  # environment variables whose values are keys
 KEY_REFUSED = (
@@ -49,10 +50,11 @@ def parser() -> Parser:
         description="The IP allowlists of an organization and its projects, for scripts and CI. Keys come "
         "from the profile's keychain entry or from $SERVICE_ADMIN_KEY, never from an argument.",
         epilog="Exit codes: 0 done; 1 refused by the lockout guard (nothing changed); 2 usage; "
-        "3 authentication or permission; 4 network (or not admitted within --wait-timeout).",
+        "3 authentication or permission; 4 network (or not admitted within --wait-timeout); 5 plan: something "
+        "would change, or apply: the list changed since the plan.",
         allow_abbrev=False,  # a script's option is the one it names, and --json is found before parsing
     )
-    made.add_argument("command", choices=COMMANDS)
+    made.add_argument("command", choices=COMMANDS + POLICY_COMMANDS)
     made.add_argument(
         "targets",
         nargs="*",
@@ -73,6 +75,20 @@ def parser() -> Parser:
     )
     made.add_argument("--json", action="store_true", help="print one JSON object (README: its fields)")
     made.add_argument("--force", action="store_true", help="make a change the lockout guard refuses")
+    made.add_argument(
+        "--days", type=int, default=30, help="plan: the days of use shown for each entry it removes"
+    )
+    made.add_argument(
+        "--plan", type=Path, help="apply: only if the plan is still the one `plan --json` saved to this file"
+    )
+    made.add_argument(
+        "--for-this-job", action="store_true", help="add: mark the entry as this CI job's ($SERVICE_JOB_ID)"
+    )
+    made.add_argument(
+        "--added-by-this-job",
+        action="store_true",
+        help="remove: the entries `add --for-this-job` made in this CI job, the lockout guard waived for them",
+    )
     return made
 
 

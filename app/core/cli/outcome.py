@@ -18,6 +18,7 @@ class Exit(IntEnum):
     USAGE = 2  # a wrong argument, an unknown profile, an address that is none, an entry not found
     AUTH = 3  # no admin key, a key refused (401) or not allowed (403, the allowlist included)
     NETWORK = 4  # the service could not be reached, gave no answer in time, or never admitted (--wait)
+    CHANGES = 5  # plan: something would change; apply: a list changed since the plan read it (plan again)
 
 
 class CommandFailed(Exception):
@@ -45,6 +46,7 @@ class Outcome:
 
     lines: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
+    code: Exit = Exit.DONE  # `plan` ends with CHANGES when something would change
 
 
 def printable(text: str) -> str:

@@ -27,6 +27,8 @@ class Change(StrEnum):
     UPDATE = "update"  # the service's log: a new expiry or description, from anywhere
     EXPIRED = "expired"  # the service's log: the service removed an entry a grace period after it expired
     KEY = "key"  # a key created, revoked or rotated from this console (its name and id, never its value)
+    SIMPLIFY = "simplify"  # Simplify…: entries merged into fewer ranges, from this console
+    POLICY = "policy"  # a policy file applied to a list, from this console
 
 
 class Source(StrEnum):

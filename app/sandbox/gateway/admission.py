@@ -28,6 +28,7 @@ from app.sandbox.gateway.client_certificates import certificate_refusal
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.permissions import refusal as permission_refusal
+from app.sandbox.gateway.recording import record_admission, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
@@ -136,6 +137,8 @@ class Gateway:
             extra.append((b"x-request-source-ip", shown))
             admitted = self._admitted(source_ip, organization, project, now)
             if admitted is None:
+                owners = self._owners(path, token)
+                record_refusal(self.store.traffic, owners, source_ip, seen, path, organization, project, now)
                 # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
                 await _respond(send, 403, _refusal(seen), extra)
                 return
@@ -175,6 +178,8 @@ class Gateway:
             return
         for record, serial in matched:  # admitted past the key and the rate limit: now it counts
             record.count(serial, now)
+        if matched:  # and its source, for the dry run's evidence (store/traffic.py)
+            record_admission(self.store.traffic, tuple(record for record, _ in matched), seen, now)
 
         if oversized:
             message = f"The request body is larger than the limit of {self.config.max_body_bytes:,} bytes."

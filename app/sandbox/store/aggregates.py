@@ -25,6 +25,7 @@ from app.sandbox.store.keys import Keys
 from app.sandbox.store.organizations import Organizations
 from app.sandbox.store.responses import StoredResponses
 from app.sandbox.store.service_accounts import ServiceAccounts
+from app.sandbox.store.traffic import Traffic
 
 
 class Store:
@@ -48,6 +49,7 @@ class Store:
         self.certificates = Certificates(self.database)
         self.responses = StoredResponses(self.database)
         self.conversations = StoredConversations(self.database)
+        self.traffic = Traffic(self.database)
 
     @property
     def path(self) -> Path:
@@ -62,4 +64,5 @@ class Store:
         for counted in (self.hit_counts.pending(), self.key_usage.pending()):
             if counted is not None:
                 self.database.submit(counted).result()
+        self.traffic.flush_now()
         self.database.close()

@@ -42,6 +42,18 @@ CREATE TABLE IF NOT EXISTS service_accounts (
   created_at INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
+# Who the allowlists refused and admitted, per source (traffic.py).
+TRAFFIC_SCHEMA = """
+CREATE TABLE IF NOT EXISTS refused (
+  org_id TEXT NOT NULL, project_id TEXT NOT NULL, list TEXT NOT NULL, source_ip TEXT NOT NULL,
+  minute INTEGER NOT NULL, count INTEGER NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+  path TEXT NOT NULL, PRIMARY KEY (org_id, project_id, list, source_ip, minute));
+CREATE INDEX IF NOT EXISTS refused_by_time ON refused (org_id, last_seen);
+CREATE TABLE IF NOT EXISTS admitted (
+  scope TEXT NOT NULL, owner_id TEXT NOT NULL, source_ip TEXT NOT NULL, day INTEGER NOT NULL,
+  hits INTEGER NOT NULL, last_seen INTEGER NOT NULL, PRIMARY KEY (scope, owner_id, source_ip, day));
+CREATE INDEX IF NOT EXISTS admitted_by_day ON admitted (day);
+"""
 AUDIT_SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit_log (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, org_id TEXT NOT NULL, project_id TEXT, type TEXT NOT NULL,
@@ -115,5 +127,5 @@ def _link_items(db: sqlite3.Connection) -> None:
 
 def create_tables(db: sqlite3.Connection) -> None:
     """Every table, and the columns a store made before them lacks (on the writer's connection, at open)."""
-    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA)
+    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA + TRAFFIC_SCHEMA)
     migrate(db)

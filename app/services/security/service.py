@@ -12,7 +12,10 @@ from app.services.security.certificates import CertificatesService
 from app.services.security.history import ChangeHistory
 from app.services.security.key_rotation import KeyRotationService
 from app.services.security.keys import KeysService
+from app.services.security.list_tools import ListTools
+from app.services.security.policy_import import PolicyImport
 from app.services.security.public_ip import PublicIpService
+from app.services.security.refused import RefusedService
 from app.services.security.rotation import RotationService
 from app.services.session.session import ConsoleSession
 
@@ -27,6 +30,9 @@ class SecurityServices:
     keys: KeysService
     key_rotation: KeyRotationService
     certificates: CertificatesService
+    refused: RefusedService
+    tools: ListTools  # Simplify… and the evidence before a removal
+    policy_import: PolicyImport  # a policy file (.toml) imported into the shown list
 
     @classmethod
     def create(cls, session: ConsoleSession, parent: QObject | None = None) -> SecurityServices:
@@ -42,4 +48,7 @@ class SecurityServices:
             keys,
             KeyRotationService(keys, parent),
             CertificatesService(session, parent),
+            RefusedService(session, allowlist, parent),
+            ListTools(session, allowlist, parent),
+            PolicyImport(session, allowlist, parent),
         )

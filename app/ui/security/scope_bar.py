@@ -17,6 +17,8 @@ ACTIONS = (
     ("History…", "history"),
     ("Keys…", "keys"),
     ("Certificates…", "certificates"),
+    ("Refused…", "refused"),
+    ("Simplify…", "simplify"),
 )
 
 
