@@ -11,6 +11,8 @@
 # Extra arguments go to the console or to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# apt_get (waits for the package lock), install_once (pip only when pyproject.toml changed)
+source packaging/setup_steps.sh
 mode=${1:-run}
 shift || true
 
@@ -24,11 +26,9 @@ apt_install() {
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "Installing Debian packages: ${missing[*]}"
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_get update -qq >/dev/null
+  apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 QT_PACKAGES=(libegl1 libgl1 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0
@@ -42,20 +42,6 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check -q "$@"; }
-
-install_once() {
-  # `pip install -e TARGET` only when pyproject.toml changed since the last install of TARGET into this venv
-  # (the install is editable: source edits need none). A stamp per target holds pyproject's SHA-256; pip on
-  # every launch took ~18 s for nothing.
-  local target=$1 stamp hash
-  stamp="$venv/.installed-$(printf '%s' "$target" | tr -c 'A-Za-z0-9' '_')"
-  hash=$("$venv/bin/python" -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
-    return 0
-  fi
-  pip install -e "$target"
-  printf '%s\n' "$hash" > "$stamp"
-}
 
 run_checks() {
   # The same checks CI runs, in the order that fails fastest. Configuration: pyproject.toml

