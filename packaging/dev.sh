@@ -2,7 +2,8 @@
 # The two set-up commands of the README, on a fresh machine:
 #   bash packaging/dev.sh run    -> installs what the console needs, then opens it on its embedded sandbox
 #   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs the
-#                                   checks (ruff, the import layers, mypy), then the tests
+#                                   checks (ruff, the import layers, mypy), then the tests: those of the
+#                                   Qt-free packages with Qt refused at import, then the others
 #   bash packaging/dev.sh check  -> the checks alone, no tests
 #   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
 #   bash packaging/dev.sh test-proxies -> installs real proxies (mitmproxy, squid), runs the `proxies` tests
@@ -82,9 +83,20 @@ case "$mode" in
     fi
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
     # On both cores (pytest-xdist; --dist loadgroup is in pyproject); `-n 0` in the arguments runs serially.
-    exec dbus-run-session -- sh -c \
-      'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest -n 2 "$@"' \
-      "$venv/bin/python" "$@"
+    # Two sessions, each test in one of them (tests/qt_free.py): the Qt-free packages' tests with PySide6,
+    # shiboken6 and qasync refused at import, then the others. The arguments go to both; each prints its own
+    # summary line. The run fails if either fails; a session left with no test (arguments that name only the
+    # other's tests: pytest's exit status 5) counts as passed when the other ran some.
+    exec dbus-run-session -- bash -c '
+      echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+      echo "== pytest: the Qt-free packages, Qt refused at import"
+      "$0" -m pytest -n 2 --qt-free=only "$@"; qt_free=$?
+      echo "== pytest: the others"
+      "$0" -m pytest -n 2 --qt-free=others "$@"; others=$?
+      if [ $qt_free -eq 5 ] && [ $others -eq 5 ]; then exit 5; fi
+      for status in $qt_free $others; do
+        if [ $status -ne 0 ] && [ $status -ne 5 ]; then exit $status; fi
+      done' "$venv/bin/python" "$@"
     ;;
   check)
     install_once ".[test]"

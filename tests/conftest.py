@@ -31,11 +31,33 @@ from app.pyside_imports import load_pyside
 from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.store import Credentials
 from tests.fork_server import ForkServer
+from tests.qt_free import qt_blocked
 
 # As the console does at launch: PySide6's `__feature__` hook out of Python's import (app/pyside_imports.py),
 # which pytest-qt loaded first. Every import statement a test runs (hypothesis makes ~470,000 in the fuzzing
-# module) went through it.
-load_pyside()
+# module) went through it. Not in the Qt-free run (tests/qt_free.py), where Qt is refused.
+if not qt_blocked():
+    load_pyside()
+
+# Each marker's tests start real programs that may take a while to answer, and pytest-timeout's limit covers a
+# test's fixtures too: longer than the longest wait of the marker's fixtures, under load, plus the test itself.
+MARKER_TIMEOUTS = {
+    "peers": 480,  # the llama.cpp server waits up to 120 s to answer, then the LiteLLM proxy up to 180 s
+    "proxies": 180,  # a proxy waits up to 30 s to listen, mitmproxy 10 s more for its CA; a test starts two
+    "local": 300,  # the weights load (253 MB) and real generation on a loaded machine
+    "packaging": 1900,  # the installers' build may take 1200 s and their install and selftest 600 s
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test of a marker in MARKER_TIMEOUTS gets its limit, unless it says its own (@pytest.mark.timeout)."""
+    for item in items:
+        if item.get_closest_marker("timeout") is not None:
+            continue
+        limits = [seconds for marker, seconds in MARKER_TIMEOUTS.items() if item.get_closest_marker(marker)]
+        if limits:
+            item.add_marker(pytest.mark.timeout(max(limits)))
+
 
 # httpx builds a new default SSL context for every client it makes (and one per proxy it mounts), parsing
 # certifi's ~150 CA certificates each time: ~40 ms of CPU, and the suite makes well over a thousand clients

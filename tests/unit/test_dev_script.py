@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -79,15 +81,8 @@ def test_the_tests_temporary_folders_go_to_dev_shm_only_with_room_there(tmp_path
     """`dev.sh test` puts pytest's temporary folders on /dev/shm when it has 2 GB free, and leaves a folder
     chosen in the environment alone. The checks and the installs are stand-ins here; pytest reports its
     environment instead of running."""
-    project(tmp_path)
-    (tmp_path / "packaging" / "node_client.sh").write_text("exit 0\n")
     log = tmp_path / "calls.log"
-    fake_venv(tmp_path, log)
-    bin_dir = tmp_path / ".venv" / "bin"
-    for check in ("ruff", "lint-imports", "mypy"):
-        (bin_dir / check).write_text("#!/bin/sh\nexit 0\n")
-        (bin_dir / check).chmod(0o755)
-    python = bin_dir / "python"
+    python = stand_in_checks(tmp_path, log)
     python.write_text(
         f'#!/bin/sh\nif [ "$2" = "pytest" ]; then echo "temproot=$PYTEST_DEBUG_TEMPROOT" >> "{log}"; exit 0; fi\n'
         + python.read_text().split("\n", 1)[1]
@@ -207,3 +202,51 @@ def test_proxies_script_installs_once_then_only_after_pyproject_changes(tmp_path
         file.write("\n# a new dependency, say\n")
     run_proxies()
     assert len([c for c in log.read_text().splitlines() if c.startswith("pip")]) == 2
+
+
+def stand_in_checks(root: Path, log: Path) -> Path:
+    """dev.sh test's surroundings in `root`, the checks and installs stood in for; returns the venv's python."""
+    project(root)
+    (root / "packaging" / "node_client.sh").write_text("exit 0\n")
+    fake_venv(root, log)
+    bin_dir = root / ".venv" / "bin"
+    for check in ("ruff", "lint-imports", "mypy"):
+        (bin_dir / check).write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / check).chmod(0o755)
+    return bin_dir / "python"
+
+
+@pytest.mark.parametrize(
+    ("qt_free", "others", "expected"),
+    [(0, 0, 0), (1, 0, 1), (0, 1, 1), (5, 0, 0), (0, 5, 0), (5, 5, 5), (2, 5, 2)],
+)
+def test_the_tests_run_in_two_sessions_with_the_arguments_and_fail_if_either_fails(
+    tmp_path: Path, qt_free: int, others: int, expected: int
+) -> None:
+    """The Qt-free packages' tests with Qt refused, then the others, each given the arguments (.ci/run's -q
+    -p no:cacheprovider). A session with no test to run (exit status 5) does not fail the run on its own."""
+    log = tmp_path / "calls.log"
+    python = stand_in_checks(tmp_path, log)
+    python.write_text(
+        "#!/bin/sh\n"
+        'if [ "$2" = "pytest" ]; then\n'
+        f'  echo "pytest $*" >> "{log}"\n'
+        f'  case "$*" in *--qt-free=only*) exit {qt_free};; *) exit {others};; esac\n'
+        "fi\n" + python.read_text().split("\n", 1)[1]
+    )
+    if shutil.which("dbus-run-session") is None:
+        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
+    done = subprocess.run(
+        ["bash", "packaging/dev.sh", "test", "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env={**os.environ, "DEV_SKIP_APT": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == expected
+    sessions = [line for line in log.read_text().splitlines() if line.startswith("pytest")]
+    assert sessions == [
+        "pytest -m pytest -n 2 --qt-free=only -q -p no:cacheprovider",
+        "pytest -m pytest -n 2 --qt-free=others -q -p no:cacheprovider",
+    ]
