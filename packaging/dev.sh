@@ -113,7 +113,7 @@ case "$mode" in
     CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} pip install -e ".[test,local]"
     export QT_QPA_PLATFORM=offscreen
     exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/gui/test_local_playground.py \
-      tests/gui/test_local_engine_choice.py "$@"
+      tests/gui/test_local_engine_choice.py tests/unit/test_benches.py "$@"
     ;;
   *)
     echo "usage: bash packaging/dev.sh run|test|check|test-peers|test-proxies|test-local [args]" >&2

@@ -25,4 +25,4 @@ bash packaging/node_peers.sh
 [ -x "$peers_venv/bin/litellm" ] || pip "$peers_venv/bin/python" install "litellm[proxy]==1.106.2"
 
 export PEERS_VENV="$peers_venv" QT_QPA_PLATFORM=offscreen
-exec "$venv/bin/python" -m pytest -m peers tests/peers "$@"
+exec "$venv/bin/python" -m pytest -m peers tests/peers tests/unit/test_benches.py "$@"

@@ -26,4 +26,4 @@ install_once ".[test]"
 [ -x "$proxies_venv/bin/mitmdump" ] || pip "$proxies_venv/bin/python" install "mitmproxy==11.0.2"
 
 export PROXIES_VENV="$proxies_venv" QT_QPA_PLATFORM=offscreen
-exec "$venv/bin/python" -m pytest -m proxies tests/proxies "$@"
+exec "$venv/bin/python" -m pytest -m proxies tests/proxies tests/unit/test_benches.py "$@"

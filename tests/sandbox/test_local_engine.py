@@ -18,9 +18,12 @@ from tests.local_support import local_sandbox
 
 pytestmark = pytest.mark.local
 
+# Bounded (the grammar holds the name to 40 characters, and the model's integers and white space are
+# bounded too), so the JSON fits the answer's room whatever the model writes: an unbounded name can run
+# into the cap, mid-JSON.
 PERSON = {
     "type": "object",
-    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+    "properties": {"name": {"type": "string", "maxLength": 40}, "age": {"type": "integer"}},
     "required": ["name", "age"],
     "additionalProperties": False,
 }

@@ -197,7 +197,7 @@ def test_proxies_script_installs_once_then_only_after_pyproject_changes(tmp_path
     assert [c for c in calls if c.startswith("pip")] == [
         "pip -m pip --disable-pip-version-check -q install -e .[test]"
     ]
-    assert calls.count("pytest -m pytest -m proxies tests/proxies -q") == 2
+    assert calls.count("pytest -m pytest -m proxies tests/proxies tests/unit/test_benches.py -q") == 2
     with (tmp_path / "pyproject.toml").open("a") as file:
         file.write("\n# a new dependency, say\n")
     run_proxies()
