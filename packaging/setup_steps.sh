@@ -42,3 +42,9 @@ install_once() {
   "$venv/bin/python" -m pip --disable-pip-version-check -q install -e "$target"
   printf '%s\n' "$hash" > "$stamp"
 }
+
+# llama-cpp-python's build flags. Its default build is for this very CPU (GGML_NATIVE), and on a machine whose
+# CPU offers AMX and AVX-512 but whose virtual machine does not let a process use them, that build crashes
+# (a segmentation fault at the model's first decode). AVX2, FMA and F16C: every x86-64 CPU of the last ten
+# years; a build of one's own choosing goes in CMAKE_ARGS.
+LLAMA_CMAKE_ARGS=${CMAKE_ARGS:-"-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"}
