@@ -51,7 +51,9 @@ MARKER_TIMEOUTS = {
 
 # The modules whose tests take longest (seconds each on an idle machine, under load several times that):
 # scheduled first, so that xdist's two workers end together on short tests instead of one waiting while the
-# other finishes a long one last.
+# other finishes a long one last. Not the console's selftests (test_private_files, test_sqlite_rescue): they
+# share the session's one Secret Service, where each stores the embedded profile's key under the same name,
+# and run side by side one can be answered 401 with the other's key.
 SLOW_FIRST = (
     "tests/sandbox/test_schemathesis.py",
     "tests/gui/test_focus_real_wm.py",
@@ -61,8 +63,6 @@ SLOW_FIRST = (
     "tests/sandbox/test_agents_sdk.py",
     "tests/sandbox/test_gateway_socket.py",
     "tests/unit/test_qt_free_run.py",
-    "tests/unit/test_sqlite_rescue.py",
-    "tests/unit/test_private_files.py",
     "tests/gui/test_image_size.py",
     "tests/sandbox/test_cli.py",
 )

@@ -92,6 +92,9 @@ def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
     temporary.mkdir()
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_XDIST_WORKER"}
     env |= {"BENCH_SIZE": "tiny", "QT_QPA_PLATFORM": "offscreen", "TMPDIR": str(temporary)}
+    # No keychain: the run's Secret Service is shared, and a console the bench launches would store its
+    # embedded profile's key under the name a selftest of another test running meanwhile reads.
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
     process = subprocess.Popen(
         [sys.executable, "-m", f"tests.perf.{bench}"],
         cwd=ROOT,
