@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Scope
 from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.store.aggregates import Store
+from tests.perf.tiny import size
 
 
 class _NoRecord:
@@ -48,7 +49,7 @@ class _Unrecorded:
         return getattr(self._store, name)
 
 
-ROUNDS = 5
+ROUNDS = size(5, 1)
 
 
 def request(path: str, headers: list[tuple[bytes, bytes]]) -> Scope:
@@ -89,9 +90,10 @@ async def per_request(app: ASGIApp, path: str, headers: list[tuple[bytes, bytes]
 
 
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else size(2000, 20)
+    folder = tempfile.TemporaryDirectory()
     config = SandboxConfig(
-        data_dir=Path(tempfile.mkdtemp()),
+        data_dir=Path(folder.name),
         trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")],
         rate_limit_per_minute=100_000_000,
         max_entries=5000,
@@ -103,7 +105,7 @@ def main() -> None:
         org = creds.org_id
         headers = {"authorization": f"Bearer {creds.admin_key}", "x-forwarded-for": "198.51.100.7"}
         with httpx.Client(base_url=server.base_url, headers=headers) as admin:
-            for i in range(999):
+            for i in range(size(999, 20)):
                 entry = {"cidr": f"10.{i // 250}.{i % 250}.0/24"}
                 admin.post(f"/organizations/{org}/ip_allowlist/entries", json=entry)
             admin.post(f"/organizations/{org}/ip_allowlist/entries", json={"cidr": "198.51.100.0/24"})
@@ -125,7 +127,7 @@ def main() -> None:
         async def measure() -> dict[str, list[float]]:
             figures: dict[str, list[float]] = {name: [] for name in cases}
             for app, path, sent in cases.values():
-                await per_request(app, path, sent, 200)  # warm: caches, the table
+                await per_request(app, path, sent, size(200, 5))  # warm: caches, the table
             for _ in range(ROUNDS):  # interleaved, so a burst of other load touches every case alike
                 for name, (app, path, sent) in cases.items():
                     figures[name].append(await per_request(app, path, sent, count))
@@ -134,6 +136,7 @@ def main() -> None:
         figures = asyncio.run(measure())
     finally:
         server.stop()
+        folder.cleanup()
     least = {name: min(values) for name, values in figures.items()}
     for name, values in figures.items():
         print(f"{name:>22}: {least[name]:6.1f} µs per request (median {statistics.median(values):.1f})")

@@ -22,11 +22,11 @@ from app.api.transport import ConnectionSettings
 from app.core.cli.policy import PolicyCommands
 from app.core.security.policy_file import ListPolicy, PolicyEntry, export_policy, load_policy
 from app.core.security.policy_plan import plan_list
+from tests.perf.tiny import size
 from tests.sandbox_process import spawn_sandbox
 
-TINY = os.environ.get("BENCH_SIZE") == "tiny"
-ENTRIES = 50 if TINY else 1000
-ROUNDS = 1 if TINY else 5
+ENTRIES = size(1000, 50)
+ROUNDS = size(5, 1)
 
 
 def cidr(i: int) -> str:

@@ -382,7 +382,7 @@ def test_every_change_made_or_refused_is_in_the_audit_log_without_a_secret(sandb
     assert events[3]["before"] == {"enabled": False} and events[3]["after"] == {"enabled": True}
     text = json.dumps(page)
     secret = sandbox.creds.admin_key
-    assert secret not in text and secret.rsplit("-", 1)[-1] not in text and sandbox.creds.api_key not in text
+    assert secret not in text and secret[-16:] not in text and sandbox.creds.api_key not in text
 
 
 def test_the_audit_log_pages_newest_first_and_filters_by_type_and_project(sandbox: Sandbox) -> None:

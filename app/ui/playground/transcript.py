@@ -109,6 +109,10 @@ class Transcript(QScrollArea):
         self._show_empty(False)
         self._retire_live()
         self._live_layout.addWidget(view)
+        # Shown as it is added: a layout only posts the show of a widget it takes in, which then waits for
+        # the next pass of the event loop (a loaded machine's pass may end first, leaving the view there
+        # but not visible to whatever runs before that show).
+        view.show()
         self._following = True  # a new turn was just asked for: show it
         self._scroll_to_end()
         self.chain_tabs_soon()
