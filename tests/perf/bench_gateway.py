@@ -105,7 +105,8 @@ def mutual_tls_pairs(rounds: int) -> list[Pair]:
     """Pairs of (bare /healthz, allowed /v1/models with a certificate active) on a sandbox serving TLS."""
     import trustme
 
-    folder = Path(tempfile.mkdtemp())
+    held = tempfile.TemporaryDirectory()  # removed at the end, whatever happens
+    folder = Path(held.name)
     server_ca, client_ca = trustme.CA(), trustme.CA()
     issued = server_ca.issue_cert("127.0.0.1")
     issued.cert_chain_pems[0].write_to_path(str(folder / "server.pem"))
@@ -151,6 +152,7 @@ def mutual_tls_pairs(rounds: int) -> list[Pair]:
     finally:
         server.terminate()
         server.wait()
+        held.cleanup()
 
 
 def main() -> None:
@@ -182,7 +184,7 @@ def main() -> None:
         rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
         allowed = Case(base + "/models", {**key, "x-forwarded-for": "198.51.100.7"})
         refused = Case(base + "/models", {**key, "x-forwarded-for": "203.0.113.9"})
-        script = Path(tempfile.mkdtemp()) / "many_sources.lua"
+        script = Path(folder.name) / "many_sources.lua"
         script.write_text(MANY_SOURCES)
         many = Case(base + "/models", key, str(script))
         bare = Case(base.removesuffix("/v1") + "/healthz", {})

@@ -52,7 +52,8 @@ async def one_round(settings: ConnectionSettings, org: str, path: Path) -> tuple
 
 
 def main() -> None:
-    folder = Path(tempfile.mkdtemp())
+    held = tempfile.TemporaryDirectory()  # removed at the end, whatever happens
+    folder = Path(held.name)
     server, creds = spawn_sandbox(folder, "--max-entries", "5000", "--trust-proxy", "127.0.0.1/32")
     try:
         base, org = creds["base_url"], creds["org_id"]
@@ -86,6 +87,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
+        held.cleanup()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from app.core.security.certificates import (
     lockout_reason,
     read_pem,
 )
-from app.core.security.test_pki import make_test_pki
+from app.core.security.trial_pki import make_trial_pki
 
 NOW = 1_800_000_000
 
@@ -57,7 +57,7 @@ def test_rows_say_where_each_is_active() -> None:
 
 
 def test_the_test_ca_issues_the_client_certificate_in_private_files(tmp_path: Path) -> None:
-    made = make_test_pki(tmp_path / "pki")
+    made = make_trial_pki(tmp_path / "pki")
     ca = x509.load_pem_x509_certificate(made.ca_cert.read_bytes())
     client = x509.load_pem_x509_certificate(made.client_cert.read_bytes())
     client.verify_directly_issued_by(ca)  # raises if not
@@ -69,7 +69,7 @@ def test_the_test_ca_issues_the_client_certificate_in_private_files(tmp_path: Pa
 
 
 def test_lockout_guard_reads_the_profiles_client_certificate(tmp_path: Path) -> None:
-    made = make_test_pki(tmp_path)
+    made = make_trial_pki(tmp_path)
     issuer = x509.load_pem_x509_certificate(made.ca_cert.read_bytes()).subject.rfc4514_string()
     ours, theirs = certificate(issuer), certificate("CN=Someone else")
     https = "https://api.example.com/v1"

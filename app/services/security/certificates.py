@@ -18,7 +18,7 @@ from app.core.security.certificates import (
     lockout_reason,
     read_pem,
 )
-from app.core.security.test_pki import TestPki, make_test_pki
+from app.core.security.trial_pki import TrialPki, make_trial_pki
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:
@@ -99,10 +99,10 @@ class CertificatesService(QObject):
         client = self.session.client
         return client is not None and client.base_url.lower().startswith("http://")
 
-    def make_test_pki(self) -> TestPki:
-        return make_test_pki(self.pki_folder)
+    def make_trial_pki(self) -> TrialPki:
+        return make_trial_pki(self.pki_folder)
 
-    def use_in_profile(self, pki: TestPki) -> None:
+    def use_in_profile(self, pki: TrialPki) -> None:
         """Put the test client certificate and key in the current profile, and connect with them."""
         profile = self.session.profile
         if profile is None:

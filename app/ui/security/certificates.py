@@ -240,7 +240,7 @@ class CertificatesDialog(QDialog):
 
     def make_test_pki(self) -> None:
         try:
-            made = self.service.make_test_pki()
+            made = self.service.make_trial_pki()
         except OSError as error:
             self.status.setText(f"⚠ The test certificates could not be written: {error}")
             return

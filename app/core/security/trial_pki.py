@@ -16,7 +16,7 @@ VALID_DAYS = 365
 
 
 @dataclass(frozen=True)
-class TestPki:
+class TrialPki:
     """The files made: upload `ca_cert`; give a profile `client_cert` and `client_key`."""
 
     __test__ = False  # a name pytest would otherwise collect
@@ -25,7 +25,7 @@ class TestPki:
     client_key: Path
 
 
-def make_test_pki(folder: Path, name: str = "Service Console test") -> TestPki:
+def make_trial_pki(folder: Path, name: str = "Service Console test") -> TrialPki:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -63,7 +63,7 @@ def make_test_pki(folder: Path, name: str = "Service Console test") -> TestPki:
         .sign(ca_key, hashes.SHA256())
     )
     private_dir(folder)
-    made = TestPki(
+    made = TrialPki(
         folder / f"test-ca-{stamp}.pem", folder / f"client-{stamp}.pem", folder / f"client-{stamp}.key"
     )
     pem = serialization.Encoding.PEM
