@@ -189,6 +189,11 @@ def console_run(creds: dict[str, Any], home: Path) -> dict[str, Any]:
     return results
 
 
+def times(value: float, base: float) -> str:
+    """`value` as a multiple of `base`; a base of nothing (no stall at all at the tiny size) has none."""
+    return f"{value / base:.2f}x" if base > 0 else "no stall in the baseline"
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         process, creds = spawn_sandbox(
@@ -213,7 +218,7 @@ def main() -> None:
         print(
             f"  ~{tokens:>7,} tokens before: one delta {delta * 1e6:4.0f} µs ({delta / base_delta:.2f}x)"
             f"{goals.get(tokens, ''):12} console CPU {cpu * 1e6:4.0f} µs ({cpu / base_cpu:.2f}x)"
-            f"  longest stall {stall * 1000:3.0f} ms ({stall / base_stall:.2f}x)"
+            f"  longest stall {stall * 1000:3.0f} ms ({times(stall, base_stall)})"
             f"  RSS after {rss:4.0f} MB ({rss / base_rss:.2f}x)"
         )
     print(
