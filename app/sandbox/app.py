@@ -20,6 +20,7 @@ from app.sandbox.errors import ServiceError, error_body, quote
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
 from app.sandbox.routes.counting import TokenCounting
+from app.sandbox.routes.prompts import PromptRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
@@ -66,7 +67,8 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     store = store or Store(config.database)
     state = SandboxState(config, store, make_engine(config))
     admin = AdminRoutes(store, config.max_entries)
-    responses = ResponsesRoutes(state)
+    prompts = PromptRoutes(store)
+    responses = ResponsesRoutes(state, prompts.resolve)
     counting = TokenCounting(responses)
     conversations = responses.conversations
 
@@ -131,6 +133,12 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         ),
         Route(org + "/projects", admin.list_projects, methods=["GET"]),
         Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
+        Route(org + "/prompts", prompts.list_prompts, methods=["GET"]),
+        Route(org + "/prompts", prompts.create, methods=["POST"]),
+        Route(org + "/prompts/{prompt_id}", prompts.retrieve, methods=["GET"]),
+        Route(org + "/prompts/{prompt_id}/versions", prompts.list_versions, methods=["GET"]),
+        Route(org + "/prompts/{prompt_id}/versions", prompts.add_version, methods=["POST"]),
+        Route(org + "/prompts/{prompt_id}/versions/{version}", prompts.retrieve_version, methods=["GET"]),
     ]
     for base in (org, project):
         routes += [

@@ -1,5 +1,5 @@
 """The sandbox's state in one SQLite file, by aggregate: organizations and projects, keys, allowlists, their
-hit counts, the audit log, stored responses and conversations.
+hit counts, the audit log, stored responses, conversations and prompts.
 
 The server and the dashboard each open their own `Store`. Each aggregate has one API: its writes are
 coroutines that resolve once the write is on disk (the writer thread commits them, writer.py), its reads
@@ -20,6 +20,7 @@ from app.sandbox.store.database import Database
 from app.sandbox.store.hit_counts import HitCounts
 from app.sandbox.store.keys import Keys
 from app.sandbox.store.organizations import Organizations
+from app.sandbox.store.prompts import StoredPrompts
 from app.sandbox.store.responses import StoredResponses
 
 
@@ -41,6 +42,7 @@ class Store:
         self.audit = AuditLog(self.database)
         self.responses = StoredResponses(self.database)
         self.conversations = StoredConversations(self.database)
+        self.prompts = StoredPrompts(self.database)
 
     @property
     def path(self) -> Path:

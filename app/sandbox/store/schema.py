@@ -37,6 +37,12 @@ CREATE TABLE IF NOT EXISTS conversation_items (
   conversation_id TEXT NOT NULL, position INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
   PRIMARY KEY (conversation_id, position), UNIQUE (conversation_id, id));
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS prompts (
+  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, name TEXT NOT NULL, latest INTEGER NOT NULL,
+  created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS prompt_versions (
+  prompt_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY (prompt_id, version));
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
 """
 AUDIT_SCHEMA = """
