@@ -9,6 +9,7 @@ import httpx
 
 from .admin import Allowlists
 from .errors import InvalidResponse
+from .prompts import Prompts
 from .resources import Responses
 from .transport import ConnectionSettings, KeyKind, Transport
 
@@ -32,6 +33,7 @@ class ServiceClient:
         self.transport = Transport(settings, http)
         self.responses = Responses(self.transport)
         self.allowlists = Allowlists(self.transport, org_id)
+        self.prompts = Prompts(self.transport, org_id)
 
     @property
     def base_url(self) -> str:
