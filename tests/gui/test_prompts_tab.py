@@ -11,7 +11,10 @@ from app.ui.prompts.tab import PromptsTab
 
 
 def prompts_tab(console: MainWindow) -> PromptsTab:
-    console.tabs.setCurrentIndex(2)  # as the tab bar or View > Prompts does
+    view = {action.text(): action for action in console.menus.view_menu.actions()}
+    assert view["Prompts"].shortcut().toString() == "Ctrl+3"
+    view["Prompts"].trigger()
+    assert console.tabs.currentIndex() == 2
     tab = console.tabs.widget(2)
     assert isinstance(tab, PromptsTab)
     return tab
