@@ -3,6 +3,8 @@ two, and a form for its variables with a Send that answers from the version show
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -23,6 +25,9 @@ from app.services.prompts.library import PromptLibrary
 from app.services.session.session import ConsoleSession
 
 from .editor import PromptEditor
+
+if TYPE_CHECKING:
+    from .eval_dialog import EvalDialog
 from .variables import VariablesForm
 from .versions import VersionsPanel
 
@@ -39,6 +44,9 @@ class PromptsTab(QWidget):
         )
         self.list = QListWidget(objectName="prompt_list")
         self.new_button = QPushButton("&New prompt", objectName="prompt_new")
+        self.evaluate_button = QPushButton("E&valuate…", objectName="prompt_evaluate", enabled=False)
+        self.eval_dialog: EvalDialog | None = None
+        self.session = session
         self.editor = PromptEditor()
         self.versions = VersionsPanel()
         self.variables = VariablesForm()
@@ -61,6 +69,7 @@ class PromptsTab(QWidget):
         column.addWidget(self.search)
         column.addWidget(self.list, 1)
         column.addWidget(self.new_button)
+        column.addWidget(self.evaluate_button)
         trying = QGroupBox("Try this version")
         try_layout = QVBoxLayout(trying)
         try_layout.addWidget(self.variables)
@@ -89,6 +98,7 @@ class PromptsTab(QWidget):
         self._search_timer.timeout.connect(lambda: library.refresh(self.search.text().strip()))
         self.list.currentItemChanged.connect(self._prompt_chosen)
         self.new_button.clicked.connect(self._new)
+        self.evaluate_button.clicked.connect(self.open_evals)
         self.editor.save_requested.connect(self._save)
         self.editor.changed.connect(self._text_changed)
         self.versions.version_opened.connect(self._show)
@@ -125,6 +135,7 @@ class PromptsTab(QWidget):
 
     def _versions_read(self) -> None:
         self.versions.show_versions(self.library.versions)
+        self.evaluate_button.setEnabled(bool(self.library.versions))
         if self.library.versions:
             self._show(self.library.versions[0])
 
@@ -134,8 +145,25 @@ class PromptsTab(QWidget):
         self.answer.clear()
         self.answer_from.clear()
 
+    def open_evals(self) -> None:
+        """The Evals window on the open prompt's versions (imported here: the tab's first screen has no use
+        for it)."""
+        from app.services.prompts.evals import EvalService
+
+        from .eval_dialog import EvalDialog
+
+        if self.eval_dialog is not None:
+            self.eval_dialog.close()
+            self.eval_dialog.deleteLater()
+        service = EvalService(self.session, self)
+        self.eval_dialog = EvalDialog(
+            service, list(self.library.versions), list(self.session.model_details), self
+        )
+        self.eval_dialog.show()
+
     def _new(self) -> None:
         self.shown = None
+        self.evaluate_button.setEnabled(False)
         self.list.clearSelection()
         self.versions.show_versions([])
         self.editor.start_new()
