@@ -88,3 +88,20 @@ def test_a_grader_written_wrong_is_named_and_nothing_runs(qtbot: QtBot, console:
     qtbot.keyClicks(dialog.setup.graders, "regex:(")
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
     assert "not a regular expression" in dialog.status.text() and dialog.grid.rowCount() == 0
+
+
+def test_a_dataset_loaded_from_a_file_and_a_run_stopped(
+    qtbot: QtBot, console: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialog = evals_window(qtbot, console)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(f'{{"word": "w{i}", "expected": "w{i}"}}\n' for i in range(40)))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(rows), ""))
+    qtbot.mouseClick(dialog.setup.load_button, Qt.MouseButton.LeftButton)
+    assert dialog.setup.rows.rowCount() == 40 and dialog.setup.rows.item(39, 0).text() == "w39"
+    dialog.setup.concurrency.setValue(1)
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.status.text().startswith("Running"), timeout=10000)
+    assert dialog.status.text().startswith("Stopped"), dialog.status.text()
+    assert dialog.run is not None and len(dialog.run.cells) < 40 and dialog.run_button.isEnabled()

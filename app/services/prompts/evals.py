@@ -3,6 +3,7 @@ cells answered stay), each cell announced as it is graded; runs saved, reopened 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any, cast
@@ -35,7 +36,12 @@ class EvalService(QObject):
             self.failed.emit("Connect to a service first.")
             return
         self.run, self.running = run, True
-        self.session.tasks.start(TASK, self._run(run))
+        # Announced when the task ends, however: a Stop before its first step never runs its `finally`.
+        self.session.tasks.start(TASK, self._run(run)).add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self.running = False
+        self.finished.emit(not task.cancelled() and task.exception() is None)
 
     def stop(self) -> None:
         self.session.tasks.cancel(TASK)
@@ -68,16 +74,10 @@ class EvalService(QObject):
         def announce(cell: Cell) -> None:
             self.cell_done.emit(cell.row, cell.variant)
 
-        completed = False
-        try:
-            await run.run(send, cast(Judge, judge), announce)
-            completed = True
-        finally:
-            self.running = False
-            failure = next((e for e in run.failures if isinstance(e, ApiError)), None)
-            if failure is not None and len(run.failures) == len(run.cells):
-                self.failed.emit(f"No answer came back: {failure}")
-            self.finished.emit(completed)
+        await run.run(send, cast(Judge, judge), announce)
+        failure = next((e for e in run.failures if isinstance(e, ApiError)), None)
+        if failure is not None and len(run.failures) == len(run.cells):
+            self.failed.emit(f"No answer came back: {failure}")
 
     # -- files ----------------------------------------------------------------------------------------
 
