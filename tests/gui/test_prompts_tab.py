@@ -60,6 +60,18 @@ def test_a_prompt_saved_twice_compared_and_sent(qtbot: QtBot, console: MainWindo
     assert tab.answer_from.text() == "From Trip planner, version 2"
     assert "Lisbon" in tab.answer.toPlainText()  # the simulated model answers from the filled message
 
+    qtbot.mouseClick(tab.code_button, Qt.MouseButton.LeftButton)
+    assert tab.code_dialog is not None
+    code = {language: view.toPlainText() for language, view in tab.code_dialog.views.items()}
+    shown = tab.shown
+    assert shown is not None and set(code) == {"curl", "Python", "Node.js"}
+    for text in code.values():  # the prompt parameter, its version and values; the key by name only
+        assert shown.id in text and '"version": "2"' in text and '"city": "Lisbon"' in text
+        assert "instructions" not in text
+    client = console.session.client
+    key = client.transport.settings.api_key if client else None
+    assert key and key not in "".join(code.values())
+
 
 def test_an_unsaved_change_is_not_sent_and_the_library_is_searched(qtbot: QtBot, console: MainWindow) -> None:
     tab = prompts_tab(console)

@@ -75,6 +75,17 @@ class PromptLibrary(QObject):
         body = cast(ResponseCreateParams, prompt_request(stored, values, stores_prompts=True, model=model))
         self.session.tasks.start("prompts.send", self._send(stored, body))
 
+    def code(self, stored: StoredPrompt, values: dict[str, str], model: str = "") -> dict[str, str]:
+        """Get code: this version with these values as curl, Python and Node.js, through the `prompt`
+        parameter (the service keeps the prompt); the key is read from the environment, never written."""
+        from app.core.playground.snippets import all_snippets
+
+        model = model or stored.model or next(iter(self.session.model_details), "")
+        body = prompt_request(stored, values, stores_prompts=True, model=model)
+        client, profile = self.session.client, self.session.profile
+        env_var = profile.api_key_env if profile else "SERVICE_API_KEY"
+        return all_snippets(client.base_url if client else "", body, env_var, self.session.snippet_network())
+
     async def _send(self, stored: StoredPrompt, body: ResponseCreateParams) -> None:
         client = self.session.client
         assert client is not None

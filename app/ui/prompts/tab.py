@@ -27,6 +27,7 @@ from app.services.session.session import ConsoleSession
 from .editor import PromptEditor
 
 if TYPE_CHECKING:
+    from .code_dialog import PromptCodeDialog
     from .eval_dialog import EvalDialog
 from .variables import VariablesForm
 from .versions import VersionsPanel
@@ -46,11 +47,13 @@ class PromptsTab(QWidget):
         self.new_button = QPushButton("&New prompt", objectName="prompt_new")
         self.evaluate_button = QPushButton("E&valuate…", objectName="prompt_evaluate", enabled=False)
         self.eval_dialog: EvalDialog | None = None
+        self.code_dialog: PromptCodeDialog | None = None
         self.session = session
         self.editor = PromptEditor()
         self.versions = VersionsPanel()
         self.variables = VariablesForm()
         self.send_button = QPushButton("Sen&d", objectName="prompt_send")
+        self.code_button = QPushButton("Get &code", objectName="prompt_code")
         self.answer_from = QLabel("", objectName="prompt_answer_from", wordWrap=True)
         self.answer = QPlainTextEdit(objectName="prompt_answer", readOnly=True)
         self.answer.setPlaceholderText("The answer to a Send shows here.")
@@ -75,6 +78,7 @@ class PromptsTab(QWidget):
         try_layout.addWidget(self.variables)
         row = QHBoxLayout()
         row.addWidget(self.send_button)
+        row.addWidget(self.code_button)
         row.addWidget(self.answer_from, 1)
         try_layout.addLayout(row)
         try_layout.addWidget(self.answer, 1)
@@ -103,6 +107,7 @@ class PromptsTab(QWidget):
         self.editor.changed.connect(self._text_changed)
         self.versions.version_opened.connect(self._show)
         self.send_button.clicked.connect(self._send)
+        self.code_button.clicked.connect(self.show_code)
         library.listed.connect(self._fill_list)
         library.versions_read.connect(self._versions_read)
         library.saved.connect(lambda made: self.status.setText(f"Saved {made.name}, version {made.version}."))
@@ -175,19 +180,32 @@ class PromptsTab(QWidget):
     def _text_changed(self) -> None:
         self.variables.set_names(self.editor.draft().variables)
 
-    def _send(self) -> None:
+    def _saved_shown(self) -> StoredPrompt | None:
+        """The version shown while the editor still says what it says; None (the status says why) otherwise."""
         draft = self.editor.draft()
         saved = PromptDraft.of(self.shown) if self.shown else None
-        if (
-            self.shown is None
-            or saved is None
-            or (saved.instructions, saved.message) != (draft.instructions, draft.message)
-        ):
-            self.status.setText("Save the changes first: a Send answers from a saved version.")
+        if saved is None or (saved.instructions, saved.message) != (draft.instructions, draft.message):
+            self.status.setText("Save the changes first: Send and Get code use a saved version.")
+            return None
+        return self.shown
+
+    def show_code(self) -> None:
+        shown = self._saved_shown()
+        if shown is None:
+            return
+        from .code_dialog import PromptCodeDialog
+
+        snippets = self.library.code(shown, self.variables.values(), self.editor.model.text().strip())
+        self.code_dialog = PromptCodeDialog(snippets, f"{shown.name}, version {shown.version}", self)
+        self.code_dialog.show()
+
+    def _send(self) -> None:
+        shown = self._saved_shown()
+        if shown is None:
             return
         self.answer.clear()
         self.answer_from.setText("Sending…")
-        self.library.send(self.shown, self.variables.values(), self.editor.model.text().strip())
+        self.library.send(shown, self.variables.values(), self.editor.model.text().strip())
 
     def _answered(self, text: str, source: str) -> None:
         self.status.clear()
