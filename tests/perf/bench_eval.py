@@ -128,7 +128,12 @@ def in_the_window(creds: dict[str, Any]) -> tuple[float, float]:
         run = EvalRun(dataset(), variants, [parse_grader("contains")], concurrency=CONCURRENCY)
         dialog.show_run(run)
         finished = asyncio.get_running_loop().create_future()
-        service.finished.connect(lambda _done: finished.done() or finished.set_result(None))
+
+        def ended(_completed: bool) -> None:
+            if not finished.done():
+                finished.set_result(None)
+
+        service.finished.connect(ended)
         last = time.perf_counter()
 
         def tick() -> None:
