@@ -246,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.core.cli.certs import main as certs_main
 
         return certs_main(argv[1:])
+    if argv[:1] == ["eval"]:  # a stored prompt tested on a dataset, for CI: Qt-free as the allowlist commands
+        from app.core.cli.evaluate import main as eval_main
+
+        return eval_main(argv[1:])
     if argv[:1] == ["settings"]:  # the window's settings, read and changed without Qt
         from app.core.cli.settings import main as settings_main
 

@@ -11,6 +11,7 @@ from .admin import Allowlists
 from .errors import InvalidResponse
 from .keys import Keys
 from .mtls import Certificates
+from .prompts import Prompts
 from .resources import Responses
 from .transport import ConnectionSettings, KeyKind, Transport
 
@@ -36,6 +37,7 @@ class ServiceClient:
         self.allowlists = Allowlists(self.transport, org_id)
         self.keys = Keys(self.transport, org_id)
         self.certificates = Certificates(self.transport, org_id)
+        self.prompts = Prompts(self.transport, org_id)
 
     @property
     def base_url(self) -> str:

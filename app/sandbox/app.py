@@ -23,6 +23,7 @@ from app.sandbox.routes.allowlist_batch import BatchRoutes
 from app.sandbox.routes.certificates import CertificateRoutes
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.keys import KeyRoutes
+from app.sandbox.routes.prompts import PromptRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.routes.traffic import TrafficRoutes
 from app.sandbox.state import SandboxState
@@ -91,7 +92,8 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     batches = BatchRoutes(admin)
     traffic = TrafficRoutes(store)
     store.traffic.keep_days = config.keep_responses_days
-    responses = ResponsesRoutes(state)
+    prompts = PromptRoutes(store)
+    responses = ResponsesRoutes(state, prompts.resolve)
     counting = TokenCounting(responses)
     conversations = responses.conversations
 
@@ -156,6 +158,12 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         ),
         Route(org + "/projects", admin.list_projects, methods=["GET"]),
         Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
+        Route(org + "/prompts", prompts.list_prompts, methods=["GET"]),
+        Route(org + "/prompts", prompts.create, methods=["POST"]),
+        Route(org + "/prompts/{prompt_id}", prompts.retrieve, methods=["GET"]),
+        Route(org + "/prompts/{prompt_id}/versions", prompts.list_versions, methods=["GET"]),
+        Route(org + "/prompts/{prompt_id}/versions", prompts.add_version, methods=["POST"]),
+        Route(org + "/prompts/{prompt_id}/versions/{version}", prompts.retrieve_version, methods=["GET"]),
     ]
     routes += key_routes(KeyRoutes(store), org, project)
     for base in (org, project):

@@ -35,10 +35,11 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:  # built after the window's first frame (ensure_tabs): their imports cost ~100 ms
     from .playground.tab import PlaygroundTab
+    from .prompts.tab import PromptsTab
     from .security.tab import SecurityTab
     from .settings.profiles_dialog import ProfilesDialog
 
-TAB_LABELS = ("&Playground", "&Security")
+TAB_LABELS = ("&Playground", "&Security", "P&rompts")
 
 
 class NoticeBar(QWidget):
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(objectName="tabs")
         self._playground: PlaygroundTab | None = None
         self._security: SecurityTab | None = None
+        self._prompts: PromptsTab | None = None
         self.admission: AddressAdmission | None = None
         for label in TAB_LABELS:  # placeholders for the first frame; ensure_tabs() puts the real ones in
             self.tabs.addTab(QWidget(), label)
@@ -166,8 +168,8 @@ class MainWindow(QMainWindow):
         # Kept as it changes, not only at quit: a console ended by the system (logout, kill) reopens it too.
         self._playground.keeper.opened.connect(self._remember_conversation)
         self._put_tab(0, self._playground)
-        if current == 1:
-            self._ensure_security()
+        if current in (1, 2):
+            self._tab_shown(current)
         self.tabs.setCurrentIndex(current)
         self.tabs.currentChanged.connect(self._tab_shown)
         self._playground.allow_ip_requested.connect(self.allow_ip)
@@ -195,6 +197,15 @@ class MainWindow(QMainWindow):
     def _tab_shown(self, index: int) -> None:
         if index == 1:
             self._ensure_security()
+        elif index == 2:
+            self._ensure_prompts()
+
+    def _ensure_prompts(self) -> None:
+        if self._prompts is None:  # built when first shown, as the Security tab is
+            from .prompts.tab import PromptsTab
+
+            self._prompts = PromptsTab(self.session)
+            self._put_tab(2, self._prompts)
 
     def _ensure_security(self) -> None:
         if self._security is not None:

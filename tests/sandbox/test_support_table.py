@@ -18,6 +18,7 @@ from tests.conftest import Sandbox
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 ROW = re.compile(r"^\| `(\w+)` \| (honoured|echoed|refused) \|", re.MULTILINE)
 ROWS = dict(ROW.findall(README))
+STORED_PROMPT = {"name": "Greeter", "instructions": "Be brief."}
 WEATHER = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {}}}
 
 
@@ -59,7 +60,7 @@ SAMPLES: dict[str, Any] = {
     "prompt_cache_retention": "24h",
     "service_tier": "flex",
     "client_metadata": {"session": "s-1"},
-    "prompt": {"id": "pmpt_1"},
+    "prompt": {"id": "made on the server first"},
     "context_management": [{"type": "compaction"}],
     "moderation": {},
     "image": {},
@@ -78,6 +79,10 @@ def test_each_row_holds(sandbox: Sandbox, name: str, verdict: str) -> None:
     with sandbox.api() as http:
         sample = SAMPLES[name]
         value = sample(http) if isinstance(sample, Callable) else sample  # type: ignore[arg-type]
+        if name == "prompt":  # a prompt the organization stores (made with the admin key)
+            with sandbox.admin() as admin:
+                made = admin.post(f"/organizations/{sandbox.creds.org_id}/prompts", json=STORED_PROMPT)
+            value = {"id": made.json()["id"], "version": "1"}
         model = "service-think" if name == "reasoning" else "service-pro"
         response = http.post("/responses", json={"model": model, "input": "Hello", name: value})
     body = response.json()

@@ -1,7 +1,7 @@
 """What the sandbox does not implement, refused by name before validation, so nothing is silently ignored.
 
 The hosted service's tools, input items and parameters that need something the sandbox does not have
-(files, vector stores, MCP servers, a computer, a code runner, stored prompts, moderation) are a 400 that
+(files, vector stores, MCP servers, a computer, a code runner, moderation) are a 400 that
 names the field as the client wrote it and says that it is not supported here. A name that the service does
 not know either is left to validation, which refuses it as unknown. The README's table of what is
 honoured, echoed or refused is held to these sets by tests/sandbox/test_support_table.py.
@@ -35,7 +35,6 @@ SUPPORTED_ITEMS = frozenset(
 )
 REFUSED_PARTS = frozenset({"input_file", "input_audio"})
 REFUSED_PARAMETERS = {
-    "prompt": "stored prompts",
     "context_management": "context management (compaction)",
     "moderation": "moderation",
     "image": "image generation options",

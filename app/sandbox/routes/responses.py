@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -64,9 +64,17 @@ def _stored(history: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return history, []
 
 
+PromptResolver = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+def _no_prompts(_: str, body: dict[str, Any]) -> dict[str, Any]:
+    return body
+
+
 class ResponsesRoutes:
-    def __init__(self, app_state: SandboxState) -> None:
+    def __init__(self, app_state: SandboxState, resolve_prompt: PromptResolver = _no_prompts) -> None:
         self.state = app_state
+        self.resolve_prompt = resolve_prompt  # fills in the `prompt` parameter (routes/prompts.py)
         self.sealer = Sealer.for_store(app_state.store)
         self.conversations = ConversationRoutes(app_state)
         self.background = BackgroundRuns(app_state.store, self._run)
@@ -102,7 +110,7 @@ class ResponsesRoutes:
 
     async def create(self, request: Request) -> Response:
         project_id = project_of(request)
-        body = parse_json_body(await request.body())
+        body = self.resolve_prompt(project_id, parse_json_body(await request.body()))
         config = self.state.config
         resolve_references(self.state.store, project_id, body)
         parsed = parse_request(body, config.models, config.max_image_bytes)

@@ -1,6 +1,6 @@
 """The sandbox's state in one SQLite file, by aggregate: organizations and projects, keys, allowlists, their
 hit counts, keys and their use, service accounts, the audit log, the mutual TLS certificates, stored
-responses and conversations.
+responses, conversations and prompts.
 
 The server and the dashboard each open their own `Store`. Each aggregate has one API: its writes are
 coroutines that resolve once the write is on disk (the writer thread commits them, writer.py), its reads
@@ -23,6 +23,7 @@ from app.sandbox.store.hit_counts import HitCounts
 from app.sandbox.store.key_usage import KeyUsage
 from app.sandbox.store.keys import Keys
 from app.sandbox.store.organizations import Organizations
+from app.sandbox.store.prompts import StoredPrompts
 from app.sandbox.store.responses import StoredResponses
 from app.sandbox.store.service_accounts import ServiceAccounts
 from app.sandbox.store.traffic import Traffic
@@ -50,6 +51,7 @@ class Store:
         self.responses = StoredResponses(self.database)
         self.conversations = StoredConversations(self.database)
         self.traffic = Traffic(self.database)
+        self.prompts = StoredPrompts(self.database)
 
     @property
     def path(self) -> Path:

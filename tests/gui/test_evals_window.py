@@ -1,0 +1,107 @@
+"""The Evals window as a person uses it, on the embedded sandbox: rows typed, two models, a run filling the
+grid, its summary, the run saved, reopened and exported."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QTableWidget
+from pytestqt.qtbot import QtBot
+
+from app.ui.main_window import MainWindow
+from app.ui.prompts.eval_dialog import EvalDialog
+from tests.gui.test_prompts_tab import prompts_tab, save
+
+
+def type_cell(qtbot: QtBot, table: QTableWidget, row: int, column: int, text: str) -> None:
+    """Go to the cell, F2, type, Tab (to the next cell, left with Escape): as a person fills a row from the
+    keyboard."""
+    table.window().activateWindow()
+    qtbot.waitUntil(table.window().isActiveWindow)
+    table.setFocus()
+    table.setCurrentCell(row, column)
+    qtbot.keyClick(table, Qt.Key.Key_F2)
+    editor = QApplication.focusWidget()
+    assert isinstance(editor, QLineEdit)
+    qtbot.keyClicks(editor, text)
+    qtbot.keyClick(editor, Qt.Key.Key_Tab)
+    following = QApplication.focusWidget()
+    assert following is not None
+    qtbot.keyClick(following, Qt.Key.Key_Escape)
+
+
+def evals_window(qtbot: QtBot, console: MainWindow) -> EvalDialog:
+    tab = prompts_tab(console)
+    qtbot.mouseClick(tab.new_button, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(tab.editor.name, "Echo")
+    qtbot.keyClicks(tab.editor.message, "Say {{word}} please")
+    save(qtbot, tab, "first", 1)
+    qtbot.mouseClick(tab.evaluate_button, Qt.MouseButton.LeftButton)
+    assert tab.eval_dialog is not None
+    return tab.eval_dialog
+
+
+def test_a_run_fills_the_grid_and_is_saved_reopened_and_exported(
+    qtbot: QtBot, console: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialog = evals_window(qtbot, console)
+    setup = dialog.setup
+    assert setup.columns == ["word", "expected"]
+    type_cell(qtbot, setup.rows, 0, 0, "apple")
+    type_cell(qtbot, setup.rows, 0, 1, "apple")
+    qtbot.mouseClick(setup.add_row, Qt.MouseButton.LeftButton)
+    type_cell(qtbot, setup.rows, 1, 0, "pear")
+    type_cell(qtbot, setup.rows, 1, 1, "plum")
+    setup.models.clear()
+    qtbot.keyClicks(setup.models, "service-pro, service-ultra")
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.status.text().startswith("Running"), timeout=10000)
+    assert dialog.status.text().startswith("Done"), dialog.status.text()
+    grid = dialog.grid
+    assert (grid.rowCount(), grid.columnCount()) == (2, 2)
+    assert [grid.item(row, 0).text() for row in range(2)] == ["pass", "fail"]
+    assert "ms" in grid.item(0, 1).toolTip() and "apple" in grid.item(0, 1).toolTip()
+    assert "Echo v1 · service-pro: 1/2 passed (50%)" in dialog.summary.text()
+
+    saved, exported = tmp_path / "run.json", tmp_path / "run.csv"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(saved), ""))
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(exported), ""))
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    assert len(list(csv.DictReader(io.StringIO(exported.read_text())))) == 4
+
+    again = evals_window(qtbot, console)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(saved), ""))
+    qtbot.mouseClick(again.open_button, Qt.MouseButton.LeftButton)
+    assert again.status.text() == "Reopened: 4 of 4 answered."
+    assert [again.grid.item(row, 0).text() for row in range(2)] == ["pass", "fail"]
+
+
+def test_a_grader_written_wrong_is_named_and_nothing_runs(qtbot: QtBot, console: MainWindow) -> None:
+    dialog = evals_window(qtbot, console)
+    type_cell(qtbot, dialog.setup.rows, 0, 0, "apple")
+    dialog.setup.graders.clear()
+    qtbot.keyClicks(dialog.setup.graders, "regex:(")
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert "not a regular expression" in dialog.status.text() and dialog.grid.rowCount() == 0
+
+
+def test_a_dataset_loaded_from_a_file_and_a_run_stopped(
+    qtbot: QtBot, console: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialog = evals_window(qtbot, console)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(f'{{"word": "w{i}", "expected": "w{i}"}}\n' for i in range(40)))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(rows), ""))
+    qtbot.mouseClick(dialog.setup.load_button, Qt.MouseButton.LeftButton)
+    assert dialog.setup.rows.rowCount() == 40 and dialog.setup.rows.item(39, 0).text() == "w39"
+    dialog.setup.concurrency.setValue(1)
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.status.text().startswith("Running"), timeout=10000)
+    assert dialog.status.text().startswith("Stopped"), dialog.status.text()
+    assert dialog.run is not None and len(dialog.run.cells) < 40 and dialog.run_button.isEnabled()
