@@ -243,7 +243,7 @@ def test_stored_items_are_referenced_by_id(sandbox: Sandbox) -> None:
             "input[0].type",
             "computer_call_output",
         ),
-        ({"prompt": {"id": "pmpt_1"}}, "prompt", "prompt"),
+        ({"prompt": {"id": "pmpt_1"}}, "prompt.id", "'pmpt_1' not found"),
         ({"tool_choice": {"type": "file_search"}}, "tool_choice.type", "file_search"),
         (
             {
@@ -291,7 +291,7 @@ def test_what_is_not_here_or_wrong_is_a_400_naming_the_field(
     assert "~" not in error["message"] and "literal" not in error["param"]
     refused = error["code"] == "unsupported_value"
     assert refused == ("not supported here" in error["message"])
-    assert refused == (param.endswith(".type") or param in ("prompt", "include[0]"))
+    assert refused == (param.endswith(".type") or param == "include[0]")
 
 
 def test_unknown_paths_are_404(sandbox: Sandbox) -> None:
