@@ -45,6 +45,7 @@ class ResponseBuilder:
             "id": new_id("resp"),
             "object": "response",
             "created_at": int(time.time()),
+            "completed_at": None,  # Open Responses: the key on every snapshot, a time once completed
             "status": "queued" if request.body.background else "in_progress",
             "model": request.model,
             "output": self.output,
@@ -212,7 +213,12 @@ class ResponseBuilder:
         index = self.output.index(call)
         common = {"item_id": call["id"], "output_index": index}
         return [
-            self.event("response.function_call_arguments.done", **common, arguments=call["arguments"]),
+            self.event(
+                "response.function_call_arguments.done",
+                **common,
+                name=call["name"],
+                arguments=call["arguments"],
+            ),
             self.event("response.output_item.done", output_index=index, item=_copy(call)),
         ]
 

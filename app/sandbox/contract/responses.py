@@ -262,6 +262,9 @@ class CreateResponse(Strict):
     temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)  # NaN: no number
     top_p: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
+    # Open Responses requires both on every response; the sandbox's engines echo them and sample without them.
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2, allow_inf_nan=False)
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2, allow_inf_nan=False)
     truncation: Literal["auto", "disabled"] | None = None
     store: bool | None = True
     metadata: dict[str, Any] | None = None

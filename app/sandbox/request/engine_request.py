@@ -260,6 +260,9 @@ def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int)
         request.text_format = text_format.model_dump(by_alias=True, exclude_none=True)
         if isinstance(text_format, FormatJsonSchema):
             request.text_format["strict"] = bool(text_format.strict)
+            request.text_format["description"] = (
+                text_format.description
+            )  # null when not sent, as the spec has it
     if parsed.text is not None and parsed.text.verbosity is not None:
         request.verbosity = parsed.text.verbosity
     if parsed.reasoning is not None:
