@@ -19,6 +19,7 @@ from app.sandbox.engines.simulated import SimulatedEngine
 from app.sandbox.errors import ServiceError, error_body, quote
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
+from app.sandbox.routes.compaction import Compaction
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.state import SandboxState
@@ -108,7 +109,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/responses", responses.create, methods=["POST"]),
         Route("/v1/responses/input_tokens", counting.count, methods=["POST"]),
-        Route("/v1/responses/compact", counting.compact, methods=["POST"]),
+        Route("/v1/responses/compact", Compaction(responses).compact, methods=["POST"]),
         Route("/v1/responses/{response_id}", responses.retrieve_or_stream, methods=["GET"]),
         Route("/v1/responses/{response_id}", responses.delete, methods=["DELETE"]),
         Route("/v1/responses/{response_id}/cancel", responses.cancel, methods=["POST"]),

@@ -195,3 +195,57 @@ def test_a_prompt_about_a_tool_calls_it(sandbox: Sandbox) -> None:
     output = post(sandbox, SUITE["tool-calling"])["output"]
     assert [item["type"] for item in output] == ["function_call"]
     assert output[0]["name"] == "get_weather"
+
+
+def test_a_prompt_about_a_description_calls_it(sandbox: Sandbox) -> None:
+    """Two words of the description ("amount", "currencies") are enough; a greeting is answered in text."""
+    tool = {
+        "type": "function",
+        "name": "convert",
+        "description": "Convert an amount of money between two currencies",
+        "parameters": {
+            "type": "object",
+            "properties": {"amount": {"type": "number"}},
+            "required": ["amount"],
+        },
+    }
+    asked = post(sandbox, {"input": "What is this amount in other currencies?", "tools": [tool]})
+    assert [item["type"] for item in asked["output"]] == ["function_call"]
+    greeted = post(sandbox, {"input": "Hello there", "tools": [tool, WEATHER_TOOL]})
+    assert [item["type"] for item in greeted["output"]] == ["message"]
+
+
+def compact(sandbox: Sandbox, body: dict[str, Any]) -> Any:
+    with sandbox.api() as client:
+        answer = client.post("/responses/compact", json={"model": "service-pro", **body})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_compaction_keeps_the_user_turns_and_seals_the_rest(sandbox: Sandbox) -> None:
+    first = post(sandbox, SUITE["tool-calling"])
+    call = first["output"][0]
+    output = {"type": "function_call_output", "call_id": call["call_id"], "output": "Foggy, 14 °C"}
+    second = post(sandbox, {"previous_response_id": first["id"], "input": [output], "tools": [WEATHER_TOOL]})
+    compacted = compact(sandbox, {"previous_response_id": second["id"], "input": "And tomorrow?"})
+    spec.CompactResource.model_validate(compacted)
+    kinds = [(item["type"], item.get("role")) for item in compacted["output"]]
+    assert kinds == [("message", "user"), ("message", "user"), ("compaction", None)]
+    assert compacted["output"][1]["content"][0]["text"] == "And tomorrow?"
+    assert compacted["usage"]["input_tokens"] > compacted["usage"]["output_tokens"] > 0
+    # Read back in place of the turns it replaced: the summary reaches the engine as a developer turn.
+    follow = post(sandbox, {"input": [*compacted["output"], {"role": "user", "content": "Summarize"}]})
+    assert valid_response(follow).status == "completed"
+    with sandbox.api() as client:
+        counted = client.post("/responses/input_tokens", json={"input": compacted["output"]}).json()
+    assert counted["input_tokens"] >= compacted["usage"]["output_tokens"]
+
+
+def test_a_changed_compaction_is_refused(sandbox: Sandbox) -> None:
+    item = compact(sandbox, {"input": "Hello"})["output"][-1]
+    changed = {**item, "encrypted_content": item["encrypted_content"][:-4] + "AAAA"}
+    with sandbox.api() as client:
+        answer = client.post("/responses", json={"model": "service-pro", "input": [changed]})
+        empty = client.post("/responses/compact", json={"model": "service-pro"})
+    assert answer.status_code == 400 and answer.json()["error"]["param"] == "input[0].encrypted_content"
+    assert empty.status_code == 400 and empty.json()["error"]["param"] == "input"

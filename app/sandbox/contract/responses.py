@@ -108,8 +108,18 @@ class InputMessage(Strict):
     phase: Literal["commentary", "final_answer"] | None = None
 
 
+class CompactionItem(Strict):
+    """What `POST /v1/responses/compact` hands out, sent back as input: sealed, only this sandbox reads it."""
+
+    type: Literal["compaction"]
+    encrypted_content: str = Field(min_length=1, max_length=10_485_760)
+    id: str | None = None
+    created_by: str | None = None
+
+
 InputItem = Annotated[
     Annotated[InputMessage, Tag("~message")]
+    | Annotated[CompactionItem, Tag("~compaction")]
     | Annotated[ReasoningItem, Tag("~reasoning")]
     | Annotated[WebSearchCall, Tag("~web_search_call")]
     | Annotated[FunctionCallItem, Tag("~function_call")]

@@ -87,6 +87,11 @@ class ResponsesRoutes:
             )
         return messages_from_history(_stored(stored[1])[0])
 
+    def unseal(self, blob: str) -> str | None:
+        """A compaction item's summary (answer/compaction.py), or None for one this sandbox did not seal."""
+        content = self.sealer.open(blob)
+        return None if content is None else content.text
+
     def check_sealed(self, parsed: EngineRequest) -> None:
         """Reasoning items sent back must carry content this sandbox sealed, unchanged."""
         items = parsed.body.input if isinstance(parsed.body.input, list) else []
@@ -105,7 +110,7 @@ class ResponsesRoutes:
         body = parse_json_body(await request.body())
         config = self.state.config
         resolve_references(self.state.store, project_id, body)
-        parsed = parse_request(body, config.models, config.max_image_bytes)
+        parsed = parse_request(body, config.models, config.max_image_bytes, self.unseal)
         check_background(parsed)
         self.check_sealed(parsed)
         engine: Engine = self.state.engine
