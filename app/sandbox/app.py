@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from app.common.engine_kind import EngineKind
 from app.sandbox.config import SandboxConfig
@@ -22,6 +22,7 @@ from app.sandbox.routes.admin import AdminRoutes
 from app.sandbox.routes.compaction import Compaction
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.responses import ResponsesRoutes
+from app.sandbox.routes.responses_socket import ResponsesSocket
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
 
@@ -108,6 +109,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/responses", responses.create, methods=["POST"]),
+        WebSocketRoute("/v1/responses", ResponsesSocket(responses).serve),
         Route("/v1/responses/input_tokens", counting.count, methods=["POST"]),
         Route("/v1/responses/compact", Compaction(responses).compact, methods=["POST"]),
         Route("/v1/responses/{response_id}", responses.retrieve_or_stream, methods=["GET"]),

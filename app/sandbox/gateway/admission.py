@@ -24,6 +24,7 @@ from app.sandbox.errors import error_bytes
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.source import bearer_token, source_of
+from app.sandbox.gateway.upgrade import refusals_as_handshake
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.allowlist_record import AllowlistRecord
@@ -106,10 +107,12 @@ class Gateway:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"]
-        if scope["type"] != "http" or not (path.startswith("/v1/") or path == "/v1"):
+        if scope["type"] not in ("http", "websocket") or not (path.startswith("/v1/") or path == "/v1"):
             await self.app(scope, receive, send)
             return
-        self.seen.append((scope["method"], path))
+        if scope["type"] == "websocket":  # an upgrade is judged as a request is (upgrade.py)
+            send = refusals_as_handshake(scope, receive, send)
+        self.seen.append((scope.get("method", "GET"), path))
         client = scope.get("client")
         source_ip, token, framed, oversized, shown, seen = self._head(
             client[0] if client else None, tuple(scope["headers"])
