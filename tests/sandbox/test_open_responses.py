@@ -249,3 +249,31 @@ def test_a_changed_compaction_is_refused(sandbox: Sandbox) -> None:
         empty = client.post("/responses/compact", json={"model": "service-pro"})
     assert answer.status_code == 400 and answer.json()["error"]["param"] == "input[0].encrypted_content"
     assert empty.status_code == 400 and empty.json()["error"]["param"] == "input"
+
+
+def test_context_management_compacts_past_its_threshold(sandbox: Sandbox) -> None:
+    first = post(sandbox, {"input": "Tell me about tides and the moon in 60 words"})
+    second = post(sandbox, {"previous_response_id": first["id"], "input": "And the sun, in 60 words?"})
+    chained = {"previous_response_id": second["id"], "input": "Which is stronger?"}
+    whole = post(sandbox, chained)
+    events = stream(
+        sandbox, {**chained, "context_management": [{"type": "compaction", "compact_threshold": 50}]}
+    )
+    for event in events:
+        valid_event(event)
+    final = events[-1]["response"]
+    assert [item["type"] for item in final["output"]] == ["compaction", "message"]
+    assert final["usage"]["input_tokens"] < whole["usage"]["input_tokens"]
+    untouched = post(
+        sandbox, {**chained, "context_management": [{"type": "compaction", "compact_threshold": 100_000}]}
+    )
+    assert [item["type"] for item in untouched["output"]] == ["message"]
+    # The next turn reads the compacted history the response stored.
+    assert post(sandbox, {"previous_response_id": final["id"], "input": "Thanks"})["status"] == "completed"
+
+
+def test_a_conversation_keeps_no_compaction_item(sandbox: Sandbox) -> None:
+    item = compact(sandbox, {"input": "Hello"})["output"][-1]
+    with sandbox.api() as client:
+        answer = client.post("/conversations", json={"items": [item]})
+    assert answer.status_code == 400 and answer.json()["error"]["param"] == "items[0].type"

@@ -40,6 +40,7 @@ class ResponseBuilder:
         self.call: dict[str, Any] | None = None  # the open function call item
         self._call_index: int | None = None
         self.reasoning_tokens = 0
+        self.compaction: dict[str, Any] | None = None  # context_management compacted the history: this item
         self.call_tokens = 0
         self.response: dict[str, Any] = {
             "id": new_id("resp"),
@@ -68,6 +69,7 @@ class ResponseBuilder:
             return [
                 self.event("response.created", response=self.snapshot()),
                 self.event("response.in_progress", response=self.snapshot()),
+                *self._compacted(),
             ]
         # A background response is created queued, then taken up.
         events = [
@@ -75,7 +77,17 @@ class ResponseBuilder:
             self.event("response.queued", response=self.snapshot()),
         ]
         self.response["status"] = "in_progress"
-        return [*events, self.event("response.in_progress", response=self.snapshot())]
+        return [*events, self.event("response.in_progress", response=self.snapshot()), *self._compacted()]
+
+    def _compacted(self) -> list[Event]:
+        """The compaction item first in the output, when context_management compacted the history."""
+        if self.compaction is None:
+            return []
+        self.output.append(self.compaction)
+        return [
+            self.event(f"response.output_item.{phase}", output_index=0, item=_copy(self.compaction))
+            for phase in ("added", "done")
+        ]
 
     def reasoning(self, step: Reasoning) -> list[Event]:
         index = len(self.output)

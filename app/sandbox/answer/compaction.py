@@ -52,16 +52,38 @@ def _user_item(message: Message) -> dict[str, Any]:
     return {"type": "message", "id": new_id("msg"), "role": "user", "status": "completed", "content": parts}
 
 
+def compaction_item(summary: str, sealer: Sealer) -> dict[str, Any]:
+    sealed = sealer.seal(ReasoningContent(summary, count_tokens(summary)))
+    return {"type": "compaction", "id": new_id("cmp"), "encrypted_content": sealed}
+
+
+def threshold_of(conversation: Conversation, window: int) -> int | None:
+    """`context_management`'s compaction threshold; without one, 80% of the context window."""
+    entries = conversation.request.body.context_management or []
+    if not entries:
+        return None
+    return entries[0].compact_threshold or window * 4 // 5
+
+
+def compact_history(conversation: Conversation, window: int) -> tuple[Conversation, str | None]:
+    """The conversation with its earlier turns compacted when its input passes the threshold (this
+    request's own input is kept whole: its function outputs answer calls the engine must still see)."""
+    threshold = threshold_of(conversation, window)
+    history = conversation.history
+    if threshold is None or not history or input_tokens(conversation) <= threshold:
+        return conversation, None
+    summary = summary_of(history)
+    kept = [message for message in history if message.role == "user"]
+    summary_turn = Message("developer", [{"type": "input_text", "text": summary}])
+    return Conversation(conversation.request, [*kept, summary_turn]), summary
+
+
 def compacted(conversation: Conversation, sealer: Sealer) -> dict[str, Any]:
     """The `response.compaction` object for the whole conversation (history, then this request's input)."""
     messages = conversation.messages
     summary = summary_of(messages)
     summary_tokens = count_tokens(summary)
-    item = {
-        "type": "compaction",
-        "id": new_id("cmp"),
-        "encrypted_content": sealer.seal(ReasoningContent(summary, summary_tokens)),
-    }
+    item = compaction_item(summary, sealer)
     used = input_tokens(conversation)
     return {
         "id": new_id("resp"),

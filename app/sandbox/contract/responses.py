@@ -251,6 +251,13 @@ def _metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
+class ContextCompaction(Strict):
+    """`context_management`'s one kind: compact the earlier turns once the input passes the threshold."""
+
+    type: Literal["compaction"]
+    compact_threshold: int | None = Field(default=None, ge=1)
+
+
 class CreateResponse(Strict):
     """The body of `POST /v1/responses`: every parameter of the current Responses API."""
 
@@ -288,10 +295,10 @@ class CreateResponse(Strict):
     prompt: PromptRef | None = None
     conversation: NonEmpty | ConversationRef | None = None
     client_metadata: dict[str, Any] | None = None  # the Codex CLI's; echoed
+    context_management: list[ContextCompaction] | None = Field(default=None, max_length=1)
     # Parameters of the newest client with no effect here: accepted as objects, not echoed.
     access_programs: dict[str, Any] | None = None
     background_options: dict[str, Any] | None = None
-    context_management: list[dict[str, Any]] | None = None
     image: dict[str, Any] | None = None
     moderation: dict[str, Any] | None = None
     prompt_cache_options: dict[str, Any] | None = None

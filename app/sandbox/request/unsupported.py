@@ -44,7 +44,6 @@ SUPPORTED_ITEMS = frozenset(
 REFUSED_PARTS = frozenset({"input_file", "input_audio"})
 REFUSED_PARAMETERS = {
     "prompt": "stored prompts",
-    "context_management": "context management (compaction)",
     "moderation": "moderation",
     "image": "image generation options",
     "access_programs": "programmatic tool calling",

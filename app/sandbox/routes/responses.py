@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.common.jsonschema_check import mismatches
 from app.sandbox.answer.builder import Event, ResponseBuilder
+from app.sandbox.answer.compaction import compact_history, compaction_item
 from app.sandbox.answer.estimate import count_tokens
 from app.sandbox.answer.sealed import Sealer
 from app.sandbox.answer.tool_loop import (
@@ -124,8 +125,12 @@ class ResponsesRoutes:
         else:
             history = self.history(project_id, parsed)
         check_outputs(parsed.output_refs, [*history, *parsed.messages])
-        conversation = fit_context(Conversation(parsed, history), config.context_window)
-        return conversation, ResponseBuilder(parsed, config.delta_event_type, self.sealer), engine
+        conversation, summary = compact_history(Conversation(parsed, history), config.context_window)
+        conversation = fit_context(conversation, config.context_window)
+        builder = ResponseBuilder(parsed, config.delta_event_type, self.sealer)
+        if summary is not None:
+            builder.compaction = compaction_item(summary, self.sealer)
+        return conversation, builder, engine
 
     async def create(self, request: Request) -> Response:
         project_id = project_of(request)
