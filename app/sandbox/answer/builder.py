@@ -316,6 +316,17 @@ class ResponseBuilder:
             events.append(self.event("response.completed", response=self.snapshot()))
         return events
 
+    def cancel(self, input_tokens: int) -> list[Event]:
+        """Stopped by `POST .../cancel`: what was opened is closed with what it holds so far, then the
+        response, `cancelled`, in a `response.incomplete` event (no event type names a cancel)."""
+        events = self._close_call("incomplete")
+        if self.message is not None:
+            events += self._close_message("incomplete")
+        self.response["usage"] = self._usage(input_tokens)
+        self.response["status"] = "cancelled"
+        events.append(self.event("response.incomplete", response=self.snapshot()))
+        return events
+
     def fail(self, input_tokens: int, message: str) -> list[Event]:
         """The answer broke its promised format: close what was opened, then `response.failed`."""
         events = self._close_call("incomplete") + self._close_message("incomplete")
