@@ -108,7 +108,7 @@ def connection_settings(
         client_key=path(profile.client_key),
         client_key_password=secrets.get(profile.id, "client_key_password"),
         proxy=proxy_for(profile, secrets, proxy_password),
-        # The embedded sandbox trusts loopback as a proxy, where a missing X-Forwarded-For means "unknown"
-        # (fail closed): always name an address, the simulated one or loopback itself.
+        # The embedded sandbox trusts loopback as a proxy: name the simulated address, or loopback itself
+        # (what a request without the header is judged by there).
         forwarded_for=(profile.simulated_ip or "127.0.0.1") if profile.is_sandbox else None,
     )
