@@ -9,6 +9,7 @@ Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through u
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 from collections import deque
@@ -235,13 +236,21 @@ class Gateway:
     async def _bounded_body(
         self, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
     ) -> Receive | None:
-        """Read the body up to the limit and replay it; past the limit answer 413 and return None."""
+        """Read the body up to the limit and replay it; past the limit answer 413, past the deadline 408
+        (a body sent a byte at a time would hold its connection for ever), and return None."""
         limit = self.config.max_body_bytes
         message = f"The request body is larger than the limit of {limit:,} bytes."
         chunks: list[bytes] = []
         size = 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.body_timeout
         while True:
-            event = await receive()
+            try:
+                event = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                late = f"The request body did not arrive within {self.config.body_timeout:g} s."
+                await _respond(send, 408, error_bytes(408, late, "request_timeout"), headers)
+                return None
             if event["type"] == "http.disconnect":
                 return None
             chunk = event.get("body", b"")
