@@ -109,7 +109,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/responses", responses.create, methods=["POST"]),
-        WebSocketRoute("/v1/responses", ResponsesSocket(responses).serve),
+        WebSocketRoute("/v1/responses", ResponsesSocket(responses, lambda: gateway.limiter).serve),
         Route("/v1/responses/input_tokens", counting.count, methods=["POST"]),
         Route("/v1/responses/compact", Compaction(responses).compact, methods=["POST"]),
         Route("/v1/responses/{response_id}", responses.retrieve_or_stream, methods=["GET"]),

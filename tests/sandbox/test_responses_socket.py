@@ -104,3 +104,12 @@ def test_the_official_client_connects(sandbox: Sandbox) -> None:
             if event.type == "response.completed":
                 break
     assert kinds[0] == "response.created" and "response.output_text.delta" in kinds
+
+
+def test_each_message_counts_against_the_rate_limit(sandbox_factory: Any) -> None:
+    limited = sandbox_factory(rate_limit_per_minute=3)  # the upgrade is one request, then two messages
+    with socket(limited) as ws:
+        assert create(ws, input="One")[-1]["type"] == "response.completed"
+        assert create(ws, input="Two")[-1]["type"] == "response.completed"
+        refused = create(ws, input="Three")
+    assert refused[-1]["status"] == 429 and refused[-1]["error"]["code"] == "rate_limit_exceeded"

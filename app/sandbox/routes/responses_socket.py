@@ -7,13 +7,15 @@ client's lane, comes back on every event of that response). `previous_response_i
 last response though it was not stored (`store: false`): the socket keeps that one in memory, as the service
 does, and an older unstored one is `previous_response_not_found`, after which a client sends the whole
 conversation again. A refused message is an `error` event with the HTTP status it would have had; the socket
-stays open for the next.
+stays open for the next. Each message counts against the key's rate limit, as a request does (429).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
+from collections.abc import Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -22,6 +24,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from app.sandbox.answer.builder import Event
 from app.sandbox.errors import ServiceError, one_line
+from app.sandbox.gateway.limits import RateLimiter
+from app.sandbox.gateway.source import bearer_token
 from app.sandbox.request.engine_request import Message
 from app.sandbox.routes.project import project_of
 from app.sandbox.routes.responses import ResponsesRoutes
@@ -30,8 +34,9 @@ _ENVELOPE = ("type", "stream", "stream_id")  # the socket's own fields, not a re
 
 
 class ResponsesSocket:
-    def __init__(self, routes: ResponsesRoutes) -> None:
+    def __init__(self, routes: ResponsesRoutes, limiter: Callable[[], RateLimiter]) -> None:
         self.routes = routes
+        self.limiter = limiter  # the gateway's: each message is a request, counted as one over HTTP is
 
     async def serve(self, socket: WebSocket) -> None:
         try:
@@ -40,17 +45,27 @@ class ResponsesSocket:
             await socket.send_denial_response(JSONResponse(refusal.body(), status_code=refusal.status))
             return
         await socket.accept()
+        token = bearer_token(socket.scope["headers"]) or ""
         kept: tuple[str, list[Message]] | None = None  # the last response: its id and whole conversation
         try:
             while True:
                 text = await socket.receive_text()
                 try:
+                    self._count(token)
                     kept = await self._answer(socket, project_id, text, kept) or kept
                 except ServiceError as refusal:
                     refused = {"type": "error", "status": refusal.status, **refusal.body()}
                     await socket.send_text(json.dumps(refused))
         except WebSocketDisconnect:
             return
+
+    def _count(self, token: str) -> None:
+        limiter = self.limiter()
+        allowed, _, reset = limiter.take(token)
+        if not allowed:
+            retry = max(1, math.ceil(reset))
+            message = f"Rate limit of {limiter.per_minute} requests per minute reached; retry in {retry} s."
+            raise ServiceError(429, message, "rate_limit_exceeded", headers={"retry-after": str(retry)})
 
     async def _answer(
         self, socket: WebSocket, project_id: str, text: str, kept: tuple[str, list[Message]] | None
