@@ -7,12 +7,14 @@ import json
 from typing import Any
 
 import pytest
+from openai.types.responses.responses_server_event import ResponseWsError
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 from websockets.sync.connection import Connection
 
 from tests.conftest import Sandbox
 from tests.sandbox.test_open_responses import EVENT_CLASSES, WEATHER_TOOL, valid_event
+from tests.sandbox.test_upstream_tools import chat_upstream  # noqa: F401  # the fixture, a failing upstream
 
 spec = pytest.importorskip("openresponses_types")
 
@@ -113,3 +115,14 @@ def test_each_message_counts_against_the_rate_limit(sandbox_factory: Any) -> Non
         assert create(ws, input="Two")[-1]["type"] == "response.completed"
         refused = create(ws, input="Three")
     assert refused[-1]["status"] == 429 and refused[-1]["error"]["code"] == "rate_limit_exceeded"
+
+
+def test_a_failure_mid_answer_is_a_nested_error_event(sandbox_factory: Any, chat_upstream: str) -> None:  # noqa: F811
+    front = sandbox_factory(engine="upstream", upstream_url=chat_upstream, upstream_api="chat")
+    with socket(front) as ws:
+        events = create(ws, input="please fail")
+        assert create(ws, input="please fail")[-1]["type"] == "error"  # the socket goes on
+    error = events[-1]
+    spec.ErrorStreamingEvent.model_validate(error)
+    ResponseWsError.model_validate(error, strict=True)
+    assert error["error"]["code"] == "upstream_error" and "the model crashed" in error["error"]["message"]

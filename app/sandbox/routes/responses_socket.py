@@ -22,7 +22,6 @@ from typing import Any
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from app.sandbox.answer.builder import Event
 from app.sandbox.errors import ServiceError, one_line
 from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.source import bearer_token
@@ -94,9 +93,14 @@ class ResponsesSocket:
         except Exception as error:  # after the first event: an `error` event, as a stream ends with one
             code = error.code if isinstance(error, ServiceError) and error.code else "server_error"
             reason = one_line(error.message if isinstance(error, ServiceError) else str(error))
-            failed: Event = builder.event(
-                "error", code=code, message=f"The stream failed: {reason}", param=None
-            )
+            # Nested under `error`, as both the specification's and the official client's socket events are.
+            payload = {
+                "type": "server_error",
+                "code": code,
+                "message": f"The stream failed: {reason}",
+                "param": None,
+            }
+            failed = builder.event("error", error=payload)
             await socket.send_text(json.dumps({**failed, **extra}))
             return None
         if builder.response["status"] == "failed":
