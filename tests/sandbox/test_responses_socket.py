@@ -69,8 +69,10 @@ def test_an_older_unstored_response_is_not_found_and_the_socket_goes_on(sandbox:
         spec.WebSocketErrorEvent.model_validate(lost[-1])
         assert lost == [lost[-1]] and lost[-1]["status"] == 400
         assert lost[-1]["error"]["code"] == "previous_response_not_found"
-        ws.send("not json")
-        assert json.loads(ws.recv(timeout=10))["error"]["code"] == "invalid_json"
+        for junk in ("not json", b"\xff\xfe", b"[1]", '{"type": "session.update"}'):
+            ws.send(junk)
+            refused = json.loads(ws.recv(timeout=10))
+            assert refused["type"] == "error" and refused["status"] == 400, junk
         again = create(ws, input="Four", stream_id="lane-1")
     assert again[-1]["type"] == "response.completed" and {e["stream_id"] for e in again} == {"lane-1"}
 

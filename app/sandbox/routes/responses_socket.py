@@ -48,8 +48,11 @@ class ResponsesSocket:
         kept: tuple[str, list[Message]] | None = None  # the last response: its id and whole conversation
         try:
             while True:
-                text = await socket.receive_text()
+                frame = await socket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    return
                 try:
+                    text = _frame_text(frame)
                     self._count(token)
                     kept = await self._answer(socket, project_id, text, kept) or kept
                 except ServiceError as refusal:
@@ -107,6 +110,16 @@ class ResponsesSocket:
             return None
         answer = Message("assistant", [{"type": "output_text", "text": builder.text}], calls=builder.calls)
         return builder.response["id"], [*conversation.messages, answer]
+
+
+def _frame_text(frame: Any) -> str:
+    """A frame's text; a binary frame is read as UTF-8 text, as some clients send JSON."""
+    if frame.get("text") is not None:
+        return str(frame["text"])
+    try:
+        return bytes(frame.get("bytes") or b"").decode()
+    except UnicodeDecodeError:
+        raise ServiceError(400, "A message must be JSON text (UTF-8).", "invalid_json") from None
 
 
 def _create_message(text: str) -> dict[str, Any]:
