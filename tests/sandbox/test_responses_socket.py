@@ -128,3 +128,10 @@ def test_a_failure_mid_answer_is_a_nested_error_event(sandbox_factory: Any, chat
     spec.ErrorStreamingEvent.model_validate(error)
     ResponseWsError.model_validate(error, strict=True)
     assert error["error"]["code"] == "upstream_error" and "the model crashed" in error["error"]["message"]
+
+
+def test_an_upgrade_claiming_a_body_is_served_as_any_upgrade(sandbox: Sandbox) -> None:
+    url = sandbox.url.replace("http://", "ws://", 1) + "/responses"
+    headers = {"authorization": f"Bearer {sandbox.creds.api_key}", "content-length": "0"}
+    with connect(url, additional_headers=headers, open_timeout=10) as ws:
+        assert create(ws, input="Hi")[-1]["type"] == "response.completed"

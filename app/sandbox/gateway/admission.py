@@ -164,7 +164,8 @@ class Gateway:
                 send, 413, error_bytes(413, message, "request_too_large"), [*extra, *limit_headers]
             )
             return
-        if framed:  # HTTP/1.1 without Content-Length or Transfer-Encoding has no body: nothing to replay
+        # HTTP/1.1 without Content-Length or Transfer-Encoding has no body, nor has an upgrade: nothing to replay
+        if framed and scope["type"] == "http":
             body_receive = await self._bounded_body(receive, send, [*extra, *limit_headers])
             if body_receive is None:
                 return
