@@ -86,6 +86,12 @@ SUITE: dict[str, dict[str, Any]] = {
         },
     },
     "incomplete": {"input": "Tell me a long story about tides and the moon", "max_output_tokens": 16},
+    "logprobs": {"input": "Hi", "include": ["message.output_text.logprobs"], "top_logprobs": 2},
+    "reasoning": {
+        "model": "service-think",
+        "input": "Why is the sky blue?",
+        "reasoning": {"summary": "auto"},
+    },
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.sandbox.answer.echo import echoed_fields
 from app.sandbox.answer.estimate import count_tokens
-from app.sandbox.answer.logprob_shapes import event_logprob, part_logprob, without_bytes
+from app.sandbox.answer.logprob_shapes import part_logprob
 from app.sandbox.answer.sealed import ReasoningContent, Sealer
 from app.sandbox.engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta
 from app.sandbox.ids import new_id
@@ -168,7 +168,8 @@ class ResponseBuilder:
         self.text += step.text
         self._message_text += step.text
         extra = {"obfuscation": secrets.token_urlsafe(8)} if self.request.obfuscate else {}
-        self.logprobs += [part_logprob(token) for token in step.logprobs]
+        logprobs = [part_logprob(token) for token in step.logprobs]
+        self.logprobs += logprobs
         events.append(
             self.event(
                 self.delta_event,
@@ -176,7 +177,7 @@ class ResponseBuilder:
                 output_index=self.output.index(self.message),
                 content_index=0,
                 delta=step.text,
-                logprobs=[event_logprob(token) for token in step.logprobs],
+                logprobs=logprobs,
                 **extra,
             )
         )
@@ -283,7 +284,7 @@ class ResponseBuilder:
         common = {"item_id": message["id"], "output_index": index, "content_index": 0}
         return [
             *events,
-            self.event("response.output_text.done", **common, text=text, logprobs=without_bytes(logprobs)),
+            self.event("response.output_text.done", **common, text=text, logprobs=_copy(logprobs)),
             self.event("response.content_part.done", **common, part=_copy(part)),
             self.event("response.output_item.done", output_index=index, item=_copy(message)),
         ]
