@@ -21,7 +21,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="service-console",
         description="Service Console: the Playground and the IP allowlists of a hosted AI model service.",
         epilog="service-console allowlist --help: the allowlists from scripts and CI (list, add, remove,"
-        " check, enable, disable, whoami). service-console settings --help: the console's settings (show,"
+        " check, enable, disable, whoami). service-console keys --help: admin and project keys (list,"
+        " create, revoke, rotate). service-console settings --help: the console's settings (show,"
         " set, options). service-console sandbox --help: the local sandbox's own command"
         " line (serve, and the dashboard that recovers a locked-out admin: allowlist show|enable|disable|"
         "remove, keys).",
@@ -107,6 +108,27 @@ def route_qt_messages_to_the_log() -> None:
     qInstallMessageHandler(handler)
 
 
+def cannot_start(args: argparse.Namespace, problem: str) -> int:
+    """Say why the console does not start where a person sees it: on stderr, in the selftest's line, and in
+    a message box when there is a screen to show it on. The exit code is 1."""
+    if sys.stderr is not None:  # a windowed app on Windows has none
+        print(f"service-console: {problem}", file=sys.stderr, flush=True)
+    if args.selftest:
+        report(args, {"ok": False, "error": problem})
+    elif shows_windows():
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.critical(None, "Service Console", problem)
+    return 1
+
+
+def shows_windows() -> bool:
+    """Whether Qt's platform puts windows on a screen (not offscreen, as in tests and CI)."""
+    from PySide6.QtGui import QGuiApplication
+
+    return QGuiApplication.platformName() not in ("offscreen", "minimal")
+
+
 def run_window(args: argparse.Namespace) -> int:
     import gc
 
@@ -138,6 +160,11 @@ def run_window(args: argparse.Namespace) -> int:
         temporary = tempfile.TemporaryDirectory(prefix="service-console-selftest-")
     home = Path(temporary.name) if temporary else args.home
     paths = Paths.under(home) if home else Paths.for_user()
+    from app.core.writable import unwritable
+
+    problem = unwritable(paths)  # before anything is made that writes there
+    if problem:
+        return cannot_start(args, problem)
     secrets = SecretStore()
     session = make_session(paths, secrets, interactive=not args.selftest)
 
@@ -211,6 +238,14 @@ def main(argv: list[str] | None = None) -> int:
         from app.core.cli import main as allowlist_main
 
         return allowlist_main(argv[1:])
+    if argv[:1] == ["keys"]:  # the Admin API's keys, for scripts and CI: Qt-free, as `allowlist`
+        from app.core.cli.keys import main as keys_main
+
+        return keys_main(argv[1:])
+    if argv[:1] == ["certs"]:  # mutual TLS certificates, as Qt-free as the allowlist commands
+        from app.core.cli.certs import main as certs_main
+
+        return certs_main(argv[1:])
     if argv[:1] == ["settings"]:  # the window's settings, read and changed without Qt
         from app.core.cli.settings import main as settings_main
 
@@ -218,7 +253,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.selftest:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    return run_window(args)
+    try:
+        return run_window(args)
+    except Exception as error:  # the excepthook only logs it: say it where the person who started it looks
+        import logging
+
+        logging.getLogger("app").exception("the console could not start")
+        if sys.stderr is not None:
+            print(f"service-console could not start: {error} (the log has the details)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

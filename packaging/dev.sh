@@ -2,7 +2,8 @@
 # The two set-up commands of the README, on a fresh machine:
 #   bash packaging/dev.sh run    -> installs what the console needs, then opens it on its embedded sandbox
 #   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs the
-#                                   checks (ruff, the import layers, mypy), then the tests
+#                                   checks (ruff, the import layers, mypy), then the tests: those of the
+#                                   Qt-free packages with Qt refused at import, then the others
 #   bash packaging/dev.sh check  -> the checks alone, no tests
 #   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
 #   bash packaging/dev.sh test-proxies -> installs real proxies (mitmproxy, squid), runs the `proxies` tests
@@ -11,6 +12,8 @@
 # Extra arguments go to the console or to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# apt_get (waits for the package lock), install_once (pip only when pyproject.toml changed)
+source packaging/setup_steps.sh
 mode=${1:-run}
 shift || true
 
@@ -24,11 +27,9 @@ apt_install() {
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "Installing Debian packages: ${missing[*]}"
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_get update -qq >/dev/null
+  apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 QT_PACKAGES=(libegl1 libgl1 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0
@@ -42,20 +43,6 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check -q "$@"; }
-
-install_once() {
-  # `pip install -e TARGET` only when pyproject.toml changed since the last install of TARGET into this venv
-  # (the install is editable: source edits need none). A stamp per target holds pyproject's SHA-256; pip on
-  # every launch took ~18 s for nothing.
-  local target=$1 stamp hash
-  stamp="$venv/.installed-$(printf '%s' "$target" | tr -c 'A-Za-z0-9' '_')"
-  hash=$("$venv/bin/python" -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
-    return 0
-  fi
-  pip install -e "$target"
-  printf '%s\n' "$hash" > "$stamp"
-}
 
 run_checks() {
   # The same checks CI runs, in the order that fails fastest. Configuration: pyproject.toml
@@ -96,9 +83,20 @@ case "$mode" in
     fi
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
     # On both cores (pytest-xdist; --dist loadgroup is in pyproject); `-n 0` in the arguments runs serially.
-    exec dbus-run-session -- sh -c \
-      'echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" -m pytest -n 2 "$@"' \
-      "$venv/bin/python" "$@"
+    # Two sessions, each test in one of them (tests/qt_free.py): the Qt-free packages' tests with PySide6,
+    # shiboken6 and qasync refused at import, then the others. The arguments go to both; each prints its own
+    # summary line. The run fails if either fails; a session left with no test (arguments that name only the
+    # other's tests: pytest's exit status 5) counts as passed when the other ran some.
+    exec dbus-run-session -- bash -c '
+      echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+      echo "== pytest: the Qt-free packages, Qt refused at import"
+      "$0" -m pytest -n 2 --qt-free=only "$@"; qt_free=$?
+      echo "== pytest: the others"
+      "$0" -m pytest -n 2 --qt-free=others "$@"; others=$?
+      if [ $qt_free -eq 5 ] && [ $others -eq 5 ]; then exit 5; fi
+      for status in $qt_free $others; do
+        if [ $status -ne 0 ] && [ $status -ne 5 ]; then exit $status; fi
+      done' "$venv/bin/python" "$@"
     ;;
   check)
     install_once ".[test]"
@@ -112,10 +110,11 @@ case "$mode" in
     ;;
   test-local)
     apt_install "${QT_PACKAGES[@]}"
-    CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} pip install -e ".[test,local]"
+    CMAKE_ARGS=$LLAMA_CMAKE_ARGS CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
+      pip install -e ".[test,local]"
     export QT_QPA_PLATFORM=offscreen
     exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/gui/test_local_playground.py \
-      tests/gui/test_local_engine_choice.py "$@"
+      tests/gui/test_local_engine_choice.py tests/unit/test_benches.py "$@"
     ;;
   *)
     echo "usage: bash packaging/dev.sh run|test|check|test-peers|test-proxies|test-local [args]" >&2

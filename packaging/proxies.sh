@@ -12,17 +12,18 @@ proxies_venv=${PROXIES_VENV:-.proxies-venv}
 python=${PYTHON:-python3}
 pip() { "$1" -m pip --disable-pip-version-check -q "${@:2}"; }
 
+# apt_get (waits for the package lock), install_once (pip only when pyproject.toml changed)
+source packaging/setup_steps.sh
+
 if ! command -v squid >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "Installing squid (Debian)"
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends squid openssl >/dev/null
+  apt_get update -qq >/dev/null
+  apt_get install -y -qq --no-install-recommends squid openssl >/dev/null
 fi
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-pip "$venv/bin/python" install -e ".[test]"
+install_once ".[test]"
 [ -x "$proxies_venv/bin/python" ] || "$python" -m venv "$proxies_venv"
 [ -x "$proxies_venv/bin/mitmdump" ] || pip "$proxies_venv/bin/python" install "mitmproxy==11.0.2"
 
 export PROXIES_VENV="$proxies_venv" QT_QPA_PLATFORM=offscreen
-exec "$venv/bin/python" -m pytest -m proxies tests/proxies "$@"
+exec "$venv/bin/python" -m pytest -m proxies tests/proxies tests/unit/test_benches.py "$@"

@@ -32,11 +32,55 @@ from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.store.database import run_blocking
 from app.sandbox.store.organizations import Credentials
 from tests.fork_server import ForkServer
+from tests.qt_free import qt_blocked
 
 # As the console does at launch: PySide6's `__feature__` hook out of Python's import (app/pyside_imports.py),
 # which pytest-qt loaded first. Every import statement a test runs (hypothesis makes ~470,000 in the fuzzing
-# module) went through it.
-load_pyside()
+# module) went through it. Not in the Qt-free run (tests/qt_free.py), where Qt is refused.
+if not qt_blocked():
+    load_pyside()
+
+# Each marker's tests start real programs that may take a while to answer, and pytest-timeout's limit covers a
+# test's fixtures too: longer than the longest wait of the marker's fixtures, under load, plus the test itself.
+MARKER_TIMEOUTS = {
+    "peers": 480,  # the llama.cpp server waits up to 120 s to answer, then the LiteLLM proxy up to 180 s
+    "proxies": 180,  # a proxy waits up to 30 s to listen, mitmproxy 10 s more for its CA; a test starts two
+    "local": 300,  # the weights load (253 MB) and real generation on a loaded machine
+    "packaging": 1900,  # the installers' build may take 1200 s and their install and selftest 600 s
+}
+
+
+# The modules whose tests take longest (seconds each on an idle machine, under load several times that):
+# scheduled first, so that xdist's two workers end together on short tests instead of one waiting while the
+# other finishes a long one last. Not the console's selftests (test_private_files, test_sqlite_rescue): they
+# share the session's one Secret Service, where each stores the embedded profile's key under the same name,
+# and run side by side one can be answered 401 with the other's key.
+SLOW_FIRST = (
+    "tests/sandbox/test_schemathesis.py",
+    "tests/gui/test_focus_real_wm.py",
+    "tests/sandbox/test_get_code.py",
+    "tests/cli/test_allowlist_cli.py",
+    "tests/unit/test_benches.py",
+    "tests/sandbox/test_agents_sdk.py",
+    "tests/sandbox/test_gateway_socket.py",
+    "tests/unit/test_qt_free_run.py",
+    "tests/gui/test_image_size.py",
+    "tests/sandbox/test_cli.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest modules first (SLOW_FIRST; each module's tests stay in their order). A test of a marker
+    in MARKER_TIMEOUTS gets its limit, unless it says its own (@pytest.mark.timeout)."""
+    rank = {module: position for position, module in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(SLOW_FIRST)))
+    for item in items:
+        if item.get_closest_marker("timeout") is not None:
+            continue
+        limits = [seconds for marker, seconds in MARKER_TIMEOUTS.items() if item.get_closest_marker(marker)]
+        if limits:
+            item.add_marker(pytest.mark.timeout(max(limits)))
+
 
 # httpx builds a new default SSL context for every client it makes (and one per proxy it mounts), parsing
 # certifi's ~150 CA certificates each time: ~40 ms of CPU, and the suite makes well over a thousand clients

@@ -31,6 +31,8 @@ _EXPORTS = {
     "Project": "admin",
     "AllowlistChanged": "admin",
     "AuditEvent": "audit",
+    "ApiKey": "keys",
+    "CreatedKey": "keys",
     "AuditPage": "audit",
 }
 _ERRORS = (

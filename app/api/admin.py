@@ -59,8 +59,9 @@ class Allowlist(WireModel):
     """The list of the organization or of one project, with the address the service saw the caller at."""
 
     scope: str = "organization"
-    enabled: bool = False
-    entries: tuple[Entry, ...] = ()
+    # Required: an answer without them is no allowlist, never an empty list that is off.
+    enabled: bool
+    entries: tuple[Entry, ...]
     source_ip: str | None = None
     version: str | None = None  # changes with every change to the list; sent back as If-Match
 

@@ -9,6 +9,8 @@ import httpx
 
 from .admin import Allowlists
 from .errors import InvalidResponse
+from .keys import Keys
+from .mtls import Certificates
 from .resources import Responses
 from .transport import ConnectionSettings, KeyKind, Transport
 
@@ -32,6 +34,8 @@ class ServiceClient:
         self.transport = Transport(settings, http)
         self.responses = Responses(self.transport)
         self.allowlists = Allowlists(self.transport, org_id)
+        self.keys = Keys(self.transport, org_id)
+        self.certificates = Certificates(self.transport, org_id)
 
     @property
     def base_url(self) -> str:
@@ -43,9 +47,10 @@ class ServiceClient:
             {"api": self.transport.settings.api_key, "admin": self.transport.settings.admin_key}.get(kind)
         )
 
-    def set_forwarded_for(self, ip: str | None) -> None:
-        """The sandbox profile's simulated source address, from the next request on."""
-        self.transport.settings.forwarded_for = ip
+    def set_played_ip(self, ip: str | None) -> None:
+        """The sandbox profile's Play IP, from the next request on: the API key's requests (the Playground's)
+        appear to come from it; the admin key's keep the console's own address."""
+        self.transport.settings.played_ip = ip
 
     async def models(self) -> list[str]:
         return [model.id for model in await self.model_list()]

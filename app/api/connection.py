@@ -25,7 +25,11 @@ class ConnectionSettings:
     client_key_password: str | None = field(default=None, repr=False)
     proxy: str | None = None
     trust_env: bool = True  # HTTP(S)_PROXY / NO_PROXY from the environment when no proxy is set
-    forwarded_for: str | None = None  # the sandbox profile's simulated source IP
+    # Sent as X-Forwarded-For (the embedded sandbox trusts loopback as a proxy): `forwarded_for` on every
+    # request, the console's own address; `played_ip`, the sandbox profile's Play IP, instead on the API
+    # key's requests (the Playground's), so the console's own Admin API calls never play it.
+    forwarded_for: str | None = None
+    played_ip: str | None = None
     max_retries: int = defaults.MAX_RETRIES
     request_deadline: float = defaults.REQUEST_DEADLINE
     # A stream's wait for the answer's head: a buffering proxy sends nothing until the whole answer is there.

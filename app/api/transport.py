@@ -114,8 +114,9 @@ class Transport:
         secret = {"api": self.settings.api_key, "admin": self.settings.admin_key}.get(key)
         if secret:
             headers["authorization"] = f"Bearer {secret}"
-        if self.settings.forwarded_for:
-            headers["x-forwarded-for"] = self.settings.forwarded_for
+        forwarded = (key == "api" and self.settings.played_ip) or self.settings.forwarded_for
+        if forwarded:
+            headers["x-forwarded-for"] = forwarded
         return headers
 
     def url(self, path: str) -> str:

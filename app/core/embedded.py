@@ -166,8 +166,8 @@ class EmbeddedSandbox:
         return SandboxKeys(
             org_id,
             project_id,
-            run_blocking(keys.create("project", org_id, project_id)),
-            run_blocking(keys.create("admin", org_id)),
+            run_blocking(keys.create("project", org_id, project_id, "Console's project key")),
+            run_blocking(keys.create("admin", org_id, name="Console's admin key")),
         )
 
     def stop(self) -> None:

@@ -35,7 +35,10 @@ class Profile:
     project_id: str = option("", "The project the Playground's requests name")
     brand: str = option("service", "Prefix of the model names and of the key variables ($SERVICE_API_KEY)")
     models: list[str] = option(factory=list, description="The models offered; none: the brand's four")
-    simulated_ip: str = option("", "Sandbox only: sent as X-Forwarded-For, which the embedded sandbox trusts")
+    simulated_ip: str = option(
+        "",
+        "Sandbox only: the Playground's requests send it as X-Forwarded-For, which the embedded sandbox trusts",
+    )
     engine: EngineKind = option(EngineKind.SIMULATED, "Sandbox only: simulated, or local (GGUF, llama.cpp)")
     model_file: str = option("", "Sandbox only, local engine: a GGUF file (none: the local extra's Gemma)")
     ca_bundle: str = option("", "A PEM file of the CAs to trust besides the system's")
@@ -108,7 +111,8 @@ def connection_settings(
         client_key=path(profile.client_key),
         client_key_password=secrets.get(profile.id, "client_key_password"),
         proxy=proxy_for(profile, secrets, proxy_password),
-        # The embedded sandbox trusts loopback as a proxy: name the simulated address, or loopback itself
-        # (what a request without the header is judged by there).
-        forwarded_for=(profile.simulated_ip or "127.0.0.1") if profile.is_sandbox else None,
+        # The embedded sandbox trusts loopback as a proxy (a request without the header is judged by its
+        # loopback peer): name loopback itself. The Play IP is the window's, for the Playground's requests
+        # (ConsoleSession sets it): never the command line's.
+        forwarded_for="127.0.0.1" if profile.is_sandbox else None,
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from app.common.engine_kind import EngineKind
 from app.common.proxy_url import BadProxyUrl, parse_proxy_url
+from app.common.wording import in_sentence
 from app.core.profile import Profile
 
 # The secrets a profile can hold, each kept in the keychain under its name, never in a file.
@@ -160,15 +161,10 @@ def stored_sentence(kept: list[tuple[str, str]]) -> str:
     places = {"keychain": "kept in the keychain", "session": "kept for this session only"}
     said = []
     for where in dict.fromkeys(place for _label, place in kept):
-        names = [_in_sentence(label) for label, place in kept if place == where]
+        names = [in_sentence(label) for label, place in kept if place == where]
         listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
         said.append(f"{listed} {places.get(where, f'kept in the {where}')}")
     return f"✓ Saved; {'; '.join(said)}."
-
-
-def _in_sentence(label: str) -> str:
-    """A field's label inside a sentence: "admin key", but "API key"."""
-    return label if label[:2].isupper() else label[:1].lower() + label[1:]
 
 
 def keychain_refusal(label: str, error: object, env: str | None) -> str:

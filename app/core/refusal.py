@@ -8,6 +8,7 @@ after a 403 and the turn view shows the words below; the Security tab's allow fl
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -94,10 +95,11 @@ def reading_text(source_ip: str | None) -> str:
     )
 
 
-def list_answer(data: Allowlist, address: Address) -> ListAnswer:
+def list_answer(data: Allowlist, address: Address, now: float) -> ListAnswer:
+    """What a list read says of `address` at `now`: an entry that expired admits nobody, as at the gateway."""
     entries = data.entries
     index = EntryIndex.of_cidrs([entry.cidr for entry in entries], [entry.id for entry in entries])
-    return answer(index, data.enabled, address)
+    return answer(index, data.enabled, address, lambda serial: not entries[serial].expired_at(now))
 
 
 async def find_refusal(client: ServiceClient, project_id: str | None, source_ip: str | None) -> Refusal:
@@ -129,7 +131,8 @@ async def find_refusal(client: ServiceClient, project_id: str | None, source_ip:
         return unknown(f"the admin key was refused as well ({error}).")
     except ApiError as error:
         return unknown(f"{error}")
-    org_answer = list_answer(organization, address)
+    now = time.time()
+    org_answer = list_answer(organization, address, now)
     if project is None:
         if org_answer.admits:
             return unknown(
@@ -137,4 +140,4 @@ async def find_refusal(client: ServiceClient, project_id: str | None, source_ip:
                 "may be the one (set its project id in File > Profiles)."
             )
         return Refusal(source_ip, None, Verdict.ORGANIZATION)
-    return Refusal(source_ip, project_id, verdict(org_answer, list_answer(project, address)))
+    return Refusal(source_ip, project_id, verdict(org_answer, list_answer(project, address, now)))

@@ -3,12 +3,13 @@
 A request passes when the organization's list admits its address AND, for a project's key, the project's
 list does too; a list that is off admits everyone. A change that leaves the caller's own address outside
 an enabled list locks the caller out. The lists are asked through `Membership`, which both the console's
-EntryIndex and the sandbox's live Allowlist satisfy, so no list is copied to be asked.
+EntryIndex and the sandbox's live Allowlist satisfy, so no list is copied to be asked. An entry admits until
+its expiry's second, as the gateway does: `answer` asks `in_force` of each entry that holds the address.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -51,11 +52,13 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True)
 class ListAnswer:
-    """One list's answer for one address: off, admitted by an entry, or refused (with the nearest entry)."""
+    """One list's answer for one address: off, admitted by an entry, or refused (with the nearest entry, and
+    the entry that held it before it expired, if one did)."""
 
     enabled: bool
     admitted_by: Network | None = None
     nearest: Network | None = None
+    expired: Network | None = None
 
     @property
     def admits(self) -> bool:
@@ -68,15 +71,24 @@ def nearest_entry(index: EntryIndex, address: Address) -> Network | None:
     return index.network(serial) if serial is not None else None
 
 
-def answer(index: EntryIndex, enabled: bool, address: Address) -> ListAnswer:
-    """What one list says of `address`."""
+def always_in_force(_serial: int) -> bool:
+    return True
+
+
+def answer(
+    index: EntryIndex, enabled: bool, address: Address, in_force: Callable[[int], bool] = always_in_force
+) -> ListAnswer:
+    """What one list says of `address`; `in_force(serial)` says whether an entry still admits at the moment
+    asked (an expired one holds the address and admits nobody)."""
     if not enabled:
         return ListAnswer(False)
     address = unmapped(address)
     holding = index.holding(address)
-    if holding:
-        return ListAnswer(True, admitted_by=index.network(holding[0]))
-    return ListAnswer(True, nearest=nearest_entry(index, address))
+    lasting = [serial for serial in holding if in_force(serial)]
+    if lasting:
+        return ListAnswer(True, admitted_by=index.network(lasting[0]))
+    expired = index.network(holding[0]) if holding else None
+    return ListAnswer(True, nearest=nearest_entry(index, address), expired=expired)
 
 
 def verdict(organization: ListAnswer, project: ListAnswer | None = None) -> Verdict:

@@ -19,10 +19,14 @@ from app.sandbox.engines.simulated import SimulatedEngine
 from app.sandbox.errors import ServiceError, error_body, quote
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
+from app.sandbox.routes.allowlist_batch import BatchRoutes
+from app.sandbox.routes.certificates import CertificateRoutes
 from app.sandbox.routes.compaction import Compaction
 from app.sandbox.routes.counting import TokenCounting
+from app.sandbox.routes.keys import KeyRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.routes.responses_socket import ResponsesSocket
+from app.sandbox.routes.traffic import TrafficRoutes
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
 
@@ -64,10 +68,31 @@ def allowed(request: Request) -> dict[str, str]:
     return {"allow": ", ".join(sorted(methods))}
 
 
+def key_routes(keys: KeyRoutes, org: str, project: str) -> list[Route]:
+    """The Admin API's keys and service accounts (routes/keys.py)."""
+    return [
+        Route(org + "/admin_api_keys", keys.list_admin_keys, methods=["GET"]),
+        Route(org + "/admin_api_keys", keys.create_admin_key, methods=["POST"]),
+        Route(org + "/admin_api_keys/{key_id}", keys.retrieve_admin_key, methods=["GET"]),
+        Route(org + "/admin_api_keys/{key_id}", keys.delete_admin_key, methods=["DELETE"]),
+        Route(project + "/api_keys", keys.list_project_keys, methods=["GET"]),
+        Route(project + "/api_keys/{key_id}", keys.retrieve_project_key, methods=["GET"]),
+        Route(project + "/api_keys/{key_id}", keys.delete_project_key, methods=["DELETE"]),
+        Route(project + "/service_accounts", keys.list_service_accounts, methods=["GET"]),
+        Route(project + "/service_accounts", keys.create_service_account, methods=["POST"]),
+        Route(project + "/service_accounts/{account_id}", keys.retrieve_service_account, methods=["GET"]),
+        Route(project + "/service_accounts/{account_id}", keys.delete_service_account, methods=["DELETE"]),
+    ]
+
+
 def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     store = store or Store(config.database)
     state = SandboxState(config, store, make_engine(config))
     admin = AdminRoutes(store, config.max_entries)
+    certificates = CertificateRoutes(store)
+    batches = BatchRoutes(admin)
+    traffic = TrafficRoutes(store)
+    store.traffic.keep_days = config.keep_responses_days
     responses = ResponsesRoutes(state)
     counting = TokenCounting(responses)
     conversations = responses.conversations
@@ -135,6 +160,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route(org + "/projects", admin.list_projects, methods=["GET"]),
         Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
     ]
+    routes += key_routes(KeyRoutes(store), org, project)
     for base in (org, project):
         routes += [
             Route(base + "/ip_allowlist", admin.get_list, methods=["GET"]),
@@ -142,7 +168,23 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
             Route(base + "/ip_allowlist/entries", admin.add_entry, methods=["POST"]),
             Route(base + "/ip_allowlist/entries/{entry_id}", admin.delete_entry, methods=["DELETE"]),
             Route(base + "/ip_allowlist/entries/{entry_id}", admin.update_entry, methods=["PATCH"]),
+            Route(base + "/ip_allowlist/batch", batches.apply, methods=["POST"]),
+            Route(base + "/ip_allowlist/refused", traffic.refused, methods=["GET"]),
+            Route(base + "/ip_allowlist/sources", traffic.sources, methods=["GET"]),
         ]
+
+    routes += [  # mutual TLS: "activate" and "deactivate" before the id they would otherwise match
+        Route(org + "/certificates", certificates.list_certificates, methods=["GET"]),
+        Route(org + "/certificates", certificates.upload, methods=["POST"]),
+        Route(org + "/certificates/activate", certificates.activate, methods=["POST"]),
+        Route(org + "/certificates/deactivate", certificates.deactivate, methods=["POST"]),
+        Route(org + "/certificates/{certificate_id}", certificates.retrieve, methods=["GET"]),
+        Route(org + "/certificates/{certificate_id}", certificates.rename, methods=["POST"]),
+        Route(org + "/certificates/{certificate_id}", certificates.delete, methods=["DELETE"]),
+        Route(project + "/certificates", certificates.list_certificates, methods=["GET"]),
+        Route(project + "/certificates/activate", certificates.activate, methods=["POST"]),
+        Route(project + "/certificates/deactivate", certificates.deactivate, methods=["POST"]),
+    ]
 
     async def api_error(_: Request, error: Exception) -> Response:
         assert isinstance(error, ServiceError)

@@ -13,7 +13,7 @@ from app.common.engine_kind import EngineKind
 from app.common.private import private_files_from_now_on
 from app.netrules import EntryError, Network, parse_entry
 from app.sandbox.config import SandboxConfig
-from app.sandbox.dashboard import dashboard_allowlist, dashboard_keys
+from app.sandbox.dashboard import dashboard_allowlist, dashboard_certificates, dashboard_keys
 from app.sandbox.store.aggregates import Store
 
 
@@ -154,6 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
     allowlist.add_argument("--data", type=Path, required=True)
     allowlist.add_argument("--project", help="a project id (default: the organization's list)")
     allowlist.add_argument("--org", help="organization id (default: the only one)")
+
+    certificates = commands.add_parser(
+        "certificates", help="dashboard: show mutual TLS certificates, or deactivate them in the store"
+    )
+    certificates.add_argument("action", choices=["show", "deactivate"])
+    certificates.add_argument("ids", nargs="*", help="with deactivate: certificate ids (default: all)")
+    certificates.add_argument("--data", type=Path, required=True)
+    certificates.add_argument("--org", help="organization id (default: the only one)")
 
     keys = commands.add_parser(
         "keys",
@@ -298,4 +306,6 @@ def main(argv: list[str] | None = None) -> int:
         return serve(args)
     if args.command == "allowlist":
         return dashboard_allowlist(args)
+    if args.command == "certificates":
+        return dashboard_certificates(args)
     return dashboard_keys(args)

@@ -88,3 +88,31 @@ def dashboard_keys(args: argparse.Namespace) -> int:
     project = args.project or store.organizations.projects(org)[0]["id"]
     print(asyncio.run(store.keys.create("project", org, project, args.name)))
     return 0
+
+
+def dashboard_certificates(args: argparse.Namespace) -> int:
+    """Show the certificates and where each is active; `deactivate` switches mutual TLS off (for the given
+    ids, or every one everywhere): how an admin locked out by a certificate recovers. A running server
+    reads the change within its flush interval (`--usage-flush`, 5 s by default)."""
+    from app.sandbox.store.audit import DASHBOARD_ORIGIN
+
+    store = open_existing_store(args.data)
+    certificates = store.certificates
+    _, org = _owner(store, args.org, None)
+    known = {c.id for c in certificates.listed(org)}
+    missing = [wanted for wanted in args.ids if wanted not in known]
+    if missing:
+        print(f"no certificate {', '.join(missing)} in {org}", file=sys.stderr)
+        return 1
+    if args.action == "deactivate":
+        for certificate_id in args.ids or sorted(known):
+            for place in certificates.places(certificate_id):
+                asyncio.run(certificates.set_active(org, place, [certificate_id], False, DASHBOARD_ORIGIN))
+                print(f"deactivated {certificate_id} for {place[0]} {place[1]}")
+    for certificate in certificates.listed(org):
+        places = ", ".join(f"{scope} {owner}" for scope, owner in certificates.places(certificate.id))
+        print(
+            f"  {certificate.id}  {certificate.subject}  expires_at={certificate.expires_at}  active: {places or '-'}"
+        )
+    store.close()
+    return 0

@@ -205,7 +205,12 @@ class SandboxServer:
         self.app = create_app(config, self.store)
         self.keeper = Keeper(self.store, config.usage_flush_seconds, config.expired_grace_seconds)
         hold_connections(config.max_connections)
-        self._server = _PromptServer(uvicorn_config(self.app, tls, config))
+        served = uvicorn_config(self.app, tls, config)
+        if tls:  # certificates uploaded for mutual TLS are trusted at the next handshake: no restart
+            served.load()
+            assert served.ssl is not None
+            self.store.certificates.trust(served.ssl)
+        self._server = _PromptServer(served)
         self._thread: threading.Thread | None = None
 
     @property

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLineEdit,
     QPlainTextEdit,
+    QScrollArea,
+    QTabBar,
     QTextEdit,
     QWidget,
 )
@@ -36,6 +38,8 @@ FOCUSABLE = (
     QPlainTextEdit,
     QTextEdit,
     QAbstractItemView,
+    QScrollArea,  # the conversation: the arrows and Page Up/Down scroll it
+    QTabBar,  # the ring is around its current tab
 )
 RING_NAME = "focus_ring"
 
@@ -58,7 +62,7 @@ class FocusRing(QWidget):
             target.installEventFilter(self)
             if isinstance(target, QAbstractItemView):
                 target.viewport().installEventFilter(self)
-        self.setGeometry(target.rect())
+        self.setGeometry(self._frame())
         self._row = self._current_row()
         self.raise_()
         self.show()
@@ -75,9 +79,13 @@ class FocusRing(QWidget):
         kind = event.type()
         if watched is self.target:
             if kind == QEvent.Type.Resize:
-                self.setGeometry(self.target.rect())
+                self.setGeometry(self._frame())
             elif kind == QEvent.Type.ChildAdded:
                 self.raise_()  # above a child the control made after the ring came (a scroll bar, say)
+            elif kind == QEvent.Type.Paint and isinstance(self.target, QTabBar):
+                frame = self._frame()  # the bar repaints when its current tab changes: the ring follows it
+                if frame != self.geometry():
+                    self.setGeometry(frame)
         elif kind == QEvent.Type.Paint:
             # The list painted: repaint the ring only if its current row moved (a key, a scroll, rows added),
             # as the ring is transparent and its own repaint repaints the list under it.
@@ -86,6 +94,14 @@ class FocusRing(QWidget):
                 self._row = row
                 self.update()
         return False
+
+    def _frame(self) -> QRect:
+        """Where the ring goes in the control: all of it, or a tab bar's current tab."""
+        target = self.target
+        assert target is not None
+        if isinstance(target, QTabBar) and target.currentIndex() >= 0:
+            return target.tabRect(target.currentIndex())
+        return target.rect()
 
     def _current_row(self) -> QRect:
         view = self.target

@@ -19,10 +19,12 @@ from PySide6.QtWidgets import (
 
 from app.services.session.messages import Message, MessageLevel
 from app.services.session.session import ConnectionState, ConsoleSession
+from app.ui import screen_fit
 from app.ui.colours import Ink, hex_of
 from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus
+from .status_line import StatusBar
 from .toolbar import ConnectionBar
 
 if TYPE_CHECKING:
@@ -98,7 +100,9 @@ class MainWindow(QMainWindow):
 
         self.ui_state = UiState(session.profiles.settings)  # the window as it was when the console quit
         geometry = self.ui_state.window_geometry
-        if geometry is not None:
+        # A size saved at another scale is another size in points (684x418 at scale 2 is half the window
+        # at scale 1): that launch opens at the first launch's size.
+        if geometry is not None and abs(self.ui_state.window_scale - screen_fit.scale(self)) < 0.01:
             self.restoreGeometry(geometry)
             clamp_to_screen(self)  # left on a larger screen, or at a higher resolution
         self.connection_bar = bar = ConnectionBar(session)
@@ -129,6 +133,8 @@ class MainWindow(QMainWindow):
         session.client_changed.connect(bar.sync_profile_controls)
         session.profiles.changed.connect(bar.fill_profiles)
         bar.fill_profiles()
+        self._status_bar = StatusBar()  # a long message wraps, not cut at the window's edge
+        self.setStatusBar(self._status_bar)
         self.statusBar().showMessage("Starting…")
         # Which engine answers in the sandbox (and a local model's loading), beside the passing messages.
         self.engine_label = QLabel(objectName="engine_label")
@@ -144,6 +150,7 @@ class MainWindow(QMainWindow):
         from PySide6.QtCore import Qt  # after the first frame (see the imports above)
 
         self.menus.apply_shortcuts()
+        self._status_bar.settle()
         self.page_scroll.setFrameShape(QScrollArea.Shape.NoFrame)  # here: enums cost before the first frame
         self.page_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a frame, not a stop on the Tab chain
         from .focus_ring import install_focus_rings
@@ -170,6 +177,8 @@ class MainWindow(QMainWindow):
         self._fit_sidebar()
         if self.session.client is not None:  # the profile was activated before the tabs existed
             self._playground.reload_models()
+        if current == 0:  # a person's first key goes into the message box, not the Profile box
+            self._playground.message.setFocus()
 
     def _put_tab(self, index: int, tab: QWidget) -> None:
         """Replace the placeholder at `index` by its tab, the tab shown staying the one shown."""
@@ -326,6 +335,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.ui_state.window_geometry = self.saveGeometry()
+        self.ui_state.window_scale = screen_fit.scale(self)
         self.ui_state.tab = self.tabs.currentIndex()
         if self._security is not None:
             self.ui_state.security_scope = self._security.service.project_id or ""

@@ -19,6 +19,14 @@ def available(widget: QWidget) -> QRect:
     return next(screen for screen in screens if screen is not None).availableGeometry()
 
 
+def scale(widget: QWidget) -> float:
+    """Device pixels per point on the screen `widget` opens on (2 at QT_SCALE_FACTOR=2 or a 200% desktop)."""
+    parent = widget.parentWidget()
+    screens: list[QScreen | None] = [parent.screen() if parent is not None else None, widget.screen()]
+    screens.append(QGuiApplication.primaryScreen())
+    return next(screen for screen in screens if screen is not None).devicePixelRatio()
+
+
 def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
     """Resize to `width` x `height`, or to the screen's available area less a frame's margin when smaller."""
     room = available(widget)

@@ -37,8 +37,9 @@ class ConnectionBar(QToolBar):
         self.simulated_ip = QLineEdit(objectName="simulated_ip", placeholderText="simulated source IP")
         self.simulated_ip.setAccessibleName("Simulated source IP")
         self.simulated_ip.setToolTip(
-            "Local sandbox only: requests appear to come from this address "
-            "(sent as X-Forwarded-For, which the embedded sandbox trusts)."
+            "Local sandbox only: the Playground's requests appear to come from this address "
+            "(sent as X-Forwarded-For, which the embedded sandbox trusts); the console's own Admin API calls, "
+            "the Security tab's, keep coming from this machine."
         )
         self.simulated_ip.setMaximumWidth(220)
         self.simulated_ip.editingFinished.connect(self._play_ip)

@@ -9,7 +9,10 @@ venv=${VENV:-.venv}
 python=${PYTHON:-python3}
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 PY="$venv/bin/python"
-"$PY" -m pip --disable-pip-version-check -q install -e ".[packaging]"
+# A venv that already has PyInstaller and the app's metadata is used as it is: reinstalling the app
+# editable would repoint a venv shared with another checkout at this one.
+"$PY" -c 'import importlib.metadata as m, PyInstaller; m.distribution("service-console")' 2>/dev/null \
+  || "$PY" -m pip --disable-pip-version-check -q install -e ".[packaging]"
 
 VERSION=$("$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml","rb"))["project"]["version"])')
 ARCH=$(dpkg --print-architecture 2>/dev/null || uname -m)
@@ -38,6 +41,17 @@ rm "$DEBROOT/opt/service-console/service-console.desktop" "$DEBROOT/opt/service-
 ln -s /opt/service-console/service-console "$DEBROOT/usr/bin/service-console"
 cp packaging/linux/service-console.desktop "$DEBROOT/usr/share/applications/"
 cp resources/icon.png "$DEBROOT/usr/share/icons/hicolor/512x512/apps/service-console.png"
+# What Debian asks of every package (lintian): shared libraries not executable, the copyright and a
+# changelog under /usr/share/doc; what lintian says of a bundle under /opt is answered in its overrides.
+find "$DEBROOT/opt" -type f -name '*.so*' -exec chmod 0644 {} +
+DOC="$DEBROOT/usr/share/doc/service-console"
+mkdir -p "$DOC" "$DEBROOT/usr/share/lintian/overrides"
+cp packaging/linux/copyright "$DOC/copyright"
+CHANGED=$(git log -1 --format=%aD 2>/dev/null || date -R)
+printf 'service-console (%s) unstable; urgency=medium\n\n  * Release %s (README.md says what it does).\n\n -- %s  %s\n' \
+  "$VERSION" "$VERSION" "$(sed -n 's/^Maintainer: //p' packaging/linux/control.in)" "$CHANGED" | gzip -9n >"$DOC/changelog.gz"
+cp packaging/linux/lintian-overrides "$DEBROOT/usr/share/lintian/overrides/service-console"
+chmod -R u+rwX,go+rX,go-w "$DEBROOT/usr"
 INSTALLED_KB=$(du -sk "$DEBROOT" | cut -f1)
 sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@SIZE@/$INSTALLED_KB/" \
   packaging/linux/control.in >"$DEBROOT/DEBIAN/control"

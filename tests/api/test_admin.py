@@ -41,7 +41,11 @@ def test_models_ignore_unknown_fields_and_name_a_wrong_one() -> None:
     )
     assert parse(Entry, {"id": "a", "cidr": "10.0.0.0/8", "description": None}, "an entry").description == ""
     with pytest.raises(InvalidResponse, match=r"entries\.0\.cidr"):
-        parse(Allowlist, {"entries": [{"id": "a", "cidr": 5}]}, "an allowlist")
+        parse(Allowlist, {"enabled": True, "entries": [{"id": "a", "cidr": 5}]}, "an allowlist")
+    partials: list[dict[str, object]] = [{}, {"enabled": True}, {"entries": []}]
+    for partial in partials:  # no allowlist, never an empty one that is off
+        with pytest.raises(InvalidResponse, match="field required"):
+            parse(Allowlist, partial, "an allowlist")
     with pytest.raises(InvalidResponse, match="not a JSON object"):
         parse(Allowlist, [1], "an allowlist")
 

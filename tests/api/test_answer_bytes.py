@@ -58,7 +58,7 @@ def test_items_with_nested_objects_or_a_nested_key_of_the_same_name_are_read_rig
     assert parse_in_slices(
         Allowlist, "entries", content, "an allowlist", "u"
     ) == Allowlist.model_validate_json(content)
-    first = json.dumps({"meta": {"entries": []}, "entries": entries(100)}).encode()
+    first = json.dumps({"meta": {"entries": []}, "enabled": False, "entries": entries(100)}).encode()
     assert len(parse_in_slices(Allowlist, "entries", first, "an allowlist", "u").entries) == 100
 
 

@@ -124,6 +124,21 @@ async def test_ip_not_allowed_carries_source_ip(sandbox: Sandbox) -> None:
                 pass  # the refusal is the answer's head: entering the block raises it
 
 
+async def test_a_played_ip_goes_with_the_api_key_s_requests_only(sandbox: Sandbox) -> None:
+    """Issue 38: the Play IP is the Playground's (the API key's requests); the admin key's keep the console's
+    own address, so an unlisted Play IP never refuses the Security tab's reads."""
+    async with client_for(sandbox, forwarded_for="198.51.100.7", played_ip="203.0.113.9") as client:
+        await client.allowlists.add("198.51.100.0/24")
+        listed = await client.allowlists.set_enabled(True)
+        assert listed.source_ip == "198.51.100.7"  # the guard saw the console's own address
+        with pytest.raises(IpNotAllowed) as caught:
+            await client.responses.create({"model": "service-pro", "input": "x"})
+        assert caught.value.source_ip == "203.0.113.9"
+        assert (await client.allowlists.get()).enabled  # and the admin key is still answered
+        client.set_played_ip(None)
+        assert (await client.responses.create({"model": "service-pro", "input": "x"})).status == "completed"
+
+
 async def test_allowlist_calls(sandbox: Sandbox) -> None:
     async with client_for(sandbox, forwarded_for="198.51.100.7") as client:
         entry = await client.allowlists.add("198.51.100.0/24", "office")

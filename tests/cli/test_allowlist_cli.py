@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from app.sandbox.store.database import run_blocking
 from tests.cli.cli_support import cli, environment
 from tests.conftest import Sandbox
 
@@ -68,14 +70,15 @@ def test_the_lockout_guard_refuses_with_exit_1_unless_forced(direct: Sandbox) ->
     assert "allowlist refuses" in cli("whoami", env=env).out  # whoami still names the address
 
 
-def test_exit_codes_for_usage_keys_and_network(direct: Sandbox) -> None:
+def test_exit_codes_for_usage_keys_and_network(direct: Sandbox, tmp_path: Path) -> None:
     env = environment(direct)
     bad_entry = cli("add", "10.0.0.1/8", env=env)
     assert bad_entry.code == 2 and "10.0.0.0/8" in bad_entry.err  # the fix is named
     assert cli("add", "1.2.3.4", "--expires", "soon", env=env).code == 2
     assert cli("add", "1.2.3.4", "--project", "no such project", env=env).code == 2
     assert cli("frobnicate", env=env).code == 2
-    assert cli("list", env=environment()).code == 2  # neither a profile nor the environment
+    nothing = ("--home", str(tmp_path))  # neither a saved profile nor the environment
+    assert cli("list", *nothing, env=environment()).code == 2
     assert cli("list", "--profile", "nobody", env=environment()).code == 2
     no_key = cli("list", env=environment(direct, SERVICE_ADMIN_KEY=""))
     assert no_key.code == 3 and "SERVICE_ADMIN_KEY" in no_key.err
@@ -126,3 +129,21 @@ def test_add_wait_gives_up_with_exit_4_when_the_service_never_admits(direct: San
     with direct.admin() as admin:  # added, as the message says, and nothing else changed
         assert [e["cidr"] for e in admin.get(direct.project_list).json()["entries"]] == ["198.51.100.7/32"]
         assert [e["cidr"] for e in admin.get(direct.org_list).json()["entries"]] == ["127.0.0.1/32"]
+
+
+def test_check_refuses_by_an_entry_that_expired(direct: Sandbox) -> None:
+    """Issue 38: once an entry expired the gateway refuses its address, and `check` says so."""
+    env = environment(direct)
+    assert cli("add", "127.0.0.1", env=env).code == 0
+    store = direct.server.store  # an entry that expired a second ago (the API takes only future ones)
+    expired = int(store.clock()) - 1
+    run_blocking(
+        store.allowlists.add_entry(
+            "organization", direct.creds.org_id, "198.51.100.23/32", expires_at=expired
+        )
+    )
+    assert cli("enable", env=env).code == 0
+    checked = cli("check", "198.51.100.23", "--json", env=env)
+    assert checked.code == 0 and checked.json["admitted"] is False
+    assert checked.json["lists"][0]["admits"] is False and checked.json["lists"][0]["admitted_by"] is None
+    assert cli("check", "198.51.100.23", env=env).out.startswith("198.51.100.23: refused")

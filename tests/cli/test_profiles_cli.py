@@ -49,7 +49,9 @@ def embedded(tmp_path: Path) -> Iterator[tuple[EmbeddedSandbox, SandboxKeys, Pro
     keys = sandbox.first_start_keys()
     assert keys is not None
     profile = store.ensure_sandbox_profile()
-    profile.simulated_ip = "198.51.100.23"  # the runner's address, as the sandbox profile plays it
+    profile.simulated_ip = (
+        "198.51.100.23"  # the window's Play IP, for its Playground: never the command line's
+    )
     store.save(profile)
     yield sandbox, keys, store
     sandbox.stop()
@@ -61,7 +63,7 @@ def test_add_wait_on_the_embedded_sandbox_admits_before_returning(
     sandbox, keys, _store = embedded
     base = sandbox.base_url
     project_list = f"/organizations/{keys.org_id}/projects/{keys.project_id}/ip_allowlist"
-    runner = "198.51.100.23"
+    runner = "127.0.0.1"  # this machine, as the embedded sandbox sees it (through its trusted loopback proxy)
     with httpx.Client(base_url=base, headers={"authorization": f"Bearer {keys.admin_key}"}) as admin:
         admin.post(f"{project_list}/entries", json={"cidr": "203.0.113.0/24"}).raise_for_status()
         admin.patch(project_list, json={"enabled": True}, params={"force": "true"}).raise_for_status()
@@ -90,3 +92,30 @@ def test_add_wait_on_the_embedded_sandbox_admits_before_returning(
         f"\nadd --wait: propagation measured by the command {run.json['waited_s'] * 1000:.0f} ms;"
         f" admitted {after * 1000:.0f} ms after it returned"
     )
+
+
+def test_the_only_profile_needs_no_name(sandbox_factory: Callable[..., Sandbox], tmp_path: Path) -> None:
+    direct = sandbox_factory(trusted_proxies=[])
+    store = saved_profiles(tmp_path)
+    store.save(Profile(id="profile-ci", name="Staging", base_url=direct.url, org_id=direct.creds.org_id))
+    env = environment(SERVICE_ADMIN_KEY=direct.creds.admin_key)
+    alone = cli("whoami", "--home", str(tmp_path), env=env)
+    assert alone.code == 0 and alone.out.strip() == "127.0.0.1", alone.err
+    store.save(Profile(id="profile-prod", name="Production", base_url=direct.url, org_id="org_other"))
+    two = cli("whoami", "--home", str(tmp_path), env=env)
+    assert two.code == 2 and "“Staging”" in two.err and "“Production”" in two.err
+
+
+def test_the_local_sandbox_profile_needs_no_keychain_while_the_console_runs_it(
+    embedded: tuple[EmbeddedSandbox, SandboxKeys, ProfileStore], tmp_path: Path
+) -> None:
+    sandbox, _keys, _store = embedded
+    env = environment()  # no keychain (the null backend) and no key in the environment
+    listed = cli("list", "--home", str(tmp_path), "--json", env=env)  # the only profile: the sandbox's
+    assert listed.code == 0, listed.err
+    assert listed.json["entries"] == [] and listed.json["source_ip"] == "127.0.0.1"
+    named = cli("whoami", "--home", str(tmp_path), "--profile", "Local sandbox", env=env)
+    assert named.code == 0 and named.out.strip() == "127.0.0.1", named.err
+    sandbox.stop()
+    stopped = cli("list", "--home", str(tmp_path), env=env)
+    assert stopped.code == 4 and "not running" in stopped.err and "open the console" in stopped.err

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.asyncloop import install_asyncgen_hooks
-from tests.gui.reach import shown
+from tests.gui.reach import place_console, shown
 
 if TYPE_CHECKING:  # imported by the fixture itself at run time, as the app does after its first frame
     from app.ui.main_window import MainWindow
@@ -94,9 +94,10 @@ def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
 
 @pytest.fixture
 def tab(console: MainWindow, qtbot: QtBot) -> SecurityTab:
-    """The Security tab, the admin playing 198.51.100.7 through the sandbox's simulated source IP."""
+    """The Security tab, the console placed at 198.51.100.7 (its requests, the Admin API's too, come from
+    there through the embedded sandbox's trusted loopback proxy)."""
     console.tabs.setCurrentWidget(console.security)
-    console.session.set_simulated_ip("198.51.100.7")
+    place_console(console.session, "198.51.100.7")
     security = console.security
     security.service.refresh()
     qtbot.waitUntil(lambda: security.service.data is not None and shown(security).source_ip == "198.51.100.7")

@@ -57,6 +57,13 @@ def client_of(session: ConsoleSession) -> ServiceClient:
     return client
 
 
+def place_console(session: ConsoleSession, ip: str) -> None:
+    """This machine moves to another network, as a test plays it: every request of the console, the Admin
+    API's too, comes from `ip` through the embedded sandbox's trusted loopback proxy (Play IP moves only the
+    Playground's requests). Until the client is made again (a switch of profile)."""
+    client_of(session).transport.settings.forwarded_for = ip
+
+
 def shown(tab: SecurityTab) -> Allowlist:
     """The list the Security tab shows (once read)."""
     data = tab.service.data

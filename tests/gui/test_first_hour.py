@@ -28,12 +28,15 @@ def test_a_play_ip_that_is_no_address_is_refused_and_changes_nothing(
     assert "not an IPv4 or IPv6 address" in console.statusBar().currentMessage()
 
 
-def test_your_ip_follows_a_new_play_ip_without_refresh(tab: SecurityTab, qtbot: QtBot) -> None:
+def test_a_play_ip_leaves_your_ip_where_the_console_is(tab: SecurityTab, qtbot: QtBot) -> None:
+    """Issue 38: Play IP is the Playground's; the Security tab's own calls, and "Your IP", stay put."""
     console = tab.window()
     assert isinstance(console, MainWindow)
     type_play_ip(console, qtbot, "203.0.113.9")
-    qtbot.waitUntil(lambda: tab.service.data is not None and shown(tab).source_ip == "203.0.113.9")
-    qtbot.waitUntil(lambda: "203.0.113.9" in tab.your_ip.my_ip.text())
+    assert profile_of(console.session).simulated_ip == "203.0.113.9"
+    with qtbot.waitSignal(tab.service.loaded):
+        tab.service.refresh()
+    assert shown(tab).source_ip == "198.51.100.7" and "203.0.113.9" not in tab.your_ip.my_ip.text()
 
 
 def test_the_description_limit_is_counted_as_you_type(tab: SecurityTab, qtbot: QtBot) -> None:

@@ -74,7 +74,7 @@ def test_a_call_is_shown_checked_and_answered_by_the_person(qtbot: QtBot, tab: P
     turn = tab.service.turns[0]
     assert turn.status == TurnStatus.CALLING, turn.error
     view = tab.views[0]
-    assert "called a function" in view.status.text()
+    assert "called get_weather: type its output" in view.status.text()
     (box,) = view.calls.boxes
     arguments = json.loads(turn.calls[0].arguments)
     assert set(arguments) == {"city", "unit"}

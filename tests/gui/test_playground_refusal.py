@@ -12,7 +12,7 @@ from app.sandbox.store.aggregates import Store
 from app.sandbox.store.database import run_blocking
 from app.ui.main_window import MainWindow
 from app.ui.playground.turn_view import TurnView
-from tests.gui.reach import child, client_of, embedded, profile_of, shown
+from tests.gui.reach import child, client_of, embedded, place_console, profile_of, shown
 from tests.gui.test_playground import send, wait_done
 
 
@@ -82,6 +82,7 @@ def test_an_organization_refusal_that_also_blocks_the_admin_key_says_so_and_rese
     store = store_of(console)
     run_blocking(store.allowlists.add_entry("organization", profile.org_id, "198.51.100.0/24", "office"))
     run_blocking(store.allowlists.set_enabled("organization", profile.org_id, True))
+    place_console(console.session, "203.0.113.77")  # this machine itself is where the list refuses
     view = refused_turn(qtbot, console, "203.0.113.77")
     status = view.status.text()
     # The Admin API answers to the organization's list alone: refused too, the lists cannot be read.
@@ -130,9 +131,10 @@ def test_when_both_lists_refuse_the_next_is_offered_not_switched_to_and_the_requ
         run_blocking(store.allowlists.add_entry(scope, owner, "198.51.100.0/24", "office"))
         run_blocking(store.allowlists.set_enabled(scope, owner, True))
     security = console.security  # read once from the office, as an admin who looked before moving
-    console.session.set_simulated_ip("198.51.100.7")
+    place_console(console.session, "198.51.100.7")
     security.service.refresh()
     qtbot.waitUntil(lambda: security.service.data is not None and shown(security).source_ip == "198.51.100.7")
+    place_console(console.session, "203.0.113.77")  # then moved: its admin key is refused there too
     view = refused_turn(qtbot, console, "203.0.113.77")
     click(qtbot, view.action_buttons["allow"])
     qtbot.waitUntil(security.blocked_banner.isVisible)
@@ -164,3 +166,31 @@ def test_when_both_lists_refuse_the_next_is_offered_not_switched_to_and_the_requ
     click(qtbot, security.add_form.add_button)
     qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)
     assert not security.waiting.isVisible()
+
+
+def test_play_ip_plays_the_playground_s_requests_never_the_console_s_own(
+    qtbot: QtBot, console: MainWindow
+) -> None:
+    """Issue 38: an unlisted Play IP is refused in the Playground, while the Security tab, whose Admin API
+    calls come from this machine (listed), reads the list, shows no "admin key is blocked" banner, and
+    lets the address be added."""
+    profile = profile_of(console.session)
+    store = store_of(console)
+    run_blocking(store.allowlists.add_entry("organization", profile.org_id, "127.0.0.1", "this machine"))
+    run_blocking(store.allowlists.set_enabled("organization", profile.org_id, True))
+    view = refused_turn(qtbot, console, "203.0.113.77")
+    assert "the organization's IP allowlist refused" in view.status.text()
+    allow = view.action_buttons["allow"]
+    assert allow.text() == "Allow this IP in the organization's list…"
+
+    click(qtbot, allow)
+    security = console.security
+    assert console.tabs.currentWidget() is security and security.add_form.cidr.text() == "203.0.113.77"
+    qtbot.waitUntil(lambda: security.service.data is not None and shown(security).enabled)
+    assert shown(security).source_ip == "127.0.0.1" and "127.0.0.1" in security.your_ip.my_ip.text()
+    assert not security.blocked_banner.isVisible() and console.session.blocked_key != "admin"
+    qtbot.waitUntil(security.add_form.add_button.isEnabled)
+    click(qtbot, security.add_form.add_button)
+    playground = console.playground
+    qtbot.waitUntil(lambda: playground.service.turns[0].status == "completed", timeout=15000)
+    assert "203.0.113.77/32" in [e.cidr for e in store.allowlists.get("organization", profile.org_id).entries]

@@ -85,7 +85,7 @@ def test_a_hosted_profile_question_names_the_key_and_no_says_what_to_do(
     dialog.fields["name"].setText("Production")
     dialog.fields["api_key"].setText("sk-proj_x-secret")
     assert not dialog.save()
-    assert len(questions) == 1 and "the api key of “Production”" in questions[0]
+    assert len(questions) == 1 and "the API key of “Production”" in questions[0]
     said = child(dialog, QLabel, "result").text()
     assert "$SERVICE_API_KEY" in said
     close_console(qtbot, window)

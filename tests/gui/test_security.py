@@ -318,3 +318,21 @@ def test_switching_the_list_on_shows_the_patchs_answer_without_reading_it_again(
     org_list = f"/v1/organizations/{profile_of(tab.session).org_id}/ip_allowlist"
     assert list(seen)[before:] == [("PATCH", org_list)]
     assert shown(tab).enabled
+
+
+def test_check_an_ip_refuses_by_an_entry_that_expired(qtbot: QtBot, tab: SecurityTab) -> None:
+    """Issue 38: the gateway stops admitting by an entry at its expiry, and so does Check an IP."""
+    add(qtbot, tab, "198.51.100.0/24")
+    click_switch(qtbot, tab)
+    qtbot.waitUntil(lambda: shown(tab).enabled is True)
+    org = profile_of(tab.session).org_id
+    store = embedded(tab.session).store  # an entry that expired a second ago (the API takes only future ones)
+    past = int(store.clock()) - 1
+    run_blocking(store.allowlists.add_entry("organization", org, "203.0.113.23/32", expires_at=past))
+    tab.service.refresh()
+    qtbot.waitUntil(lambda: any(entry.cidr == "203.0.113.23/32" for entry in tab.service.entries))
+    qtbot.keyClicks(tab.check.input, "203.0.113.23")
+    qtbot.waitUntil(lambda: "Together" in tab.check.result.text())
+    result = tab.check.result.text()
+    assert "Organization: blocked" in result and "203.0.113.23/32 expired" in result
+    assert "BLOCKED" in result and "ALLOWED" not in result

@@ -17,7 +17,7 @@ from app.sandbox.store.database import run_blocking
 from app.ui.main_window import MainWindow
 from app.ui.security.rotation import RotationDialog
 from app.ui.security.tab import SecurityTab
-from tests.gui.reach import dialog_of, embedded, plan_of, profile_of, shown
+from tests.gui.reach import dialog_of, embedded, place_console, plan_of, profile_of, shown
 
 from .test_security import add, click_switch
 
@@ -37,11 +37,9 @@ def tab(console: MainWindow, qtbot: QtBot) -> SecurityTab:
 
 
 def play(qtbot: QtBot, console: MainWindow, ip: str) -> None:
-    """The admin moves: types the address to play in the toolbar and presses Enter."""
-    field = console.simulated_ip
-    field.clear()
-    qtbot.keyClicks(field, ip)
-    qtbot.keyClick(field, Qt.Key.Key_Return)
+    """The admin moves to another network: the console's requests come from `ip` (Play IP would move only
+    the Playground's), and the tab reads the list from there."""
+    place_console(console.session, ip)
     console.security.service.refresh()
 
 
@@ -113,6 +111,11 @@ def test_rotation_resumes_after_the_console_is_closed(
     qtbot.addWidget(window)
     window.show()
     session.tasks.start("startup", session.activate())
+    qtbot.waitUntil(
+        lambda: session.client is not None and not session.tasks.running("startup"), timeout=10000
+    )
+    place_console(session, "198.51.100.7")  # opened again where it was closed, at the old office
+    session.tasks.start("check", session.check_connection())
     qtbot.waitUntil(lambda: session.state == "ok", timeout=10000)
     try:
         security = window.security

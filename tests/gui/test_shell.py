@@ -26,7 +26,8 @@ def test_indicator_says_why_when_blocked(console: MainWindow, qtbot: QtBot) -> N
     session = console.session
     qtbot.keyClicks(console.simulated_ip, "203.0.113.50")
     qtbot.keyClick(console.simulated_ip, Qt.Key.Key_Return)
-    assert client_of(session).transport.settings.forwarded_for == "203.0.113.50"
+    assert client_of(session).transport.settings.played_ip == "203.0.113.50"  # the Playground's requests
+    assert client_of(session).transport.settings.forwarded_for == "127.0.0.1"  # the console's own
 
     async def lock() -> None:
         await client_of(session).allowlists.add("198.51.100.0/24")

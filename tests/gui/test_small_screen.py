@@ -77,3 +77,20 @@ def test_profiles_history_and_import_preview_fit(
     preview = open_preview(qtbot, tab, monkeypatch, path)
     assert_fits(preview)
     preview.reject()
+
+
+def test_the_keys_window_and_its_rotation_fit(small_screen: QRect, qtbot: QtBot, tab: SecurityTab) -> None:
+    from app.ui.security.key_rotation import KeyRotationDialog
+    from app.ui.security.keys_view import KeysDialog
+
+    qtbot.mouseClick(tab.findChild(QPushButton, "keys"), Qt.MouseButton.LeftButton)
+    keys = tab.dialogs["keys"]
+    assert isinstance(keys, KeysDialog)
+    qtbot.waitUntil(lambda: keys.model.rowCount() > 0)
+    assert_fits(keys)
+    keys.table.selectRow(0)
+    qtbot.mouseClick(keys.buttons["rotate_key"], Qt.MouseButton.LeftButton)
+    assert isinstance(keys.rotation_dialog, KeyRotationDialog)
+    assert_fits(keys.rotation_dialog)
+    keys.rotation_dialog.reject()
+    keys.reject()

@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtWidgets import QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.ui import screen_fit
 from app.ui.main_window import MainWindow
 from app.ui.screen_fit import MARGIN
 
@@ -62,3 +63,25 @@ def test_the_conversation_list_steps_aside_in_a_narrow_window_and_comes_back(
     assert not sidebar.isVisible()
     console.sidebar_action.trigger()
     assert sidebar.isVisible()
+
+
+def test_a_size_saved_at_twice_the_scale_is_not_restored_at_the_normal_scale(
+    console: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(screen_fit, "scale", lambda _widget: 2.0)
+    at_two = MainWindow(console.session)
+    qtbot.addWidget(at_two)
+    at_two.resize(684, 418)  # 1400x900 at scale 2, less the frame
+    at_two.close()  # quit: the geometry is saved
+    monkeypatch.setattr(screen_fit, "scale", lambda _widget: 1.0)
+    at_one = MainWindow(console.session)
+    qtbot.addWidget(at_one)
+    assert (at_one.width(), at_one.height()) != (684, 418)
+    room = screen_fit.available(at_one)  # the first launch's size
+    first = (min(1100, room.width() - MARGIN), min(800, room.height() - 2 * MARGIN))
+    assert at_one.size().toTuple() == first
+    at_one.resize(700, 500)
+    at_one.close()
+    again = MainWindow(console.session)  # the same scale: the size comes back
+    qtbot.addWidget(again)
+    assert again.size().toTuple() == (700, 500)

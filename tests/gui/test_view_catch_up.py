@@ -80,6 +80,22 @@ def test_a_view_waits_at_most_a_frame_for_a_request_that_cannot_be_written(
     assert tab.service.turns[0].status == "stopped" and view.status.text().startswith("Stopped")
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="a full accept queue drops SYNs on Linux")
+def test_a_view_is_visible_as_soon_as_it_is_built(
+    qtbot: QtBot, tab: PlaygroundTab, console: MainWindow
+) -> None:
+    """What a loaded machine does to the test above, on any machine: the catch-up that builds the view runs,
+    and nothing else of the event loop runs before the view is looked at."""
+    with unanswered_connect() as url:
+        use_server(qtbot, console, url)
+        send(qtbot, tab, "Anyone there?")
+        assert views_of(tab) == []
+        tab.view_sync.catch_up.catch_up()  # what the frame timer runs
+        assert views_of(tab)[0].isVisible()
+        qtbot.mouseClick(tab.stop_button, Qt.MouseButton.LeftButton)
+        wait_done(qtbot, tab)
+
+
 def test_what_changes_while_a_turn_streams_is_shown_before_its_end(qtbot: QtBot, tab: PlaygroundTab) -> None:
     click_box(qtbot, tab.web_search)
     send(qtbot, tab, "Search the web for CIDR notation, then write 3000 words about it")

@@ -2,7 +2,7 @@
 
 Marked `packaging`: it runs only when selected (`pytest -m packaging`, see conftest.py), with PyInstaller
 installed (`pip install -e '.[packaging]'`), on Linux with dpkg-deb; never in the default run. It takes
-about four minutes.
+about six minutes (lintian, where installed, checks the .deb too).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ pytestmark = [
 ]
 
 
+@pytest.mark.timeout(2400)  # a build, lintian and two installs: minutes, past the suite's per-test limit
 def test_build_then_install_selftest_and_remove() -> None:
     env = {
         **os.environ,
@@ -42,7 +43,14 @@ def test_build_then_install_selftest_and_remove() -> None:
     assert built.returncode == 0, built.stderr[-3000:]
     sizes = json.loads(built.stdout.strip().splitlines()[-1])
     print(sizes)
-    assert sizes["folder_mb"] < 150 and sizes["deb_mb"] < 70
+    # Measured from a developer's venv (dev tools and the `local` extra installed): 116 MB and 36 MB.
+    assert sizes["folder_mb"] <= 120 and sizes["deb_mb"] <= 40
+    if shutil.which("lintian"):  # Debian's checks: answered by the package or, for a bundle, its overrides
+        linted = subprocess.run(
+            ["lintian", sizes["deb"]], cwd=ROOT, capture_output=True, text=True, timeout=900
+        )
+        said = [line for line in linted.stdout.splitlines() if line[:2] in ("E:", "W:")]
+        assert said == [], "\n".join(said[:20])
     tested = subprocess.run(
         ["bash", "packaging/linux/test_packages.sh"], cwd=ROOT, capture_output=True, text=True, timeout=600
     )

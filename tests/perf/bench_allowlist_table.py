@@ -38,8 +38,9 @@ from app.netrules import covering, nearest, relate
 from app.netrules.index import EntryIndex
 from app.ui.focus_ring import install_focus_rings
 from app.ui.security.entries_panel import EntriesPanel
+from tests.perf.tiny import size
 
-COUNT = 100_000
+COUNT = size(100_000, 300)
 _T = TypeVar("_T")
 
 
@@ -121,7 +122,7 @@ def timed(action: Callable[..., object]) -> float:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else size(3, 1)
     app = QApplication.instance() or QApplication([])
     data = entries(COUNT)
     content = answer(data)

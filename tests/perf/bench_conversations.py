@@ -12,9 +12,11 @@ import time
 from pathlib import Path
 
 from app.core.playground.conversation_store import ConversationStore, StoredTurn
+from tests.perf.tiny import size
 
-CONVERSATIONS = 1_000
-TURNS_EACH = 8
+CONVERSATIONS = size(1_000, 20)
+TURNS_EACH = size(8, 2)
+LONG_TURNS = size(200, 5)  # of ~500 tokens each: ~100k tokens
 WORDS = [
     "allowlist",
     "network",
@@ -93,7 +95,7 @@ def main() -> None:
         )
 
         long_id = store.create("Long", "service-pro")
-        for position in range(200):  # 200 turns of ~500 tokens: ~100k tokens
+        for position in range(LONG_TURNS):
             store.save_turn(
                 long_id,
                 position,
@@ -104,8 +106,10 @@ def main() -> None:
             began = time.perf_counter()
             conversation = store.load(long_id)
             reads.append(time.perf_counter() - began)
-        assert conversation is not None and len(conversation.turns) == 200
-        print(f"read back 200 turns / ~100k tokens: median {statistics.median(reads) * 1e3:.1f} ms")
+        assert conversation is not None and len(conversation.turns) == LONG_TURNS
+        print(
+            f"read back {LONG_TURNS} turns / ~{LONG_TURNS // 2}k tokens: median {statistics.median(reads) * 1e3:.1f} ms"
+        )
         store.close()
         reopen_in_the_playground(Path(folder), long_id)
         search_in_the_sidebar(Path(folder))
@@ -168,14 +172,14 @@ def reopen_in_the_playground(folder: Path, conversation_id: str) -> None:
         tab.transcript.verticalScrollBar().setValue(tab.transcript.verticalScrollBar().maximum())
         app.processEvents()
         last = tab.views[-1]
-        assert last.isVisible() and len(tab.views) == 200
+        assert last.isVisible() and len(tab.views) == LONG_TURNS
         shown.append(time.perf_counter() - began)
         tab.close()
         tab.deleteLater()
         conversations.close()
         app.processEvents()
     print(
-        f"reopen 200 turns / ~100k tokens in the Playground, last turn shown: median"
+        f"reopen {LONG_TURNS} turns / ~{LONG_TURNS // 2}k tokens in the Playground, last turn shown: median"
         f" {statistics.median(shown) * 1e3:.0f} ms (goal <= 300 ms)"
     )
 

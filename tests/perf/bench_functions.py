@@ -22,9 +22,11 @@ from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from tests.perf.tiny import size
 from tests.sandbox_process import spawn_sandbox
 
-ROUNDS = 15
+ROUNDS = size(15, 1)
+SAVED_TURNS = size(200, 5)  # of the conversation reopened
 PROMPT = "Use get_weather for Paris, in a few words"
 
 
@@ -152,7 +154,7 @@ def main() -> None:
                     "Long, with calls" if with_calls else "Long", "service-pro"
                 )
                 assert conversation_id
-                for position in range(200):
+                for position in range(SAVED_TURNS):
                     turn = Turn(f"Question {position} about the weather", [], "service-pro", True)
                     turn.text = "The function get_weather returned light rain. " * 20
                     turn.status = TurnStatus.COMPLETED
@@ -177,7 +179,9 @@ def main() -> None:
                             "content-type": "text/event-stream",
                         }
                     stored: StoredTurn = stored_turn(turn)
-                    tab.conversations.save_turn(conversation_id, position, stored, position == 199)
+                    tab.conversations.save_turn(
+                        conversation_id, position, stored, position == SAVED_TURNS - 1
+                    )
                 return conversation_id
 
             def reopen(conversation_id: str) -> float:
@@ -193,18 +197,24 @@ def main() -> None:
             plain_times, rich_times = [], []
             cpu_times: list[float] = []
             rich_cpu: list[float] = []
-            for _ in range(5):
+            for _ in range(size(5, 1)):
                 plain_times.append(reopen(plain))
                 rich_times.append(reopen(rich))
                 rich_cpu.append(cpu_times[-1])
             print(
-                f"reopen 200 turns, text only:                     {statistics.median(plain_times) * 1000:7.1f} ms"
+                f"reopen {SAVED_TURNS} turns, text only:                     {statistics.median(plain_times) * 1000:7.1f} ms"
             )
             print(
-                f"reopen 200 turns, calls, outputs and data kept:  {statistics.median(rich_times) * 1000:7.1f} ms"
+                f"reopen {SAVED_TURNS} turns, calls, outputs and data kept:  {statistics.median(rich_times) * 1000:7.1f} ms"
                 "  (goal at most 300 ms)"
             )
             print(f"  CPU time of the reopen with calls: {statistics.median(rich_cpu) * 1000:.1f} ms")
+            # As the console's quit does: the session's tasks and client ended, then the loop closed, which
+            # ends its executor's threads (QThreads; one still running when Python exits aborts the process).
+            tab.close()
+            tab.conversations.close()
+            loop.run_until_complete(session.shutdown())
+            loop.close()
         finally:
             process.kill()
             process.wait()

@@ -5,6 +5,11 @@ it over loopback for a few seconds per run. The baseline is /healthz, a Starlett
 passes straight through. Each case is measured in A/B pairs with a bare run next to it, the order swapped
 every round, and the median and spread of the pairs' ratios are printed, by throughput and by the server's
 CPU per request. Run: python -m tests.perf.bench_gateway [rounds]
+
+Refused requests are recorded (per source and minute, in memory, written in batches: store/traffic.py); the
+"refused, many sources" case sends each request from one of 1,000 addresses in turn (a wrk script), so the
+record makes a new key for most of them, its most expensive path. BENCH_SIZE=tiny runs one short round on a
+short list: a check that the bench works, not a figure.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import ssl
 import statistics
 import subprocess
 import sys
@@ -21,10 +27,23 @@ from typing import NamedTuple
 
 import httpx
 
+from tests.perf.tiny import TINY, size
+from tests.perf.tls_load import requests_per_second
 from tests.sandbox_process import spawn_sandbox
 
-DURATION = "3s"
-ROUNDS = 6  # A/B pairs per case; the order of each pair swaps every round
+DURATION = size("3s", "1s")  # wrk counts whole seconds
+ROUNDS = size(6, 1)  # A/B pairs per case; the order of each pair swaps every round
+ENTRIES = size(999, 20)
+# Each request from the next of 1,000 refused addresses (198.18.0.0/22, which no entry holds).
+MANY_SOURCES = """
+counter = 0
+request = function()
+  counter = counter + 1
+  local n = counter % 1000
+  wrk.headers["X-Forwarded-For"] = "198.18." .. math.floor(n / 250) .. "." .. (n % 250)
+  return wrk.format(nil)
+end
+"""
 
 
 class Run(NamedTuple):
@@ -44,6 +63,7 @@ class Pair(NamedTuple):
 class Case(NamedTuple):
     url: str
     headers: dict[str, str]
+    script: str | None = None  # a wrk Lua script
 
 
 def cpu_seconds(pid: int) -> float:
@@ -52,13 +72,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wrk(url: str, headers: dict[str, str], duration: str = DURATION) -> float:
+def wrk(url: str, headers: dict[str, str], duration: str = DURATION, script: str | None = None) -> float:
     args = [
         "wrk",
         "-t1",
         "-c16",
         f"-d{duration}",
         *[part for k, v in headers.items() for part in ("-H", f"{k}: {v}")],
+        *(["-s", script] if script else []),
         url,
     ]
     output = subprocess.run(args, capture_output=True, text=True, check=True).stdout
@@ -69,7 +90,7 @@ def wrk(url: str, headers: dict[str, str], duration: str = DURATION) -> float:
 
 def measure(pid: int, case: Case) -> Run:
     before = cpu_seconds(pid)
-    rate = wrk(case.url, case.headers)
+    rate = wrk(case.url, case.headers, script=case.script)
     used = cpu_seconds(pid) - before
     return Run(rate, used / (rate * float(DURATION.removesuffix("s"))) * 1e6)
 
@@ -80,11 +101,66 @@ def summary(ratios: list[float]) -> str:
     return f"median {statistics.median(ordered):.2f}x (min {ordered[0]:.2f}, max {ordered[-1]:.2f}, n={len(ordered)})"
 
 
+def mutual_tls_pairs(rounds: int) -> list[Pair]:
+    """Pairs of (bare /healthz, allowed /v1/models with a certificate active) on a sandbox serving TLS."""
+    import trustme
+
+    held = tempfile.TemporaryDirectory()  # removed at the end, whatever happens
+    folder = Path(held.name)
+    server_ca, client_ca = trustme.CA(), trustme.CA()
+    issued = server_ca.issue_cert("127.0.0.1")
+    issued.cert_chain_pems[0].write_to_path(str(folder / "server.pem"))
+    issued.private_key_pem.write_to_path(str(folder / "server.key"))
+    extra = ["--rate-limit", "100000000", "--tls-cert", str(folder / "server.pem")]
+    server, creds = spawn_sandbox(folder, *extra, "--tls-key", str(folder / "server.key"))
+    try:
+        context = ssl.create_default_context()
+        server_ca.configure_trust(context)
+        client_ca.issue_cert("bench@example.com").configure_cert(context)
+        base, org = creds["base_url"], creds["org_id"]
+        admin_headers = {"authorization": f"Bearer {creds['admin_key']}"}
+        with httpx.Client(
+            base_url=f"{base}/organizations/{org}", headers=admin_headers, verify=context
+        ) as admin:
+            made = admin.post(
+                "/certificates", json={"certificate": client_ca.cert_pem.bytes().decode()}
+            ).json()
+            admin.post("/certificates/activate", json={"certificate_ids": [made["id"]]}).raise_for_status()
+        key = {"authorization": f"Bearer {creds['api_key']}"}
+        bare, allowed = base.removesuffix("/v1") + "/healthz", base + "/models"
+        requests_per_second(bare, {}, context, 1.0)  # warm: the caches, the handshakes' session state
+        requests_per_second(allowed, key, context, 1.0)
+
+        def tls_measure(url: str, headers: dict[str, str]) -> Run:
+            before = cpu_seconds(server.pid)
+            rate = requests_per_second(url, headers, context, float(DURATION.removesuffix("s")))
+            used = cpu_seconds(server.pid) - before
+            return Run(rate, used / (rate * float(DURATION.removesuffix("s"))) * 1e6)
+
+        pairs = []
+        for number in range(1, rounds + 1):
+            if number % 2:
+                bare_run, case_run = tls_measure(bare, {}), tls_measure(allowed, key)
+            else:
+                case_run, bare_run = tls_measure(allowed, key), tls_measure(bare, {})
+            pairs.append(Pair(bare_run, case_run))
+            print(
+                f"{number:>5} {'mtls':>8} {bare_run.rate:>11,.0f} {case_run.rate:>11,.0f} "
+                f"{pairs[-1].ratio:>5.2f}x   {bare_run.cpu_us:.0f}, {case_run.cpu_us:.0f}"
+            )
+        return pairs
+    finally:
+        server.terminate()
+        server.wait()
+        held.cleanup()
+
+
 def main() -> None:
     if shutil.which("wrk") is None:
         sys.exit("needs wrk: apt-get install wrk")
+    folder = tempfile.TemporaryDirectory()
     server, creds = spawn_sandbox(
-        Path(tempfile.mkdtemp()),
+        Path(folder.name),
         "--trust-proxy",
         "127.0.0.1/32",
         "--rate-limit",
@@ -98,7 +174,7 @@ def main() -> None:
             base_url=base,
             headers={"authorization": f"Bearer {creds['admin_key']}", "x-forwarded-for": "198.51.100.7"},
         )
-        for i in range(999):
+        for i in range(ENTRIES):
             admin.post(
                 f"/organizations/{org}/ip_allowlist/entries", json={"cidr": f"10.{i // 250}.{i % 250}.0/24"}
             )
@@ -108,15 +184,19 @@ def main() -> None:
         rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
         allowed = Case(base + "/models", {**key, "x-forwarded-for": "198.51.100.7"})
         refused = Case(base + "/models", {**key, "x-forwarded-for": "203.0.113.9"})
+        script = Path(folder.name) / "many_sources.lua"
+        script.write_text(MANY_SOURCES)
+        many = Case(base + "/models", key, str(script))
         bare = Case(base.removesuffix("/v1") + "/healthz", {})
-        for case in (bare, allowed, refused):  # warm: the list's lookup table, the caches, the connections
-            wrk(case.url, case.headers, "1s")
-        pairs: dict[str, list[Pair]] = {"allowed": [], "refused": []}
+        cases = {"allowed": allowed, "refused": refused, "many": many}
+        for case in () if TINY else (bare, *cases.values()):  # warm: the lookup table, caches, connections
+            wrk(case.url, case.headers, "1s", case.script)
+        pairs: dict[str, list[Pair]] = {name: [] for name in cases}
         print(
             f"{'round':>5} {'case':>8} {'bare req/s':>11} {'case req/s':>11} {'ratio':>6}   server CPU µs/request: bare, case"
         )
         for number in range(1, rounds + 1):
-            for name, case in (("allowed", allowed), ("refused", refused)):
+            for name, case in cases.items():
                 # A/B pairs, the order swapped every round: a burst of other load lands on both sides alike.
                 if number % 2:
                     bare_run, case_run = measure(server.pid, bare), measure(server.pid, case)
@@ -128,9 +208,12 @@ def main() -> None:
                     f"{number:>5} {name:>8} {bare_run.rate:>11,.0f} {case_run.rate:>11,.0f} {pair.ratio:>5.2f}x   "
                     f"{bare_run.cpu_us:.0f}, {case_run.cpu_us:.0f}"
                 )
+        pairs["mtls"] = mutual_tls_pairs(rounds)
         labels = {
             "allowed": "allowed (list + key + rate limit, expiry and usage counting on)",
-            "refused": "refused (403 ip_not_allowed)",
+            "mtls": "allowed over TLS with a certificate active (client certificate + key + rate limit)",
+            "refused": "refused (403 ip_not_allowed, recorded)",
+            "many": "refused, many sources (each recorded under a new key)",
         }
         for name, label in labels.items():
             print(f"{label}: {summary([pair.ratio for pair in pairs[name]])} of the bare route by throughput")
@@ -146,6 +229,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
+        folder.cleanup()
 
 
 if __name__ == "__main__":

@@ -14,8 +14,10 @@ from app.netrules import parse_entry, relate
 from app.netrules.parse import Network
 from app.netrules.transfer import SourceLine, plan_import
 from tests.perf.bench_allowlist_table import entries
+from tests.perf.tiny import size
 
-LINES = 1_000
+LINES = size(1_000, 20)
+LIST_SIZES = size((1_000, 10_000, 100_000), (50, 200))
 
 
 def linear_plan(lines: list[SourceLine], existing: list[dict[str, Any]]) -> int:
@@ -37,7 +39,7 @@ def main() -> None:
         for i in range(LINES)
     ]
     print(f"{'entries on the list':>20}  {'indexed':>10}  {'linear scan':>12}  speed-up")
-    for count in (1_000, 10_000, 100_000):
+    for count in LIST_SIZES:
         existing = entries(count)
         started = time.perf_counter()
         plan_import(lines, existing, 1_000_000)

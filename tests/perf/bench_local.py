@@ -19,12 +19,13 @@ from pathlib import Path
 
 import openai
 
+from tests.perf.tiny import size
 from tests.sandbox_process import spawn_sandbox
 
 THREADS = 2
 PROMPT = "The history of the printing press"
-TOKENS = 96
-ROUNDS = 3
+TOKENS = size(96, 16)  # the API asks for at least 16
+ROUNDS = size(3, 1)
 
 DIRECT = """
 import json, resource, sys, time
@@ -88,8 +89,8 @@ def main() -> None:
         stderr=subprocess.DEVNULL,
         text=True,
     )
-    folder = Path(tempfile.mkdtemp())
-    server, creds = spawn_sandbox(folder, "--engine", "local", "--model-threads", str(THREADS))
+    folder = tempfile.TemporaryDirectory()
+    server, creds = spawn_sandbox(Path(folder.name), "--engine", "local", "--model-threads", str(THREADS))
     client = openai.OpenAI(base_url=creds["base_url"], api_key=creds["api_key"], max_retries=0)
     try:
         through_sandbox(client)  # waits for the background load, and warms up like the direct script
@@ -99,7 +100,9 @@ def main() -> None:
             direct.stdin.write("run\n")
             direct.stdin.flush()
             rows.append((json.loads(direct.stdout.readline()), through_sandbox(client)))
-        stops = [stop_latency(client, statistics.median(r[1]["ttft"] for r in rows)) for _ in range(3)]
+        stops = [
+            stop_latency(client, statistics.median(r[1]["ttft"] for r in rows)) for _ in range(size(3, 1))
+        ]
         sandbox_rss = rss_mb(server.pid)
         direct_rss = json.loads(_last_direct(direct))["rss_mb"]
     finally:
@@ -108,6 +111,7 @@ def main() -> None:
         server.wait(timeout=20)
         direct.kill()
         direct.wait()
+        folder.cleanup()
     report(rows, stops, sandbox_rss, direct_rss)
 
 

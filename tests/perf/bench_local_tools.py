@@ -27,11 +27,12 @@ from app.sandbox.engines.base import Conversation
 from app.sandbox.engines.local_grammar import answer_shape
 from app.sandbox.engines.prompt import build_prompt
 from app.sandbox.request.engine_request import parse_request
+from tests.perf.tiny import size
 from tests.sandbox_process import spawn_sandbox
 
 THREADS = 2
-ROUNDS = 7
-TOKENS = 48
+ROUNDS = size(7, 1)
+TOKENS = size(48, 16)  # the API asks for at least 16
 WEATHER: Any = {
     "type": "function",
     "name": "get_weather",
@@ -119,8 +120,8 @@ def main() -> None:
     direct.stdin.write(json.dumps(job) + "\n")
     direct.stdin.flush()
     direct.stdout.readline()  # loaded and warmed up
-    folder = Path(tempfile.mkdtemp())
-    server, creds = spawn_sandbox(folder, "--engine", "local", "--model-threads", str(THREADS))
+    folder = tempfile.TemporaryDirectory()
+    server, creds = spawn_sandbox(Path(folder.name), "--engine", "local", "--model-threads", str(THREADS))
     client = openai.OpenAI(base_url=creds["base_url"], api_key=creds["api_key"], max_retries=0, timeout=600)
     rows: list[tuple[dict[str, float], dict[str, float]]] = []
     try:
@@ -135,6 +136,7 @@ def main() -> None:
         server.wait(timeout=20)
         direct.kill()
         direct.wait()
+        folder.cleanup()
     report(rows)
 
 

@@ -27,8 +27,11 @@ from app.netrules.parse import Address
 from app.netrules.segments import SegmentTable
 from app.sandbox.store.allowlist_record import AllowlistRecord
 from app.sandbox.store.entry import EntryRecord
+from tests.perf.tiny import size
 
 NOW = 1_800_000_000
+LIST_SIZES = size((50, 1_000, 10_000, 100_000), (50, 200))
+PROBES = size(20_000, 200)
 
 
 def random_networks(count: int, rng: random.Random) -> list[Network]:
@@ -75,20 +78,20 @@ def gateway_lookup(allowlist: AllowlistRecord) -> Callable[[Address], int]:
 
 
 def main() -> None:
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else size(3, 1)
     rng = random.Random(7)
     print(
         f"{'entries':>8} {'index ms':>9} {'table ms':>9} {'gateway µs':>11} {'index µs':>9} "
         f"{'linear µs':>10} {'gateway vs linear':>18}"
     )
-    for count in (50, 1_000, 10_000, 100_000):
+    for count in LIST_SIZES:
         networks = random_networks(count, rng)
         entries = [
             EntryRecord(f"ipal_{i}", n.with_prefixlen, "", 0, int(NOW) - 1 if i % 10 == 0 else None)
             for i, n in enumerate(networks)
         ]
         decoded = [{"id": entry.id, "cidr": entry.cidr} for entry in entries]
-        addresses = probes(20_000, rng, networks)
+        addresses = probes(PROBES, rng, networks)
         linear_probes = addresses[: max(20, 200_000 // count)]
         rows: list[tuple[float, ...]] = []
         for _ in range(repeats):

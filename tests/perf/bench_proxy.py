@@ -25,6 +25,7 @@ from app.api.client import ServiceClient
 from app.api.transport import ConnectionSettings
 from app.core.playground.turn_runner import TurnRun
 from app.core.playground.turns import Turn
+from tests.perf.tiny import size
 from tests.proxies.servers import make_pki, mitmproxy
 from tests.sandbox_process import spawn_sandbox
 
@@ -128,4 +129,4 @@ async def _ttft(url: str, key: str, ca: Path, rounds: int) -> None:
 
 if __name__ == "__main__":
     arguments = [int(value) for value in sys.argv[1:]]
-    asyncio.run(main(*(arguments + [60, 15][len(arguments) :])))
+    asyncio.run(main(*(arguments + size([60, 15], [3, 1])[len(arguments) :])))  # a Stop comes 2 s in

@@ -20,7 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-RUNS = 15
+from tests.perf.tiny import TINY, size
+
+RUNS = size(15, 1)
 BARE = (
     "import time, json\n"
     "from PySide6.QtWidgets import QApplication, QMainWindow\n"
@@ -54,10 +56,11 @@ def run(args: list[str], bytecode: Path) -> tuple[float, float, float, float]:
     # these machines) every start compiled the console's modules from source, ~30 ms the bare window, whose
     # modules come compiled with Python and PySide6, never paid. The caches go to a folder of the run's own.
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"} | {
-        "PYTHONPYCACHEPREFIX": str(bytecode),
         "QT_QPA_PLATFORM": "offscreen",
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
     }
+    if not TINY:  # tiny: the project's own bytecode, which the test run keeps, instead of compiling all again
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
     spawned = time.time()
     output = subprocess.run(args, capture_output=True, text=True, env=env, check=True, timeout=120).stdout
     figures = json.loads(output.strip().splitlines()[-1])
@@ -85,7 +88,7 @@ def main() -> None:
         # Interleaved (bare, console, bare, …) so that drift in the machine's speed hits every case alike.
         results: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name, _ in cases}
         bytecode = Path(folder) / "bytecode"
-        for _, command in cases:
+        for _, command in () if TINY else cases:
             run(command, bytecode)  # not counted: writes the bytecode, as installing does
         for _ in range(RUNS):
             for name, command in cases:

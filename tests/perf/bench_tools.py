@@ -18,16 +18,17 @@ from typing import Any
 
 import openai
 
+from tests.perf.tiny import size
 from tests.sandbox_process import spawn_sandbox
 
-ROUNDS = 7
+ROUNDS = size(7, 1)
 TOOL: Any = {
     "type": "function",
     "name": "summarise_logs",
     "description": "Summarise log lines.",
     "parameters": {
         "type": "object",
-        "properties": {"lines": {"type": "array", "minItems": 250, "items": {"type": "string"}}},
+        "properties": {"lines": {"type": "array", "minItems": size(250, 10), "items": {"type": "string"}}},
         "required": ["lines"],
         "additionalProperties": False,
     },

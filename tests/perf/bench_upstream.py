@@ -23,10 +23,11 @@ import httpx
 from httpx_sse import aconnect_sse
 
 from tests.peers.servers import llama_server
+from tests.perf.tiny import size
 from tests.sandbox_process import spawn_sandbox
 
 PROMPT = "Write a short story about a lighthouse keeper."
-TOKENS = 64
+TOKENS = size(64, 8)
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ async def measure(llama_base: str, sandbox_base: str, key: str, rounds: int) -> 
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else size(5, 1)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the peers it started are stopped too
     with llama_server() as llama, tempfile.TemporaryDirectory() as folder:
         process, creds = spawn_sandbox(Path(folder), "--engine", "upstream", "--upstream-url", llama.base_url)

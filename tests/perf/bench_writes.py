@@ -29,14 +29,17 @@ from typing import Any
 
 import httpx
 
+from tests.perf.tiny import size
 from tests.sandbox_process import spawn_sandbox
 
-STREAMS = 200
-WRITERS = 50
-WRITES_PER_SECOND = 600  # the writers' pace in total; as fast as they can would only measure a full CPU
-PHASE_SECONDS = 8.0
-SAMPLES = 150  # add-and-delete pairs per list size
-BIG = 10_000
+STREAMS = size(200, 3)
+WRITERS = size(50, 2)
+WRITES_PER_SECOND = size(
+    600, 20
+)  # the writers' pace in total; as fast as they can would only measure a full CPU
+PHASE_SECONDS = size(8.0, 0.5)
+SAMPLES = size(150, 3)  # add-and-delete pairs per list size
+BIG = size(10_000, 50)
 SERVER_OPTIONS = ("--rate-limit", "1000000000", "--max-entries", "1000000", "--stream-delay-ms", "50")
 
 

@@ -4,12 +4,17 @@ by field, short quotes of the input, Allow on 405, and a document that refuses w
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from app.netrules import EntryError, parse_entry
+from app.sandbox.contract.admin import CIDR_SHAPE
 from tests.conftest import Sandbox
 
 
@@ -51,6 +56,18 @@ def test_an_unknown_query_parameter_is_refused(sandbox: Sandbox) -> None:
     with sandbox.admin() as admin:
         response = admin.patch(f"{sandbox.org_list}?forse=true", json={"enabled": True})
     assert response.status_code == 400 and response.json()["error"]["code"] == "unknown_parameter"
+
+
+@pytest.mark.parametrize("query", ["force=1", "force=true", "forse=true"])
+def test_adding_an_entry_takes_no_query_parameter(sandbox: Sandbox, query: str) -> None:
+    """Issue 38: an add never locks anyone out, so it has no `force` to take; any parameter is refused, as
+    PATCH and DELETE refuse the ones they do not know, and nothing is added."""
+    with sandbox.admin() as admin:
+        response = admin.post(f"{sandbox.org_list}/entries?{query}", json={"cidr": "192.0.2.1"})
+        assert admin.get(sandbox.org_list).json()["entries"] == []
+    error = response.json()["error"]
+    assert response.status_code == 400 and error["code"] == "unknown_parameter"
+    assert error["param"] == query.split("=")[0]
 
 
 SURROGATE = "\\ud800"
@@ -152,6 +169,79 @@ def test_the_document_refuses_what_the_server_refuses(sandbox: Sandbox) -> None:
     assert not valid("CreateResponse", {"model": "service-pro", "input": "x", "colour": 1})
     assert valid("CreateResponse", {"model": "service-pro", "input": "x", "reasoning": {"effort": "high"}})
     assert not valid("ListPatch", {"enabled": "yes"})
+
+
+LOOSE_CIDR = r"^[ \t]*([0-9]{1,4}(\.[0-9]{1,4}){3}|[0-9A-Fa-f.]*:[0-9A-Fa-f:.%a-z]*)(/[0-9]{1,3})?[ \t]*$"
+
+
+def server_reads(text: str) -> bool:
+    """Whether the server takes `text` as an entry (host bits set aside: no pattern can say those)."""
+    try:
+        parse_entry(text)
+    except EntryError as error:
+        return "host bits" in error.message
+    return True
+
+
+@settings(max_examples=400)
+@given(text=st.one_of(st.from_regex(CIDR_SHAPE, fullmatch=True), st.from_regex(LOOSE_CIDR, fullmatch=True)))
+def test_the_published_cidr_pattern_reads_entries_as_the_server_does(text: str) -> None:
+    """Issue 38: the document admitted ":" and leading zeros, which the server refuses; now it admits an
+    entry exactly when the server reads it, both ways."""
+    assert bool(re.fullmatch(CIDR_SHAPE, text)) == server_reads(text), text
+
+
+@pytest.mark.parametrize(
+    ("cidr", "admitted"),
+    [
+        *[
+            (":", False),
+            ("010.0.0.1", False),
+            ("1.2.3.4/032", False),
+            ("::/129", False),
+            ("fe80::1%eth0", False),
+        ],
+        *[
+            ("198.51.100.7", True),
+            ("::ffff:192.0.2.1", True),
+            ("2001:db8::/32", True),
+            (" 192.0.2.0/24", True),
+        ],
+    ],
+)
+def test_the_document_and_the_server_agree_on_an_entry(sandbox: Sandbox, cidr: str, admitted: bool) -> None:
+    with sandbox.admin() as admin:
+        schema = admin.get(sandbox.url.removesuffix("/v1") + "/openapi.json").json()["components"]["schemas"]
+        response = admin.post(f"{sandbox.org_list}/entries", json={"cidr": cidr})
+    published = jsonschema.Draft202012Validator(schema["EntryCreate"]).is_valid({"cidr": cidr})
+    assert published is admitted and (response.status_code == 201) is admitted
+
+
+def test_the_document_says_what_a_write_refuses(sandbox: Sandbox) -> None:
+    """412 on every If-Match write, `expires_at` in the future, and no query parameter on an add."""
+    with sandbox.admin() as admin:
+        document = admin.get(sandbox.url.removesuffix("/v1") + "/openapi.json").json()
+        past = admin.post(
+            f"{sandbox.org_list}/entries", json={"cidr": "192.0.2.1", "expires_at": 1_000_000_000}
+        )
+    assert past.status_code == 400 and past.json()["error"]["code"] == "invalid_expires_at"
+    schemas = document["components"]["schemas"]
+    for name in ("EntryCreate", "EntryPatch"):
+        assert "invalid_expires_at" in schemas[name]["properties"]["expires_at"]["description"]
+    writes = [
+        operation
+        for path, item in document["paths"].items()
+        if "/ip_allowlist" in path
+        for method, operation in item.items()
+        if method in ("post", "patch", "delete")
+    ]
+    assert len(writes) == 8 and all("412" in operation["responses"] for operation in writes)
+    assert all(
+        any(parameter["name"] == "If-Match" for parameter in operation["parameters"]) for operation in writes
+    )
+    post = document["paths"]["/v1/organizations/{org_id}/ip_allowlist/entries"]["post"]
+    assert "unknown_parameter" in post["description"]
+    assert not any(parameter["name"] == "force" for parameter in post["parameters"])
 
 
 def test_input_items_after_and_unknown_ids(sandbox: Sandbox) -> None:

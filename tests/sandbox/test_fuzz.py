@@ -33,6 +33,9 @@ FIELDS = [
     "cidr",
     "description",
     "enabled",
+    "add",
+    "update",
+    "remove",
 ]
 
 
@@ -41,6 +44,8 @@ def _valid(route: str) -> dict[str, Any]:
         return {"model": "service-pro", "input": "hello", "stream": True}
     if route == "entries":
         return {"cidr": "192.0.2.1", "description": "office"}
+    if route == "batch":
+        return {"add": [{"cidr": "192.0.2.1", "description": "office"}], "remove": []}
     return {"enabled": False}
 
 
@@ -68,6 +73,7 @@ def _routes(sandbox: Sandbox) -> dict[str, tuple[str, str, str]]:
         "responses": ("POST", "/responses", sandbox.creds.api_key),
         "entries": ("POST", f"{sandbox.org_list}/entries", sandbox.creds.admin_key),
         "patch": ("PATCH", sandbox.project_list, sandbox.creds.admin_key),
+        "batch": ("POST", f"{sandbox.project_list}/batch", sandbox.creds.admin_key),
     }
 
 
@@ -90,7 +96,7 @@ def _assert_clean_4xx(response: httpx.Response, body: bytes) -> None:
     assert response.headers.get("connection") != "close"
 
 
-@pytest.mark.parametrize("route", ["responses", "entries", "patch"])
+@pytest.mark.parametrize("route", ["responses", "entries", "patch", "batch"])
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_hostile_bodies_get_4xx_and_keep_the_connection(
@@ -119,6 +125,9 @@ def test_hostile_bodies_get_4xx_and_keep_the_connection(
         ("GET", "/responses/resp_x/input_items?limit=abc&order=sideways"),
         ("PATCH", "/organizations/%ED%A0%80/ip_allowlist?force=%ED%A0%80"),
         ("DELETE", "/organizations/org/ip_allowlist/entries/%00?force=null"),
+        ("GET", "/organizations/%ED%A0%80/ip_allowlist/refused?since=-1&limit=0"),
+        ("GET", "/organizations/org/ip_allowlist/sources?since=%ff&since=2"),
+        ("POST", "/organizations/org/projects/%00/ip_allowlist/batch?force=yes"),
     ],
 )
 def test_hostile_paths_and_queries_get_4xx(sandbox: Sandbox, method: str, path: str) -> None:

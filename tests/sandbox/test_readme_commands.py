@@ -38,7 +38,7 @@ def test_the_readme_dashboard_commands_work_as_written(sandbox_factory: object, 
     other = next(entry["id"] for entry in entries if entry["cidr"] == "198.51.100.7/32")
     data = sandbox.server.config.data_dir
     commands = dashboard_commands()
-    assert [words[4] for words in commands] == ["show", "disable", "remove", "admin"]
+    assert [words[4] for words in commands] == ["show", "disable", "remove", "admin", "deactivate"]
     outputs = []
     for words in commands:
         assert words[:3] == ["python", "-m", "app.sandbox"]

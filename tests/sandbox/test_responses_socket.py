@@ -135,3 +135,12 @@ def test_an_upgrade_claiming_a_body_is_served_as_any_upgrade(sandbox: Sandbox) -
     headers = {"authorization": f"Bearer {sandbox.creds.api_key}", "content-length": "0"}
     with connect(url, additional_headers=headers, open_timeout=10) as ws:
         assert create(ws, input="Hi")[-1]["type"] == "response.completed"
+
+
+def test_a_read_only_key_cannot_open_a_socket(sandbox: Sandbox) -> None:
+    project = f"/organizations/{sandbox.creds.org_id}/projects/{sandbox.creds.project_id}"
+    with sandbox.admin() as admin:
+        made = admin.post(f"{project}/service_accounts", json={"name": "reader", "permissions": "read_only"})
+    with pytest.raises(InvalidStatus) as refused:
+        socket(sandbox, key=made.json()["api_key"]["value"])
+    assert refused.value.response.status_code == 403

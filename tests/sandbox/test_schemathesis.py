@@ -78,7 +78,7 @@ def api_schema(sandbox_app: SandboxApp) -> BaseSchema:
 schema = schemathesis.pytest.from_fixture("api_schema")
 # Data the document allows but the server may still refuse with a 400, for reasons no JSON Schema can say:
 # an address range with host bits set, image bytes that are no image, an id that does not exist (yet), an
-# expiry in the past; and an If-Match naming a version the list does not have (412). A conversation's items
+# expiry in the past, a certificate that is no PEM; and an If-Match naming a version the list does not have (412). A conversation's items
 # are checked as a response's input is (the images read); input_tokens reads the history that
 # `conversation` or `previous_response_id` names, which the examples rarely hold.
 _SEMANTIC_400 = ["2xx", "400", "401", "403", "404", "409", "412", "429"]
@@ -94,6 +94,11 @@ CONFIG = SchemathesisConfig.from_dict(
                     "positive_data_acceptance": {"expected-statuses": _SEMANTIC_400},
                     "negative_data_rejection": {"expected-statuses": _REJECTED},
                 },
+            },
+            {
+                # A certificate's PEM that is none, or not a CA's (no JSON Schema says so).
+                "include-path-regex": "/certificates",
+                "checks": {"positive_data_acceptance": {"expected-statuses": _SEMANTIC_400}},
             },
             {
                 "include-path-regex": "^/v1/responses$|^/v1/responses/(input_tokens|compact)$|^/v1/conversations",

@@ -11,11 +11,10 @@ import pytest
 from app.core.playground.conversation_store import (
     ConversationStore,
     StoredTurn,
-    as_json,
-    as_markdown,
     match_query,
     title_from,
 )
+from app.core.playground.export import as_json, as_markdown
 
 
 @pytest.fixture

@@ -1,13 +1,17 @@
-"""`bash packaging/dev.sh run` installs only when pyproject.toml changed since the last install."""
+"""The set-up scripts (packaging/dev.sh, proxies.sh, setup_steps.sh): pip only when pyproject.toml changed since
+the last install, apt-get that waits for another's package lock, the tests' folders and sessions."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import stat
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,12 +24,30 @@ def fake_venv(root: Path, log: Path) -> None:
     python.write_text(
         "#!/bin/sh\n"
         f'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "pip $*" >> "{log}"; exit 0; fi\n'
+        f'if [ "$1" = "-m" ] && [ "$2" = "pytest" ]; then echo "pytest $*" >> "{log}"; exit 0; fi\n'
         f'exec "{sys.executable}" "$@"\n'
     )
     console = bin_dir / "service-console"
     console.write_text(f'#!/bin/sh\necho "console $*" >> "{log}"\n')
     for path in (python, console):
         path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def project(root: Path, *scripts: str) -> None:
+    """A copy of the project's set-up scripts and pyproject.toml in `root`."""
+    (root / "packaging").mkdir()
+    for script in ("dev.sh", "setup_steps.sh", *scripts):
+        shutil.copy(ROOT / "packaging" / script, root / "packaging" / script)
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+
+
+def stand_ins(folder: Path, **commands: str) -> str:
+    """Executables named by `commands` (name -> shell script body) in `folder`; a PATH that finds them first."""
+    folder.mkdir(exist_ok=True)
+    for name, body in commands.items():
+        (folder / name).write_text(f"#!/bin/sh\n{body}\n")
+        (folder / name).chmod(0o755)
+    return f"{folder}:{os.environ['PATH']}"
 
 
 def run(root: Path) -> None:
@@ -39,9 +61,7 @@ def run(root: Path) -> None:
 
 
 def test_run_installs_once_then_only_after_pyproject_changes(tmp_path: Path) -> None:
-    (tmp_path / "packaging").mkdir()
-    shutil.copy(ROOT / "packaging" / "dev.sh", tmp_path / "packaging" / "dev.sh")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    project(tmp_path)
     log = tmp_path / "calls.log"
     fake_venv(tmp_path, log)
     run(tmp_path)
@@ -61,17 +81,8 @@ def test_the_tests_temporary_folders_go_to_dev_shm_only_with_room_there(tmp_path
     """`dev.sh test` puts pytest's temporary folders on /dev/shm when it has 2 GB free, and leaves a folder
     chosen in the environment alone. The checks and the installs are stand-ins here; pytest reports its
     environment instead of running."""
-    (tmp_path / "packaging").mkdir()
-    shutil.copy(ROOT / "packaging" / "dev.sh", tmp_path / "packaging" / "dev.sh")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / "packaging" / "node_client.sh").write_text("exit 0\n")
     log = tmp_path / "calls.log"
-    fake_venv(tmp_path, log)
-    bin_dir = tmp_path / ".venv" / "bin"
-    for check in ("ruff", "lint-imports", "mypy"):
-        (bin_dir / check).write_text("#!/bin/sh\nexit 0\n")
-        (bin_dir / check).chmod(0o755)
-    python = bin_dir / "python"
+    python = stand_in_checks(tmp_path, log)
     python.write_text(
         f'#!/bin/sh\nif [ "$2" = "pytest" ]; then echo "temproot=$PYTEST_DEBUG_TEMPROOT" >> "{log}"; exit 0; fi\n'
         + python.read_text().split("\n", 1)[1]
@@ -97,3 +108,145 @@ def test_the_tests_temporary_folders_go_to_dev_shm_only_with_room_there(tmp_path
     roomy = os.path.isdir("/dev/shm") and shutil.disk_usage("/dev/shm").free >= 2 * 1024**3
     assert temproot(plain) == ("temproot=/dev/shm" if roomy else "temproot=")
     assert temproot({**plain, "PYTEST_DEBUG_TEMPROOT": str(tmp_path)}) == f"temproot={tmp_path}"
+
+
+def test_apt_get_waits_for_the_package_lock_another_holds_and_says_so(tmp_path: Path) -> None:
+    """As unattended-upgrades holds it on a freshly booted machine: dev.sh names the holder and apt-get is
+    told to wait for the lock instead of stopping at once."""
+    project(tmp_path)
+    log = tmp_path / "calls.log"
+    fake_venv(tmp_path, log)
+    path = stand_ins(
+        tmp_path / "bin",
+        **{
+            "apt-get": f'echo "apt-get $*" >> "{log}"',
+            "dpkg-query": "exit 1",  # nothing is installed
+            "sudo": 'exec "$@"',
+        },
+    )
+    lock = tmp_path / "lock-frontend"
+    with lock.open("w") as held:
+        fcntl.lockf(held, fcntl.LOCK_EX)  # a POSIX lock, as dpkg takes it
+        done = subprocess.run(
+            ["bash", "packaging/dev.sh", "run", "--version"],
+            cwd=tmp_path,
+            env={**os.environ, "PATH": path, "DPKG_FRONTEND_LOCK": str(lock), "APT_LOCK_TIMEOUT": "5"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+    comm = Path(f"/proc/{os.getpid()}/comm").read_text().strip()
+    assert (
+        f"Waiting up to 5 s (APT_LOCK_TIMEOUT) for the package lock, held by process {os.getpid()} ({comm})"
+        in (done.stderr)
+    )
+    apt_calls = [line for line in log.read_text().splitlines() if line.startswith("apt-get")]
+    assert apt_calls[0] == "apt-get -o DPkg::Lock::Timeout=5 update -qq"
+    assert apt_calls[1].startswith(
+        "apt-get -o DPkg::Lock::Timeout=5 install -y -qq --no-install-recommends libegl1"
+    )
+    assert "console --version" in log.read_text()
+
+
+def test_no_message_when_nobody_holds_the_package_lock(tmp_path: Path) -> None:
+    project(tmp_path)
+    log = tmp_path / "calls.log"
+    fake_venv(tmp_path, log)
+    path = stand_ins(
+        tmp_path / "bin",
+        **{"apt-get": f'echo "apt-get $*" >> "{log}"', "dpkg-query": "exit 1", "sudo": 'exec "$@"'},
+    )
+    (tmp_path / "lock-frontend").touch()
+    done = subprocess.run(
+        ["bash", "packaging/dev.sh", "run", "--version"],
+        cwd=tmp_path,
+        env={**os.environ, "PATH": path, "DPKG_FRONTEND_LOCK": str(tmp_path / "lock-frontend")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "Waiting" not in done.stderr
+    assert "apt-get -o DPkg::Lock::Timeout=900 update -qq" in log.read_text()
+
+
+def test_proxies_script_installs_once_then_only_after_pyproject_changes(tmp_path: Path) -> None:
+    project(tmp_path, "proxies.sh")
+    log = tmp_path / "calls.log"
+    fake_venv(tmp_path, log)
+    mitmdump = tmp_path / ".proxies-venv" / "bin" / "mitmdump"
+    mitmdump.parent.mkdir(parents=True)
+    shutil.copy(tmp_path / ".venv" / "bin" / "python", mitmdump.parent / "python")
+    mitmdump.write_text("#!/bin/sh\n")
+    mitmdump.chmod(0o755)
+    path = stand_ins(tmp_path / "bin", squid="exit 0")
+
+    def run_proxies() -> None:
+        subprocess.run(
+            ["bash", "packaging/proxies.sh", "-q"],
+            cwd=tmp_path,
+            env={**os.environ, "PATH": path},
+            check=True,
+            timeout=60,
+        )
+
+    run_proxies()
+    run_proxies()
+    calls = log.read_text().splitlines()
+    assert [c for c in calls if c.startswith("pip")] == [
+        "pip -m pip --disable-pip-version-check -q install -e .[test]"
+    ]
+    assert calls.count("pytest -m pytest -m proxies tests/proxies tests/unit/test_benches.py -q") == 2
+    with (tmp_path / "pyproject.toml").open("a") as file:
+        file.write("\n# a new dependency, say\n")
+    run_proxies()
+    assert len([c for c in log.read_text().splitlines() if c.startswith("pip")]) == 2
+
+
+def stand_in_checks(root: Path, log: Path) -> Path:
+    """dev.sh test's surroundings in `root`, the checks and installs stood in for; returns the venv's python."""
+    project(root)
+    (root / "packaging" / "node_client.sh").write_text("exit 0\n")
+    fake_venv(root, log)
+    bin_dir = root / ".venv" / "bin"
+    for check in ("ruff", "lint-imports", "mypy"):
+        (bin_dir / check).write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / check).chmod(0o755)
+    return bin_dir / "python"
+
+
+@pytest.mark.parametrize(
+    ("qt_free", "others", "expected"),
+    [(0, 0, 0), (1, 0, 1), (0, 1, 1), (5, 0, 0), (0, 5, 0), (5, 5, 5), (2, 5, 2)],
+)
+def test_the_tests_run_in_two_sessions_with_the_arguments_and_fail_if_either_fails(
+    tmp_path: Path, qt_free: int, others: int, expected: int
+) -> None:
+    """The Qt-free packages' tests with Qt refused, then the others, each given the arguments (.ci/run's -q
+    -p no:cacheprovider). A session with no test to run (exit status 5) does not fail the run on its own."""
+    log = tmp_path / "calls.log"
+    python = stand_in_checks(tmp_path, log)
+    python.write_text(
+        "#!/bin/sh\n"
+        'if [ "$2" = "pytest" ]; then\n'
+        f'  echo "pytest $*" >> "{log}"\n'
+        f'  case "$*" in *--qt-free=only*) exit {qt_free};; *) exit {others};; esac\n'
+        "fi\n" + python.read_text().split("\n", 1)[1]
+    )
+    if shutil.which("dbus-run-session") is None:
+        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
+    done = subprocess.run(
+        ["bash", "packaging/dev.sh", "test", "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env={**os.environ, "DEV_SKIP_APT": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == expected
+    sessions = [line for line in log.read_text().splitlines() if line.startswith("pytest")]
+    assert sessions == [
+        "pytest -m pytest -n 2 --qt-free=only -q -p no:cacheprovider",
+        "pytest -m pytest -n 2 --qt-free=others -q -p no:cacheprovider",
+    ]

@@ -18,13 +18,29 @@ IMPORT_NAMES = {
 }
 
 
-def dev_tools() -> list[str]:
+def spec_list(name: str) -> list[str]:
     tree = ast.parse((ROOT / "packaging" / "service-console.spec").read_text())
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "DEV_TOOLS" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
             listed: list[str] = ast.literal_eval(node.value)
             return listed
-    raise AssertionError("the spec has no DEV_TOOLS list")
+    raise AssertionError(f"the spec has no {name} list")
+
+
+def dev_tools() -> list[str]:
+    return spec_list("DEV_TOOLS")
+
+
+def app_imports() -> set[tuple[str, str]]:
+    """(top-level module, file name) of every absolute import in app/, at any depth of the code."""
+    found = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {(alias.name.split(".")[0], path.name) for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add((node.module.split(".")[0], path.name))
+    return found
 
 
 def test_every_test_extra_package_is_excluded() -> None:
@@ -37,11 +53,15 @@ def test_every_test_extra_package_is_excluded() -> None:
 
 def test_the_app_imports_no_development_tool() -> None:
     excluded = {name.split(".")[0] for name in dev_tools() if "." not in name}
-    found = set()
-    for path in (ROOT / "app").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                found |= {(alias.name.split(".")[0], path.name) for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                found.add((node.module.split(".")[0], path.name))
-    assert {(module, where) for module, where in found if module in excluded} == set()
+    assert {(module, where) for module, where in app_imports() if module in excluded} == set()
+
+
+def test_what_the_frozen_app_leaves_out_only_the_local_engine_imports() -> None:
+    """The spec's NOT_LOADED: nothing the console runs imports them; the `local` extra's engine, which the
+    frozen app does not carry, alone imports llama_cpp and numpy."""
+    local_engine = {"llama_cpp", "numpy"}
+    left_out = set(spec_list("NOT_LOADED"))
+    assert local_engine <= left_out
+    found = {(module, where) for module, where in app_imports() if module in left_out}
+    assert {module for module, _where in found} <= local_engine
+    assert {where for module, where in found} <= {p.name for p in (ROOT / "app/sandbox/engines").glob("*.py")}

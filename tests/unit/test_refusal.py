@@ -85,3 +85,16 @@ def test_the_lists_to_fix_and_the_words_follow_the_verdict() -> None:
     assert "organization's IP allowlist refused" in of(Verdict.ORGANIZATION).text
     for verdict in Verdict:
         assert "203.0.113.9" in of(verdict).text
+
+
+async def test_an_entry_that_expired_is_not_taken_for_the_one_that_admits(sandbox: Sandbox) -> None:
+    """Issue 38: a 403 from an address whose only entry expired names the organization's list."""
+    set_lists(sandbox, ["198.51.100.0/24"], [])
+    store, creds = sandbox.server.store, sandbox.creds
+    past = int(store.clock()) - 1
+    run_blocking(store.allowlists.add_entry("organization", creds.org_id, "203.0.113.23/32", expires_at=past))
+    async with admin_client(sandbox, "198.51.100.1") as client:
+        refusal = await find_refusal(client, None, "203.0.113.23")
+    assert refusal.verdict == Verdict.ORGANIZATION
+    with sandbox.api("203.0.113.23") as api:
+        assert api.get("/models").status_code == 403  # as the gateway says

@@ -6,6 +6,7 @@ from 60 s to 1 s so the check takes a few seconds.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -44,7 +45,13 @@ def test_a_stuck_test_times_out_and_a_passing_xfail_fails(tmp_path: Path) -> Non
         "testpaths=.",
     ]
     result = subprocess.run(
-        [*command, "-n", "0", "test_planted.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        [*command, "-n", "0", "test_planted.py"],
+        cwd=tmp_path,
+        # pyproject's addopts load the project's own plugin (tests.qt_free), found from the checkout
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAILED test_planted.py::test_stuck - Failed: Timeout" in result.stdout, result.stdout

@@ -33,7 +33,9 @@ def test_time_left_in_two_units_and_the_guards_margin() -> None:
 
 
 def test_what_changed_under_you() -> None:
-    shown = Allowlist(entries=(Entry(id="a", cidr="10.0.0.0/8"), Entry(id="b", cidr="192.0.2.0/24")))
+    shown = Allowlist(
+        enabled=False, entries=(Entry(id="a", cidr="10.0.0.0/8"), Entry(id="b", cidr="192.0.2.0/24"))
+    )
     current = Allowlist(
         enabled=True,
         entries=(Entry(id="a", cidr="10.0.0.0/8", expires_at=5), Entry(id="c", cidr="203.0.113.0/24")),

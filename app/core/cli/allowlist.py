@@ -297,7 +297,7 @@ class AllowlistCommands:
 
 def _canonical(text: str) -> str:
     try:
-        return canonical_entry(text.strip())
+        return canonical_entry(text)  # its own rule: ASCII spaces around it go, any other space is refused
     except EntryError as error:
         raise CommandFailed(Exit.USAGE, f"{text}: {error.message}") from None
 

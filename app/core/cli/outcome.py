@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.api.connection import ConnectionSettings
 
 
 class Exit(IntEnum):
@@ -15,6 +18,7 @@ class Exit(IntEnum):
     USAGE = 2  # a wrong argument, an unknown profile, an address that is none, an entry not found
     AUTH = 3  # no admin key, a key refused (401) or not allowed (403, the allowlist included)
     NETWORK = 4  # the service could not be reached, gave no answer in time, or never admitted (--wait)
+    CHANGES = 5  # plan: something would change; apply: a list changed since the plan read it (plan again)
 
 
 class CommandFailed(Exception):
@@ -28,8 +32,24 @@ class CommandFailed(Exception):
 
 
 @dataclass
+class Target:
+    """The service a run talks to: how to reach it, with which keys, and its name for messages."""
+
+    settings: ConnectionSettings
+    org_id: str
+    label: str  # the profile's name, or "the environment"
+
+
+@dataclass
 class Outcome:
     """A successful run: lines for a person, and the object `--json` prints instead."""
 
     lines: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
+    code: Exit = Exit.DONE  # `plan` ends with CHANGES when something would change
+
+
+def printable(text: str) -> str:
+    """`text` with every character a terminal would act on (escape sequences, other control characters, line
+    breaks, bidirectional overrides, spaces other than the ASCII one) written as its Python escape."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)

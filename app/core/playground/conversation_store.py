@@ -15,7 +15,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -323,60 +323,3 @@ def _index(db: sqlite3.Connection, conversation_id: str) -> None:
     document = "\n".join([title, *(f"{prompt}\n{answer}" for prompt, answer in texts)])
     db.execute("DELETE FROM conversation_text WHERE rowid = ?", (rowid,))
     db.execute("INSERT INTO conversation_text(rowid, text) VALUES (?, ?)", (rowid, document))
-
-
-def as_markdown(conversation: Conversation) -> str:
-    """A conversation as a person would paste it: a heading, then each prompt and answer."""
-    lines = [f"# {conversation.summary.title}", ""]
-    for number, turn in enumerate(conversation.turns, 1):
-        lines += [f"## Turn {number} · {turn.model}", "", "**You**", "", turn.prompt, ""]
-        lines += _calls_markdown(turn.details.get("calls"))
-        lines += ["**Answer**", ""]
-        lines += [turn.answer or f"_(no text; {turn.status})_", ""]
-        if turn.error:
-            lines += [f"> {turn.error}", ""]
-    return "\n".join(lines)
-
-
-def _calls_markdown(calls: Any) -> list[str]:
-    """Each function call of a turn with its arguments and the output sent back, as fenced JSON."""
-    lines: list[str] = []
-    for call in calls if isinstance(calls, list) else []:
-        if not isinstance(call, dict):
-            continue
-        lines += [f"**Function call** `{call.get('name', '?')}` ({call.get('call_id', '')})", ""]
-        lines += ["```json", str(call.get("arguments", "")), "```", ""]
-        output = call.get("output")
-        lines += (
-            ["**Output**", "", "```", str(output), "```", ""] if output is not None else ["_(no output)_", ""]
-        )
-    return lines
-
-
-def iso_time(epoch: float) -> str | None:
-    """A stored time as ISO 8601 in UTC (what a person and any JSON tool read), None when unknown."""
-    if not epoch:
-        return None
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def as_json(conversation: Conversation) -> str:
-    """The conversation as a JSON document: times in ISO 8601 (UTC), and the settings it was sent with
-    (the conversation's; when it has none, as in a file whose conversations keep no settings, those of its
-    newest turn)."""
-    settings = conversation.settings
-    if not settings:
-        newest = next((turn for turn in reversed(conversation.turns) if turn.details.get("options")), None)
-        settings = dict(newest.details["options"]) if newest is not None else {}
-    document = {
-        "object": "conversation",
-        "id": conversation.summary.id,
-        "title": conversation.summary.title,
-        "model": conversation.summary.model,
-        "updated_at": iso_time(conversation.summary.updated_at),
-        "settings": settings,
-        "turns": [{**asdict(turn), "created_at": iso_time(turn.created_at)} for turn in conversation.turns],
-    }
-    return json.dumps(document, indent=2, ensure_ascii=False)

@@ -22,9 +22,11 @@ def answer_with_saved(turn: Turn, calls: list[FunctionCall]) -> bool:
     return with_saved_outputs(calls, turn.tools)
 
 
-def next_round(earlier: Sequence[Turn], turn: Turn) -> ResponseCreateParams:
-    """The request that sends this round's outputs back; the turn counts one more round."""
-    body = build_followup(earlier, turn)
+def next_round(earlier: Sequence[Turn], turn: Turn, server: str = "") -> ResponseCreateParams:
+    """The request that sends this round's outputs back to `server` (a profile id; "" for the turn's own);
+    the turn counts one more round, and its responses come from that server from now on."""
+    body = build_followup(earlier, turn, server)
+    turn.server = server or turn.server
     turn.rounds += 1
     turn.followups.append(body)
     turn.status = TurnStatus.STREAMING

@@ -97,6 +97,9 @@ class Turn:
     round_note: str = ""  # why the function loop ended early (its bound reached)
     followups: list[ResponseCreateParams] = field(default_factory=list)  # the requests that sent outputs back
     chain_requested: bool = True  # the person asked to chain on the server (function outputs chain too)
+    # The profile whose server made the turn's responses: its chain lives there. "" when not known (a turn
+    # saved before this was kept), taken to be the server in use.
+    server: str = ""
 
     def output_items(self) -> list[OutputItem]:
         """Every output item of the turn over all its rounds: the searches and reasoning as they finished,
@@ -115,6 +118,10 @@ class Turn:
     @property
     def response_id(self) -> str | None:
         return self.response.id if self.response is not None and self.response.id else None
+
+    def chains_on(self, server: str) -> bool:
+        """Whether a request to `server` (a profile id) can chain on this turn's response."""
+        return bool(self.response_id) and (not self.server or not server or self.server == server)
 
     @property
     def in_history(self) -> bool:
@@ -179,6 +186,11 @@ def history_messages(turns: Sequence[Turn]) -> list[InputItem]:
 
 
 def _chain_note(previous: Turn) -> str:
+    if previous.response_id:  # kept by another profile's server, which this one does not know
+        return (
+            "Not chained: the previous answer is on another server (the profile changed since), so the whole "
+            "history was sent instead."
+        )
     if previous.status == TurnStatus.STOPPED:
         return (
             "Not chained: the previous answer was stopped before it finished, so the server has no response "
@@ -200,17 +212,21 @@ def _left_out_note(earlier: Sequence[Turn]) -> str:
 
 
 def build_request(
-    earlier: Sequence[Turn], prompt: str, attachments: Sequence[Attachment], options: RequestOptions
+    earlier: Sequence[Turn],
+    prompt: str,
+    attachments: Sequence[Attachment],
+    options: RequestOptions,
+    server: str = "",
 ) -> RequestPlan:
-    """The request of a new turn after `earlier`: chained on the last answer's id when asked and possible,
-    else the whole history, saying why when chaining was asked for."""
+    """The request of a new turn after `earlier`, sent to `server` (a profile id): chained on the last
+    answer's id when asked and possible (that server made it), else the whole history, saying why when
+    chaining was asked for."""
     previous = next((turn for turn in reversed(earlier) if turn.in_history), None)
     note = _left_out_note(earlier) if options.chain_on_server else ""
-    if options.chain_on_server and previous is not None and previous.response_id:
+    chain_on = previous.response_id if previous is not None and previous.chains_on(server) else None
+    if options.chain_on_server and previous is not None and chain_on:
         chained_input: str | list[InputItem] = [user_message(prompt, attachments)] if attachments else prompt
-        body = ResponseCreateParams(
-            model=options.model, previous_response_id=previous.response_id, input=chained_input
-        )
+        body = ResponseCreateParams(model=options.model, previous_response_id=chain_on, input=chained_input)
         if note:
             note += " This turn chains on the answer before it."
     else:
@@ -259,15 +275,16 @@ def add_tools(body: ResponseCreateParams, options: RequestOptions) -> None:
             body["parallel_tool_calls"] = False
 
 
-def build_followup(earlier: Sequence[Turn], turn: Turn) -> ResponseCreateParams:
-    """The request that sends a turn's function outputs back: chained on the response that made the calls
-    when the turn chains on the server, else the whole history with this turn's calls and outputs. The
-    rest (model, tools, options) is the turn's first request's."""
+def build_followup(earlier: Sequence[Turn], turn: Turn, server: str = "") -> ResponseCreateParams:
+    """The request that sends a turn's function outputs back to `server` (a profile id; "" for the turn's
+    own): chained on the response that made the calls when the turn chains on the server and that server
+    made it, else the whole history with this turn's calls and outputs. The rest (model, tools, options) is
+    the turn's first request's."""
     first = turn.request_body
     assert first is not None  # a turn waiting for outputs was sent in this session
     body = copy.copy(first)
     chained_first = body.pop("previous_response_id", None) is not None
-    if turn.chain_requested and turn.response_id:
+    if turn.chain_requested and turn.response_id and turn.chains_on(server):
         body["previous_response_id"] = turn.response_id
         body["input"] = [call.output_item() for call in turn.calls if call.round == turn.rounds]
         return body

@@ -6,11 +6,11 @@ panels draw; nothing here fetches or changes anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from app.netrules import (
     EntryError,
@@ -22,8 +22,16 @@ from app.netrules import (
     warnings_for,
 )
 from app.netrules.index import EntryIndex
-from app.netrules.parse import Network
-from app.netrules.policy import ListAnswer, Verdict, answer, enabling_locks_out, removal_locks_out, verdict
+from app.netrules.parse import ASCII_SPACE, Network
+from app.netrules.policy import (
+    ListAnswer,
+    Verdict,
+    always_in_force,
+    answer,
+    enabling_locks_out,
+    removal_locks_out,
+    verdict,
+)
 
 if TYPE_CHECKING:  # pydantic models: loaded with the client
     from app.api.admin import Entry
@@ -32,6 +40,16 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client
 def index_of(entries: Sequence[Entry]) -> EntryIndex:
     """The membership index of a list's entries as the Admin API gave them."""
     return EntryIndex.of_cidrs(list(map(attrgetter("cidr"), entries)), list(map(attrgetter("id"), entries)))
+
+
+def in_force_at(entries: Sequence[Entry], now: float) -> Callable[[int], bool]:
+    """Whether the entry of a serial of `index_of(entries)` still admits at `now` (the gateway stops
+    admitting by an entry at its expiry's second)."""
+
+    def in_force(serial: int) -> bool:
+        return serial >= len(entries) or not entries[serial].expired_at(now)
+
+    return in_force
 
 
 class Tone(StrEnum):
@@ -61,7 +79,7 @@ def candidate(text: str, index: EntryIndex, loaded: bool, source_ip: str | None 
     """The verdict on a typed entry against the shown list; None for an empty field. `source_ip` is the
     address the service sees this console at: an entry holding it gets no warning that the service never
     sees such addresses (the local sandbox sees loopback, and a service on the same network a private one)."""
-    text = text.strip()
+    text = text.strip(ASCII_SPACE)  # as the API: any other space is refused by name, never dropped
     if not text:
         return None
     try:
@@ -89,6 +107,15 @@ class ListCheck:
     answer: ListAnswer
 
 
+class ListToCheck(NamedTuple):
+    """One list Check an IP asks: its label, whether it is on, its index, and which entries are in force."""
+
+    label: str  # "Organization" or "Project"
+    enabled: bool
+    members: EntryIndex  # the list's index
+    in_force: Callable[[int], bool] = always_in_force
+
+
 @dataclass(frozen=True)
 class IpCheck:
     """Check an IP: the fault in what was typed, or each list's answer and the verdict of both."""
@@ -98,16 +125,18 @@ class IpCheck:
     verdict: Verdict = Verdict.ADMITTED
 
 
-def check_ip(text: str, lists: list[tuple[str, bool, EntryIndex]]) -> IpCheck | None:
-    """`lists`: (label, enabled, index) of the organization's list, then the project's when one is chosen."""
-    text = text.strip()
+def check_ip(text: str, lists: Sequence[ListToCheck]) -> IpCheck | None:
+    """`lists`: the organization's list, then the project's when one is chosen."""
+    text = text.strip(ASCII_SPACE)  # as the API: any other space is refused by name, never dropped
     if not text:
         return None
     try:
         address = parse_address(text)
     except EntryError as error:
         return IpCheck(error=error.message)
-    checks = tuple(ListCheck(label, answer(index, enabled, address)) for label, enabled, index in lists)
+    checks = tuple(
+        ListCheck(item.label, answer(item.members, item.enabled, address, item.in_force)) for item in lists
+    )
     project = checks[1].answer if len(checks) > 1 else None
     return IpCheck(lists=checks, verdict=verdict(checks[0].answer, project))
 

@@ -26,6 +26,9 @@ class Change(StrEnum):
     ROTATION = "rotation"  # a step of an address rotation, from this console
     UPDATE = "update"  # the service's log: a new expiry or description, from anywhere
     EXPIRED = "expired"  # the service's log: the service removed an entry a grace period after it expired
+    KEY = "key"  # a key created, revoked or rotated from this console (its name and id, never its value)
+    SIMPLIFY = "simplify"  # Simplify…: entries merged into fewer ranges, from this console
+    POLICY = "policy"  # a policy file applied to a list, from this console
 
 
 class Source(StrEnum):
@@ -90,7 +93,7 @@ def from_audit(event: AuditEvent, label_for: Callable[[str | None], str]) -> His
             else f"key {actor.name or actor.id or '?'}"
         )
     before, after = _state(event.before), _state(event.after)
-    what = after or before
+    what = after or before or (event.entry_id or "")  # a key's events name the key by its id
     if before and after and before != after:
         what = f"{before} → {after}"
     result = event.result.value
@@ -100,12 +103,15 @@ def from_audit(event: AuditEvent, label_for: Callable[[str | None], str]) -> His
         result = f"{result}: {event.code}"
     if event.forced:
         result += " (forced)"
+    action = ACTIONS.get(event.type, event.type.rsplit(".", 1)[-1])
+    if event.type.startswith("certificate."):  # mutual TLS: which certificate, as the log names it
+        action, what = f"certificate {action}", event.entry_id or what
     return HistoryRow(
         float(event.created_at),
         Source.SERVICE,
         who,
         label_for(event.project_id if event.scope == "project" else None),
-        ACTIONS.get(event.type, event.type.rsplit(".", 1)[-1]),
+        action,
         what,
         result,
         result.startswith("ok"),

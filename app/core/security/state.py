@@ -126,23 +126,34 @@ class AllowlistState:
         return checks.candidate(text, self.entry_index(self.data), self.data is not None, self.source_ip)
 
     def check_ip(self, text: str) -> checks.IpCheck | None:
+        """Check an IP at the moment asked: an entry that expired admits nobody, as at the gateway."""
+        now = time.time()
         lists = [("Organization", self.org_data)]
         if self.project_id:
             lists.append(("Project", self.data))
         return checks.check_ip(
             text,
-            [(label, data is not None and data.enabled, self.entry_index(data)) for label, data in lists],
+            [
+                checks.ListToCheck(
+                    label,
+                    data is not None and data.enabled,
+                    self.entry_index(data),
+                    checks.in_force_at(data.entries if data is not None else (), now),
+                )
+                for label, data in lists
+            ],
         )
 
     def admits(self, address: str) -> bool:
-        """Whether the shown list, as last read, admits `address` (a list that is off admits everyone)."""
+        """Whether the shown list, as last read, admits `address` now (a list that is off admits everyone)."""
         if self.data is None or not address:
             return False
         try:
             parsed = parse_address(address)
         except EntryError:
             return False
-        return answer(self.entry_index(self.data), self.data.enabled, parsed).admits
+        in_force = checks.in_force_at(self.data.entries, time.time())
+        return answer(self.entry_index(self.data), self.data.enabled, parsed, in_force).admits
 
     def guard_index(self, now: float | None = None) -> EntryIndex:
         """The index the lockout guard decides by: the shown list without the entries that expire within the

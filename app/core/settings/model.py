@@ -66,6 +66,9 @@ class UiSettings:
     window_geometry: str = option(
         "", "The main window's geometry (Qt's saveGeometry, base64)", max_length=10_000
     )
+    window_scale: float = option(
+        1.0, "The screen's scale (device pixels per point) the geometry was saved at", minimum=0.1, maximum=16
+    )
     tab: int = option(0, "The tab shown (0: Playground)", minimum=0, maximum=100)
     playground: dict[str, Any] = option(
         factory=dict, description="The Playground's model, switches and options (read by PlaygroundState)"

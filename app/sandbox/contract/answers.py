@@ -15,6 +15,7 @@ from app.sandbox.contract.admin import (
     EntryPatch,
     ListPatch,
 )
+from app.sandbox.contract.certificates import CertificateRename, CertificateToggle, CertificateUpload
 from app.sandbox.contract.responses import CreateResponse, InputItem
 from app.sandbox.contract.stateful_routes import (
     CompactRequest,
@@ -202,7 +203,53 @@ class ListingSchema(Answer):
     data: list[dict[str, Any]]
 
 
+class CertificateDetailsSchema(Answer):
+    """The hosted fields (`valid_at`, `expires_at`, `content` when asked for) and this service's own."""
+
+    valid_at: int
+    expires_at: int
+    subject: str
+    issuer: str
+    fingerprint_sha256: str
+    content: str | None = None
+
+
+class ActiveAtSchema(Answer):
+    scope: Literal["organization", "project"]
+    project_id: str | None
+
+
+class CertificateSchema(Answer):
+    """`active`: at the organization or project the path names (absent on an upload or a retrieve);
+    `active_in`: every place it is active at (this service's)."""
+
+    object: Literal["certificate", "organization.certificate", "organization.project.certificate"]
+    id: str
+    name: str | None
+    created_at: int
+    certificate_details: CertificateDetailsSchema
+    active: bool | None = None
+    active_in: list[ActiveAtSchema]
+
+
+class CertificateListSchema(Answer):
+    object: Literal["list"]
+    data: list[CertificateSchema]
+
+
+class CertificateDeletedSchema(Answer):
+    object: Literal["certificate.deleted"]
+    id: str
+    deleted: bool
+
+
 _MODELS: list[type[BaseModel]] = [
+    CertificateUpload,
+    CertificateRename,
+    CertificateToggle,
+    CertificateSchema,
+    CertificateListSchema,
+    CertificateDeletedSchema,
     CreateResponse,
     EntryCreate,
     EntryPatch,

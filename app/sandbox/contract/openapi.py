@@ -7,6 +7,7 @@ from typing import Any, get_args
 from app.sandbox.config import SandboxConfig
 from app.sandbox.contract.admin import AuditType
 from app.sandbox.contract.answers import components
+from app.sandbox.contract.keys import key_paths
 from app.sandbox.contract.responses import Includable
 
 
@@ -46,7 +47,12 @@ def _path(name: str) -> dict[str, Any]:
     return {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
 
 
-_FORCE = {"name": "force", "in": "query", "schema": {"enum": ["true", "false"]}}
+_FORCE = {
+    "name": "force",
+    "in": "query",
+    "description": "true: make the change even though it blocks the caller's own address (409 otherwise)",
+    "schema": {"enum": ["true", "false"]},
+}
 _IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string", "maxLength": 200}}
 _ADMIN_ERRORS = (400, 401, 403, 404, 409, 413, 429)
 
@@ -65,6 +71,8 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
         f"{prefix}/ip_allowlist/entries": {
             "parameters": params,
             "post": {
+                # An add never blocks anyone, so it has no `force`: any query parameter is refused.
+                "description": "Takes no query parameter: any (`force` too) is a 400 `unknown_parameter`.",
                 "parameters": [_IF_MATCH],
                 "requestBody": _body("EntryCreate"),
                 "responses": _versioned("201", "Entry", *_ADMIN_ERRORS),
@@ -82,6 +90,49 @@ def _allowlist_paths(prefix: str, params: list[dict[str, Any]]) -> dict[str, Any
                 "responses": _versioned("200", "Entry", *_ADMIN_ERRORS),
             },
         },
+    }
+
+
+def _certificate_paths(org: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
+    """Mutual TLS: the organization's certificates, and their activation there or at one project."""
+    base, at_project = "/v1/organizations/{org_id}", "/v1/organizations/{org_id}/projects/{project_id}"
+    listing = [
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+        {"name": "after", "in": "query", "schema": {"type": "string", "minLength": 1, "maxLength": 64}},
+        {"name": "order", "in": "query", "schema": {"enum": ["asc", "desc"]}},
+    ]
+    content = {"name": "include[]", "in": "query", "schema": {"enum": ["content"]}}
+    read = {"parameters": listing, "responses": _answers("200", "CertificateList", 400, 401, 403, 404, 429)}
+    toggle = {
+        "requestBody": _body("CertificateToggle"),
+        "responses": _answers("200", "CertificateList", *_ADMIN_ERRORS),
+    }
+    return {
+        f"{base}/certificates": {
+            "parameters": [org],
+            "get": read,
+            "post": {
+                "requestBody": _body("CertificateUpload"),
+                "responses": _answers("200", "Certificate", *_ADMIN_ERRORS),
+            },
+        },
+        f"{base}/certificates/activate": {"parameters": [org], "post": toggle},
+        f"{base}/certificates/deactivate": {"parameters": [org], "post": toggle},
+        f"{base}/certificates/{{certificate_id}}": {
+            "parameters": [org, _path("certificate_id")],
+            "get": {
+                "parameters": [content],
+                "responses": _answers("200", "Certificate", 400, 401, 403, 404, 429),
+            },
+            "post": {
+                "requestBody": _body("CertificateRename"),
+                "responses": _answers("200", "Certificate", *_ADMIN_ERRORS),
+            },
+            "delete": {"responses": _answers("200", "CertificateDeleted", *_ADMIN_ERRORS)},
+        },
+        f"{at_project}/certificates": {"parameters": [org, project], "get": read},
+        f"{at_project}/certificates/activate": {"parameters": [org, project], "post": toggle},
+        f"{at_project}/certificates/deactivate": {"parameters": [org, project], "post": toggle},
     }
 
 
@@ -240,6 +291,8 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     item["content"]["application/json"]["schema"] = schemas["ItemList"]["properties"]["data"]["items"]
     paths.update(_allowlist_paths("/v1/organizations/{org_id}", [org]))
     paths.update(_allowlist_paths("/v1/organizations/{org_id}/projects/{project_id}", [org, project]))
+    paths.update(key_paths(org, project, _path))
+    paths.update(_certificate_paths(org, project))
     return {
         "openapi": "3.1.0",
         "info": {

@@ -1,9 +1,12 @@
 """The gateway in front of every /v1 request, in the service's order (docs/contract.md).
 
 1. source IP (X-Forwarded-For only from a trusted proxy), 2. scope from the path or the key's clear
-owner part, without validating the key, 3. organization AND project allowlists, decided by
-netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor which list
-refused, 4. key validation, rate limiting, the body size limit, then the handler.
+owner part, without validating the key, 3. the client certificate, where one is active for that
+organization or project (gateway/client_certificates.py), then the organization AND project allowlists,
+decided by netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor
+which list refused, 4. key validation (and its permissions), rate limiting, the body size limit, then the
+handler. A request counts on the entries that admitted it (hit_count) only once the key and the rate limit
+let it through, so refused keys keep no unused entry looking used.
 Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
 """
 
@@ -22,8 +25,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.netrules import Address
 from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import error_bytes
+from app.sandbox.gateway.client_certificates import certificate_refusal
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
+from app.sandbox.gateway.permissions import refusal as permission_refusal
+from app.sandbox.gateway.recording import record_admission, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
 from app.sandbox.gateway.upgrade import refusals_as_handshake
 from app.sandbox.state import SandboxState
@@ -118,18 +124,29 @@ class Gateway:
         source_ip, token, framed, oversized, shown, seen = self._head(
             client[0] if client else None, tuple(scope["headers"])
         )
+        if self.store.certificates.any_active:  # mutual TLS, with the allowlist before the key
+            refused = certificate_refusal(self.store.certificates, scope, *self._owners(path, token))
+            if refused is not None:  # connection: close, so a client that has a certificate reconnects
+                await _respond(send, 403, refused, [(b"connection", b"close")])
+                return
         organization, project = self._applicable_allowlists(path, token)
         if organization is not None and not organization.enabled:
             organization = None  # a list that is off admits everyone
         if project is not None and not project.enabled:
             project = None
         extra: list[tuple[bytes, bytes]] = []
+        matched: tuple[tuple[AllowlistRecord, int], ...] = ()
+        now = int(self.clock())  # whole seconds: an entry expires at its second
         if organization is not None or project is not None:
             extra.append((b"x-request-source-ip", shown))
-            if not self._admitted(source_ip, organization, project):
+            admitted = self._admitted(source_ip, organization, project, now)
+            if admitted is None:
+                owners = self._owners(path, token)
+                record_refusal(self.store.traffic, owners, source_ip, seen, path, organization, project, now)
                 # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
                 await _respond(send, 403, _refusal(seen), extra)
                 return
+            matched = admitted
 
         key = self.store.keys.lookup(token) if token else None
         if key is None:
@@ -140,6 +157,13 @@ class Gateway:
             )
             await _respond(send, 401, error_bytes(401, message, "invalid_api_key"), extra)
             return
+        self.store.keys.used(key, int(self.clock()))  # counted in memory, written in batches
+        if key.permissions != "all":
+            # An upgrade opens a socket of response.create messages: a write, as a POST is.
+            refused = permission_refusal(key.permissions, scope.get("method", "POST"), path)
+            if refused is not None:
+                await _respond(send, 403, refused, extra)
+                return
 
         allowed, remaining, reset = self.limiter.take(token or "")
         limit_headers = [
@@ -157,6 +181,10 @@ class Gateway:
                 [*extra, *limit_headers, (b"retry-after", retry)],
             )
             return
+        for record, serial in matched:  # admitted past the key and the rate limit: now it counts
+            record.count(serial, now)
+        if matched:  # and its source, for the dry run's evidence (store/traffic.py)
+            record_admission(self.store.traffic, tuple(record for record, _ in matched), seen, now)
 
         if oversized:
             message = f"The request body is larger than the limit of {self.config.max_body_bytes:,} bytes."
@@ -178,24 +206,27 @@ class Gateway:
         await self.app(scope, receive, _with_headers(send, extra, limit_headers))
 
     def _admitted(
-        self, source_ip: Address | None, organization: AllowlistRecord | None, project: AllowlistRecord | None
-    ) -> bool:
-        """Whether every list in force admits the address; the request is counted on the entries that did."""
+        self,
+        source_ip: Address | None,
+        organization: AllowlistRecord | None,
+        project: AllowlistRecord | None,
+        now: int,
+    ) -> tuple[tuple[AllowlistRecord, int], ...] | None:
+        """The (list, entry serial) of each list in force that admits the address, or None when one refuses;
+        counted by the caller once the request is let through."""
         if source_ip is None:
-            return False  # an unknown address fails closed wherever a list is on
-        now = int(self.clock())  # whole seconds: an entry expires at its second
-        if project is None or organization is None:  # the usual case: one lookup that counts as it admits
+            return None  # an unknown address fails closed wherever a list is on
+        if project is None or organization is None:  # the usual case: one lookup
             single = organization if project is None else project
             assert single is not None
-            return single.match(source_ip, now, True) >= 0
-        # Both lists must admit before either counts the request.
+            serial = single.match(source_ip, now)
+            return None if serial < 0 else ((single, serial),)
+        # Both lists must admit.
         in_organization = organization.match(source_ip, now)
         in_project = project.match(source_ip, now)
         if in_organization < 0 or in_project < 0:
-            return False
-        organization.count(in_organization, now)
-        project.count(in_project, now)
-        return True
+            return None
+        return (organization, in_organization), (project, in_project)
 
     def _applicable_allowlists(
         self, path: str, token: str | None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -145,6 +146,22 @@ def guarded_httptools_protocol(timeout: float, cap: int) -> type[HttpToolsProtoc
         max_connections = cap
         _in_head = True  # between requests, or inside one's head: bytes received count towards the head
         _head_bytes = 0  # bytes received since the head began, while it is incomplete
+        # The ASGI TLS extension of this connection's requests (None over plain HTTP): the client's
+        # certificate, read once per connection, for the gateway's mutual TLS check.
+        _extensions: dict[str, Any] | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            ssl_object = transport.get_extra_info("ssl_object")
+            if ssl_object is not None:
+                der = ssl_object.getpeercert(binary_form=True)
+                chain = (ssl.DER_cert_to_PEM_cert(der),) if der else ()
+                self._extensions = {"tls": {"client_cert_chain": chain}}
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            if self._extensions is not None:
+                self.scope["extensions"] = self._extensions
 
         def data_received(self, data: bytes) -> None:
             if self._in_head:

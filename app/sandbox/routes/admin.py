@@ -25,6 +25,7 @@ from app.sandbox.contract.admin import (
     EntryPatch,
     ForceQuery,
     ListPatch,
+    NoQuery,
 )
 from app.sandbox.contract.validate import parse_json_body, validate, validate_query
 from app.sandbox.errors import ServiceError, quote
@@ -198,6 +199,7 @@ class AdminRoutes:
     async def add_entry(self, request: Request) -> Response:
         scope, owner, context = _target(request, self.store)
         body = validate(EntryCreate, parse_json_body(await request.body()))
+        validate_query(NoQuery, request.query_params.multi_items())  # `?force` too: an add needs no override
         cidr, description = body.cidr, body.description or ""
         try:
             network = parse_entry(cidr)

@@ -1,5 +1,6 @@
 """The sandbox's state in one SQLite file, by aggregate: organizations and projects, keys, allowlists, their
-hit counts, the audit log, stored responses and conversations.
+hit counts, keys and their use, service accounts, the audit log, the mutual TLS certificates, stored
+responses and conversations.
 
 The server and the dashboard each open their own `Store`. Each aggregate has one API: its writes are
 coroutines that resolve once the write is on disk (the writer thread commits them, writer.py), its reads
@@ -15,12 +16,16 @@ from pathlib import Path
 from app.sandbox.store.allowlist_record import AllowlistRecord
 from app.sandbox.store.allowlists import StoredAllowlists
 from app.sandbox.store.audit import AuditLog
+from app.sandbox.store.certificates import Certificates
 from app.sandbox.store.conversations import StoredConversations
 from app.sandbox.store.database import Database
 from app.sandbox.store.hit_counts import HitCounts
+from app.sandbox.store.key_usage import KeyUsage
 from app.sandbox.store.keys import Keys
 from app.sandbox.store.organizations import Organizations
 from app.sandbox.store.responses import StoredResponses
+from app.sandbox.store.service_accounts import ServiceAccounts
+from app.sandbox.store.traffic import Traffic
 
 
 class Store:
@@ -37,10 +42,14 @@ class Store:
         self.database.start_writer(self.allowlists)
         self.hit_counts = HitCounts(self.database, self.allowlists)
         self.keys = Keys(self.database)
+        self.key_usage = KeyUsage(self.database, self.keys)
+        self.service_accounts = ServiceAccounts(self.database, self.keys)
         self.organizations = Organizations(self.database)
         self.audit = AuditLog(self.database)
+        self.certificates = Certificates(self.database)
         self.responses = StoredResponses(self.database)
         self.conversations = StoredConversations(self.database)
+        self.traffic = Traffic(self.database)
 
     @property
     def path(self) -> Path:
@@ -52,7 +61,8 @@ class Store:
 
     def close(self) -> None:
         # What the gateway counted since the last flush, written before the writer stops.
-        counted = self.hit_counts.pending()
-        if counted is not None:
-            self.database.submit(counted).result()
+        for counted in (self.hit_counts.pending(), self.key_usage.pending()):
+            if counted is not None:
+                self.database.submit(counted).result()
+        self.traffic.flush_now()
         self.database.close()

@@ -9,6 +9,7 @@ version of its own (its ETag), raised by every change to it.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -136,6 +137,21 @@ class StoredAllowlists:
             "ON CONFLICT (scope, owner_id) DO UPDATE SET enabled = excluded.enabled, version = excluded.version",
             (allowlist.scope, allowlist.owner_id, int(switch), allowlist.version + 1),
         )
+
+    # For writes made elsewhere (allowlist_batch.py), on the writer, holding `lock`.
+    @property
+    def database(self) -> Database:
+        return self._database
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._lock
+
+    def load_for_change(self, db: sqlite3.Connection, scope: str, owner_id: str) -> AllowlistRecord:
+        return self._load(db, scope, owner_id)
+
+    def bump(self, db: sqlite3.Connection, allowlist: AllowlistRecord, enabled: bool | None = None) -> None:
+        self._bump(db, allowlist, enabled)
 
     # -- reads ------------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from app.sandbox.ids import new_id
 from app.sandbox.store.database import Database
-from app.sandbox.store.keys import INSERT_KEY, hash_key, make_key
+from app.sandbox.store.keys import ALL, SANDBOX_OWNER, insert_key, make_key
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Organizations:
                 (creds.admin_key, "admin", None, "First admin key"),
                 (creds.api_key, "project", creds.project_id, "First project key"),
             ):
-                db.execute(INSERT_KEY, (hash_key(key), kind, creds.org_id, project_id, now, name))
+                insert_key(db, key, kind, creds.org_id, project_id, name, SANDBOX_OWNER, ALL)
             return creds
 
         return await self._database.write(work)

@@ -1,4 +1,8 @@
-"""Stored responses (`store: true`), with their input and output items kept by id for `item_reference`."""
+"""Stored responses (`store: true`), with their input and output items kept by id for `item_reference`.
+
+An item names the latest stored response that holds it: deleting a response (retention, or DELETE) deletes
+the items no later response saved again, its text with it.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +25,10 @@ class StoredResponses:
         """Keep the response; `items`: the turn's input and output items, kept by id for `item_reference`
         inputs."""
         row = (body["id"], project_id, json.dumps(body), json.dumps(history), body["created_at"])
-        item_rows = [(item["id"], project_id, json.dumps(item)) for item in items or [] if "id" in item]
+        response_id = body["id"]
+        item_rows = [
+            (item["id"], project_id, json.dumps(item), response_id) for item in items or [] if "id" in item
+        ]
 
         def work(db: sqlite3.Connection) -> None:
             # An upsert: a background response is written when queued, then again when it ends.
@@ -30,7 +37,10 @@ class StoredResponses:
                 "SET body = excluded.body, history = excluded.history",
                 row,
             )
-            db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?, ?)", item_rows)
+            db.executemany(
+                "INSERT OR REPLACE INTO items (id, project_id, item, response_id) VALUES (?, ?, ?, ?)",
+                item_rows,
+            )
 
         await self._database.write(work)
 
@@ -50,16 +60,21 @@ class StoredResponses:
         return self._database.read(work)
 
     async def prune(self, created_before: float, batch: int = 500) -> int:
-        """Delete up to `batch` stored responses made before `created_before` (epoch seconds), oldest first;
-        returns how many. On the writer thread, in the same batches as requests' writes: a small batch
-        keeps each transaction short, so requests never wait behind a large backlog."""
+        """Delete up to `batch` stored responses made before `created_before` (epoch seconds), oldest first,
+        with their kept events and items; returns how many. On the writer thread, in the same batches as
+        requests' writes: a small batch keeps each transaction short, so requests never wait behind a large
+        backlog."""
 
         def work(db: sqlite3.Connection) -> int:
-            return db.execute(
-                "DELETE FROM responses WHERE rowid IN (SELECT rowid FROM responses WHERE created_at < ? "
-                "ORDER BY created_at LIMIT ?)",
-                (int(created_before), batch),
-            ).rowcount
+            ids = [
+                (row[0],)
+                for row in db.execute(
+                    "SELECT id FROM responses WHERE created_at < ? ORDER BY created_at LIMIT ?",
+                    (int(created_before), batch),
+                )
+            ]
+            _delete_with_items(db, ids)
+            return len(ids)
 
         return await self._database.write(work)
 
@@ -74,11 +89,18 @@ class StoredResponses:
 
     async def delete(self, project_id: str, response_id: str) -> bool:
         def work(db: sqlite3.Connection) -> bool:
-            deleted = db.execute(
-                "DELETE FROM responses WHERE id = ? AND project_id = ?", (response_id, project_id)
-            ).rowcount
-            if deleted:  # a background response's kept events go with it
-                db.execute("DELETE FROM response_events WHERE response_id = ?", (response_id,))
-            return bool(deleted)
+            held = db.execute(
+                "SELECT 1 FROM responses WHERE id = ? AND project_id = ?", (response_id, project_id)
+            ).fetchone()
+            if held:
+                _delete_with_items(db, [(response_id,)])
+            return bool(held)
 
         return await self._database.write(work)
+
+
+def _delete_with_items(db: sqlite3.Connection, ids: list[tuple[str]]) -> None:
+    """Delete these responses, a background response's kept events, and the items no later response holds."""
+    db.executemany("DELETE FROM responses WHERE id = ?", ids)
+    db.executemany("DELETE FROM response_events WHERE response_id = ?", ids)
+    db.executemany("DELETE FROM items WHERE response_id = ?", ids)

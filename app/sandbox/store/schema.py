@@ -5,6 +5,7 @@ WAL with synchronous=FULL: a write is acknowledged only after it is on disk, so 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -36,13 +37,36 @@ CREATE TABLE IF NOT EXISTS conversation_items (
   conversation_id TEXT NOT NULL, position INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
   PRIMARY KEY (conversation_id, position), UNIQUE (conversation_id, id));
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS service_accounts (
+  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, project_id TEXT NOT NULL, name TEXT NOT NULL,
+  created_at INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('allowlists_generation', 0);
+"""
+# Who the allowlists refused and admitted, per source (traffic.py).
+TRAFFIC_SCHEMA = """
+CREATE TABLE IF NOT EXISTS refused (
+  org_id TEXT NOT NULL, project_id TEXT NOT NULL, list TEXT NOT NULL, source_ip TEXT NOT NULL,
+  minute INTEGER NOT NULL, count INTEGER NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+  path TEXT NOT NULL, PRIMARY KEY (org_id, project_id, list, source_ip, minute));
+CREATE INDEX IF NOT EXISTS refused_by_time ON refused (org_id, last_seen);
+CREATE TABLE IF NOT EXISTS admitted (
+  scope TEXT NOT NULL, owner_id TEXT NOT NULL, source_ip TEXT NOT NULL, day INTEGER NOT NULL,
+  hits INTEGER NOT NULL, last_seen INTEGER NOT NULL, PRIMARY KEY (scope, owner_id, source_ip, day));
+CREATE INDEX IF NOT EXISTS admitted_by_day ON admitted (day);
 """
 AUDIT_SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit_log (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, org_id TEXT NOT NULL, project_id TEXT, type TEXT NOT NULL,
   created_at INTEGER NOT NULL, body TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS audit_log_by_org ON audit_log (org_id, seq);
+"""
+# Mutual TLS: the organizations' CA certificates and where each is active (tables added, nothing changed).
+CERTIFICATE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS certificates (
+  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, name TEXT NOT NULL, pem TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS certificate_activations (
+  certificate_id TEXT NOT NULL, scope TEXT NOT NULL, owner_id TEXT NOT NULL,
+  PRIMARY KEY (certificate_id, scope, owner_id));
 """
 # Columns added after the first release: a store made before them gets them on open.
 _ADDED_COLUMNS = (
@@ -51,6 +75,13 @@ _ADDED_COLUMNS = (
     ("entries", "last_matched_at", "INTEGER"),
     ("allowlists", "version", "INTEGER NOT NULL DEFAULT 0"),
     ("api_keys", "name", "TEXT NOT NULL DEFAULT ''"),
+    ("items", "response_id", "TEXT"),  # the latest stored response that holds the item: retention's link
+    ("api_keys", "redacted_value", "TEXT NOT NULL DEFAULT 'sk-...'"),
+    ("api_keys", "owner", "TEXT NOT NULL DEFAULT ''"),
+    ("api_keys", "permissions", "TEXT NOT NULL DEFAULT 'all'"),
+    ("api_keys", "service_account_id", "TEXT"),
+    ("api_keys", "last_used_at", "INTEGER"),
+    ("api_keys", "request_count", "INTEGER NOT NULL DEFAULT 0"),
 )
 
 
@@ -64,15 +95,37 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def migrate(db: sqlite3.Connection) -> None:
+    added: set[tuple[str, str]] = set()
     for table, column, kind in _ADDED_COLUMNS:
         if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            added.add((table, column))
     db.execute(
         "CREATE INDEX IF NOT EXISTS entries_expiring ON entries (expires_at) WHERE expires_at IS NOT NULL"
     )
+    if ("items", "response_id") in added:
+        _link_items(db)
+    db.execute("CREATE INDEX IF NOT EXISTS items_by_response ON items (response_id)")
+
+
+def _link_items(db: sqlite3.Connection) -> None:
+    """Items kept before they named their response: each gets the latest response holding it (its input items
+    and its output), so retention deletes them with it; an item no response holds goes now."""
+    rows = db.execute("SELECT id, project_id, body, history FROM responses ORDER BY created_at").fetchall()
+    for response_id, project_id, body, history in rows:
+        held = [*json.loads(history).get("input_items", ()), *json.loads(body).get("output", ())]
+        db.executemany(
+            "UPDATE items SET response_id = ? WHERE project_id = ? AND id = ?",
+            [
+                (response_id, project_id, item["id"])
+                for item in held
+                if isinstance(item, dict) and "id" in item
+            ],
+        )
+    db.execute("DELETE FROM items WHERE response_id IS NULL")
 
 
 def create_tables(db: sqlite3.Connection) -> None:
     """Every table, and the columns a store made before them lacks (on the writer's connection, at open)."""
-    db.executescript(SCHEMA + AUDIT_SCHEMA)
+    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA + TRAFFIC_SCHEMA)
     migrate(db)

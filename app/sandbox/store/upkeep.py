@@ -1,6 +1,6 @@
 """Work the sandbox does off the request path: compiling a long list's lookup table when it is read in or
 has taken many additions (allowlists.py), writing the usage the gateway counted, removing entries a grace
-period after they expired.
+period after they expired, reading again the certificates the dashboard changed.
 
 Two daemon threads: the compiler waits for lists to compile (a 100,000-entry table takes a few hundred ms
 of Python, which must not stall the event loop nor the store's writer), and the keeper wakes every flush
@@ -65,7 +65,10 @@ class Keeper:
     async def tick(self) -> None:
         """One round (tests call it with a clock they moved)."""
         await self._store.hit_counts.flush()
+        await self._store.key_usage.flush()
+        await self._store.traffic.flush()
         await self._store.allowlists.remove_expired(self._grace)
+        self._store.certificates.reload()  # the dashboard's changes (another process) reach the gateway
 
     def _loop(self) -> None:
         loop = asyncio.new_event_loop()  # this thread's own, for the store's coroutines

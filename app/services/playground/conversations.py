@@ -19,10 +19,9 @@ from app.core.playground.conversation_store import (
     ConversationStore,
     ConversationSummary,
     StoredTurn,
-    as_json,
-    as_markdown,
     title_from,
 )
+from app.core.playground.export import as_json, as_markdown
 from app.core.playground.files import CONVERSATIONS_FILE
 from app.core.playground.status import TurnStatus
 from app.services.playground.service import PlaygroundService
@@ -168,6 +167,7 @@ def stored_turn(turn: Turn) -> StoredTurn:
             "duration": figures.duration,
             **shown_again(turn),
             "held_back": figures.held_back,
+            "server": turn.server,  # the profile whose server holds its response: where it chains
         },
     )
 
@@ -193,6 +193,7 @@ def restored_turn(stored: StoredTurn) -> Turn:
         status=status,
         error=stored.error,
         response=_chain_point(stored, status) if stored.response_id else None,
+        server=str(details.get("server") or ""),
     )
     turn.figures.input_tokens = int(details.get("input_tokens") or 0)
     turn.figures.output_tokens = int(details.get("output_tokens") or 0)

@@ -47,7 +47,7 @@ def prepare_image(data: bytes, label: str, max_side: int = DEFAULT_MAX_SIDE) -> 
     reader = QImageReader(buffer)
     image_format = bytes(reader.format().data()).decode().lower()
     if not image_format:
-        raise ImageProblem(f"{label} is not an image Qt can read (or it is damaged).")
+        raise ImageProblem(f"{label} is not an image (or it is damaged): send PNG, JPEG, WebP or GIF.")
     if image_format not in ACCEPTED:
         raise ImageProblem(f"{label} is a {image_format.upper()} image: send PNG, JPEG, WebP or GIF.")
     image = reader.read()

@@ -62,14 +62,21 @@ class PlaygroundService(QObject):
         from app.core.playground.turns import build_request
 
         index = len(self.turns) if index is None else index
-        return build_request(self.turns[:index], prompt, attachments, options).body
+        return build_request(self.turns[:index], prompt, attachments, options, self.server).body
+
+    @property
+    def server(self) -> str:
+        """The profile whose server the next request goes to: a conversation's chain lives on one server."""
+        profile = self.session.profile
+        return profile.id if profile is not None else ""
 
     def send(self, prompt: str, attachments: list[Attachment], options: RequestOptions) -> int:
         """Start a new turn; returns its index. A turn already streaming is stopped first."""
         from app.core.playground.turns import Turn, build_request
 
+        self._leave_waiting_calls()
         self.stop()
-        plan = build_request(self.turns, prompt, attachments, options)
+        plan = build_request(self.turns, prompt, attachments, options, self.server)
         turn = Turn(
             prompt,
             list(attachments),
@@ -80,6 +87,7 @@ class PlaygroundService(QObject):
             schema=options.schema,
             tools=options.tools,
             chain_requested=options.chain_on_server,
+            server=self.server,
         )
         self.turns.append(turn)
         index = len(self.turns) - 1
@@ -87,6 +95,17 @@ class PlaygroundService(QObject):
         task = self.session.tasks.start("playground.stream", self._run(index))
         task.add_done_callback(lambda _task: self._never_started(index))
         return index
+
+    def _leave_waiting_calls(self) -> None:
+        """A new message while the model waits for function outputs: that turn ends, saying why, as its
+        calls go unanswered (not a bare "Stopped", as if the person had pressed Stop)."""
+        from app.core.playground.call_wording import unanswered_note
+
+        for index, turn in enumerate(self.turns):
+            if turn.status == TurnStatus.CALLING:
+                turn.round_note = unanswered_note(turn.pending_calls)
+                turn.status = TurnStatus.STOPPED
+                self.turn_finished.emit(index)
 
     def _never_started(self, index: int) -> None:
         """A turn cancelled before its task ran a single step still ends, as stopped."""
@@ -162,7 +181,7 @@ class PlaygroundService(QObject):
         turn = self.turns[index]
         body = None
         if follow_up:
-            body = next_round(self.turns[:index], turn)
+            body = next_round(self.turns[:index], turn, self.server)
             self.turn_updated.emit(index)
         run = TurnRun(
             turn,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 
 from app.api.errors import ApiError, Conflict, ErrorCode, IpNotAllowed
+from app.common.wording import counted
 from app.core.security import files
 from app.core.security.concurrency import ListDiff
 from app.core.security.files import TransferError
@@ -306,7 +307,7 @@ class AllowlistService(AllowlistReader):
             if failed:
                 raise PartialImport(summary)
 
-        self.run(Change.IMPORT, go(), f"{len(lines):,} entries from a file")
+        self.run(Change.IMPORT, go(), f"{counted(len(lines), 'entry', 'entries')} from a file")
 
 
 def _moment(at: int) -> str:

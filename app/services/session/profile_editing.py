@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from app.common.proxy_url import BadProxyUrl
 from app.common.secrets import KeychainUnavailable
+from app.common.wording import in_sentence
 from app.core.profile import Profile
 from app.core.profile_form import (
     SECRET_FIELDS,
@@ -127,7 +128,7 @@ class ProfileEditor:
                 continue
             try:
                 where = self.session.store_secret(
-                    profile.id, name, value, f"the {label.lower()} of “{profile.name}”"
+                    profile.id, name, value, f"the {in_sentence(label)} of “{profile.name}”"
                 )
             except KeychainUnavailable as error:
                 return SaveOutcome(False, keychain_refusal(label, error, secret_env(profile, name)), proxy)

@@ -199,6 +199,8 @@ class ConsoleSession(QObject):
 
         try:
             self.client = ServiceClient(self.settings_for(profile), profile.org_id)
+            if profile.is_sandbox and profile.simulated_ip:  # the Playground's requests play it
+                self.client.set_played_ip(profile.simulated_ip)
         except BadProxyUrl as error:
             self._set_state(ConnectionState.ERROR, f"{error} Fix the Proxy URL in File > Profiles… (Ctrl+,).")
             self.bus.error(f"“{profile.name}” cannot connect: {self.detail}")  # on screen, not only the log
@@ -269,14 +271,15 @@ class ConsoleSession(QObject):
         return shlex.join(words)
 
     def set_simulated_ip(self, ip: str) -> None:
-        """Sandbox profiles only: play another source address from the next request on."""
+        """Sandbox profiles only: the Playground's requests play another source address from the next on
+        (the console's own Admin API calls stay at this machine's)."""
         if self.profile is not None and self.profile.is_sandbox and self.client is not None:
             self.profile.simulated_ip = ip
             stored = self.profiles.get(self.profile.id)
             if stored is not None:
                 stored.simulated_ip = ip
                 self.profiles.save(stored)
-            self.client.set_forwarded_for(ip or "127.0.0.1")
+            self.client.set_played_ip(ip or None)
             self.simulated_ip_changed.emit(ip)
 
     # -- connection state -------------------------------------------------------------------------

@@ -87,6 +87,15 @@ class UiState:
         self._change("window_geometry", bytes(value.toBase64().data()).decode("ascii"))
 
     @property
+    def window_scale(self) -> float:
+        """The screen's scale the geometry was saved at: a geometry of another scale is not restored."""
+        return self._saved().window_scale
+
+    @window_scale.setter
+    def window_scale(self, value: float) -> None:
+        self._change("window_scale", value)
+
+    @property
     def tab(self) -> int:
         return self._saved().tab
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import functools
 import html
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -24,6 +24,8 @@ from app.core.playground.turns import Turn, TurnStatus
 from app.ui.colours import Ink, ink_label
 from app.ui.layout_batch import one_layout_pass
 from app.ui.widgets.selectable_label import SelectableLabel
+
+from .transcript import controls_added
 
 
 @functools.cache
@@ -175,6 +177,7 @@ class CallsView(QWidget):
     def _build(self, turn: Turn, editable: frozenset[str]) -> None:
         with one_layout_pass(self):  # the boxes, and this view shown: the turn and the page laid out once
             self._build_boxes(turn, editable)
+        controls_added(self)
 
     def _build_boxes(self, turn: Turn, editable: frozenset[str]) -> None:
         typed = {box.call.call_id: box.typed() for box in self.boxes}
@@ -189,8 +192,10 @@ class CallsView(QWidget):
             return
         for call in turn.calls:
             box = CallBox(turn, call, call.call_id in editable, self)
-            if box.output is not None and typed.get(call.call_id):
-                box.output.setPlainText(typed[call.call_id] or "")
+            if box.output is not None:
+                box.output.installEventFilter(self)  # Ctrl+Enter there sends the outputs
+                if typed.get(call.call_id):
+                    box.output.setPlainText(typed[call.call_id] or "")
             self.boxes.append(box)
             self._layout.addWidget(box)
         self.rounds.setWordWrap(True)
@@ -199,6 +204,22 @@ class CallsView(QWidget):
         self.problem.hide()
         self._layout.addWidget(self.send, 0, Qt.AlignmentFlag.AlignLeft)
         self.show()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Ctrl+Enter in an output box sends the outputs, as it sends the message from the message box (the
+        window's shortcut would send the empty message box, that is nothing)."""
+        kind = event.type()
+        if (
+            kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress)
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            event.accept()  # the box takes the key from the shortcut, and sends
+            if kind == QEvent.Type.KeyPress:
+                self.submit()
+            return True
+        return super().eventFilter(watched, event)
 
     def submit(self) -> None:
         outputs: dict[str, str] = {}

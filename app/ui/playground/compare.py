@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.wording import counted
 from app.core.playground.compare import CompareSource, compare_title, default_model, plan_rows
 from app.core.playground.turns import TurnStatus
 from app.services.playground.compare import CompareJob, CompareService
@@ -188,7 +189,7 @@ class CompareDialog(QDialog):
         answered = sum(1 for turn in ran if turn.status == TurnStatus.COMPLETED)
         title = compare_title(self.source.title, job.model)
         self.progress.setText(
-            f"Saved as “{title}” in the sidebar: {answered} of {len(self.rows)} turns answered."
+            f"Saved as “{title}” in the sidebar: {answered} of {counted(len(self.rows), 'turn')} answered."
         )
 
     def _open(self) -> None:

@@ -8,6 +8,7 @@ import time
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from app.core.playground.call_wording import compare_waiting_text
 from app.core.playground.compare import CompareRow
 from app.core.playground.turns import ErrorKind, Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
@@ -35,8 +36,10 @@ def side_status(turn: Turn) -> tuple[str, Ink]:
         reason = turn.response.stop_reason if turn.response is not None else str(status)
         empty = "The answer was empty" if not turn.text else "Incomplete"
         return f"{empty} (stop reason: {reason}). {figures}".strip(), AMBER
+    if status == TurnStatus.CALLING:
+        return f"{compare_waiting_text(turn)} {figures}".strip(), AMBER
     if status == TurnStatus.STOPPED:
-        return f"Stopped. {figures}".strip(), AMBER
+        return f"{turn.round_note or 'Stopped.'} {figures}".strip(), AMBER
     if turn.error_kind == ErrorKind.BLOCKED:
         seen = turn.source_ip or "an unknown address"
         return f"403: the IP allowlist refused this request. The service saw you at {seen}.", RED

@@ -6,6 +6,10 @@ from PySide6.QtCore import QMimeData, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+MESSAGE_HEIGHT = 110  # the message box's height in a tall window (about six lines)
+MESSAGE_SHARE = 8  # in a short one, an eighth of the tab's height, at least three lines: the rest is the
+# conversation's (at 800x600 a six-line box left it ~130 px beside the Functions pane)
+
 
 class MessageEdit(QPlainTextEdit):
     """The message box; pasting an image attaches it."""
@@ -30,7 +34,7 @@ class Composer(QWidget):
         super().__init__(parent)
         self.message = MessageEdit(objectName="message_edit")
         self.message.setPlaceholderText("Message (Ctrl+Enter to send, Esc to stop; paste or drop images)")
-        self.message.setMaximumHeight(110)
+        self.message.setMaximumHeight(MESSAGE_HEIGHT)
         self.message.setAccessibleName("Message")
         # Tab moves on to Send, as in every other field, so Send is reached without the mouse; a tab character
         # is rare in a prompt, and pasting one still works.
@@ -46,6 +50,11 @@ class Composer(QWidget):
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
         row.addLayout(buttons)
+
+    def fit_to(self, tab_height: int) -> None:
+        """The message box's height for a tab `tab_height` tall."""
+        lines = 3 * self.message.fontMetrics().lineSpacing() + 12
+        self.message.setMaximumHeight(max(lines, min(MESSAGE_HEIGHT, tab_height // MESSAGE_SHARE)))
 
     def set_streaming(self, streaming: bool) -> None:
         self.send_button.setEnabled(not streaming)

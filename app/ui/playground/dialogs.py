@@ -84,3 +84,18 @@ class TextTabsDialog(QDialog):
         widget = self.tabs.currentWidget()
         if isinstance(widget, QPlainTextEdit):
             QGuiApplication.clipboard().setText(widget.toPlainText())
+
+
+def ask_edit(parent: QWidget, prompt: str, later: int) -> str:
+    """The message edited to send again from its turn ("" when cancelled); the question says what the edit
+    costs before OK: the `later` turns after it leave the conversation."""
+    from PySide6.QtWidgets import QInputDialog
+
+    question = "Send again from here:" + (
+        f"\n(the {later} later turn{'s' if later != 1 else ''} of this conversation will be dropped; "
+        "Cancel keeps them)"
+        if later
+        else ""
+    )
+    text, ok = QInputDialog.getMultiLineText(parent, "Edit message", question, prompt)
+    return text.strip() if ok else ""

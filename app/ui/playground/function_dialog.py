@@ -50,6 +50,7 @@ class FunctionDialog(QDialog):
         self.parameters = QPlainTextEdit(objectName="function_parameters")
         self.parameters.setFont(mono)
         self.parameters.setMinimumHeight(120)
+        self.parameters.setTabChangesFocus(True)  # Tab moves on (the schema is indented with spaces)
         self.strict = QCheckBox("Strict (arguments always match the schema)", objectName="function_strict")
         self.mock_output = QPlainTextEdit(objectName="function_mock_output")
         self.mock_output.setFont(mono)
@@ -57,6 +58,7 @@ class FunctionDialog(QDialog):
             'Optional: an output that answers its calls, e.g. {"temperature": 18}'
         )
         self.mock_output.setMaximumHeight(80)
+        self.mock_output.setTabChangesFocus(True)
         self.keep = QCheckBox("Keep in my library", objectName="function_keep", checked=in_library)
         self.keep.setToolTip("The library is yours, across conversations: Functions > Library adds from it.")
         self.check = QLabel(objectName="function_check")

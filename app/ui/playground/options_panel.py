@@ -94,6 +94,7 @@ class OptionsPanel(QWidget):
         self.structured = QCheckBox("Structured output (JSON schema)", objectName="structured")
         self.schema_edit = QPlainTextEdit(EXAMPLE_SCHEMA, objectName="schema")
         self.schema_edit.setMaximumHeight(140)
+        self.schema_edit.setTabChangesFocus(True)  # Tab moves on (the schema is indented with spaces)
         self.schema_status = QLabel(objectName="schema_status")
         self.schema_edit.hide()
         self.schema_status.hide()

@@ -11,6 +11,10 @@ from .options_panel import OptionsPanel
 
 CONVERSATION_LINES = 10  # the least the conversation keeps, in lines of text
 CONVERSATION_SHARE = 0.4  # and the least share of the height it keeps (1400x900: all options open fit)
+# In a short window it keeps this share, up to SHORT_LINES lines (800x600 with Functions open: ~190 px, where
+# ten lines, ~130 px, showed little more than a turn's last buttons); the options scroll in their pane.
+SHORT_SHARE = 0.6
+SHORT_LINES = 16
 
 
 class OptionsSplit(QSplitter):
@@ -62,7 +66,9 @@ class OptionsSplit(QSplitter):
         total = sum(self.sizes())
         if total <= 0:
             return
-        keep = max(self.conversation.minimumHeight(), int(total * CONVERSATION_SHARE))
+        line = self.conversation.fontMetrics().lineSpacing()
+        short = min(int(total * SHORT_SHARE), SHORT_LINES * line)
+        keep = max(self.conversation.minimumHeight(), int(total * CONVERSATION_SHARE), short)
         pane = max(0, min(self.options.sizeHint().height(), total - keep))
         self.setSizes([total - pane, pane])
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -30,6 +30,7 @@ from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar
 from .composer import Composer
 from .conversations import ConversationSidebar
+from .empty_state import install_empty_state
 from .model_box import ModelBox
 from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
@@ -65,6 +66,7 @@ class PlaygroundTab(QWidget):
         self._build()
         self.view_sync = ViewSync(self.service, self.transcript, self._build_view, self)
         self.views = self.view_sync.views
+        self.empty_state = install_empty_state(self)  # examples to try, until a conversation starts
         self.view_sync.streaming.connect(self.composer.set_streaming)
         # A refused image belonged to the conversation left behind.
         self.view_sync.cleared.connect(self.attachment_bar.notice.clear)
@@ -175,6 +177,10 @@ class PlaygroundTab(QWidget):
 
         return CompareService(self.session, self.keeper, self)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.composer.fit_to(event.size().height())
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._shared:  # the list takes a sixth of the width (120-220 px): at 800 px the row above
@@ -265,22 +271,15 @@ class PlaygroundTab(QWidget):
 
     def retry(self, index: int) -> None:
         self.service.resend_from(index, self.service.turns[index].prompt, self.options())
+        self.message.setFocus()  # the button pressed went with the turns it replaced
 
     def edit(self, index: int) -> None:
-        turn = self.service.turns[index]
-        later = len(self.service.turns) - index - 1
-        # The dialog says what the edit costs before OK: the turns after this one leave the conversation.
-        question = "Send again from here:" + (
-            f"\n(the {later} later turn{'s' if later != 1 else ''} of this conversation will be dropped; "
-            "Cancel keeps them)"
-            if later
-            else ""
-        )
-        from PySide6.QtWidgets import QInputDialog  # loaded at the first edit, not at launch
+        from .dialogs import ask_edit  # loaded at the first edit, not at launch
 
-        text, ok = QInputDialog.getMultiLineText(self, "Edit message", question, turn.prompt)
-        if ok and text.strip():
-            self.service.resend_from(index, text.strip(), self.options())
+        text = ask_edit(self, self.service.turns[index].prompt, len(self.service.turns) - index - 1)
+        if text:
+            self.service.resend_from(index, text, self.options())
+            self.message.setFocus()
 
     # -- views ------------------------------------------------------------------------------------
 
@@ -294,8 +293,15 @@ class PlaygroundTab(QWidget):
         view.inspect_requested.connect(self.inspect)
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
-        view.outputs_submitted.connect(self.service.submit_outputs)
+        view.outputs_submitted.connect(self._send_outputs)
         return view
+
+    def _send_outputs(self, index: int, outputs: dict[str, str]) -> None:
+        """The person's outputs go back to the model: the view follows its answer, the focus goes to the
+        message box (Send outputs hides, and Qt would move the focus on to the toolbar)."""
+        self.message.setFocus()
+        self.transcript.follow()
+        self.service.submit_outputs(index, outputs)
 
     def _show_match(self, match: Match) -> None:
         """A match of the find bar: its turn's view (built if it waited) selects it and comes into sight."""
@@ -335,4 +341,9 @@ class PlaygroundTab(QWidget):
         from .compare import show_compare
 
         models = [self.model.itemText(row) for row in range(self.model.count())]
-        return show_compare(self, self.compare, conversation_id or None, models, self.keeper.open)
+        dialog = show_compare(self, self.compare, conversation_id or None, models, self.keeper.open)
+        if (
+            dialog is not None
+        ):  # closed, the focus goes back to the message box, not the window's first control
+            dialog.finished.connect(lambda _result: self.message.setFocus())
+        return dialog

@@ -2,17 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLayout, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from app.ui.layout_batch import one_layout_pass
+from app.ui.widgets.keyboard import tab_chain
 
 # How close to the end (in pixels) still counts as "reading the newest text".
 FOLLOW_MARGIN = 48
 PAGE_MARGIN = 9
+
+
+def layout_stops(layout: QLayout) -> Iterator[QWidget]:
+    """The controls Tab stops at in `layout`, in the order it lays them out (top to bottom, left to right)."""
+    for position in range(layout.count()):
+        item = layout.itemAt(position)
+        widget = item.widget() if item is not None else None
+        inner = item.layout() if item is not None else None
+        if widget is not None:
+            if widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+                yield widget
+            elif (own := widget.layout()) is not None:
+                yield from layout_stops(own)
+        elif inner is not None:
+            yield from layout_stops(inner)
+
+
+def controls_added(widget: QWidget) -> None:
+    """A part of a turn made new controls (a call's output box, a code's Copy button): the conversation that
+    holds it puts them in the Tab chain where they are read."""
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, Transcript):
+        parent = parent.parentWidget()
+    if parent is not None:
+        parent.chain_tabs_soon()
 
 
 def _column(parent: QWidget | None = None) -> tuple[QWidget, QVBoxLayout]:
@@ -47,6 +73,7 @@ class Transcript(QScrollArea):
         # A stop on the Tab chain, named: the arrows and Page Up/Down scroll the conversation from here.
         self.setAccessibleName("Conversation")
         holder, page = _column()
+        self._page = page
         page.setContentsMargins(PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN, PAGE_MARGIN)
         self.earlier = QPushButton(holder, objectName="earlier_turns", flat=True)
         self.earlier.setToolTip("Earlier turns of this conversation: scroll to the top or press to show them")
@@ -64,6 +91,8 @@ class Transcript(QScrollArea):
         holder.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         self.setWidget(holder)
         self._following = True
+        self._chain_due = False
+        self._empty: QWidget | None = None
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
         bar.valueChanged.connect(self._value_changed)
@@ -77,10 +106,43 @@ class Transcript(QScrollArea):
     def add_turn(self, view: QWidget) -> None:
         """Show a new turn at the end; the one before it moves to the finished column."""
         self.release_anchor()
+        self._show_empty(False)
         self._retire_live()
         self._live_layout.addWidget(view)
+        # Shown as it is added: a layout only posts the show of a widget it takes in, which then waits for
+        # the next pass of the event loop (a loaded machine's pass may end first, leaving the view there
+        # but not visible to whatever runs before that show).
+        view.show()
         self._following = True  # a new turn was just asked for: show it
         self._scroll_to_end()
+        self.chain_tabs_soon()
+
+    def set_empty_state(self, widget: QWidget) -> None:
+        """What the page shows while it has no turn (gone with the first, back once they are cleared): read
+        from its top, where following the end would leave it."""
+        self._empty = widget
+        self._page.insertWidget(0, widget)
+        self.chain_tabs_soon()
+
+    def follow(self) -> None:
+        """Go to the end and follow the newest text again (the person asked for more of this turn)."""
+        self.release_anchor()
+        self._following = True
+        self._scroll_to_end()
+
+    def chain_tabs_soon(self) -> None:
+        """Put the turns' controls in the Tab chain right after the conversation, once the current changes
+        are made: a control made later goes at the end of the window's chain, after Send and Stop."""
+        if not self._chain_due:
+            self._chain_due = True
+            QTimer.singleShot(0, self, self._chain_tabs)
+
+    def _chain_tabs(self) -> None:
+        self._chain_due = False
+        page = self.widget()
+        layout = page.layout() if page is not None else None
+        if layout is not None:
+            tab_chain(self, *layout_stops(layout))
 
     def clear(self) -> None:
         for widget in self._turns(self._finished_layout) + self._turns(self._live_layout):
@@ -88,6 +150,11 @@ class Transcript(QScrollArea):
             widget.deleteLater()
         self._following = True
         self.release_anchor()
+        self._show_empty(True)
+
+    def _show_empty(self, shown: bool) -> None:
+        if self._empty is not None:
+            self._empty.setVisible(shown)
 
     def set_earlier(self, count: int) -> None:
         """How many earlier turns wait above the ones shown (0 hides the bar)."""
@@ -107,6 +174,7 @@ class Transcript(QScrollArea):
                 self._finished_layout.insertWidget(position, view)
                 view.show()
         self._hold_finished_height()
+        self.chain_tabs_soon()
 
     def drop_earliest(self, count: int) -> None:
         """Let the `count` earliest finished views go (their turns stay in the conversation)."""
@@ -178,8 +246,10 @@ class Transcript(QScrollArea):
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
-    def _range_changed(self, _low: int, high: int) -> None:
-        if self._anchor is not None:  # earlier turns went in above: keep the same text in view
+    def _range_changed(self, low: int, high: int) -> None:
+        if self._empty is not None and self._empty.isVisibleTo(self):
+            self.verticalScrollBar().setValue(low)
+        elif self._anchor is not None:  # earlier turns went in above: keep the same text in view
             self._hold_anchor()
         elif self._following:
             self.verticalScrollBar().setValue(high)

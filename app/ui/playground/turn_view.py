@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.playground.call_wording import outputs_wanted_text
 from app.core.playground.status import RUNNING, waiting_text
 from app.core.playground.turns import ErrorKind, Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
@@ -28,6 +29,7 @@ from app.ui.widgets.selectable_label import SelectableLabel
 
 from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
 from .calls_view import CallsView
+from .transcript import controls_added
 
 __all__ = ["MARKDOWN_LIMIT", "SOFT_BLOCK_CHARS", "AnswerView", "TurnView", "figures_text", "schema_verdict"]
 
@@ -234,11 +236,7 @@ class TurnView(QFrame):
             ink_label(self.status, Ink.MUTED)
             return
         if turn.status == TurnStatus.CALLING:
-            count = len(turn.pending_calls)
-            calls = "a function" if count == 1 else f"{count} functions"
-            self.status.setText(
-                f"The model called {calls}: type each output, then Send outputs. {figures}".strip()
-            )
+            self.status.setText(f"{outputs_wanted_text(turn)} {figures}".strip())
             ink_label(self.status, Ink.CAUTION)
             return
         if turn.round_note:
@@ -328,3 +326,4 @@ class TurnView(QFrame):
             button = QPushButton(f"Copy code {number}")
             button.clicked.connect(lambda _=False, code=block: QGuiApplication.clipboard().setText(code))
             self.code_buttons.addWidget(button)
+        controls_added(self)

@@ -21,6 +21,7 @@ from .scope_bar import ScopeBar
 
 if TYPE_CHECKING:
     from app.services.security.allowlist import Entry
+    from app.services.security.list_tools import ListTools
 
     from .expiry_menu import Expiry
 
@@ -34,12 +35,14 @@ class ListChanges(QObject):
         session: ConsoleSession,
         service: AllowlistService,
         panels: tuple[AddForm, EntriesPanel, ScopeBar],
+        tools: ListTools | None = None,
     ) -> None:
         super().__init__(owner)
         self.owner = owner
         self.session = session
         self.service = service
         self.add_form, self.entries, self.scope_bar = panels
+        self.tools = tools  # the evidence a removal's question shows: what the entries admitted lately
 
     def add_entry(self) -> None:
         candidate = self.service.candidate(self.add_form.cidr.text())
@@ -76,13 +79,15 @@ class ListChanges(QObject):
             return
         ids = [e.id for e in entries]
         count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
+        evidence = self.tools.evidence(entries[:10]) if self.tools is not None else []
+        admitted = "\n\nWhat they admitted:\n" + "\n".join(evidence) if evidence else ""
         why = self.service.remove_lockout(ids)
         if why:  # one dialog, the typed one: it names what goes and why it locks you out
             cidrs = ", ".join(e.cidr for e in entries[:10]) + (" …" if len(entries) > 10 else "")
-            self.guarded(Change.REMOVE, f"Remove {count}: {cidrs}?\n\n{why}", ids)
+            self.guarded(Change.REMOVE, f"Remove {count}: {cidrs}?\n\n{why}{admitted}", ids)
             return
         names = "\n".join(e.cidr for e in entries[:10]) + ("\n…" if len(entries) > 10 else "")
-        answer = QMessageBox.question(self.owner, "Remove entries", f"Remove {count}?\n\n{names}")
+        answer = QMessageBox.question(self.owner, "Remove entries", f"Remove {count}?\n\n{names}{admitted}")
         if answer == QMessageBox.StandardButton.Yes:
             self.service.remove(ids)
 

@@ -17,6 +17,8 @@ def describe(check: ListCheck) -> str:
         return f"{check.label}: list off, allowed."
     if said.admitted_by is not None:
         return f"{check.label}: allowed by {said.admitted_by}."
+    if said.expired is not None:  # it held the address until its expiry: say why it no longer admits
+        return f"{check.label}: blocked ({said.expired} expired)."
     return f"{check.label}: blocked" + (f" (nearest entry: {said.nearest})." if said.nearest else ".")
 
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.wording import counted
 from app.core.security.entry_views import EntryView
 from app.models.entries import NUMBERS, EntriesModel
 from app.ui.widgets.tables import STRETCH, size_columns
@@ -108,7 +109,11 @@ class EntriesPanel(QWidget):
 
     def _count(self) -> None:
         shown, total = self.model.rowCount(), len(self.model.entries)
-        self.count.setText(f"{shown:,} of {total:,} entries" if shown != total else f"{total:,} entries")
+        self.count.setText(
+            f"{shown:,} of {counted(total, 'entry', 'entries')}"
+            if shown != total
+            else counted(total, "entry", "entries")
+        )
 
     def selected_entries(self) -> list[Entry]:
         rows = {index.row() for index in self.table.selectionModel().selectedRows()}

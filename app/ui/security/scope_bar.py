@@ -15,6 +15,10 @@ ACTIONS = (
     ("Import…", "import"),
     ("Export…", "export"),
     ("History…", "history"),
+    ("Keys…", "keys"),
+    ("Certificates…", "certificates"),
+    ("Refused…", "refused"),
+    ("Simplify…", "simplify"),
 )
 
 

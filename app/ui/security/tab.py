@@ -48,7 +48,8 @@ class SecurityTab(QWidget):
         self._echo_due = False
         self._build()
         # The flows the panels start: changes to the list, and the dialogs (rotation, files, history, echo).
-        self.changes = ListChanges(self, session, self.service, (self.add_form, self.entries, self.scope_bar))
+        panels = (self.add_form, self.entries, self.scope_bar)
+        self.changes = ListChanges(self, session, self.service, panels, services.tools)
         self.opener = TabDialogs(self, session, services, self.entries)
         self._connect()
         if session.client is not None:  # the profile was activated before the tab was made
@@ -104,6 +105,10 @@ class SecurityTab(QWidget):
         self.your_ip.look_up_clicked.connect(self.public_ip.lookup)
         self.your_ip.echo_settings_clicked.connect(opener.open_echo_settings)
         self.entries.remove_clicked.connect(changes.remove_selected)
+        # Rows selected: what the list admitted lately is read, for the removal's question.
+        self.entries.table.selectionModel().selectionChanged.connect(
+            lambda *_: self.opener.tools.read_sources()
+        )
         self.entries.remove_shown_clicked.connect(changes.remove_shown)
         self.entries.extend_chosen.connect(changes.extend_selected)
         service.changed_under_you.connect(changes.changed_under_you)
@@ -126,8 +131,6 @@ class SecurityTab(QWidget):
             lambda text: QMessageBox.information(self, "Changed elsewhere", text)
         )
         self.session.client_changed.connect(self._client_changed)
-        # "Your IP" and "Covers you" follow a new simulated source address at once, not at the next Refresh.
-        self.session.simulated_ip_changed.connect(lambda _ip: self.service.refresh())
 
     # -- state ------------------------------------------------------------------------------------
 

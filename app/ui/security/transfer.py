@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.wording import counted
 from app.netrules.transfer import ImportPlan, PlannedLine, Status
 from app.services.security.allowlist import AllowlistService
 from app.ui.colours import Ink, css, qcolor
@@ -173,7 +174,7 @@ class ImportDialog(QDialog):
         for row in range(self.model.rowCount()):  # what is sent is settled: the ticks no longer change it
             self.model.item(row, 0).setCheckable(False)
         self.import_button.setEnabled(False)
-        self.result_label.setText(f"Sending {len(lines):,} entries…")
+        self.result_label.setText(f"Sending {counted(len(lines), 'entry', 'entries')}…")
         self.service.import_entries(lines)
 
     def _line_done(self, index: int, ok: bool, what: str) -> None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QTableView
 
 STRETCH = None  # the column that takes the room left
+STRETCH_SHARE = 4  # it keeps at least a quarter of the width: the others give way, their text elided
+LEAST_SCALE = 0.4  # and they never shrink below this share of their sample's width
 
 
 def size_columns(table: QTableView, samples: Sequence[str | None]) -> None:
@@ -14,13 +18,45 @@ def size_columns(table: QTableView, samples: Sequence[str | None]) -> None:
     big allowlist) on each change. Long cells are elided; the views give them a tooltip."""
     metrics = table.fontMetrics()
     header = table.horizontalHeader()
+    widths: dict[int, int] = {}
     for column, sample in enumerate(samples):
         if sample is STRETCH:
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         else:
-            header.resizeSection(column, metrics.horizontalAdvance(sample) + 32)  # padding and sort arrow
+            widths[column] = metrics.horizontalAdvance(sample) + 32  # padding and sort arrow
+            header.resizeSection(column, widths[column])
+    if len(widths) < len(samples):
+        StretchRoom(table, widths)
     table.setWordWrap(False)
     rows = table.verticalHeader()
     rows.setVisible(False)
     rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
     rows.setDefaultSectionSize(metrics.height() + 8)
+
+
+class StretchRoom(QObject):
+    """Keeps the stretching column readable in a narrow table (an 800 px screen left the import preview's
+    Notes ~25 px): the sized columns shrink together, down to LEAST_SCALE, as the table narrows, and come back
+    to their samples' widths when it widens. A column a person resized keeps its width until then."""
+
+    def __init__(self, table: QTableView, widths: dict[int, int]) -> None:
+        super().__init__(table)
+        self.table, self.widths = table, widths
+        self.scale = 1.0
+        table.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width():
+            self.fit(event.size().width())
+        return False
+
+    def fit(self, width: int) -> None:
+        fixed = sum(self.widths.values())
+        least = width // STRETCH_SHARE
+        scale = 1.0 if fixed <= 0 or width - fixed >= least else max(LEAST_SCALE, (width - least) / fixed)
+        if abs(scale - self.scale) < 0.01:
+            return
+        self.scale = scale
+        header = self.table.horizontalHeader()
+        for column, full in self.widths.items():
+            header.resizeSection(column, int(full * scale))

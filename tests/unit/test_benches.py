@@ -1,0 +1,118 @@
+"""Every bench in tests/perf runs at its tiny sizes (BENCH_SIZE=tiny, tests/perf/tiny.py) to its figures, and
+stops what it started: its process exits cleanly (a QThread still running at exit aborts it), no process of
+its session outlives it (a sandbox, a proxy, a peer), and no temporary folder is left (a sandbox's store).
+
+A bench that needs what the default test command does not install (wrk, mitmproxy, the local extra, the
+peers) is skipped without it, as the tests of the same things are.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.proxies.servers import mitmdump_command
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCHES = sorted(path.stem for path in (ROOT / "tests" / "perf").glob("bench_*.py"))
+
+
+def _missing(module: str) -> bool:
+    return importlib.util.find_spec(module) is None
+
+
+# Benches of real programs run with their marker's tests (`-m local`: packaging/dev.sh test-local, and so on),
+# as those tests do, and only with what they need installed.
+MARKED = {
+    "bench_local": "local",
+    "bench_local_tools": "local",
+    "bench_upstream": "peers",
+    "bench_proxy": "proxies",
+}
+NEEDS: dict[str, tuple[bool, str]] = {
+    "bench_gateway": (shutil.which("wrk") is None, "needs wrk (Debian package)"),
+    "bench_proxy": (mitmdump_command() is None, "needs mitmproxy: bash packaging/proxies.sh"),
+    "bench_local": (_missing("llama_cpp"), "needs the local extra: bash packaging/dev.sh test-local"),
+    "bench_local_tools": (_missing("llama_cpp"), "needs the local extra: bash packaging/dev.sh test-local"),
+    "bench_upstream": (_missing("starlette_context"), "needs the peers: bash packaging/dev.sh test-peers"),
+}
+
+
+FAILING: dict[str, str] = {}  # a bench known to fail, and why (each mark is removed once it is fixed)
+
+
+def marks(bench: str) -> list[pytest.MarkDecorator]:
+    found = [pytest.mark.skipif(NEEDS[bench][0], reason=NEEDS[bench][1])] if bench in NEEDS else []
+    found += [pytest.mark.xfail(strict=False, reason=FAILING[bench])] if bench in FAILING else []
+    return found + ([getattr(pytest.mark, MARKED[bench])] if bench in MARKED else [])
+
+
+def session_members(session: int) -> list[str]:
+    """The processes of a session (Linux /proc), as "pid command"."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[3]) == session and fields[0] != "Z":
+            members.append(f"{stat.parent.name} {command.strip()}")
+    return members
+
+
+def survivors(session: int, grace: float = 3.0) -> list[str]:
+    """Processes of the bench's session still running `grace` seconds after it exited; they are killed."""
+    deadline = time.monotonic() + grace
+    while (left := session_members(session)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if left:
+        os.killpg(session, signal.SIGKILL)
+    return left
+
+
+@pytest.mark.parametrize("bench", [pytest.param(name, marks=marks(name)) for name in BENCHES])
+def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
+    bench: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    marker = MARKED.get(bench)
+    selected = request.config.getoption("markexpr") or ""
+    if marker is not None and (marker not in selected or f"not {marker}" in selected):
+        pytest.skip(f"runs with the tests marked {marker} (-m {marker})")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {key: value for key, value in os.environ.items() if key != "PYTEST_XDIST_WORKER"}
+    env |= {"BENCH_SIZE": "tiny", "QT_QPA_PLATFORM": "offscreen", "TMPDIR": str(temporary)}
+    # No keychain: the run's Secret Service is shared, and a console the bench launches would store its
+    # embedded profile's key under the name a selftest of another test running meanwhile reads.
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    process = subprocess.Popen(
+        [sys.executable, "-m", f"tests.perf.{bench}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its session: whatever it starts is found there afterwards
+    )
+    try:
+        out, err = process.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        raise AssertionError(f"{bench} ran past 90 s at its tiny size:\n{out}\n{err}") from None
+    left = survivors(process.pid)
+    assert process.returncode == 0, f"{bench} exited with {process.returncode}:\n{out}\n{err}"
+    assert "QThread: Destroyed" not in err
+    assert re.search(r"\d", out), f"{bench} printed no figures:\n{out}\n{err}"
+    assert left == [], f"{bench} left processes running: {left}"
+    assert sorted(path.name for path in temporary.iterdir()) == [], f"{bench} left temporary files behind"
