@@ -20,9 +20,10 @@ from websockets.sync.client import connect
 
 from app.sandbox.config import SandboxConfig
 from app.sandbox.server import SandboxServer
+from tests.perf.tiny import size
 
-CALLS = 20
-ROUNDS = 5
+CALLS = size(20, 2)
+ROUNDS = size(5, 1)
 TOOL = {
     "type": "function",
     "name": "get_weather",
@@ -80,19 +81,20 @@ def over_socket(url: str, key: str) -> None:
 
 
 def main() -> None:
-    server = SandboxServer(SandboxConfig(data_dir=Path(tempfile.mkdtemp()))).start()
-    credentials = server.credentials
-    assert credentials is not None
     times: dict[str, list[float]] = {"HTTP": [], "WebSocket": []}
     loops: dict[str, Callable[[str, str], None]] = {"HTTP": over_http, "WebSocket": over_socket}
-    try:
-        for _ in range(ROUNDS):
-            for name, loop in loops.items():
-                started = time.perf_counter()
-                loop(server.base_url, credentials.api_key)
-                times[name].append(time.perf_counter() - started)
-    finally:
-        server.stop()
+    with tempfile.TemporaryDirectory() as folder:
+        server = SandboxServer(SandboxConfig(data_dir=Path(folder))).start()
+        credentials = server.credentials
+        assert credentials is not None
+        try:
+            for _ in range(ROUNDS):
+                for name, loop in loops.items():
+                    started = time.perf_counter()
+                    loop(server.base_url, credentials.api_key)
+                    times[name].append(time.perf_counter() - started)
+        finally:
+            server.stop()
     http, socket = statistics.median(times["HTTP"]), statistics.median(times["WebSocket"])
     print(
         f"{CALLS}-call tool loop, median of {ROUNDS}: HTTP {http * 1000:.0f} ms, WebSocket {socket * 1000:.0f} ms"
