@@ -111,8 +111,8 @@ def connection_settings(
         client_key=path(profile.client_key),
         client_key_password=secrets.get(profile.id, "client_key_password"),
         proxy=proxy_for(profile, secrets, proxy_password),
-        # The embedded sandbox trusts loopback as a proxy, where a missing X-Forwarded-For means "unknown"
-        # (fail closed): always name an address, loopback itself. The Play IP is the window's, for the
-        # Playground's requests (ConsoleSession sets it): never the command line's.
+        # The embedded sandbox trusts loopback as a proxy (a request without the header is judged by its
+        # loopback peer): name loopback itself. The Play IP is the window's, for the Playground's requests
+        # (ConsoleSession sets it): never the command line's.
         forwarded_for="127.0.0.1" if profile.is_sandbox else None,
     )

@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from app.common.engine_kind import EngineKind
 from app.sandbox.config import SandboxConfig
@@ -21,10 +21,12 @@ from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
 from app.sandbox.routes.allowlist_batch import BatchRoutes
 from app.sandbox.routes.certificates import CertificateRoutes
+from app.sandbox.routes.compaction import Compaction
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.keys import KeyRoutes
 from app.sandbox.routes.prompts import PromptRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
+from app.sandbox.routes.responses_socket import ResponsesSocket
 from app.sandbox.routes.traffic import TrafficRoutes
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
@@ -134,8 +136,9 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/responses", responses.create, methods=["POST"]),
+        WebSocketRoute("/v1/responses", ResponsesSocket(responses, lambda: gateway.limiter).serve),
         Route("/v1/responses/input_tokens", counting.count, methods=["POST"]),
-        Route("/v1/responses/compact", counting.compact, methods=["POST"]),
+        Route("/v1/responses/compact", Compaction(responses).compact, methods=["POST"]),
         Route("/v1/responses/{response_id}", responses.retrieve_or_stream, methods=["GET"]),
         Route("/v1/responses/{response_id}", responses.delete, methods=["DELETE"]),
         Route("/v1/responses/{response_id}/cancel", responses.cancel, methods=["POST"]),

@@ -100,6 +100,9 @@ def uvicorn_config(
         # httptools only (no h11 fallback, see slow_clients): raises HttpParserMissing where it is missing.
         http=guarded_httptools_protocol(limits.head_timeout, limits.max_connections),
         timeout_keep_alive=KEEP_ALIVE,
+        # WebSocket mode on /v1/responses (routes/responses_socket.py), a message no larger than a body may be.
+        ws="websockets-sansio",
+        ws_max_size=limits.max_body_bytes,
         **options,
     )
 

@@ -212,3 +212,28 @@ def test_a_malformed_head_is_a_400_not_a_5xx(sandbox: Sandbox) -> None:
         b"\x00\x01\x02 / HTTP/1.1\r\n\r\n",
     ):
         assert answer_to(sandbox, head).startswith(b"HTTP/1.1 400"), head
+
+
+def test_a_body_sent_a_byte_at_a_time_gets_a_408_and_the_connection_closes(
+    sandbox_factory: Callable[..., Sandbox],
+) -> None:
+    """A valid key does not buy time: the body has its own deadline once the head is in."""
+    slow = sandbox_factory(head_timeout=HEAD_TIMEOUT, body_timeout=1.0)
+    head = (
+        b"POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 400\r\n"
+        b"authorization: Bearer " + slow.creds.api_key.encode() + b"\r\n\r\n"
+    )
+    with connect(slow) as sock:
+        sock.sendall(head)
+        started = time.monotonic()
+        answer = b""
+        sock.settimeout(0.1)
+        while b"\r\n\r\n" not in answer and time.monotonic() - started < 5:
+            try:
+                sock.send(b" ")
+                answer += sock.recv(65536)
+            except TimeoutError:
+                pass
+        assert answer.startswith(b"HTTP/1.1 408") and b"request_timeout" in answer
+        assert 0.9 <= time.monotonic() - started < 3
+        assert closed_within(sock, 5, drip=b" " * 50) < 3

@@ -51,6 +51,8 @@ SAMPLES: dict[str, Any] = {
     "truncation": "auto",
     "store": False,
     "top_logprobs": 2,
+    "presence_penalty": 0.5,
+    "frequency_penalty": -0.5,
     "background": True,
     "conversation": _conversation,
     "metadata": {"k": "v"},

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.sandbox.answer.echo import echoed_fields
 from app.sandbox.answer.estimate import count_tokens
-from app.sandbox.answer.logprob_shapes import event_logprob, part_logprob, without_bytes
+from app.sandbox.answer.logprob_shapes import part_logprob
 from app.sandbox.answer.sealed import ReasoningContent, Sealer
 from app.sandbox.engines.base import Citations, FunctionCallDelta, Reasoning, Search, TextDelta
 from app.sandbox.ids import new_id
@@ -40,11 +40,13 @@ class ResponseBuilder:
         self.call: dict[str, Any] | None = None  # the open function call item
         self._call_index: int | None = None
         self.reasoning_tokens = 0
+        self.compaction: dict[str, Any] | None = None  # context_management compacted the history: this item
         self.call_tokens = 0
         self.response: dict[str, Any] = {
             "id": new_id("resp"),
             "object": "response",
             "created_at": int(time.time()),
+            "completed_at": None,  # Open Responses: the key on every snapshot, a time once completed
             "status": "queued" if request.body.background else "in_progress",
             "model": request.model,
             "output": self.output,
@@ -67,6 +69,7 @@ class ResponseBuilder:
             return [
                 self.event("response.created", response=self.snapshot()),
                 self.event("response.in_progress", response=self.snapshot()),
+                *self._compacted(),
             ]
         # A background response is created queued, then taken up.
         events = [
@@ -74,7 +77,17 @@ class ResponseBuilder:
             self.event("response.queued", response=self.snapshot()),
         ]
         self.response["status"] = "in_progress"
-        return [*events, self.event("response.in_progress", response=self.snapshot())]
+        return [*events, self.event("response.in_progress", response=self.snapshot()), *self._compacted()]
+
+    def _compacted(self) -> list[Event]:
+        """The compaction item first in the output, when context_management compacted the history."""
+        if self.compaction is None:
+            return []
+        self.output.append(self.compaction)
+        return [
+            self.event(f"response.output_item.{phase}", output_index=0, item=_copy(self.compaction))
+            for phase in ("added", "done")
+        ]
 
     def reasoning(self, step: Reasoning) -> list[Event]:
         index = len(self.output)
@@ -155,7 +168,8 @@ class ResponseBuilder:
         self.text += step.text
         self._message_text += step.text
         extra = {"obfuscation": secrets.token_urlsafe(8)} if self.request.obfuscate else {}
-        self.logprobs += [part_logprob(token) for token in step.logprobs]
+        logprobs = [part_logprob(token) for token in step.logprobs]
+        self.logprobs += logprobs
         events.append(
             self.event(
                 self.delta_event,
@@ -163,7 +177,7 @@ class ResponseBuilder:
                 output_index=self.output.index(self.message),
                 content_index=0,
                 delta=step.text,
-                logprobs=[event_logprob(token) for token in step.logprobs],
+                logprobs=logprobs,
                 **extra,
             )
         )
@@ -212,7 +226,12 @@ class ResponseBuilder:
         index = self.output.index(call)
         common = {"item_id": call["id"], "output_index": index}
         return [
-            self.event("response.function_call_arguments.done", **common, arguments=call["arguments"]),
+            self.event(
+                "response.function_call_arguments.done",
+                **common,
+                name=call["name"],
+                arguments=call["arguments"],
+            ),
             self.event("response.output_item.done", output_index=index, item=_copy(call)),
         ]
 
@@ -265,7 +284,7 @@ class ResponseBuilder:
         common = {"item_id": message["id"], "output_index": index, "content_index": 0}
         return [
             *events,
-            self.event("response.output_text.done", **common, text=text, logprobs=without_bytes(logprobs)),
+            self.event("response.output_text.done", **common, text=text, logprobs=_copy(logprobs)),
             self.event("response.content_part.done", **common, part=_copy(part)),
             self.event("response.output_item.done", output_index=index, item=_copy(message)),
         ]
@@ -296,6 +315,17 @@ class ResponseBuilder:
             self.response["status"] = "completed"
             self.response["completed_at"] = int(time.time())
             events.append(self.event("response.completed", response=self.snapshot()))
+        return events
+
+    def cancel(self, input_tokens: int) -> list[Event]:
+        """Stopped by `POST .../cancel`: what was opened is closed with what it holds so far, then the
+        response, `cancelled`, in a `response.incomplete` event (no event type names a cancel)."""
+        events = self._close_call("incomplete")
+        if self.message is not None:
+            events += self._close_message("incomplete")
+        self.response["usage"] = self._usage(input_tokens)
+        self.response["status"] = "cancelled"
+        events.append(self.event("response.incomplete", response=self.snapshot()))
         return events
 
     def fail(self, input_tokens: int, message: str) -> list[Event]:

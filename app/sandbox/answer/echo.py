@@ -25,6 +25,8 @@ def echoed_fields(request: EngineRequest) -> dict[str, Any]:
         "max_output_tokens": body.max_output_tokens,
         "max_tool_calls": body.max_tool_calls,
         "top_logprobs": body.top_logprobs if body.top_logprobs is not None else 0,
+        "presence_penalty": body.presence_penalty or 0.0,
+        "frequency_penalty": body.frequency_penalty or 0.0,
         "store": request.store,
         "metadata": body.metadata or {},
         "parallel_tool_calls": body.parallel_tool_calls is not False,

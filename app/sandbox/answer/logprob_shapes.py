@@ -1,4 +1,4 @@
-"""A token's logprob in the shapes the stream events and the finished output_text part carry."""
+"""A token's logprob in the shape the stream events and the finished output_text part carry."""
 
 from __future__ import annotations
 
@@ -7,14 +7,10 @@ from typing import Any
 from app.sandbox.engines.base import TokenLogprob
 
 
-def event_logprob(token: TokenLogprob) -> dict[str, Any]:
-    """A token's logprob as a delta event carries it (no bytes)."""
-    top = [{"token": text, "logprob": logprob} for text, logprob in token.top]
-    return {"token": token.token, "logprob": token.logprob, "top_logprobs": top}
-
-
 def part_logprob(token: TokenLogprob) -> dict[str, Any]:
-    """A token's logprob as the finished output_text part carries it (with each token's UTF-8 bytes)."""
+    """A token's logprob with each token's UTF-8 bytes, as the output_text part and its delta and done events
+    carry it (Open Responses requires the bytes in all three; the official client reads them where it knows
+    them and keeps them elsewhere)."""
     raw = token.top_bytes or tuple(text.encode() for text, _ in token.top)
     top = [
         {"token": text, "bytes": list(data), "logprob": lp}
@@ -26,17 +22,3 @@ def part_logprob(token: TokenLogprob) -> dict[str, Any]:
         "logprob": token.logprob,
         "top_logprobs": top,
     }
-
-
-def without_bytes(logprobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The part's logprobs without bytes, as the done event carries them."""
-    return [
-        {
-            "token": lp["token"],
-            "logprob": lp["logprob"],
-            "top_logprobs": [
-                {"token": top["token"], "logprob": top["logprob"]} for top in lp["top_logprobs"]
-            ],
-        }
-        for lp in logprobs
-    ]

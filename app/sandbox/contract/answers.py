@@ -18,6 +18,7 @@ from app.sandbox.contract.admin import (
 from app.sandbox.contract.certificates import CertificateRename, CertificateToggle, CertificateUpload
 from app.sandbox.contract.responses import CreateResponse, InputItem
 from app.sandbox.contract.stateful_routes import (
+    CompactRequest,
     ConversationCreate,
     ConversationUpdate,
     InputTokensRequest,
@@ -187,6 +188,16 @@ class InputTokensSchema(Answer):
     input_tokens: int
 
 
+class CompactedSchema(Answer):
+    """`POST /v1/responses/compact`: the user's messages as they were, then one `compaction` item."""
+
+    id: str
+    object: Literal["response.compaction"]
+    created_at: int
+    output: list[dict[str, Any]]
+    usage: UsageSchema
+
+
 class ListingSchema(Answer):
     object: Literal["list"]
     data: list[dict[str, Any]]
@@ -258,6 +269,8 @@ _MODELS: list[type[BaseModel]] = [
     ConversationUpdate,
     ItemsAdd,
     InputTokensRequest,
+    CompactRequest,
+    CompactedSchema,
     ConversationSchema,
     ConversationDeletedSchema,
     InputTokensSchema,

@@ -184,11 +184,8 @@ def _response_paths() -> dict[str, Any]:
         },
         "/v1/responses/compact": {
             "post": {
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": {"type": "object"}}},
-                },
-                "responses": _answers("400", "Error", 401, 403, 413, 429),
+                "requestBody": _body("CompactRequest"),
+                "responses": _answers("200", "Compacted", 400, 401, 403, 404, 413, 429),
             }
         },
         "/v1/responses/{response_id}": {

@@ -108,8 +108,18 @@ class InputMessage(Strict):
     phase: Literal["commentary", "final_answer"] | None = None
 
 
+class CompactionItem(Strict):
+    """What `POST /v1/responses/compact` hands out, sent back as input: sealed, only this sandbox reads it."""
+
+    type: Literal["compaction"]
+    encrypted_content: str = Field(min_length=1, max_length=10_485_760)
+    id: str | None = None
+    created_by: str | None = None
+
+
 InputItem = Annotated[
     Annotated[InputMessage, Tag("~message")]
+    | Annotated[CompactionItem, Tag("~compaction")]
     | Annotated[ReasoningItem, Tag("~reasoning")]
     | Annotated[WebSearchCall, Tag("~web_search_call")]
     | Annotated[FunctionCallItem, Tag("~function_call")]
@@ -241,6 +251,13 @@ def _metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
+class ContextCompaction(Strict):
+    """`context_management`'s one kind: compact the earlier turns once the input passes the threshold."""
+
+    type: Literal["compaction"]
+    compact_threshold: int | None = Field(default=None, ge=1)
+
+
 class CreateResponse(Strict):
     """The body of `POST /v1/responses`: every parameter of the current Responses API."""
 
@@ -262,6 +279,9 @@ class CreateResponse(Strict):
     temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)  # NaN: no number
     top_p: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
+    # Open Responses requires both on every response; the sandbox's engines echo them and sample without them.
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2, allow_inf_nan=False)
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2, allow_inf_nan=False)
     truncation: Literal["auto", "disabled"] | None = None
     store: bool | None = True
     metadata: dict[str, Any] | None = None
@@ -275,10 +295,10 @@ class CreateResponse(Strict):
     prompt: PromptRef | None = None
     conversation: NonEmpty | ConversationRef | None = None
     client_metadata: dict[str, Any] | None = None  # the Codex CLI's; echoed
+    context_management: list[ContextCompaction] | None = Field(default=None, max_length=1)
     # Parameters of the newest client with no effect here: accepted as objects, not echoed.
     access_programs: dict[str, Any] | None = None
     background_options: dict[str, Any] | None = None
-    context_management: list[dict[str, Any]] | None = None
     image: dict[str, Any] | None = None
     moderation: dict[str, Any] | None = None
     prompt_cache_options: dict[str, Any] | None = None

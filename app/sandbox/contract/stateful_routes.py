@@ -88,3 +88,18 @@ _COUNT_FIELDS: dict[str, Any] = {
     **{name: (_CREATE[name].annotation, _CREATE[name]) for name in _SAME_AS_CREATE},
 }
 InputTokensRequest: type[Strict] = create_model("InputTokensRequest", __base__=Strict, **_COUNT_FIELDS)
+
+# `POST /v1/responses/compact`: the conversation to compact (its input typed as a response's, history by
+# `previous_response_id`), and the options the service takes there, echoed nowhere (no answer carries them).
+_COMPACT_FIELDS: dict[str, Any] = {
+    "model": (str, Field(min_length=1, max_length=256)),
+    "input": (Optional[_CREATE["input"].annotation], None),  # noqa: UP045 - a runtime type, not an annotation
+    **{
+        name: (_CREATE[name].annotation, _CREATE[name])
+        for name in ("instructions", "previous_response_id", "prompt_cache_key", "prompt_cache_retention")
+    },
+    "service_tier": (_CREATE["service_tier"].annotation, _CREATE["service_tier"]),
+    "image": (dict[str, Any] | None, None),
+    "prompt_cache_options": (dict[str, Any] | None, None),
+}
+CompactRequest: type[Strict] = create_model("CompactRequest", __base__=Strict, **_COMPACT_FIELDS)

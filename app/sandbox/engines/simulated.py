@@ -17,6 +17,7 @@ from .base import (
     Citations,
     Conversation,
     FunctionCallDelta,
+    Incomplete,
     Reasoning,
     Search,
     SearchResult,
@@ -24,7 +25,7 @@ from .base import (
     TextDelta,
 )
 from .logprobs import simulated_logprobs, top_logprobs_wanted
-from .schema_instance import instance_for
+from .schema_instance import InstanceTooLarge, instance_for
 from .simulated_tools import answer_with_outputs, calls_to_make, outputs_given
 
 _WORDS_ASKED = re.compile(r"\b(\d{1,6})\s+words\b", re.IGNORECASE)
@@ -94,7 +95,12 @@ class SimulatedEngine:
             results = web.search(query)
             yield Search(query, tuple(results))
 
-        calls = calls_to_make(conversation, prompt)
+        try:
+            calls = calls_to_make(conversation, prompt)
+            text, citations = self._answer(conversation, prompt, results) if not calls else ("", [])
+        except InstanceTooLarge:  # the schema asks for more than an answer holds: out of output
+            yield Incomplete()
+            return
         for index, (spec, arguments) in enumerate(calls):
             yield FunctionCallDelta(index, spec.name, "", spec.namespace)
             for piece in chunk_words(arguments):
@@ -103,19 +109,6 @@ class SimulatedEngine:
                 yield FunctionCallDelta(index, spec.name, piece, spec.namespace)
         if calls:
             return
-
-        text_format = request.text_format
-        citations: list[Citation] = []
-        outputs = outputs_given(conversation)
-        if outputs and text_format["type"] == "text":
-            text = answer_with_outputs(outputs)
-        elif text_format["type"] == "json_schema":
-            text = json.dumps(instance_for(text_format["schema"], prompt), indent=2, ensure_ascii=False)
-        elif text_format["type"] == "json_object":
-            text = json.dumps({"model": request.model, "simulated": True, "answer": _excerpt(prompt, 200)})
-        else:
-            text, citations = self._compose(conversation, prompt, results)
-
         top = top_logprobs_wanted(request)
         for piece in chunk_words(text):
             if self.delay:
@@ -123,6 +116,22 @@ class SimulatedEngine:
             yield TextDelta(piece, simulated_logprobs(piece, top) if top is not None else ())
         if citations:
             yield Citations(tuple(citations))
+
+    def _answer(
+        self, conversation: Conversation, prompt: str, results: list[SearchResult]
+    ) -> tuple[str, list[Citation]]:
+        """The text answer: quoting the functions' outputs, the schema's instance, JSON, or composed prose."""
+        request = conversation.request
+        text_format = request.text_format
+        outputs = outputs_given(conversation)
+        if outputs and text_format["type"] == "text":
+            return answer_with_outputs(outputs), []
+        if text_format["type"] == "json_schema":
+            return json.dumps(instance_for(text_format["schema"], prompt), indent=2, ensure_ascii=False), []
+        if text_format["type"] == "json_object":
+            answer = {"model": request.model, "simulated": True, "answer": _excerpt(prompt, 200)}
+            return json.dumps(answer), []
+        return self._compose(conversation, prompt, results)
 
     @staticmethod
     def _reasoning(conversation: Conversation, prompt: str) -> Reasoning:

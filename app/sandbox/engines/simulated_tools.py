@@ -1,8 +1,11 @@
 """The simulated model's function calling: deterministic rules, documented in the README.
 
 - It calls a function when the prompt (the last user message) names it, as written or with its "_" and
-  "-" read as spaces ("get weather" names `get_weather`), one call per function named, in the order named;
-  without parallel_tool_calls only the first.
+  "-" read as spaces ("get weather" names `get_weather`); when it names none, it calls those the prompt is
+  about: a word of the function's name that is no common verb ("weather" in `get_weather`), or two words
+  of its description, appear in the prompt (words of 3 letters or more, a plural's "s" and common words
+  aside). One call per function, in the order the prompt reaches them; without parallel_tool_calls only
+  the first.
 - tool_choice "required" with no function named calls the first function offered; a choice naming a
   function calls that one; "none" never calls.
 - The arguments are an instance of the function's parameters schema (schema_instance.py), filled from
@@ -36,6 +39,109 @@ def _position(spec: FunctionSpec, prompt: str) -> int | None:
     return min(hits) if hits else None
 
 
+# Words that say what a function does to something, not what it is about ("get" in `get_weather`).
+_VERBS = frozenset(
+    [
+        "get",
+        "set",
+        "list",
+        "fetch",
+        "find",
+        "create",
+        "make",
+        "run",
+        "call",
+        "read",
+        "write",
+        "update",
+        "delete",
+        "add",
+        "remove",
+        "check",
+        "show",
+        "send",
+        "tool",
+        "function",
+        "lookup",
+        "look",
+        "query",
+        "retrieve",
+        "return",
+        "compute",
+        "calculate",
+    ]
+)
+_COMMON = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "that",
+        "this",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "how",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "its",
+        "you",
+        "your",
+        "can",
+        "does",
+        "not",
+        "but",
+        "all",
+        "any",
+        "about",
+        "into",
+        "out",
+        "like",
+        "given",
+        "some",
+        "more",
+        "most",
+        "than",
+        "then",
+        "them",
+        "they",
+        "their",
+        "there",
+        "also",
+        "only",
+        "just",
+        "very",
+    ]
+)
+
+
+def _words(text: str) -> dict[str, int]:
+    """Each content word of `text` (lowercase, a plural's "s" dropped) with where it first appears."""
+    found: dict[str, int] = {}
+    for match in re.finditer(r"[a-z]{3,}", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower()):
+        word = match.group()
+        word = word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+        if word not in _COMMON:
+            found.setdefault(word, match.start())
+    return found
+
+
+def _topic_position(spec: FunctionSpec, prompt: str) -> int | None:
+    """Where the prompt is about what the function is for (a word of its name, or two of its description)."""
+    said = _words(prompt)
+    name_hits = [said[word] for word in _words(spec.name) if word in said and word not in _VERBS]
+    described = [said[word] for word in _words(spec.description) if word in said and word not in _VERBS]
+    hits = name_hits + (described if len(described) >= 2 else [])
+    return min(hits) if hits else None
+
+
 def since_last_user(conversation: Conversation) -> list[Message]:
     messages = conversation.messages
     last = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
@@ -65,6 +171,10 @@ def calls_to_make(conversation: Conversation, prompt: str) -> list[tuple[Functio
         chosen = [forced] if forced is not None else []
     else:
         named = [(pos, spec) for spec in plan.functions if (pos := _position(spec, prompt)) is not None]
+        if not named:  # a function named outright wins; otherwise those the prompt is about
+            named = [
+                (pos, spec) for spec in plan.functions if (pos := _topic_position(spec, prompt)) is not None
+            ]
         chosen = [spec for _, spec in sorted(named, key=lambda pair: pair[0])]
         if not chosen and plan.mode == "required":
             chosen = [plan.functions[0]]

@@ -12,6 +12,7 @@ Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through u
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 from collections import deque
@@ -30,6 +31,7 @@ from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.permissions import refusal as permission_refusal
 from app.sandbox.gateway.recording import record_admission, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
+from app.sandbox.gateway.upgrade import refusals_as_handshake
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.allowlist_record import AllowlistRecord
@@ -112,10 +114,12 @@ class Gateway:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"]
-        if scope["type"] != "http" or not (path.startswith("/v1/") or path == "/v1"):
+        if scope["type"] not in ("http", "websocket") or not (path.startswith("/v1/") or path == "/v1"):
             await self.app(scope, receive, send)
             return
-        self.seen.append((scope["method"], path))
+        if scope["type"] == "websocket":  # an upgrade is judged as a request is (upgrade.py)
+            send = refusals_as_handshake(scope, receive, send)
+        self.seen.append((scope.get("method", "GET"), path))
         client = scope.get("client")
         source_ip, token, framed, oversized, shown, seen = self._head(
             client[0] if client else None, tuple(scope["headers"])
@@ -155,7 +159,8 @@ class Gateway:
             return
         self.store.keys.used(key, int(self.clock()))  # counted in memory, written in batches
         if key.permissions != "all":
-            refused = permission_refusal(key.permissions, scope["method"], path)
+            # An upgrade opens a socket of response.create messages: a write, as a POST is.
+            refused = permission_refusal(key.permissions, scope.get("method", "POST"), path)
             if refused is not None:
                 await _respond(send, 403, refused, extra)
                 return
@@ -187,7 +192,8 @@ class Gateway:
                 send, 413, error_bytes(413, message, "request_too_large"), [*extra, *limit_headers]
             )
             return
-        if framed:  # HTTP/1.1 without Content-Length or Transfer-Encoding has no body: nothing to replay
+        # HTTP/1.1 without Content-Length or Transfer-Encoding has no body, nor has an upgrade: nothing to replay
+        if framed and scope["type"] == "http":
             body_receive = await self._bounded_body(receive, send, [*extra, *limit_headers])
             if body_receive is None:
                 return
@@ -262,13 +268,21 @@ class Gateway:
     async def _bounded_body(
         self, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
     ) -> Receive | None:
-        """Read the body up to the limit and replay it; past the limit answer 413 and return None."""
+        """Read the body up to the limit and replay it; past the limit answer 413, past the deadline 408
+        (a body sent a byte at a time would hold its connection for ever), and return None."""
         limit = self.config.max_body_bytes
         message = f"The request body is larger than the limit of {limit:,} bytes."
         chunks: list[bytes] = []
         size = 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.body_timeout
         while True:
-            event = await receive()
+            try:
+                event = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                late = f"The request body did not arrive within {self.config.body_timeout:g} s."
+                await _respond(send, 408, error_bytes(408, late, "request_timeout"), headers)
+                return None
             if event["type"] == "http.disconnect":
                 return None
             chunk = event.get("body", b"")

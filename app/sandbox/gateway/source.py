@@ -29,9 +29,13 @@ def source_of(peer_text: str | None, forwarded: tuple[bytes, ...], trusted: list
     peer = _parse(peer_text) if peer_text else None
     if peer is None or not _inside(peer, trusted):
         return peer
+    if (
+        not forwarded
+    ):  # no header: a direct request from the proxy's host, judged by the peer (nginx's realip)
+        return peer
     lines = [value.decode("latin-1") for value in forwarded]
     hops = [hop.strip() for hop in ",".join(lines).split(",")]
-    if not lines or not any(hops):
+    if not any(hops):
         return None
     address = None
     for hop in reversed(hops):

@@ -7,12 +7,19 @@ import binascii
 import io
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from app.sandbox.contract.responses import CreateResponse, FormatJsonSchema, InputImage, InputMessage
+from app.sandbox.contract.responses import (
+    CompactionItem,
+    CreateResponse,
+    FormatJsonSchema,
+    InputImage,
+    InputMessage,
+)
 from app.sandbox.contract.tools import ChoiceHosted, ItemReference
 from app.sandbox.contract.validate import bad, validate
 from app.sandbox.errors import quote
@@ -206,8 +213,27 @@ def input_item_json(item: Any) -> dict[str, Any]:
     return data
 
 
+Unseal = Callable[[str], str | None]  # a compaction item's content to its summary; None: not this sandbox's
+
+
+def _compaction(item: CompactionItem, where: str, unseal: Unseal | None) -> Message:
+    """A compaction item read back: its summary, a developer turn every engine reads as the turns it replaced."""
+    if unseal is None:  # a conversation's items: kept as sent, so a sealed summary is no item of theirs
+        message = "A compaction item is taken as a response's input, not kept as a conversation's item."
+        raise bad(message, f"{where}.type", "unsupported_value")
+    summary = unseal(item.encrypted_content)
+    if summary is None:
+        raise bad(
+            "The compaction item's encrypted_content was not made by this sandbox, or was changed: send "
+            "it back exactly as /v1/responses/compact gave it.",
+            f"{where}.encrypted_content",
+            "invalid_encrypted_content",
+        )
+    return Message("developer", [{"type": "input_text", "text": summary}])
+
+
 def _tool_messages(
-    items: list[Any], param: str, max_image_bytes: int
+    items: list[Any], param: str, max_image_bytes: int, unseal: Unseal | None = None
 ) -> tuple[list[Message], list[tuple[str, str]]]:
     """The conversation's messages in order: function calls join the assistant turn before them (one chat
     turn, as Chat Completions has it); outputs are "tool" messages. Also each output's (param, call_id)."""
@@ -217,6 +243,8 @@ def _tool_messages(
         where = f"{param}[{index}]"
         if isinstance(item, InputMessage):
             messages.append(_message(item, where, max_image_bytes))
+        elif isinstance(item, CompactionItem):
+            messages.append(_compaction(item, where, unseal))
         elif isinstance(item, FunctionCallItem):
             call = CallRecord(item.call_id, item.name, item.arguments, item.namespace)
             if messages and messages[-1].role == "assistant" and messages[-1].call_id is None:
@@ -233,7 +261,10 @@ def _tool_messages(
     return messages, refs
 
 
-def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int) -> EngineRequest:
+def parse_request(
+    body: dict[str, Any], models: list[str], max_image_bytes: int, unseal: Unseal | None = None
+) -> EngineRequest:
+    """The body checked and read; `unseal` opens compaction items (without it they are refused)."""
     refuse_unsupported(body)
     parsed = validate(CreateResponse, body)
     if parsed.model not in models:
@@ -247,7 +278,7 @@ def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int)
     )
     items = items or list(parsed.input)
     refuse_reasoning(parsed.model, body.get("reasoning") if isinstance(body.get("reasoning"), dict) else None)
-    messages, refs = _tool_messages(items, "input", max_image_bytes)
+    messages, refs = _tool_messages(items, "input", max_image_bytes, unseal)
     request = EngineRequest(parsed.model, messages, parsed, [input_item_json(item) for item in items])
     request.output_refs = refs
     request.tools = plan = plan_tools(parsed)
@@ -260,6 +291,9 @@ def parse_request(body: dict[str, Any], models: list[str], max_image_bytes: int)
         request.text_format = text_format.model_dump(by_alias=True, exclude_none=True)
         if isinstance(text_format, FormatJsonSchema):
             request.text_format["strict"] = bool(text_format.strict)
+            request.text_format["description"] = (
+                text_format.description
+            )  # null when not sent, as the spec has it
     if parsed.text is not None and parsed.text.verbosity is not None:
         request.verbosity = parsed.text.verbosity
     if parsed.reasoning is not None:

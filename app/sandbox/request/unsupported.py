@@ -31,11 +31,18 @@ REFUSED_TOOLS = frozenset(
     }
 )
 SUPPORTED_ITEMS = frozenset(
-    {"message", "reasoning", "web_search_call", "function_call", "function_call_output", "item_reference"}
+    {
+        "message",
+        "reasoning",
+        "web_search_call",
+        "function_call",
+        "function_call_output",
+        "item_reference",
+        "compaction",
+    }
 )
 REFUSED_PARTS = frozenset({"input_file", "input_audio"})
 REFUSED_PARAMETERS = {
-    "context_management": "context management (compaction)",
     "moderation": "moderation",
     "image": "image generation options",
     "access_programs": "programmatic tool calling",

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.sandbox.answer.builder import Event, ResponseBuilder
+from app.sandbox.answer.truncation import input_tokens
 from app.sandbox.contract.stateful_routes import RetrieveQuery
 from app.sandbox.contract.validate import bad
 from app.sandbox.engines.base import Conversation, Engine
@@ -131,7 +132,8 @@ class BackgroundRuns:
                 builder.response["status"] = "failed"
                 builder.response["error"] = {"code": "server_error", "message": _CUT_SHORT}
                 raise
-            builder.response["status"] = "cancelled"  # no event names it: the stream just ends
+            for event in builder.cancel(input_tokens(conversation)):  # the text so far, and the end
+                await run.add(event)
         except Exception as error:  # the engine failed: the run fails, with its reason
             builder.response["status"] = "failed"
             builder.response["error"] = {"code": "server_error", "message": quote(str(error), 500)}
@@ -161,7 +163,8 @@ class BackgroundRuns:
                     run.task.cancel()
                 await asyncio.wait({run.task})
             if run.builder.response["status"] in _LIVE:  # cancelled before its task took it up
-                run.builder.response["status"] = "cancelled"
+                for event in run.builder.cancel(0):
+                    await run.add(event)
             await self._settle(run)
             return run.builder.snapshot()
         stored = self.store.responses.load(project_id, response_id)

@@ -3,7 +3,7 @@
 Counted as the response itself counts them (its `usage.input_tokens`): by the engine's own tokenizer where
 it has one (the local engine: llama.cpp's, over the prompt its chat template makes), otherwise by the
 sandbox's estimate (the simulated and upstream engines). History comes from `previous_response_id` or
-`conversation`, as for a response. `POST /v1/responses/compact` is refused here with a clear 400.
+`conversation`, as for a response.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from app.sandbox.answer.tool_loop import check_outputs
 from app.sandbox.answer.truncation import input_tokens
 from app.sandbox.contract.stateful_routes import InputTokensRequest
-from app.sandbox.contract.validate import bad, parse_json_body, validate
+from app.sandbox.contract.validate import parse_json_body, validate
 from app.sandbox.engines.base import Conversation
 from app.sandbox.request.engine_request import parse_request
 from app.sandbox.routes.project import project_of
@@ -37,7 +37,7 @@ class TokenCounting:
         no_input = raw.get("input") is None
         if no_input:  # the history alone: a placeholder input, dropped once parsed
             body["input"] = " "
-        parsed = parse_request(body, config.models, config.max_image_bytes)
+        parsed = parse_request(body, config.models, config.max_image_bytes, self.routes.unseal)
         if no_input:
             parsed.messages, parsed.input_items = [], []
         self.routes.check_sealed(parsed)
@@ -48,11 +48,3 @@ class TokenCounting:
         count = getattr(engine, "count_input_tokens", None)
         tokens = await count(conversation) if count is not None else input_tokens(conversation)
         return JSONResponse({"object": "response.input_tokens", "input_tokens": tokens})
-
-    async def compact(self, request: Request) -> Response:
-        raise bad(
-            "The sandbox does not compact conversations (/v1/responses/compact). Send the conversation as "
-            "it is; with truncation: 'auto' the oldest turns are dropped when it does not fit.",
-            None,
-            "unsupported_endpoint",
-        )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection
 
 from app.sandbox.errors import ServiceError
 from app.sandbox.gateway.context import RequestContext
 
 
-def project_of(request: Request) -> str:
+def project_of(request: HTTPConnection) -> str:
     context: RequestContext = request.scope["state"]["gateway"]
     if context.key.kind != "project" or context.key.project_id is None:
         raise ServiceError(

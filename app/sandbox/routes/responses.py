@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.common.jsonschema_check import mismatches
 from app.sandbox.answer.builder import Event, ResponseBuilder
+from app.sandbox.answer.compaction import compact_history, compaction_item
 from app.sandbox.answer.estimate import count_tokens
 from app.sandbox.answer.sealed import Sealer
 from app.sandbox.answer.tool_loop import (
@@ -77,7 +78,7 @@ class ResponsesRoutes:
         self.resolve_prompt = resolve_prompt  # fills in the `prompt` parameter (routes/prompts.py)
         self.sealer = Sealer.for_store(app_state.store)
         self.conversations = ConversationRoutes(app_state)
-        self.background = BackgroundRuns(app_state.store, self._run)
+        self.background = BackgroundRuns(app_state.store, self.run)
 
     def history(self, project_id: str, parsed: EngineRequest) -> list[Message]:
         """The earlier turns: of the conversation, or of the previous response (never both: a 400)."""
@@ -95,6 +96,11 @@ class ResponsesRoutes:
             )
         return messages_from_history(_stored(stored[1])[0])
 
+    def unseal(self, blob: str) -> str | None:
+        """A compaction item's summary (answer/compaction.py), or None for one this sandbox did not seal."""
+        content = self.sealer.open(blob)
+        return None if content is None else content.text
+
     def check_sealed(self, parsed: EngineRequest) -> None:
         """Reasoning items sent back must carry content this sandbox sealed, unchanged."""
         items = parsed.body.input if isinstance(parsed.body.input, list) else []
@@ -108,22 +114,38 @@ class ResponsesRoutes:
                         "invalid_encrypted_content",
                     )
 
-    async def create(self, request: Request) -> Response:
-        project_id = project_of(request)
-        body = self.resolve_prompt(project_id, parse_json_body(await request.body()))
+    async def prepared(
+        self, project_id: str, body: Any, kept: tuple[str, list[Message]] | None = None
+    ) -> tuple[Conversation, ResponseBuilder, Engine]:
+        """A request read and checked, every refusal made, ready to run; `kept`: a WebSocket's last
+        response (id, its conversation), which `previous_response_id` may name though it was not stored."""
+        body = self.resolve_prompt(project_id, body)  # a stored prompt's text, over HTTP and the socket alike
         config = self.state.config
         resolve_references(self.state.store, project_id, body)
-        parsed = parse_request(body, config.models, config.max_image_bytes)
+        parsed = parse_request(body, config.models, config.max_image_bytes, self.unseal)
         check_background(parsed)
         self.check_sealed(parsed)
         engine: Engine = self.state.engine
         prepare = getattr(engine, "prepare", None)
         if prepare is not None:  # refusals an engine must make before a stream starts (the local engine)
             await prepare(parsed)
-        history = self.history(project_id, parsed)
+        if kept is not None and parsed.previous_response_id == kept[0] and parsed.body.conversation is None:
+            history = kept[1]
+        else:
+            history = self.history(project_id, parsed)
         check_outputs(parsed.output_refs, [*history, *parsed.messages])
-        conversation = fit_context(Conversation(parsed, history), config.context_window)
+        conversation, summary = compact_history(Conversation(parsed, history), config.context_window)
+        conversation = fit_context(conversation, config.context_window)
         builder = ResponseBuilder(parsed, config.delta_event_type, self.sealer)
+        if summary is not None:
+            builder.compaction = compaction_item(summary, self.sealer)
+        return conversation, builder, engine
+
+    async def create(self, request: Request) -> Response:
+        project_id = project_of(request)
+        body = parse_json_body(await request.body())
+        conversation, builder, engine = await self.prepared(project_id, body)
+        parsed = conversation.request
         if parsed.body.background:
             return await self.background.start(project_id, conversation, builder, engine)
         if parsed.stream:
@@ -132,11 +154,11 @@ class ResponsesRoutes:
                 media_type="text/event-stream",
                 headers={"cache-control": "no-cache", "x-request-id": new_id("req")},
             )
-        async for _ in self._run(project_id, conversation, builder, engine):
+        async for _ in self.run(project_id, conversation, builder, engine):
             pass
         return JSONResponse(builder.response, headers={"x-request-id": new_id("req")})
 
-    async def _run(
+    async def run(
         self, project_id: str, conversation: Conversation, builder: ResponseBuilder, engine: Engine
     ) -> AsyncGenerator[Event, None]:
         request = conversation.request
@@ -228,7 +250,7 @@ class ResponsesRoutes:
         self, project_id: str, conversation: Conversation, builder: ResponseBuilder, engine: Engine
     ) -> AsyncIterator[bytes]:
         try:
-            async with aclosing(self._run(project_id, conversation, builder, engine)) as events:
+            async with aclosing(self.run(project_id, conversation, builder, engine)) as events:
                 async for event in events:
                     yield f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
                     # Hand the loop a turn after every event. An engine that never waits (the simulated one
