@@ -98,6 +98,25 @@ def test_the_status_bar_says_when_a_source_admitted_before_is_refused(
     dialog.close()
 
 
+def test_the_status_bar_says_it_with_the_view_never_opened(
+    qtbot: QtBot, tab: SecurityTab, console: MainWindow
+) -> None:
+    _project_list_on(qtbot, tab, "10.9.0.0/16", "203.0.113.0/24")
+    tab.service.periodic.timeout.emit()  # the tab's periodic read (every 30 s while the tab is shown)
+    with _api(tab, "10.9.9.9") as api:
+        assert api.get("/models").status_code == 200
+    wide = next(e for e in tab.service.entries if e.cidr == "10.9.0.0/16")
+    tab.service.remove([wide.id])
+    qtbot.waitUntil(lambda: all(e.cidr != "10.9.0.0/16" for e in tab.service.entries), timeout=10000)
+    with _api(tab, "10.9.9.9") as api:
+        assert api.get("/models").status_code == 403
+    qtbot.waitUntil(lambda: not tab.session.tasks.running("refused.poll"), timeout=5000)
+    tab.service.periodic.timeout.emit()  # the next one
+    qtbot.waitUntil(lambda: "10.9.9.9" in console.statusBar().currentMessage(), timeout=5000)
+    assert "admitted before" in console.statusBar().currentMessage()
+    assert "refused" not in tab.dialogs  # the view was never opened
+
+
 def test_simplify_previews_the_merge_and_makes_it(qtbot: QtBot, tab: SecurityTab) -> None:
     for cidr in ("10.0.0.0/25", "10.0.0.128/25", "192.0.2.7"):
         count = len(tab.service.entries)

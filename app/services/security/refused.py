@@ -2,8 +2,8 @@
 the Refused view, and "Allow…" for a refused source; the status bar says when refusals start for a source
 that a list admitted before (read from the list's admitted sources).
 
-Read every `POLL_MS` while the view is open, and with the tab's own periodic read otherwise, once the view
-was opened (a person who never looked asks nothing more of the service).
+Read every `POLL_MS` while the view is open, and with the tab's own periodic read otherwise (every 30 s while
+the Security tab is shown): the status bar's warning needs no view opened first.
 """
 
 from __future__ import annotations
@@ -35,13 +35,15 @@ class RefusedService(QObject):
         self.session = session
         self.allowlist = allowlist
         self.refused = RefusedRows()
-        self.watching = False  # the view was opened: the tab's periodic read asks too
+        self.watching = (
+            False  # reading since `started_at` (the view opened, or the tab's first periodic read)
+        )
         self.started_at = 0  # refusals first seen after this are "starting" ones
         self.error = ""
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
-        allowlist.periodic.timeout.connect(lambda: self.poll() if self.watching else None)
+        allowlist.periodic.timeout.connect(self.watch)
         session.client_changed.connect(self.reset)
 
     def rows(self) -> list[RefusedRow]:
@@ -61,6 +63,16 @@ class RefusedService(QObject):
 
     def close(self) -> None:
         self.timer.stop()
+
+    def watch(self) -> None:
+        """The tab's periodic read: refusals are read from then on, so a source admitted before that starts
+        being refused is said in the status bar whether or not the view was ever opened."""
+        client = self.session.client
+        if client is None or not client.has_key("admin"):
+            return  # nothing to say in the status bar; the view says why when opened
+        if not self.watching:
+            self.watching, self.started_at = True, int(time.time())
+        self.poll()
 
     def poll(self) -> None:
         client = self.session.client
