@@ -20,13 +20,36 @@ def raw_server(reply: bytes, close_after: bool = True) -> Iterator[str]:
         with conn:
             conn.settimeout(2)
             try:
-                conn.recv(65536)
+                read_whole_request(conn)
                 conn.sendall(reply)
             except OSError:
                 pass
 
     with serving(answer) as port:
         yield f"http://127.0.0.1:{port}/v1"
+
+
+def read_whole_request(conn: socket.socket) -> None:
+    """Read a request's head and its body (by content-length). A server that closes with part of the request
+    unread makes the kernel answer with a reset, and the client loses the reply it had not read yet: with one
+    recv, that happened whenever the body came in a second segment (a loaded machine)."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.partition(b":")[2])
+            for line in head.split(b"\r\n")[1:]
+            if line.lower().startswith(b"content-length:")
+        ),
+        0,
+    )
+    while len(body) < length and (chunk := conn.recv(65536)):
+        body += chunk
 
 
 def sse_head() -> bytes:
@@ -205,7 +228,7 @@ def comment_server(interval: float = 0.05) -> Iterator[str]:
     def stream(conn: socket.socket) -> None:
         with conn:
             try:
-                conn.recv(65536)
+                read_whole_request(conn)
                 conn.sendall(sse_head())
                 while not stop.wait(interval):
                     conn.sendall(b": keep-alive\n\n")
