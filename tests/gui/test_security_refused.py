@@ -103,6 +103,7 @@ def test_simplify_previews_the_merge_and_makes_it(qtbot: QtBot, tab: SecurityTab
         qtbot.waitUntil(lambda n=count: len(tab.service.entries) == n + 1, timeout=10000)  # type: ignore[misc]
     _click(qtbot, tab, "simplify")
     dialog = dialog_of(tab, "simplify", SimplifyDialog)
+    assert dialog.windowTitle().startswith("Simplify the allowlist: ")  # as Import into …: names the list
     summary = dialog.findChild(QLabel, "simplify_summary")
     assert summary is not None and "3 entries become 2 (limit 1,000)" in summary.text()
     merged = dialog.tree.topLevelItem(0)

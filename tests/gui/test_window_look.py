@@ -1,0 +1,38 @@
+"""What a person reads at 800x600 reads whole: the conversations' search hint beside New, and the entries
+table under the Security tab's scope bar keeps rows to show."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QAbstractItemView
+from pytestqt.qtbot import QtBot
+
+from app.ui.main_window import MainWindow
+from app.ui.security.tab import SecurityTab
+from tests.gui.reach import child
+
+
+def test_the_conversation_search_shows_its_hint_whole(console: MainWindow, qtbot: QtBot) -> None:
+    console.resize(800, 600)
+    console.tabs.setCurrentWidget(console.playground)
+    search = console.playground.sidebar.search
+    qtbot.waitUntil(search.isVisible)
+    qtbot.wait(50)  # the layout's pass after the resize
+    hint = search.placeholderText()
+    # The clear button's room on the right, the frame's on the left.
+    assert search.fontMetrics().horizontalAdvance(hint) + search.height() + 8 <= search.width(), (
+        hint,
+        search.width(),
+    )
+    assert search.accessibleName() == "Search conversations"
+
+
+def test_the_entries_table_keeps_five_rows_at_800x600(
+    console: MainWindow, qtbot: QtBot, tab: SecurityTab
+) -> None:
+    console.resize(800, 600)
+    console.tabs.setCurrentWidget(console.security)
+    table = child(tab, QAbstractItemView, "entries")
+    qtbot.waitUntil(table.isVisible)
+    qtbot.wait(50)
+    row = table.fontMetrics().lineSpacing() + 6
+    assert table.viewport().height() >= 5 * row, table.viewport().height()
