@@ -3,6 +3,7 @@ table under the Security tab's scope bar keeps rows to show."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 from pytestqt.qtbot import QtBot
 
@@ -36,3 +37,22 @@ def test_the_entries_table_keeps_five_rows_at_800x600(
     qtbot.wait(50)
     row = table.fontMetrics().lineSpacing() + 6
     assert table.viewport().height() >= 5 * row, table.viewport().height()
+
+
+def test_the_entries_tables_titles_read_whole_at_800x600(
+    console: MainWindow, qtbot: QtBot, tab: SecurityTab
+) -> None:
+    console.resize(800, 600)
+    console.tabs.setCurrentWidget(console.security)
+    table = child(tab, QAbstractItemView, "entries")
+    qtbot.waitUntil(table.isVisible)
+    qtbot.wait(50)
+    header = table.horizontalHeader()
+    model = table.model()
+    cut = []
+    for column in range(header.count()):
+        title = str(model.headerData(column, Qt.Orientation.Horizontal))
+        if header.fontMetrics().horizontalAdvance(title) + 20 > header.sectionSize(column):
+            cut.append((title, header.sectionSize(column)))
+    assert cut == []
+    assert header.length() <= table.viewport().width()  # and nothing off to the side
