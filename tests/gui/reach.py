@@ -107,7 +107,7 @@ def hover_for_tooltip(viewport: QWidget, point: QPoint) -> None:
 
 def choose(tab: SecurityTab, name: str) -> None:
     """Choose the scope bar's item `name` (Keys…, Import…) from its menu, whose button must be on screen."""
-    action = tab.scope_bar.actions[name]
+    action = tab.scope_bar.menu_actions[name]
     menu = action.parent()
     assert isinstance(menu, QWidget)
     button = menu.parentWidget()

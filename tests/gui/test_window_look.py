@@ -4,7 +4,7 @@ table under the Security tab's scope bar keeps rows to show."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView
+from PySide6.QtWidgets import QAbstractItemView, QTableView
 from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
@@ -44,7 +44,7 @@ def test_the_entries_tables_titles_read_whole_at_800x600(
 ) -> None:
     console.resize(800, 600)
     console.tabs.setCurrentWidget(console.security)
-    table = child(tab, QAbstractItemView, "entries")
+    table = child(tab, QTableView, "entries")
     qtbot.waitUntil(table.isVisible)
     qtbot.wait(50)
     header = table.horizontalHeader()

@@ -68,7 +68,7 @@ class ScopeBar(QWidget):
         rotate = QPushButton("Rotate an IP…", objectName="rotate")
         rotate.clicked.connect(lambda: self.action.emit("rotate"))
         buttons = [rotate]
-        self.actions: dict[str, QAction] = {}  # by name, to reach an item behind its menu
+        self.menu_actions: dict[str, QAction] = {}  # by name, to reach an item behind its menu
         for label, name, items in MENUS:
             button = QPushButton(label, objectName=name)
             button.setAccessibleName(f"{label} menu")
@@ -77,7 +77,7 @@ class ScopeBar(QWidget):
                 action = menu.addAction(text)
                 action.setObjectName(item)
                 action.triggered.connect(lambda _=False, n=item: self.action.emit(n))
-                self.actions[item] = action
+                self.menu_actions[item] = action
             button.setMenu(menu)
             buttons.append(button)
         # One line where there is room, wrapping in a narrow window (twice the scale on a laptop's screen).

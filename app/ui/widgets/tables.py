@@ -52,7 +52,8 @@ class StretchRoom(QObject):
 
     def header_width(self, column: int) -> int:
         """Its title whole, with the sort arrow: narrower, a centred title is cut at both ends."""
-        title = self.table.model().headerData(column, Qt.Orientation.Horizontal) if self.table.model() else ""
+        model = self.table.model()
+        title = model.headerData(column, Qt.Orientation.Horizontal) if model is not None else ""
         return self.table.fontMetrics().horizontalAdvance(str(title or "")) + 32
 
     def fit(self, width: int) -> None:
