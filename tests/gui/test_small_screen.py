@@ -106,8 +106,8 @@ def test_the_scope_bar_keeps_one_line_and_the_new_windows_fit(
     console.tabs.setCurrentWidget(console.security)
     qtbot.waitUntil(tab.scope_bar.isVisible)
     qtbot.wait(50)  # the layout's pass after the resize
-    controls = [w for w in tab.scope_bar.findChildren(QAbstractButton) if w.isVisibleTo(tab.scope_bar)]
-    controls.append(tab.scope_bar.scope)
+    controls: list[QWidget] = [tab.scope_bar.scope]
+    controls += [w for w in tab.scope_bar.findChildren(QAbstractButton) if w.isVisibleTo(tab.scope_bar)]
     tops = {
         w.mapTo(tab.scope_bar, w.rect().center()).y() for w in controls if w.objectName() != "resume_rotation"
     }

@@ -52,8 +52,7 @@ class StretchRoom(QObject):
 
     def header_width(self, column: int) -> int:
         """Its title whole, with the sort arrow: narrower, a centred title is cut at both ends."""
-        model = self.table.model()
-        title = model.headerData(column, Qt.Orientation.Horizontal) if model is not None else ""
+        title = self.table.model().headerData(column, Qt.Orientation.Horizontal)
         return self.table.fontMetrics().horizontalAdvance(str(title or "")) + 32
 
     def fit(self, width: int) -> None:
