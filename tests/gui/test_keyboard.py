@@ -214,7 +214,17 @@ def colour_near(pixel: QColor, wanted: QColor) -> bool:
 def test_the_scope_bars_menus_open_and_choose_from_the_keyboard(
     console: MainWindow, qtbot: QtBot, tab: SecurityTab
 ) -> None:
-    """Space opens the Credentials menu on its button; an item's underlined letter opens its window."""
+    """The List and Credentials menus hold the windows README names; Space opens one on its button, and an
+    item's underlined letter opens its window."""
+    listing = child(tab.scope_bar, QPushButton, "list_tools").menu()
+    assert isinstance(listing, QMenu)
+    assert [a.text().replace("&", "") for a in listing.actions()] == [
+        "Import…",
+        "Export…",
+        "Simplify…",
+        "History…",
+        "Refused requests…",
+    ]
     button = child(tab.scope_bar, QPushButton, "credentials")
     menu = button.menu()
     assert isinstance(menu, QMenu)
