@@ -4,7 +4,7 @@ table under the Security tab's scope bar keeps rows to show."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView
 from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
@@ -56,3 +56,19 @@ def test_the_entries_tables_titles_read_whole_at_800x600(
             cut.append((title, header.sectionSize(column)))
     assert cut == []
     assert header.length() <= table.viewport().width()  # and nothing off to the side
+
+
+def test_the_add_forms_hints_read_whole_at_800x600(
+    console: MainWindow, qtbot: QtBot, tab: SecurityTab
+) -> None:
+    console.resize(800, 600)
+    console.tabs.setCurrentWidget(console.security)
+    qtbot.waitUntil(tab.add_form.isVisible)
+    qtbot.wait(50)
+    cut = []
+    for name in ("cidr", "description", "check_ip"):
+        field = child(tab, QLineEdit, name)
+        hint = field.placeholderText()
+        if field.fontMetrics().horizontalAdvance(hint) + 10 > field.width():
+            cut.append((name, hint, field.width()))
+    assert cut == []
