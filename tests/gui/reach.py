@@ -103,3 +103,13 @@ def hover_for_tooltip(viewport: QWidget, point: QPoint) -> None:
     before hidden first (offscreen there is no mouse to rest)."""
     QToolTip.hideText()
     QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, point, viewport.mapToGlobal(point)))
+
+
+def choose(tab: SecurityTab, name: str) -> None:
+    """Choose the scope bar's item `name` (Keys…, Import…) from its menu, whose button must be on screen."""
+    action = tab.scope_bar.menu_actions[name]
+    menu = action.parent()
+    assert isinstance(menu, QWidget)
+    button = menu.parentWidget()
+    assert button is not None and button.isVisible() and button.isEnabled(), name
+    action.trigger()

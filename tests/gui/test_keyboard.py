@@ -3,7 +3,8 @@ Playground, and every control has a name a screen reader reads (through Qt's acc
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import pytest
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAccessible, QColor
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -12,7 +13,9 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
+    QPushButton,
     QTextEdit,
     QWidget,
 )
@@ -104,7 +107,9 @@ SECURITY_ORDER = (
     "scope",
     "switch",
     "refresh",
-    "history",
+    "rotate",
+    "list_tools",
+    "credentials",
     "add_mine",
     "echo_settings",
     "cidr",
@@ -201,3 +206,39 @@ def test_focus_is_visible_on_every_kind_of_control(console: MainWindow, qtbot: Q
 def colour_near(pixel: QColor, wanted: QColor) -> bool:
     pairs = ((pixel.red(), wanted.red()), (pixel.green(), wanted.green()), (pixel.blue(), wanted.blue()))
     return all(abs(a - b) <= 40 for a, b in pairs)
+
+
+@pytest.mark.qt_log_ignore(
+    "^This plugin does not support (raise|grabbing the keyboard)"
+)  # the menu, offscreen
+def test_the_scope_bars_menus_open_and_choose_from_the_keyboard(
+    console: MainWindow, qtbot: QtBot, tab: SecurityTab
+) -> None:
+    """The List and Credentials menus hold the windows README names; Space opens one on its button, and an
+    item's underlined letter opens its window."""
+    listing = child(tab.scope_bar, QPushButton, "list_tools").menu()
+    assert isinstance(listing, QMenu)
+    assert [a.text().replace("&", "") for a in listing.actions()] == [
+        "Import…",
+        "Export…",
+        "Simplify…",
+        "History…",
+        "Refused requests…",
+    ]
+    button = child(tab.scope_bar, QPushButton, "credentials")
+    menu = button.menu()
+    assert isinstance(menu, QMenu)
+    assert [a.text() for a in menu.actions()] == ["&Keys…", "&Certificates…"]
+    seen: list[bool] = []
+
+    def pick() -> None:  # the menu runs its own loop while it is open
+        seen.append(menu.isVisible())
+        qtbot.keyClick(menu, Qt.Key.Key_C)
+
+    QTimer.singleShot(200, pick)
+    button.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(button.hasFocus)
+    qtbot.keyClick(button, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: "certificates" in tab.dialogs and tab.dialogs["certificates"].isVisible())
+    assert seen == [True]
+    tab.dialogs["certificates"].close()

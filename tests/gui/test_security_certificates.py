@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.security.certificates import CertificatesDialog
 from app.ui.security.tab import SecurityTab
-from tests.gui.reach import child, embedded, profile_of
+from tests.gui.reach import child, choose, embedded, profile_of
 from tests.gui.test_security import typed
 
 
@@ -45,7 +45,7 @@ def ca_expiring_in(days: int, folder: Path) -> Path:
 
 
 def open_dialog(qtbot: QtBot, tab: SecurityTab) -> CertificatesDialog:
-    qtbot.mouseClick(child(tab.scope_bar, QPushButton, "certificates"), Qt.MouseButton.LeftButton)
+    choose(tab, "certificates")
     dialog = tab.dialogs["certificates"]
     assert isinstance(dialog, CertificatesDialog)
     qtbot.waitUntil(lambda: "No certificates" in dialog.status.text())

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QMessageBox, QPushButton
+from PySide6.QtWidgets import QDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.models.keys import LAST_USED, NAME
@@ -21,6 +21,7 @@ from app.ui.security.key_create import CreateKeyDialog
 from app.ui.security.key_rotation import KeyRotationDialog
 from app.ui.security.keys_view import LOCK_WORD, KeysDialog
 from app.ui.security.tab import SecurityTab
+from tests.gui import reach
 from tests.gui.reach import child, client_of, dialog_of, embedded, profile_of
 from tests.gui.test_playground import wait_done
 from tests.gui.test_secrets import files_under, secret_of
@@ -28,7 +29,7 @@ from tests.gui.test_security import add, typed
 
 
 def open_keys(qtbot: QtBot, tab: SecurityTab) -> KeysDialog:
-    qtbot.mouseClick(child(tab, QPushButton, "keys"), Qt.MouseButton.LeftButton)
+    reach.choose(tab, "keys")
     keys = dialog_of(tab, "keys", KeysDialog)
     qtbot.waitUntil(lambda: keys.model.rowCount() > 0)
     return keys

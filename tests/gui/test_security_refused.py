@@ -17,7 +17,7 @@ from app.ui.security.policy_import_view import PolicyImportDialog
 from app.ui.security.refused_view import RefusedDialog
 from app.ui.security.simplify_view import SimplifyDialog
 from app.ui.security.tab import SecurityTab
-from tests.gui.reach import dialog_of, profile_of
+from tests.gui.reach import choose, dialog_of, profile_of
 from tests.gui.test_security_teams import pick_from_menu, select
 
 
@@ -42,9 +42,7 @@ def _project_list_on(qtbot: QtBot, tab: SecurityTab, *cidrs: str) -> None:
 
 
 def _click(qtbot: QtBot, tab: SecurityTab, name: str) -> None:
-    button = tab.scope_bar.findChild(QPushButton, name)
-    assert button is not None
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    choose(tab, name)
 
 
 @pytest.mark.qt_log_ignore(
@@ -124,6 +122,7 @@ def test_simplify_previews_the_merge_and_makes_it(qtbot: QtBot, tab: SecurityTab
         qtbot.waitUntil(lambda n=count: len(tab.service.entries) == n + 1, timeout=10000)  # type: ignore[misc]
     _click(qtbot, tab, "simplify")
     dialog = dialog_of(tab, "simplify", SimplifyDialog)
+    assert dialog.windowTitle().startswith("Simplify the allowlist: ")  # as Import into …: names the list
     summary = dialog.findChild(QLabel, "simplify_summary")
     assert summary is not None and "3 entries become 2 (limit 1,000)" in summary.text()
     merged = dialog.tree.topLevelItem(0)

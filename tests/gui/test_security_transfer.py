@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from app.api.admin import Entry
@@ -17,7 +17,7 @@ from app.sandbox.store.database import run_blocking
 from app.ui.security.history import HistoryDialog
 from app.ui.security.tab import SecurityTab
 from app.ui.security.transfer import COLUMNS, ImportDialog
-from tests.gui.reach import child, dialog_of, embedded, profile_of, shown
+from tests.gui.reach import child, choose, dialog_of, embedded, profile_of, shown
 
 from .test_security import add, typed
 
@@ -49,7 +49,7 @@ def tick(qtbot: QtBot, dialog: ImportDialog, row: int) -> None:
 
 def open_preview(qtbot: QtBot, tab: SecurityTab, monkeypatch: pytest.MonkeyPatch, path: Path) -> ImportDialog:
     choose_file(monkeypatch, path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
     return dialog_of(tab, "import", ImportDialog)
 
 
@@ -77,7 +77,7 @@ def test_import_preview_then_send(
     path = tmp_path / "entries.csv"
     path.write_text(CSV_FILE)
     choose_file(monkeypatch, path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
     dialog = dialog_of(tab, "import", ImportDialog)
     # The preview, before anything is sent: line numbers of the file, canonical forms, fates, reasons.
     assert column(dialog, "Line") == ["2", "3", "5", "6", "7", "8", "9"]
@@ -127,7 +127,7 @@ def test_import_reports_partial_failures_line_by_line(
         json.dumps(["203.0.113.0/24", {"cidr": "192.0.2.0/24", "description": "lab"}, "2001:db8::/32"])
     )
     choose_file(monkeypatch, path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
     dialog = dialog_of(tab, "import", ImportDialog)
     assert column(dialog, "Status") == ["add", "add", "add"]
     # Another admin adds one of the lines through the dashboard after the import's re-read of the list
@@ -158,7 +158,7 @@ def test_import_beyond_the_limit_marks_the_lines_without_room(
     path = tmp_path / "three.txt"
     path.write_text("203.0.113.1\n203.0.113.2\n203.0.113.3\n")
     choose_file(monkeypatch, path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
     dialog = dialog_of(tab, "import", ImportDialog)
     assert column(dialog, "Status") == ["add", "add", "no room under the limit"]
     assert "Room under the limit of 2: 2 now, 0 after" in dialog.summary.text()
@@ -170,7 +170,7 @@ def test_import_of_the_whole_space_needs_a_typed_confirmation(
     path = tmp_path / "open.csv"
     path.write_text("0.0.0.0/0,everyone\n")
     choose_file(monkeypatch, path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
     dialog = dialog_of(tab, "import", ImportDialog)
     typed(monkeypatch, "no")
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
@@ -237,14 +237,14 @@ def test_the_file_dialogs_open_in_documents_then_where_the_last_file_was(
 
     monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getOpenFileName", pick)
     monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getSaveFileName", pick)
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(tab.findChild(QPushButton, "export"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
+    choose(tab, "export")
     assert opened == [str(home / "Documents"), str(chosen.parent / "allowlist-organization.csv")]
     # With no Documents folder and a remembered folder that is gone: home, never the working directory.
     (home / "Documents").rmdir()
     chosen.unlink()
     chosen.parent.rmdir()
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
     assert opened[-1] == str(home)
 
 
@@ -268,7 +268,7 @@ def test_a_broken_file_is_a_clear_error(
     path = tmp_path / ("broken.json" if content.startswith((b"[", b"{")) else "broken.csv")
     path.write_bytes(content)
     choose_file(monkeypatch, path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
     assert "import" not in tab.dialogs
     notice = tab.window().findChild(QLabel, "notice_text")
     assert notice is not None and message in notice.text()
@@ -281,7 +281,7 @@ def test_export_csv_and_json_round_trip(
     add(qtbot, tab, "2001:db8::/48", "v6")
     csv_path = tmp_path / "out.csv"
     choose_file(monkeypatch, csv_path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "export"), Qt.MouseButton.LeftButton)
+    choose(tab, "export")
     rows = list(csv.DictReader(csv_path.read_text(encoding="utf-8").splitlines()))
     assert [(r["cidr"], r["description"]) for r in rows] == [
         ("198.51.100.0/24", "office, main"),
@@ -289,7 +289,7 @@ def test_export_csv_and_json_round_trip(
     ]
     json_path = tmp_path / "out.json"
     choose_file(monkeypatch, json_path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "export"), Qt.MouseButton.LeftButton)
+    choose(tab, "export")
     document = json.loads(json_path.read_text())
     assert document["scope"] == "organization" and len(document["entries"]) == 2
     iso = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # ISO 8601 in UTC, not a Unix timestamp
@@ -297,7 +297,7 @@ def test_export_csv_and_json_round_trip(
     assert all(iso.fullmatch(entry["created_at"]) for entry in document["entries"])
     # Importing the export back changes nothing: every line is already on the list.
     choose_file(monkeypatch, json_path)
-    qtbot.mouseClick(tab.findChild(QPushButton, "import"), Qt.MouseButton.LeftButton)
+    choose(tab, "import")
     dialog = dialog_of(tab, "import", ImportDialog)
     assert column(dialog, "Status") == ["already on the list"] * 2 and not dialog.import_button.isEnabled()
 
@@ -313,7 +313,7 @@ def test_history_lists_each_change_with_its_result(
     tab.entries.table.selectRow(0)
     click_switch(qtbot, tab)
     qtbot.waitUntil(lambda: shown(tab).enabled is True)
-    qtbot.mouseClick(tab.findChild(QPushButton, "history"), Qt.MouseButton.LeftButton)
+    choose(tab, "history")
     dialog = dialog_of(tab, "history", HistoryDialog)
     qtbot.waitUntil(lambda: len(dialog.audit.rows) >= 3 and not dialog.audit.loading)
 

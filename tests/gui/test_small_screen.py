@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QAbstractButton, QDialog, QPushButton, QWidget
+from PySide6.QtWidgets import QAbstractButton, QDialog, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.ui import screen_fit
 from app.ui.main_window import MainWindow
 from app.ui.security.tab import SecurityTab
+from tests.gui.reach import choose
 from tests.gui.test_security_transfer import CSV_FILE, open_preview
 
 SCREEN = QRect(0, 0, 800, 600)
@@ -67,7 +68,7 @@ def test_profiles_history_and_import_preview_fit(
     qtbot.waitUntil(profiles.isVisible)
     assert_fits(profiles)
     profiles.reject()
-    qtbot.mouseClick(tab.findChild(QPushButton, "history"), Qt.MouseButton.LeftButton)
+    choose(tab, "history")
     history = tab.dialogs["history"]
     assert isinstance(history, QDialog)
     assert_fits(history)
@@ -83,7 +84,7 @@ def test_the_keys_window_and_its_rotation_fit(small_screen: QRect, qtbot: QtBot,
     from app.ui.security.key_rotation import KeyRotationDialog
     from app.ui.security.keys_view import KeysDialog
 
-    qtbot.mouseClick(tab.findChild(QPushButton, "keys"), Qt.MouseButton.LeftButton)
+    choose(tab, "keys")
     keys = tab.dialogs["keys"]
     assert isinstance(keys, KeysDialog)
     qtbot.waitUntil(lambda: keys.model.rowCount() > 0)
@@ -94,3 +95,25 @@ def test_the_keys_window_and_its_rotation_fit(small_screen: QRect, qtbot: QtBot,
     assert_fits(keys.rotation_dialog)
     keys.rotation_dialog.reject()
     keys.reject()
+
+
+def test_the_scope_bar_keeps_one_line_and_the_new_windows_fit(
+    small_screen: QRect, console: MainWindow, qtbot: QtBot, tab: SecurityTab
+) -> None:
+    """At 800x600 the scope bar's controls share one line (a second costs the entries table its rows), and
+    the windows behind its menus fit the screen with their buttons on it."""
+    console.resize(SCREEN.size())
+    console.tabs.setCurrentWidget(console.security)
+    qtbot.waitUntil(tab.scope_bar.isVisible)
+    qtbot.wait(50)  # the layout's pass after the resize
+    controls: list[QWidget] = [tab.scope_bar.scope]
+    controls += [w for w in tab.scope_bar.findChildren(QAbstractButton) if w.isVisibleTo(tab.scope_bar)]
+    tops = {
+        w.mapTo(tab.scope_bar, w.rect().center()).y() for w in controls if w.objectName() != "resume_rotation"
+    }
+    assert len(tops) == 1, sorted((w.objectName(), w.y()) for w in controls)
+    for name in ("keys", "certificates", "refused", "simplify"):
+        choose(tab, name)
+        qtbot.waitUntil(lambda n=name: n in tab.dialogs and tab.dialogs[n].isVisible())  # type: ignore[misc]
+        assert_fits(tab.dialogs[name])
+        tab.dialogs[name].close()

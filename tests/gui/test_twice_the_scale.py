@@ -32,7 +32,10 @@ def test_the_window_fits_the_screen_at_twice_the_scale(
     hint = console.minimumSizeHint()
     assert hint.width() <= width and hint.height() <= height, hint
     console.resize(width, height)
-    for page, buttons in ((console.playground, ("send", "get_code")), (console.security, ("history", "add"))):
+    for page, buttons in (
+        (console.playground, ("send", "get_code")),
+        (console.security, ("list_tools", "credentials", "add")),
+    ):
         console.tabs.setCurrentWidget(page)
         qtbot.waitUntil(page.isVisible)
         qtbot.wait(50)  # the layout's pass after the resize

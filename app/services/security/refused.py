@@ -126,7 +126,7 @@ class RefusedService(QObject):
                 self.session.bus.warning(
                     f"Security: requests from {row.source_ip} are refused by {LIST_NAMES.get(row.list, row.list)} "
                     f"since {time.strftime('%H:%M:%S', time.localtime(row.first_seen))}; it was admitted before "
-                    "(Security > Refused…)."
+                    "(Security > List > Refused requests…)."
                 )
 
     def _record(self, project_id: str | None, what: str, result: str = "ok") -> None:

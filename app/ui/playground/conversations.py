@@ -70,9 +70,16 @@ class ConversationSidebar(QWidget):
         self.model = ConversationsModel()
         self.model.rename_requested.connect(service.rename)
 
-        self.search = QLineEdit(placeholderText="Search conversations", clearButtonEnabled=True)
+        # A short hint and a button no wider than its word: the sidebar is ~130 px at 800x600, and the list
+        # beside says what is searched.
+        self.search = QLineEdit(placeholderText="Search", clearButtonEnabled=True)
         self.search.setAccessibleName("Search conversations")
+        self.search.setToolTip("Search conversations")
         self.new_button = QPushButton("New")
+        self.new_button.setMinimumWidth(0)
+        self.new_button.setMaximumWidth(self.new_button.fontMetrics().horizontalAdvance("New") + 18)
+        # Narrower than a title's first twenty characters, the list steps aside instead (the window's _fit_sidebar).
+        self.setMinimumWidth(self.fontMetrics().averageCharWidth() * 20)
         self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
         self.new_button.setShortcut(QKeySequence.StandardKey.New)
         self.list = QListView(objectName="conversation_list")

@@ -39,7 +39,9 @@ class AddForm(QGroupBox):
         )
         self.cidr.setAccessibleName("Address or range to add")
         self.cidr.textChanged.connect(self.typed)
-        self.description = QLineEdit(objectName="description", placeholderText="What it is for (optional)")
+        # A one-word hint: the field is ~90 px at 800x600; the question in full is its tooltip.
+        self.description = QLineEdit(objectName="description", placeholderText="Description")
+        self.description.setToolTip("What it is for (optional)")
         self.description.setMaxLength(DESCRIPTION_LIMIT)
         self.description.setAccessibleName("Description")
         # The limit is said as you type: a 300-character paste is cut to 200 with the count in view.

@@ -1,4 +1,4 @@
-"""Refused…: the requests the allowlists turned away, per source and refusing list (count, first and last
+"""Refused requests…: the requests the allowlists turned away, per source and refusing list (count, first and last
 seen, the latest path), newest first, read again every second while open; "Allow…" adds the selected
 source to the list that refused it, with the expiry chosen (1 hour, 1 day, 1 week, a date, or never)."""
 

@@ -4,22 +4,40 @@ banner of a rotation in progress. It only draws; the tab decides what its signal
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.core.security.checks import Rule
 from app.ui.colours import Ink, css
 from app.ui.widgets.flow_layout import flow_row
 
-ACTIONS = (
-    ("Rotate an IP…", "rotate"),
-    ("Import…", "import"),
-    ("Export…", "export"),
-    ("History…", "history"),
-    ("Keys…", "keys"),
-    ("Certificates…", "certificates"),
-    ("Refused…", "refused"),
-    ("Simplify…", "simplify"),
+# The windows the bar opens, by button: one line of buttons at 800x600 leaves the entries table its rows, so
+# the list's tools and the credentials' windows sit behind a menu each (Space or Enter opens it, arrows and
+# each item's underlined letter choose), as admin consoles group theirs.
+MENUS = (
+    (
+        "List",
+        "list_tools",
+        (
+            ("&Import…", "import"),
+            ("&Export…", "export"),
+            ("&Simplify…", "simplify"),
+            ("&History…", "history"),
+            ("&Refused requests…", "refused"),
+        ),
+    ),
+    ("Credentials", "credentials", (("&Keys…", "keys"), ("&Certificates…", "certificates"))),
 )
+ACTIONS = (("Rotate an IP…", "rotate"), *(item for _l, _n, items in MENUS for item in items))
 
 
 def plain_label(name: str) -> QLabel:
@@ -47,10 +65,20 @@ class ScopeBar(QWidget):
         self.switch.clicked.connect(self.switch_clicked)
         refresh = QPushButton("Refresh", objectName="refresh")
         refresh.clicked.connect(self.refresh_clicked)
-        buttons = []
-        for label, name in ACTIONS:
+        rotate = QPushButton("Rotate an IP…", objectName="rotate")
+        rotate.clicked.connect(lambda: self.action.emit("rotate"))
+        buttons = [rotate]
+        self.menu_actions: dict[str, QAction] = {}  # by name, to reach an item behind its menu
+        for label, name, items in MENUS:
             button = QPushButton(label, objectName=name)
-            button.clicked.connect(lambda _=False, n=name: self.action.emit(n))
+            button.setAccessibleName(f"{label} menu")
+            menu = QMenu(button, objectName=f"{name}_menu")
+            for text, item in items:
+                action = menu.addAction(text)
+                action.setObjectName(item)
+                action.triggered.connect(lambda _=False, n=item: self.action.emit(n))
+                self.menu_actions[item] = action
+            button.setMenu(menu)
             buttons.append(button)
         # One line where there is room, wrapping in a narrow window (twice the scale on a laptop's screen).
         top = flow_row(QLabel("Scope"), self.scope, self.switch, refresh, *buttons)

@@ -21,7 +21,7 @@ from app.ui.screen_fit import fit_to_screen
 class SimplifyDialog(QDialog):
     def __init__(self, plan: Simplification, limit: int, scope: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Simplify {scope}")
+        self.setWindowTitle(f"Simplify the allowlist: {scope}")
         self.setObjectName("simplify_dialog")
         fit_to_screen(self, 720, 420)
         self.plan = plan

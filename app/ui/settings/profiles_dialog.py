@@ -94,7 +94,9 @@ class ProfilesDialog(QDialog):
             else:
                 form.addRow(label, self.fields[name])
             if name == "proxy":
-                self.fields[name].setPlaceholderText(f"{EXAMPLE} (or socks5://…); empty: $HTTPS_PROXY")
+                # Whole at 800x600; the schemes in full where there is room for them, the tooltip.
+                self.fields[name].setPlaceholderText(f"{EXAMPLE}; empty: $HTTPS_PROXY")
+                self.fields[name].setToolTip(f"{EXAMPLE}, https://… or socks5://…; empty: $HTTPS_PROXY")
                 self.proxy_hint = ElidedLabel(objectName="proxy_hint")
                 self.fields[name].textChanged.connect(self._check_proxy)
                 self.fields[name].editingFinished.connect(self._mask_proxy_password)
@@ -149,6 +151,10 @@ class ProfilesDialog(QDialog):
         test.clicked.connect(self.test_connection)
         save = QPushButton("Save", objectName="save")
         save.clicked.connect(self.save)
+        # Enter in a field saves what was typed; a QDialog would otherwise press its first button, Add.
+        for button in (add, remove, test):
+            button.setAutoDefault(False)
+        save.setDefault(True)
         # The fields scroll on a small screen (fifteen rows pass 600 px); Test, Save and the result stay put.
         fields_page = QWidget()
         fields_layout = QVBoxLayout(fields_page)
@@ -168,8 +174,9 @@ class ProfilesDialog(QDialog):
         right.addWidget(self.result_label)
 
         body = QHBoxLayout()
+        # The list holds a name or two; the fields' hints (a proxy URL, a model file) need the width.
         body.addLayout(left, 1)
-        body.addLayout(right, 2)
+        body.addLayout(right, 3)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

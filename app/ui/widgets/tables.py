@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QTableView
 
@@ -50,6 +50,11 @@ class StretchRoom(QObject):
             self.fit(event.size().width())
         return False
 
+    def header_width(self, column: int) -> int:
+        """Its title whole, with the sort arrow: narrower, a centred title is cut at both ends."""
+        title = self.table.model().headerData(column, Qt.Orientation.Horizontal)
+        return self.table.fontMetrics().horizontalAdvance(str(title or "")) + 32
+
     def fit(self, width: int) -> None:
         fixed = sum(self.widths.values())
         least = width // STRETCH_SHARE
@@ -59,4 +64,4 @@ class StretchRoom(QObject):
         self.scale = scale
         header = self.table.horizontalHeader()
         for column, full in self.widths.items():
-            header.resizeSection(column, int(full * scale))
+            header.resizeSection(column, max(int(full * scale), min(full, self.header_width(column))))
