@@ -62,6 +62,16 @@ class StretchRoom(QObject):
         if abs(scale - self.scale) < 0.01:
             return
         self.scale = scale
+        shrunk = {column: int(full * scale) for column, full in self.widths.items()}
+        titled = {
+            column: max(shrunk[column], min(full, self.header_width(column)))
+            for column, full in self.widths.items()
+        }
+        # Whole titles come before that share, but not at the price of the stretching column's own title: an
+        # 800 px window keeps every title whole; at 700 px a short description reads whole instead.
+        stretching = [c for c in range(self.table.model().columnCount()) if c not in self.widths]
+        room = max((self.header_width(column) for column in stretching), default=0)
+        chosen = titled if width - sum(titled.values()) >= room else shrunk
         header = self.table.horizontalHeader()
-        for column, full in self.widths.items():
-            header.resizeSection(column, max(int(full * scale), min(full, self.header_width(column))))
+        for column, section in chosen.items():
+            header.resizeSection(column, section)
