@@ -25,8 +25,10 @@ from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.keys import KeyRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.routes.traffic import TrafficRoutes
+from app.sandbox.routes.usage import UsageRoutes
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
+from app.sandbox.store.prices import PriceTable
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +160,12 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
     ]
     routes += key_routes(KeyRoutes(store), org, project)
+    usage = UsageRoutes(store, PriceTable(config.data_dir, config.brand))
+    routes += [
+        Route(org + "/usage/completions", usage.completions, methods=["GET"]),
+        Route(org + "/usage/refused", usage.refused, methods=["GET"]),
+        Route(org + "/costs", usage.costs, methods=["GET"]),
+    ]
     for base in (org, project):
         routes += [
             Route(base + "/ip_allowlist", admin.get_list, methods=["GET"]),

@@ -27,6 +27,7 @@ from app.sandbox.errors import error_bytes
 from app.sandbox.gateway.client_certificates import certificate_refusal
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
+from app.sandbox.gateway.metering import CALLER
 from app.sandbox.gateway.permissions import refusal as permission_refusal
 from app.sandbox.gateway.recording import record_admission, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
@@ -123,6 +124,7 @@ class Gateway:
         if self.store.certificates.any_active:  # mutual TLS, with the allowlist before the key
             refused = certificate_refusal(self.store.certificates, scope, *self._owners(path, token))
             if refused is not None:  # connection: close, so a client that has a certificate reconnects
+                self.store.usage.refused(*self._owners(path, token), "client_certificate", int(self.clock()))
                 await _respond(send, 403, refused, [(b"connection", b"close")])
                 return
         organization, project = self._applicable_allowlists(path, token)
@@ -139,6 +141,7 @@ class Gateway:
             if admitted is None:
                 owners = self._owners(path, token)
                 record_refusal(self.store.traffic, owners, source_ip, seen, path, organization, project, now)
+                self.store.usage.refused(*owners, "ip_not_allowed", now)
                 # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
                 await _respond(send, 403, _refusal(seen), extra)
                 return
@@ -151,12 +154,14 @@ class Gateway:
                 if token is None
                 else "The API key is not valid. Check the key, or create a new one in the dashboard."
             )
+            self.store.usage.refused(*self._owners(path, token), "invalid_api_key", now)
             await _respond(send, 401, error_bytes(401, message, "invalid_api_key"), extra)
             return
         self.store.keys.used(key, int(self.clock()))  # counted in memory, written in batches
         if key.permissions != "all":
             refused = permission_refusal(key.permissions, scope["method"], path)
             if refused is not None:
+                self.store.usage.refused(key.org_id, key.project_id, "insufficient_permissions", now)
                 await _respond(send, 403, refused, extra)
                 return
 
@@ -169,6 +174,7 @@ class Gateway:
         if not allowed:
             retry = str(max(1, math.ceil(reset))).encode()
             message = f"Rate limit of {self.limiter.per_minute} requests per minute reached; retry in {retry.decode()} s."
+            self.store.usage.refused(key.org_id, key.project_id, "rate_limit_exceeded", now)
             await _respond(
                 send,
                 429,
@@ -197,6 +203,7 @@ class Gateway:
         else:
             active = (project,) if organization is None else (organization, project)
         scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, active)
+        CALLER.set(key)  # for the usage counts (gateway/metering.py): each request runs in a task of its own
         await self.app(scope, receive, _with_headers(send, extra, limit_headers))
 
     def _admitted(

@@ -1,5 +1,5 @@
 """The sandbox's state in one SQLite file, by aggregate: organizations and projects, keys, allowlists, their
-hit counts, keys and their use, service accounts, the audit log, the mutual TLS certificates, stored
+hit counts, keys and their use, the usage of the answers, service accounts, the audit log, the mutual TLS certificates, stored
 responses and conversations.
 
 The server and the dashboard each open their own `Store`. Each aggregate has one API: its writes are
@@ -26,6 +26,7 @@ from app.sandbox.store.organizations import Organizations
 from app.sandbox.store.responses import StoredResponses
 from app.sandbox.store.service_accounts import ServiceAccounts
 from app.sandbox.store.traffic import Traffic
+from app.sandbox.store.usage import UsageCounts
 
 
 class Store:
@@ -50,6 +51,7 @@ class Store:
         self.responses = StoredResponses(self.database)
         self.conversations = StoredConversations(self.database)
         self.traffic = Traffic(self.database)
+        self.usage = UsageCounts(self.database)
 
     @property
     def path(self) -> Path:
@@ -61,7 +63,7 @@ class Store:
 
     def close(self) -> None:
         # What the gateway counted since the last flush, written before the writer stops.
-        for counted in (self.hit_counts.pending(), self.key_usage.pending()):
+        for counted in (self.hit_counts.pending(), self.key_usage.pending(), self.usage.pending()):
             if counted is not None:
                 self.database.submit(counted).result()
         self.traffic.flush_now()

@@ -68,6 +68,19 @@ CREATE TABLE IF NOT EXISTS certificate_activations (
   certificate_id TEXT NOT NULL, scope TEXT NOT NULL, owner_id TEXT NOT NULL,
   PRIMARY KEY (certificate_id, scope, owner_id));
 """
+# Usage in minute, hour and day buckets (usage.py): one table per kind, `width` in seconds.
+USAGE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS usage_buckets (
+  org_id TEXT NOT NULL, width INTEGER NOT NULL, start INTEGER NOT NULL, project_id TEXT NOT NULL,
+  api_key_id TEXT NOT NULL, model TEXT NOT NULL, num_model_requests INTEGER NOT NULL,
+  input_tokens INTEGER NOT NULL, input_cached_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+  output_reasoning_tokens INTEGER NOT NULL,
+  PRIMARY KEY (org_id, width, start, project_id, api_key_id, model)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS refused_buckets (
+  org_id TEXT NOT NULL, width INTEGER NOT NULL, start INTEGER NOT NULL, project_id TEXT NOT NULL,
+  reason TEXT NOT NULL, num_requests INTEGER NOT NULL,
+  PRIMARY KEY (org_id, width, start, project_id, reason)) WITHOUT ROWID;
+"""
 # Columns added after the first release: a store made before them gets them on open.
 _ADDED_COLUMNS = (
     ("entries", "expires_at", "INTEGER"),
@@ -127,5 +140,5 @@ def _link_items(db: sqlite3.Connection) -> None:
 
 def create_tables(db: sqlite3.Connection) -> None:
     """Every table, and the columns a store made before them lacks (on the writer's connection, at open)."""
-    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA + TRAFFIC_SCHEMA)
+    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA + TRAFFIC_SCHEMA + USAGE_SCHEMA)
     migrate(db)
