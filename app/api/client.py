@@ -13,6 +13,7 @@ from .keys import Keys
 from .mtls import Certificates
 from .resources import Responses
 from .transport import ConnectionSettings, KeyKind, Transport
+from .usage import Usage
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class ServiceClient:
         self.allowlists = Allowlists(self.transport, org_id)
         self.keys = Keys(self.transport, org_id)
         self.certificates = Certificates(self.transport, org_id)
+        self.usage = Usage(self.transport, org_id)
 
     @property
     def base_url(self) -> str:

@@ -33,3 +33,8 @@ def test_bench_policy_plan_runs() -> None:
 def test_bench_gateway_runs_with_the_refused_cases() -> None:
     out = _tiny("tests.perf.bench_gateway")
     assert "refused (403 ip_not_allowed, recorded)" in out and "refused, many sources" in out
+
+
+def test_bench_usage_runs() -> None:
+    out = _tiny("tests.perf.bench_usage")
+    assert "30 days by project and day" in out and "counting one answer" in out
