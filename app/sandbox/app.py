@@ -23,6 +23,7 @@ from app.sandbox.routes.allowlist_batch import BatchRoutes
 from app.sandbox.routes.certificates import CertificateRoutes
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.keys import KeyRoutes
+from app.sandbox.routes.rate_limits import RateLimitRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.routes.traffic import TrafficRoutes
 from app.sandbox.routes.usage import UsageRoutes
@@ -165,6 +166,11 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route(org + "/usage/completions", usage.completions, methods=["GET"]),
         Route(org + "/usage/refused", usage.refused, methods=["GET"]),
         Route(org + "/costs", usage.costs, methods=["GET"]),
+    ]
+    limits = RateLimitRoutes(store, config.models)
+    routes += [
+        Route(project + "/rate_limits", limits.list_limits, methods=["GET"]),
+        Route(project + "/rate_limits/{rate_limit_id}", limits.update, methods=["POST"]),
     ]
     for base in (org, project):
         routes += [

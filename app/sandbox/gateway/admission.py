@@ -4,9 +4,10 @@
 owner part, without validating the key, 3. the client certificate, where one is active for that
 organization or project (gateway/client_certificates.py), then the organization AND project allowlists,
 decided by netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor
-which list refused, 4. key validation (and its permissions), rate limiting, the body size limit, then the
-handler. A request counts on the entries that admitted it (hit_count) only once the key and the rate limit
-let it through, so refused keys keep no unused entry looking used.
+which list refused, 4. key validation (and its permissions), rate limiting, the body size limit, the
+project's own rate limits (once the body names the model: gateway/project_limits.py), then the handler.
+A request counts on the entries that admitted it (hit_count) only once the key and the rate limits let it
+through, so refused keys keep no unused entry looking used.
 Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
 """
 
@@ -29,6 +30,9 @@ from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.metering import CALLER
 from app.sandbox.gateway.permissions import refusal as permission_refusal
+from app.sandbox.gateway.project_limits import limit_headers as project_limit_headers
+from app.sandbox.gateway.project_limits import model_of
+from app.sandbox.gateway.project_limits import refusal as project_refusal
 from app.sandbox.gateway.recording import record_admission, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
 from app.sandbox.state import SandboxState
@@ -182,10 +186,10 @@ class Gateway:
                 [*extra, *limit_headers, (b"retry-after", retry)],
             )
             return
-        for record, serial in matched:  # admitted past the key and the rate limit: now it counts
-            record.count(serial, now)
-        if matched:  # and its source, for the dry run's evidence (store/traffic.py)
-            record_admission(self.store.traffic, tuple(record for record, _ in matched), seen, now)
+        # A project with limits of its own is held to them once its body names the model (project_limits.py).
+        ruled = key.project_id is not None and key.project_id in self.store.rate_limits.by_project
+        if not ruled:
+            _count_admitted(self.store, matched, seen, now)
 
         if oversized:
             message = f"The request body is larger than the limit of {self.config.max_body_bytes:,} bytes."
@@ -193,11 +197,23 @@ class Gateway:
                 send, 413, error_bytes(413, message, "request_too_large"), [*extra, *limit_headers]
             )
             return
+        body = b""
         if framed:  # HTTP/1.1 without Content-Length or Transfer-Encoding has no body: nothing to replay
-            body_receive = await self._bounded_body(receive, send, [*extra, *limit_headers])
-            if body_receive is None:
+            read = await self._bounded_body(receive, send, [*extra, *limit_headers])
+            if read is None:
                 return
-            receive = body_receive
+            receive, body = read
+        if ruled:
+            assert key.project_id is not None
+            verdict = self.store.rate_limits.take(key.project_id, model_of(path, body), self.clock())
+            if verdict is not None:
+                limit_headers = project_limit_headers(verdict, limit_headers, remaining)
+                if not verdict.allowed:
+                    self.store.usage.refused(key.org_id, key.project_id, "rate_limit_exceeded", now)
+                    refused_body, headers = project_refusal(verdict, [*extra, *limit_headers])
+                    await _respond(send, 429, refused_body, headers)
+                    return
+            _count_admitted(self.store, matched, seen, now)
         if project is None:
             active: tuple[AllowlistRecord, ...] = () if organization is None else (organization,)
         else:
@@ -268,8 +284,8 @@ class Gateway:
 
     async def _bounded_body(
         self, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
-    ) -> Receive | None:
-        """Read the body up to the limit and replay it; past the limit answer 413 and return None."""
+    ) -> tuple[Receive, bytes] | None:
+        """Read the body up to the limit: (its replay, the body); past the limit answer 413 and return None."""
         limit = self.config.max_body_bytes
         message = f"The request body is larger than the limit of {limit:,} bytes."
         chunks: list[bytes] = []
@@ -296,7 +312,18 @@ class Gateway:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        return replay
+        return replay, body
+
+
+def _count_admitted(
+    store: Store, matched: tuple[tuple[AllowlistRecord, int], ...], seen: str, now: int
+) -> None:
+    """Admitted past the key and the rate limits: the entries that admitted it count it, and its source
+    (for the dry run's evidence, store/traffic.py)."""
+    for record, serial in matched:
+        record.count(serial, now)
+    if matched:
+        record_admission(store.traffic, tuple(record for record, _ in matched), seen, now)
 
 
 async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

@@ -23,4 +23,8 @@ def count_answer(store: Store, project_id: str, response: dict[str, Any]) -> Non
     caller = CALLER.get()
     org_id = caller.org_id if caller is not None else store.organizations.project_org(project_id) or ""
     key_id = caller.id if caller is not None else ""  # a run resumed after a restart: its key is not known
-    store.usage.count(org_id, project_id, key_id, str(response.get("model", "")), usage, store.database.now())
+    model, now = str(response.get("model", "")), store.database.now()
+    store.usage.count(org_id, project_id, key_id, model, usage, now)
+    total = usage.get("total_tokens")
+    if isinstance(total, int):  # the project's tokens-per-minute windows (store/rate_limits.py)
+        store.rate_limits.spend(project_id, model, total, now)

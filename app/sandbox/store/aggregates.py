@@ -1,5 +1,5 @@
 """The sandbox's state in one SQLite file, by aggregate: organizations and projects, keys, allowlists, their
-hit counts, keys and their use, the usage of the answers, service accounts, the audit log, the mutual TLS certificates, stored
+hit counts, keys and their use, the usage of the answers and the projects' rate limits, service accounts, the audit log, the mutual TLS certificates, stored
 responses and conversations.
 
 The server and the dashboard each open their own `Store`. Each aggregate has one API: its writes are
@@ -23,6 +23,7 @@ from app.sandbox.store.hit_counts import HitCounts
 from app.sandbox.store.key_usage import KeyUsage
 from app.sandbox.store.keys import Keys
 from app.sandbox.store.organizations import Organizations
+from app.sandbox.store.rate_limits import RateLimits
 from app.sandbox.store.responses import StoredResponses
 from app.sandbox.store.service_accounts import ServiceAccounts
 from app.sandbox.store.traffic import Traffic
@@ -52,6 +53,7 @@ class Store:
         self.conversations = StoredConversations(self.database)
         self.traffic = Traffic(self.database)
         self.usage = UsageCounts(self.database)
+        self.rate_limits = RateLimits(self.database)
 
     @property
     def path(self) -> Path:

@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS certificate_activations (
   certificate_id TEXT NOT NULL, scope TEXT NOT NULL, owner_id TEXT NOT NULL,
   PRIMARY KEY (certificate_id, scope, owner_id));
 """
-# Usage in minute, hour and day buckets (usage.py): one table per kind, `width` in seconds.
+# Usage in minute, hour and day buckets (usage.py), `width` in seconds; the projects' rate limits.
 USAGE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS usage_buckets (
   org_id TEXT NOT NULL, width INTEGER NOT NULL, start INTEGER NOT NULL, project_id TEXT NOT NULL,
@@ -80,6 +80,9 @@ CREATE TABLE IF NOT EXISTS refused_buckets (
   org_id TEXT NOT NULL, width INTEGER NOT NULL, start INTEGER NOT NULL, project_id TEXT NOT NULL,
   reason TEXT NOT NULL, num_requests INTEGER NOT NULL,
   PRIMARY KEY (org_id, width, start, project_id, reason)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rate_limits (
+  project_id TEXT NOT NULL, model TEXT NOT NULL, max_requests_per_1_minute INTEGER,
+  max_tokens_per_1_minute INTEGER, PRIMARY KEY (project_id, model));
 """
 # Columns added after the first release: a store made before them gets them on open.
 _ADDED_COLUMNS = (

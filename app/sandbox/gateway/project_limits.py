@@ -1,0 +1,69 @@
+"""The projects' rate limits at the gateway (store/rate_limits.py): which model a request names, the
+x-ratelimit-* headers of the tightest limit, and the 429 the official clients' retry reads (`retry-after`
+and `retry-after-ms`, the seconds until the window ends)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from app.sandbox.errors import error_bytes
+from app.sandbox.store.rate_limits import Verdict
+
+Headers = list[tuple[bytes, bytes]]
+
+
+def model_of(path: str, body: bytes) -> str:
+    """The model a request's JSON body names ("" for none, or a body that is not JSON: the route says why)."""
+    if path != "/v1/responses" or not body.lstrip().startswith(b"{"):
+        return ""
+    try:
+        model = json.loads(body).get("model")
+    except (ValueError, RecursionError):
+        return ""
+    return model if isinstance(model, str) else ""
+
+
+def _seconds(reset: float) -> bytes:
+    return f"{max(1, math.ceil(reset))}s".encode()
+
+
+def limit_headers(verdict: Verdict, key_headers: Headers, key_remaining: int) -> Headers:
+    """The requests headers of the key's limit or the project's, whichever has fewer left; the tokens
+    headers when the project counts tokens."""
+    headers = key_headers
+    if verdict.requests is not None and verdict.requests[1] <= key_remaining:
+        most, left = verdict.requests
+        headers = [
+            (b"x-ratelimit-limit-requests", str(most).encode()),
+            (b"x-ratelimit-remaining-requests", str(left).encode()),
+            (b"x-ratelimit-reset-requests", _seconds(verdict.reset)),
+        ]
+    if verdict.tokens is not None:
+        most, left = verdict.tokens
+        headers = [
+            *headers,
+            (b"x-ratelimit-limit-tokens", str(most).encode()),
+            (b"x-ratelimit-remaining-tokens", str(left).encode()),
+            (b"x-ratelimit-reset-tokens", _seconds(verdict.reset)),
+        ]
+    return headers
+
+
+def refusal(verdict: Verdict, headers: Headers) -> tuple[bytes, Headers]:
+    """The 429 body and headers of a request over a project's limit."""
+    limit = verdict.limit
+    most = verdict.requests if verdict.which == "requests" else verdict.tokens
+    assert most is not None
+    wait = max(1, math.ceil(verdict.reset))
+    unit = "requests per min (RPM)" if verdict.which == "requests" else "tokens per min (TPM)"
+    scope = f"for {limit.model} " if limit.model else ""
+    message = (
+        f"Rate limit reached {scope}in project {limit.project_id} on {unit}: Limit {most[0]}, "
+        f"Used {most[0] - most[1]}. Please try again in {wait}s."
+    )
+    retry = [
+        (b"retry-after", str(wait).encode()),
+        (b"retry-after-ms", str(math.ceil(verdict.reset * 1000)).encode()),
+    ]
+    return error_bytes(429, message, "rate_limit_exceeded"), [*headers, *retry]
