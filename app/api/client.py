@@ -11,6 +11,7 @@ from .admin import Allowlists
 from .errors import InvalidResponse
 from .keys import Keys
 from .mtls import Certificates
+from .rate_limits import RateLimits
 from .resources import Responses
 from .transport import ConnectionSettings, KeyKind, Transport
 from .usage import Usage
@@ -38,6 +39,7 @@ class ServiceClient:
         self.keys = Keys(self.transport, org_id)
         self.certificates = Certificates(self.transport, org_id)
         self.usage = Usage(self.transport, org_id)
+        self.rate_limits = RateLimits(self.transport, org_id)
 
     @property
     def base_url(self) -> str:

@@ -42,3 +42,31 @@ def test_usage_totals_groups_and_csv(direct: Sandbox) -> None:
     assert app_command("usage", "--group-by", "user", env=env).code == 2
     refused = app_command("usage", env={**env, "SERVICE_ADMIN_KEY": direct.creds.api_key})
     assert refused.code == 3
+
+
+def test_limits_get_and_set(direct: Sandbox) -> None:
+    env = environment(direct)
+    project = direct.creds.project_id
+    made = app_command("limits", "set", "--project", project, "--rpm", "2", "--json", env=env)
+    assert made.code == 0, made.err
+    whole = next(limit for limit in made.json["rate_limits"] if limit["id"] == "rl-project")
+    assert whole["max_requests_per_1_minute"] == 2 and whole["max_tokens_per_1_minute"] is None
+    model = app_command(
+        "limits", "set", "--project", project, "--model", "service-think", "--tpm", "900", env=env
+    )
+    assert model.code == 0 and "900" in model.out
+    with direct.api() as api:
+        assert api.get("/models").headers["x-ratelimit-limit-requests"] == "2"
+    app_command("limits", "set", "--project", project, "--rpm", "none", env=env)
+    shown = app_command("limits", "get", "--project", project, env=env)
+    assert shown.code == 0 and "the whole project" in shown.out and "no limit" in shown.out
+    assert app_command("limits", "set", "--project", project, "--rpm", "0", env=env).code == 2
+    assert (
+        app_command("limits", "set", "--project", project, "--model", "nope", "--rpm", "3", env=env).code == 2
+    )
+    assert app_command("limits", "get", "--project", "nowhere", env=env).code == 2
+    assert app_command("limits", "get", env=env).code == 2
+    refused = app_command(
+        "limits", "get", "--project", project, env={**env, "SERVICE_ADMIN_KEY": direct.creds.api_key}
+    )
+    assert refused.code == 3

@@ -63,9 +63,7 @@ class AuditType(StrEnum):
     CERTIFICATE_RENAMED = "certificate.updated"
     CERTIFICATE_ACTIVATED = "certificate.activated"  # at the organization or a project
     CERTIFICATE_DEACTIVATED = "certificate.deactivated"
-    RATE_LIMIT_UPDATED = (
-        "rate_limit.updated"  # a project's requests or tokens per minute (store/rate_limits.py)
-    )
+    RATE_LIMIT_UPDATED = "rate_limit.updated"  # a project's requests or tokens per minute
 
 
 class AuditActorKind(StrEnum):
