@@ -20,6 +20,7 @@ from app.sandbox.errors import ServiceError, error_body, quote
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
 from app.sandbox.routes.allowlist_batch import BatchRoutes
+from app.sandbox.routes.budgets import BudgetRoutes
 from app.sandbox.routes.certificates import CertificateRoutes
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.keys import KeyRoutes
@@ -161,7 +162,8 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route(org + "/audit_log", admin.audit_log, methods=["GET"]),
     ]
     routes += key_routes(KeyRoutes(store), org, project)
-    usage = UsageRoutes(store, PriceTable(config.data_dir, config.brand))
+    store.budgets.prices = prices = PriceTable(config.data_dir, config.brand)
+    usage = UsageRoutes(store, prices)
     routes += [
         Route(org + "/usage/completions", usage.completions, methods=["GET"]),
         Route(org + "/usage/refused", usage.refused, methods=["GET"]),
@@ -171,6 +173,12 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
     routes += [
         Route(project + "/rate_limits", limits.list_limits, methods=["GET"]),
         Route(project + "/rate_limits/{rate_limit_id}", limits.update, methods=["POST"]),
+    ]
+    budgets = BudgetRoutes(store)
+    routes += [
+        Route(org + "/budgets", budgets.list_budgets, methods=["GET"]),
+        Route(org + "/budget", budgets.update, methods=["POST"]),
+        Route(project + "/budget", budgets.update, methods=["POST"]),
     ]
     for base in (org, project):
         routes += [

@@ -4,8 +4,9 @@
 owner part, without validating the key, 3. the client certificate, where one is active for that
 organization or project (gateway/client_certificates.py), then the organization AND project allowlists,
 decided by netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor
-which list refused, 4. key validation (and its permissions), rate limiting, the body size limit, the
-project's own rate limits (once the body names the model: gateway/project_limits.py), then the handler.
+which list refused, 4. key validation (and its permissions), a project a hard budget stopped (429
+insufficient_quota), rate limiting, the body size limit, the project's own rate limits (once the body
+names the model: gateway/project_limits.py), then the handler.
 A request counts on the entries that admitted it (hit_count) only once the key and the rate limits let it
 through, so refused keys keep no unused entry looking used.
 Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
@@ -30,8 +31,8 @@ from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.metering import CALLER
 from app.sandbox.gateway.permissions import refusal as permission_refusal
+from app.sandbox.gateway.project_limits import NO_RETRY, QUOTA_REFUSAL, model_of
 from app.sandbox.gateway.project_limits import limit_headers as project_limit_headers
-from app.sandbox.gateway.project_limits import model_of
 from app.sandbox.gateway.project_limits import refusal as project_refusal
 from app.sandbox.gateway.recording import record_admission, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
@@ -168,6 +169,13 @@ class Gateway:
                 self.store.usage.refused(key.org_id, key.project_id, "insufficient_permissions", now)
                 await _respond(send, 403, refused, extra)
                 return
+        budgets = self.store.budgets
+        if key.project_id is not None and (
+            key.project_id in budgets.stopped_projects or key.org_id in budgets.stopped_orgs
+        ):
+            self.store.usage.refused(key.org_id, key.project_id, "insufficient_quota", now)
+            await _respond(send, 429, QUOTA_REFUSAL, [*extra, *NO_RETRY])
+            return
 
         allowed, remaining, reset = self.limiter.take(token or "")
         limit_headers = [

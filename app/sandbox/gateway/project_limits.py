@@ -67,3 +67,14 @@ def refusal(verdict: Verdict, headers: Headers) -> tuple[bytes, Headers]:
         (b"retry-after-ms", str(math.ceil(verdict.reset * 1000)).encode()),
     ]
     return error_bytes(429, message, "rate_limit_exceeded"), [*headers, *retry]
+
+
+# A project a hard budget stopped (store/budgets.py): the hosted service's answer to a spent quota, and no
+# retry (the official clients retry a 429 unless told not to; waiting will not help before an admin acts).
+QUOTA_REFUSAL = error_bytes(
+    429,
+    "You exceeded your current quota: this project reached its monthly budget, which an admin set as a "
+    "hard limit. An organization admin can raise the budget in the Usage tab.",
+    "insufficient_quota",
+)
+NO_RETRY = [(b"x-should-retry", b"false")]

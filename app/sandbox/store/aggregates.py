@@ -1,5 +1,6 @@
 """The sandbox's state in one SQLite file, by aggregate: organizations and projects, keys, allowlists, their
-hit counts, keys and their use, the usage of the answers and the projects' rate limits, service accounts, the audit log, the mutual TLS certificates, stored
+hit counts, keys and their use, the usage of the answers and the projects' rate limits and
+monthly budgets, service accounts, the audit log, the mutual TLS certificates, stored
 responses and conversations.
 
 The server and the dashboard each open their own `Store`. Each aggregate has one API: its writes are
@@ -16,6 +17,7 @@ from pathlib import Path
 from app.sandbox.store.allowlist_record import AllowlistRecord
 from app.sandbox.store.allowlists import StoredAllowlists
 from app.sandbox.store.audit import AuditLog
+from app.sandbox.store.budgets import Budgets
 from app.sandbox.store.certificates import Certificates
 from app.sandbox.store.conversations import StoredConversations
 from app.sandbox.store.database import Database
@@ -54,6 +56,7 @@ class Store:
         self.traffic = Traffic(self.database)
         self.usage = UsageCounts(self.database)
         self.rate_limits = RateLimits(self.database)
+        self.budgets = Budgets(self.database)
 
     @property
     def path(self) -> Path:

@@ -1,0 +1,22 @@
+"""The contract of the monthly budgets (the sandbox's own Admin API: the hosted service publishes none):
+`GET .../budgets`, `POST .../budget` (the organization's) and `POST .../projects/{id}/budget`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MOST_USD = 1e9
+
+
+class BudgetUpdate(BaseModel):
+    """A budget in US dollars a month (null removes it), its alert thresholds in percent, and whether
+    reaching 100 % stops the project (for an organization's: every project of it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_usd: float | None = Field(gt=0, le=MOST_USD)
+    thresholds: list[int] = Field(default=[50, 80, 100], max_length=10)
+    hard_limit: bool = False
+
+    def checked_thresholds(self) -> tuple[int, ...]:
+        return tuple(sorted(set(self.thresholds)))
