@@ -23,22 +23,27 @@ def _budgets(sandbox: Sandbox) -> dict[str | None, dict[str, Any]]:
 def test_a_hard_budget_stops_its_project_at_100_percent(sandbox_factory: SandboxFactory) -> None:
     sandbox = sandbox_factory()
     org, project = sandbox.creds.org_id, sandbox.creds.project_id
+    # The data folder's price table: a dollar a token, so one answer spends tens of dollars.
+    prices = '[models."service-pro"]\ninput = 1e6\ncached_input = 1e6\noutput = 1e6\n'
+    (sandbox.server.config.data_dir / "prices.toml").write_text(prices)
     with sandbox.admin() as admin:
         made = admin.post(
             f"/organizations/{org}/projects/{project}/budget",
-            json={"monthly_usd": 1e-7, "thresholds": [100, 50, 80], "hard_limit": True},
+            json={"monthly_usd": 10, "thresholds": [100, 50, 80], "hard_limit": True},
         )
         assert made.status_code == 200, made.text
         assert made.json()["thresholds"] == [50, 80, 100] and made.json()["hard_limit"] is True
         soft = admin.post(f"/organizations/{org}/budget", json={"monthly_usd": 1e6})
         assert soft.status_code == 200 and soft.json()["project_id"] is None
-        for wrong in ({"monthly_usd": -1}, {"monthly_usd": 5, "thresholds": [0]}, {"thresholds": [50]}):
+        wrongs: list[dict[str, Any]] = [{"monthly_usd": 0.001}, {"monthly_usd": 5, "thresholds": [0]}]
+        for wrong in [*wrongs, {"thresholds": [50]}, {"monthly_usd": 5, "hard_limit": "yes"}]:
             assert admin.post(f"/organizations/{org}/budget", json=wrong).status_code == 400
     with sandbox.api() as api:
-        assert api.post("/responses", json={"model": "service-pro", "input": "Spend"}).status_code == 200
+        usage = api.post("/responses", json={"model": "service-pro", "input": "Spend"}).json()["usage"]
     budgets = _budgets(sandbox)
     spent = budgets[project]
-    assert spent["stopped"] and spent["percent"] >= 100 and spent["spent_usd"] > 0
+    assert spent["stopped"] and spent["spent_usd"] == usage["input_tokens"] + usage["output_tokens"] > 10
+    assert spent["percent"] == round(10 * spent["spent_usd"], 2)
     assert [alert["threshold"] for alert in spent["alerts"]] == [50, 80, 100]
     assert budgets[None]["stopped"] is False and budgets[None]["alerts"] == []
     asked = list(sandbox.server.app.seen).count(("POST", "/v1/responses"))

@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 
 from app.sandbox.contract.admin import AuditType
 from app.sandbox.contract.budgets import BudgetUpdate
-from app.sandbox.contract.validate import bad, parse_json_body, validate
+from app.sandbox.contract.validate import parse_json_body, validate
 from app.sandbox.routes.admin import _origin, _target
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.audit import AuditRecord
@@ -64,8 +64,6 @@ class BudgetRoutes:
         project_id = owner if scope == "project" else ORGANIZATION
         given = validate(BudgetUpdate, parse_json_body(await request.body()))
         thresholds = given.checked_thresholds()
-        if not thresholds or thresholds[0] < 1 or thresholds[-1] > 1000:
-            raise bad("'thresholds' takes one to ten percentages from 1 to 1000.", "thresholds")
         before = next((b for b in self.store.budgets.all(org_id) if b.project_id == project_id), None)
         budget = (
             None

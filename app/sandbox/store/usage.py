@@ -121,8 +121,9 @@ class UsageCounts:
     def refused_requests(
         self, org_id: str, width: int, start: int, end: int, filters: Mapping[str, Sequence[str]]
     ) -> list[dict[str, Any]]:
-        """Rows of (start, project_id, reason, num_requests) for buckets starting in [start, end)."""
-        where, args = _where(org_id, width, start, end, filters)
+        """Rows of (start, project_id, reason, num_requests) for buckets starting in [start, end); only the
+        project filter applies (a refusal has no model, and often no key)."""
+        where, args = _where(org_id, width, start, end, {"project_id": filters.get("project_id", ())})
         query = (
             "SELECT start, project_id, reason, SUM(num_requests) AS num_requests FROM refused_buckets "
             f"WHERE {where} GROUP BY start, project_id, reason ORDER BY start, project_id, reason"
