@@ -4,14 +4,17 @@ over projects, keys and the three ways of answering; the refusals counted apart;
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 openai = pytest.importorskip("openai")
 
+from app.sandbox.store.aggregates import Store  # noqa: E402
 from app.sandbox.store.database import run_blocking  # noqa: E402
 from app.sandbox.store.keys import hash_key, key_id  # noqa: E402
+from app.sandbox.store.organizations import Credentials  # noqa: E402
 from tests.conftest import Sandbox, SandboxFactory  # noqa: E402
 
 TOKENS = ("input_tokens", "input_cached_tokens", "output_tokens", "output_reasoning_tokens")
@@ -136,3 +139,26 @@ def test_pages_refusals_and_costs(sandbox: Sandbox) -> None:
             assert wrong.status_code == 400 and wrong.json()["error"]["param"]
     with sandbox.api() as api:  # a project key is not an admin key
         assert api.get(f"/organizations/{org_id}/usage/completions?start_time=0").status_code == 403
+
+
+def test_minute_buckets_go_after_90_days_hours_and_days_stay(tmp_path: Path) -> None:
+    now = [1_780_000_000.0]
+    store = Store(tmp_path / "usage.sqlite3", clock=lambda: now[0])
+    try:
+        credentials = run_blocking(store.organizations.bootstrap(Credentials.new()))
+        org_id, project_id = credentials.org_id, credentials.project_id
+        answer = {"input_tokens": 7, "output_tokens": 3}
+        store.usage.count(org_id, project_id, "key_1", "service-pro", answer, int(now[0]))
+        store.usage.refused(org_id, project_id, "invalid_api_key", int(now[0]))
+        assert run_blocking(store.usage.flush()) == 2
+        assert run_blocking(store.usage.prune()) == 0  # nothing that old
+        now[0] += 91 * 86_400
+        assert run_blocking(store.usage.prune()) == 2  # the two minute rows
+        start = int(now[0]) - 92 * 86_400
+        for width, rows in ((60, 0), (3600, 1), (86_400, 1)):
+            found = store.usage.completions(org_id, width, start, int(now[0]), (), {})
+            assert len(found) == rows and all(row["input_tokens"] == 7 for row in found)
+        now[0] += 60
+        assert run_blocking(store.usage.prune()) == 0  # not again within the hour
+    finally:
+        store.close()

@@ -67,6 +67,7 @@ class Keeper:
         await self._store.hit_counts.flush()
         await self._store.key_usage.flush()
         await self._store.usage.flush()
+        await self._store.usage.prune()  # minute buckets past 90 days, once an hour
         await self._store.budgets.check()  # after the flush: this month's spend includes it
         await self._store.traffic.flush()
         await self._store.allowlists.remove_expired(self._grace)

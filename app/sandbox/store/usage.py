@@ -15,6 +15,9 @@ from typing import Any
 from app.sandbox.store.database import Database
 
 WIDTHS = (60, 3600, 86_400)  # the bucket widths kept: a minute, an hour, a day (UTC)
+# Minute buckets are kept 90 days (a query that fine looks at hours, not months); hours and days always.
+KEEP_MINUTES_SECONDS = 90 * 86_400
+PRUNE_EVERY = 3600  # seconds between two prunings (each deletes a range of each organization's rows)
 TOKEN_COLUMNS = ("input_tokens", "input_cached_tokens", "output_tokens", "output_reasoning_tokens")
 # What a usage bucket can be grouped by, as the Admin API names it; the same names are the columns.
 GROUPS = ("project_id", "api_key_id", "model")
@@ -43,6 +46,7 @@ class UsageCounts:
         self.counted: dict[tuple[int, str, str, str, str], list[int]] = {}
         # (minute, org, project, reason) -> requests refused
         self.refusals: dict[tuple[int, str, str, str], int] = {}
+        self._pruned_at = 0
 
     def count(
         self, org_id: str, project_id: str, api_key_id: str, model: str, usage: Mapping[str, Any], now: int
@@ -97,6 +101,25 @@ class UsageCounts:
             return len(counted) + len(refusals)
 
         return work
+
+    async def prune(self) -> int:
+        """Delete the minute buckets older than KEEP_MINUTES_SECONDS, at most once every PRUNE_EVERY
+        seconds; how many rows went. By organization: each delete is a range of the primary key."""
+        now = self._database.now()
+        if now - self._pruned_at < PRUNE_EVERY:
+            return 0
+        self._pruned_at = now
+        before = now - KEEP_MINUTES_SECONDS
+
+        def work(db: sqlite3.Connection) -> int:
+            removed = 0
+            for (org_id,) in db.execute("SELECT id FROM orgs").fetchall():
+                for table in ("usage_buckets", "refused_buckets"):
+                    query = f"DELETE FROM {table} WHERE org_id = ? AND width = 60 AND start < ?"
+                    removed += db.execute(query, (org_id, before)).rowcount
+            return removed
+
+        return await self._database.write(work)
 
     def completions(
         self,
