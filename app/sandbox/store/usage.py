@@ -9,6 +9,7 @@ reads the day rows (a few thousand) and never sums millions of minute rows.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -47,6 +48,9 @@ class UsageCounts:
         # (minute, org, project, reason) -> requests refused
         self.refusals: dict[tuple[int, str, str, str], int] = {}
         self._pruned_at = 0
+        # Counting runs on the server's loop, the flush on the keeper's thread: the lock (~0.1 µs) makes the
+        # swap exact, so the usage always equals the answers' own (a request is never lost between the two).
+        self._lock = threading.Lock()
 
     def count(
         self, org_id: str, project_id: str, api_key_id: str, model: str, usage: Mapping[str, Any], now: int
@@ -55,20 +59,23 @@ class UsageCounts:
         inputs, outputs = usage.get("input_tokens_details"), usage.get("output_tokens_details")
         cached = _whole(inputs.get("cached_tokens")) if isinstance(inputs, Mapping) else 0
         reasoning = _whole(outputs.get("reasoning_tokens")) if isinstance(outputs, Mapping) else 0
+        given, made = _whole(usage.get("input_tokens")), _whole(usage.get("output_tokens"))
         key = (now - now % 60, org_id, project_id, api_key_id, model)
-        row = self.counted.get(key)
-        if row is None:
-            row = self.counted[key] = [0, 0, 0, 0, 0]
-        row[0] += 1
-        row[1] += _whole(usage.get("input_tokens"))
-        row[2] += cached
-        row[3] += _whole(usage.get("output_tokens"))
-        row[4] += reasoning
+        with self._lock:
+            row = self.counted.get(key)
+            if row is None:
+                row = self.counted[key] = [0, 0, 0, 0, 0]
+            row[0] += 1
+            row[1] += given
+            row[2] += cached
+            row[3] += made
+            row[4] += reasoning
 
     def refused(self, org_id: str | None, project_id: str | None, reason: str, now: int) -> None:
         """Count one request the gateway refused (`reason`: the error code it answered)."""
         key = (now - now % 60, org_id or "", project_id or "", reason)
-        self.refusals[key] = self.refusals.get(key, 0) + 1
+        with self._lock:
+            self.refusals[key] = self.refusals.get(key, 0) + 1
 
     async def flush(self) -> int:
         """Write the counts taken so far; how many minute rows it touched."""
@@ -78,12 +85,12 @@ class UsageCounts:
     def pending(self) -> Callable[[sqlite3.Connection], int] | None:
         """The write of the counts taken so far, or None when nothing was counted.
 
-        The dicts are swapped out at once (one assignment each): a request counted on the old dict at that
-        very moment may be lost, which costs one request of usage, never any state."""
-        if not self.counted and not self.refusals:
-            return None
-        counted, self.counted = self.counted, {}
-        refusals, self.refusals = self.refusals, {}
+        The dicts are swapped out under the lock: what was counted is in this write or in the next one."""
+        with self._lock:
+            if not self.counted and not self.refusals:
+                return None
+            counted, self.counted = self.counted, {}
+            refusals, self.refusals = self.refusals, {}
         usage_rows = [
             (org, width, minute - minute % width, project, key, model, *values)
             for (minute, org, project, key, model), values in counted.items()
