@@ -1,13 +1,17 @@
 """The usage query an admin asks most: 30 days grouped by project and day, over 90 days of minute buckets for
 3 projects x 4 models x 5 keys (7.8 million minute rows, and the hour and day rows the flushes add), against
 the same query over the hour buckets as the baseline (what it would read without the day rollup). The goal:
-at most 100 ms. Also the cost of counting one answer on the request path (a few dict operations).
+at most 100 ms. Also the cost of counting one answer on the request path (a few dict operations), and an
+allowed POST /v1/responses (the simulated engine, through the gateway, no HTTP) in server CPU with the
+counting on against the same with it off: the goal is at most 5 % more.
 
 Run: python -m tests.perf.bench_usage [rounds]; BENCH_SIZE=tiny: 2 days, one round.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import sqlite3
 import statistics
@@ -18,6 +22,9 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from starlette.types import ASGIApp, Message, Scope
+
+from app.sandbox import SandboxConfig, SandboxServer
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.usage import _ADD_USAGE, WIDTHS
 
@@ -87,6 +94,72 @@ def main() -> None:
     spent = timed(count_many)
     print(f"counting one answer: {spent / counts * 1e6:.2f} us")
     store.close()
+    answer_cpu(20 if TINY else 300, rounds)
+
+
+def _scope(key: str) -> Scope:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 50000),
+        "scheme": "http",
+        "method": "POST",
+        "root_path": "",
+        "path": "/v1/responses",
+        "raw_path": b"/v1/responses",
+        "query_string": b"",
+        "headers": [
+            (b"host", b"127.0.0.1:8000"),
+            (b"authorization", f"Bearer {key}".encode()),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(BODY)).encode()),
+        ],
+    }
+
+
+BODY = json.dumps({"model": "service-pro", "input": "Tell me about tides", "store": False}).encode()
+
+
+async def _answers(app: ASGIApp, key: str, count: int) -> float:
+    """CPU µs per allowed answer, `count` in a row."""
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": BODY, "more_body": False}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            assert message["status"] == 200, message
+
+    started = time.process_time()
+    for _ in range(count):
+        await app(_scope(key), receive, send)
+    return (time.process_time() - started) / count * 1e6
+
+
+def answer_cpu(count: int, rounds: int) -> None:
+    server = SandboxServer(
+        SandboxConfig(data_dir=Path(tempfile.mkdtemp()), rate_limit_per_minute=10**9)
+    ).start()
+    try:
+        assert server.credentials is not None
+        key, usage = server.credentials.api_key, server.store.usage
+        counting = usage.count
+        on: list[float] = []
+        off: list[float] = []
+        for round_ in range(max(2, rounds)):  # the order swapped every round
+            for counted in (True, False) if round_ % 2 == 0 else (False, True):
+                usage.count = counting if counted else (lambda *_args: None)  # type: ignore[method-assign]
+                (on if counted else off).append(asyncio.run(_answers(server.app, key, count)))
+        usage.count = counting  # type: ignore[method-assign]
+        best_on, best_off = min(on), min(off)
+        print(
+            f"an allowed answer: {best_on:.0f} us of CPU counted, {best_off:.0f} us not: "
+            f"{100 * (best_on / best_off - 1):+.1f} % (goal <= 5 %)"
+        )
+    finally:
+        server.stop()
 
 
 if __name__ == "__main__":
