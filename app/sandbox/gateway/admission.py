@@ -31,10 +31,8 @@ from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
 from app.sandbox.gateway.metering import CALLER
 from app.sandbox.gateway.permissions import refusal as permission_refusal
-from app.sandbox.gateway.project_limits import NO_RETRY, QUOTA_REFUSAL, model_of
-from app.sandbox.gateway.project_limits import limit_headers as project_limit_headers
-from app.sandbox.gateway.project_limits import refusal as project_refusal
-from app.sandbox.gateway.recording import record_admission, record_refusal
+from app.sandbox.gateway.project_limits import NO_RETRY, QUOTA_REFUSAL, hold, stopped
+from app.sandbox.gateway.recording import count_admitted, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
@@ -169,10 +167,7 @@ class Gateway:
                 self.store.usage.refused(key.org_id, key.project_id, "insufficient_permissions", now)
                 await _respond(send, 403, refused, extra)
                 return
-        budgets = self.store.budgets
-        if key.project_id is not None and (
-            key.project_id in budgets.stopped_projects or key.org_id in budgets.stopped_orgs
-        ):
+        if key.project_id is not None and stopped(self.store.budgets, key):
             self.store.usage.refused(key.org_id, key.project_id, "insufficient_quota", now)
             await _respond(send, 429, QUOTA_REFUSAL, [*extra, *NO_RETRY])
             return
@@ -197,7 +192,7 @@ class Gateway:
         # A project with limits of its own is held to them once its body names the model (project_limits.py).
         ruled = key.project_id is not None and key.project_id in self.store.rate_limits.by_project
         if not ruled:
-            _count_admitted(self.store, matched, seen, now)
+            count_admitted(self.store.traffic, matched, seen, now)
 
         if oversized:
             message = f"The request body is larger than the limit of {self.config.max_body_bytes:,} bytes."
@@ -212,16 +207,11 @@ class Gateway:
                 return
             receive, body = read
         if ruled:
-            assert key.project_id is not None
-            verdict = self.store.rate_limits.take(key.project_id, model_of(path, body), self.clock())
-            if verdict is not None:
-                limit_headers = project_limit_headers(verdict, limit_headers, remaining)
-                if not verdict.allowed:
-                    self.store.usage.refused(key.org_id, key.project_id, "rate_limit_exceeded", now)
-                    refused_body, headers = project_refusal(verdict, [*extra, *limit_headers])
-                    await _respond(send, 429, refused_body, headers)
-                    return
-            _count_admitted(self.store, matched, seen, now)
+            limit_headers, refused_limit = hold(self.store, key, path, body, remaining, limit_headers, now)
+            if refused_limit is not None:
+                await _respond(send, 429, refused_limit, [*extra, *limit_headers])
+                return
+            count_admitted(self.store.traffic, matched, seen, now)
         if project is None:
             active: tuple[AllowlistRecord, ...] = () if organization is None else (organization,)
         else:
@@ -321,17 +311,6 @@ class Gateway:
             return await receive()
 
         return replay, body
-
-
-def _count_admitted(
-    store: Store, matched: tuple[tuple[AllowlistRecord, int], ...], seen: str, now: int
-) -> None:
-    """Admitted past the key and the rate limits: the entries that admitted it count it, and its source
-    (for the dry run's evidence, store/traffic.py)."""
-    for record, serial in matched:
-        record.count(serial, now)
-    if matched:
-        record_admission(store.traffic, tuple(record for record, _ in matched), seen, now)
 
 
 async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

@@ -8,6 +8,9 @@ import json
 import math
 
 from app.sandbox.errors import error_bytes
+from app.sandbox.store.aggregates import Store
+from app.sandbox.store.budgets import Budgets
+from app.sandbox.store.keys import KeyRecord
 from app.sandbox.store.rate_limits import Verdict
 
 Headers = list[tuple[bytes, bytes]]
@@ -50,8 +53,30 @@ def limit_headers(verdict: Verdict, key_headers: Headers, key_remaining: int) ->
     return headers
 
 
-def refusal(verdict: Verdict, headers: Headers) -> tuple[bytes, Headers]:
-    """The 429 body and headers of a request over a project's limit."""
+def hold(
+    store: Store, key: KeyRecord, path: str, body: bytes, key_remaining: int, key_headers: Headers, now: int
+) -> tuple[Headers, bytes | None]:
+    """Hold a request of a project with limits of its own to them: (the x-ratelimit-* headers to send, the
+    429 body when a limit refuses it, else None)."""
+    assert key.project_id is not None
+    verdict = store.rate_limits.take(key.project_id, model_of(path, body), store.clock())
+    if verdict is None:
+        return key_headers, None
+    headers = limit_headers(verdict, key_headers, key_remaining)
+    if verdict.allowed:
+        return headers, None
+    store.usage.refused(key.org_id, key.project_id, "rate_limit_exceeded", now)
+    refused, retry = refusal(verdict)
+    return [*headers, *retry], refused
+
+
+def stopped(budgets: Budgets, key: KeyRecord) -> bool:
+    """Whether a hard budget stopped the key's project (or its organization)."""
+    return key.project_id in budgets.stopped_projects or key.org_id in budgets.stopped_orgs
+
+
+def refusal(verdict: Verdict) -> tuple[bytes, Headers]:
+    """The 429 body of a request over a project's limit, and its retry headers."""
     limit = verdict.limit
     most = verdict.requests if verdict.which == "requests" else verdict.tokens
     assert most is not None
@@ -66,7 +91,7 @@ def refusal(verdict: Verdict, headers: Headers) -> tuple[bytes, Headers]:
         (b"retry-after", str(wait).encode()),
         (b"retry-after-ms", str(math.ceil(verdict.reset * 1000)).encode()),
     ]
-    return error_bytes(429, message, "rate_limit_exceeded"), [*headers, *retry]
+    return error_bytes(429, message, "rate_limit_exceeded"), retry
 
 
 # A project a hard budget stopped (store/budgets.py): the hosted service's answer to a spent quota, and no
