@@ -21,7 +21,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="service-console",
         description="Service Console: the Playground and the IP allowlists of a hosted AI model service.",
         epilog="service-console allowlist --help: the allowlists from scripts and CI (list, add, remove,"
-        " check, enable, disable, whoami). service-console keys --help: admin and project keys (list,"
+        " check, enable, disable, whoami). service-console usage --help: tokens and cost; limits --help: rate limits. service-console keys"
+        " --help: admin and project keys (list,"
         " create, revoke, rotate). service-console settings --help: the console's settings (show,"
         " set, options). service-console sandbox --help: the local sandbox's own command"
         " line (serve, and the dashboard that recovers a locked-out admin: allowlist show|enable|disable|"
@@ -250,6 +251,14 @@ def main(argv: list[str] | None = None) -> int:
         from app.core.cli.evaluate import main as eval_main
 
         return eval_main(argv[1:])
+    if argv[:1] == ["usage"]:  # the organization's token usage and cost, as Qt-free as the allowlist commands
+        from app.core.cli.usage import main as usage_main
+
+        return usage_main(argv[1:])
+    if argv[:1] == ["limits"]:  # a project's rate limits, as Qt-free as the allowlist commands
+        from app.core.cli.limits import main as limits_main
+
+        return limits_main(argv[1:])
     if argv[:1] == ["settings"]:  # the window's settings, read and changed without Qt
         from app.core.cli.settings import main as settings_main
 

@@ -12,8 +12,10 @@ from .errors import InvalidResponse
 from .keys import Keys
 from .mtls import Certificates
 from .prompts import Prompts
+from .rate_limits import RateLimits
 from .resources import Responses
 from .transport import ConnectionSettings, KeyKind, Transport
+from .usage import Usage
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class ServiceClient:
         self.keys = Keys(self.transport, org_id)
         self.certificates = Certificates(self.transport, org_id)
         self.prompts = Prompts(self.transport, org_id)
+        self.usage = Usage(self.transport, org_id)
+        self.rate_limits = RateLimits(self.transport, org_id)
 
     @property
     def base_url(self) -> str:

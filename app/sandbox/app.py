@@ -20,16 +20,20 @@ from app.sandbox.errors import ServiceError, error_body, quote
 from app.sandbox.gateway.admission import Gateway
 from app.sandbox.routes.admin import AdminRoutes
 from app.sandbox.routes.allowlist_batch import BatchRoutes
+from app.sandbox.routes.budgets import BudgetRoutes
 from app.sandbox.routes.certificates import CertificateRoutes
 from app.sandbox.routes.compaction import Compaction
 from app.sandbox.routes.counting import TokenCounting
 from app.sandbox.routes.keys import KeyRoutes
 from app.sandbox.routes.prompts import PromptRoutes
+from app.sandbox.routes.rate_limits import RateLimitRoutes
 from app.sandbox.routes.responses import ResponsesRoutes
 from app.sandbox.routes.responses_socket import ResponsesSocket
 from app.sandbox.routes.traffic import TrafficRoutes
+from app.sandbox.routes.usage import UsageRoutes
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
+from app.sandbox.store.prices import PriceTable
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +173,24 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route(org + "/prompts/{prompt_id}/versions/{version}", prompts.retrieve_version, methods=["GET"]),
     ]
     routes += key_routes(KeyRoutes(store), org, project)
+    store.budgets.prices = prices = PriceTable(config.data_dir, config.brand)
+    usage = UsageRoutes(store, prices)
+    routes += [
+        Route(org + "/usage/completions", usage.completions, methods=["GET"]),
+        Route(org + "/usage/refused", usage.refused, methods=["GET"]),
+        Route(org + "/costs", usage.costs, methods=["GET"]),
+    ]
+    limits = RateLimitRoutes(store, config.models)
+    routes += [
+        Route(project + "/rate_limits", limits.list_limits, methods=["GET"]),
+        Route(project + "/rate_limits/{rate_limit_id}", limits.update, methods=["POST"]),
+    ]
+    budgets = BudgetRoutes(store)
+    routes += [
+        Route(org + "/budgets", budgets.list_budgets, methods=["GET"]),
+        Route(org + "/budget", budgets.update, methods=["POST"]),
+        Route(project + "/budget", budgets.update, methods=["POST"]),
+    ]
     for base in (org, project):
         routes += [
             Route(base + "/ip_allowlist", admin.get_list, methods=["GET"]),

@@ -101,6 +101,13 @@ CONFIG = SchemathesisConfig.from_dict(
                 "checks": {"positive_data_acceptance": {"expected-statuses": _SEMANTIC_400}},
             },
             {
+                # A usage window whose end is not after its start, a page cursor this query did not give; a
+                # budget's or rate limit's whole number written 1.0 (an integer to JSON Schema, not to strict
+                # validation, which also refuses "5" and true for a count).
+                "include-path-regex": "/usage/|/costs$|/budget$|/rate_limits/",
+                "checks": {"positive_data_acceptance": {"expected-statuses": _SEMANTIC_400}},
+            },
+            {
                 "include-path-regex": "^/v1/responses$|^/v1/responses/(input_tokens|compact)$|^/v1/conversations",
                 "checks": {"positive_data_acceptance": {"expected-statuses": _SEMANTIC_400}},
             },

@@ -63,6 +63,9 @@ class AuditType(StrEnum):
     CERTIFICATE_RENAMED = "certificate.updated"
     CERTIFICATE_ACTIVATED = "certificate.activated"  # at the organization or a project
     CERTIFICATE_DEACTIVATED = "certificate.deactivated"
+    RATE_LIMIT_UPDATED = "rate_limit.updated"  # a project's requests or tokens per minute
+    BUDGET_UPDATED = "budget.updated"  # a monthly budget set, changed or removed (store/budgets.py)
+    BUDGET_ALERT = "budget.threshold_reached"  # this month's spend reached one of a budget's thresholds
 
 
 class AuditActorKind(StrEnum):

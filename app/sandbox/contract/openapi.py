@@ -9,6 +9,7 @@ from app.sandbox.contract.admin import AuditType
 from app.sandbox.contract.answers import components
 from app.sandbox.contract.keys import key_paths
 from app.sandbox.contract.responses import Includable
+from app.sandbox.contract.usage_openapi import usage_paths
 
 
 def _ref(name: str) -> dict[str, Any]:
@@ -293,6 +294,7 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     paths.update(_allowlist_paths("/v1/organizations/{org_id}/projects/{project_id}", [org, project]))
     paths.update(key_paths(org, project, _path))
     paths.update(_certificate_paths(org, project))
+    paths.update(usage_paths(org, project, _path))
     return {
         "openapi": "3.1.0",
         "info": {

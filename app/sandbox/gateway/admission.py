@@ -4,9 +4,11 @@
 owner part, without validating the key, 3. the client certificate, where one is active for that
 organization or project (gateway/client_certificates.py), then the organization AND project allowlists,
 decided by netrules' policy (the rule the console asks too), a 403 that says nothing about the key nor
-which list refused, 4. key validation (and its permissions), rate limiting, the body size limit, then the
-handler. A request counts on the entries that admitted it (hit_count) only once the key and the rate limit
-let it through, so refused keys keep no unused entry looking used.
+which list refused, 4. key validation (and its permissions), a project a hard budget stopped (429
+insufficient_quota), rate limiting, the body size limit, the project's own rate limits (once the body
+names the model: gateway/project_limits.py), then the handler.
+A request counts on the entries that admitted it (hit_count) only once the key and the rate limits let it
+through, so refused keys keep no unused entry looking used.
 Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through unbuffered.
 """
 
@@ -28,8 +30,10 @@ from app.sandbox.errors import error_bytes
 from app.sandbox.gateway.client_certificates import certificate_refusal
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
+from app.sandbox.gateway.metering import CALLER
 from app.sandbox.gateway.permissions import refusal as permission_refusal
-from app.sandbox.gateway.recording import record_admission, record_refusal
+from app.sandbox.gateway.project_limits import NO_RETRY, QUOTA_REFUSAL, hold, stopped
+from app.sandbox.gateway.recording import count_admitted, record_refusal
 from app.sandbox.gateway.source import bearer_token, source_of
 from app.sandbox.gateway.upgrade import refusals_as_handshake
 from app.sandbox.state import SandboxState
@@ -127,6 +131,7 @@ class Gateway:
         if self.store.certificates.any_active:  # mutual TLS, with the allowlist before the key
             refused = certificate_refusal(self.store.certificates, scope, *self._owners(path, token))
             if refused is not None:  # connection: close, so a client that has a certificate reconnects
+                self.store.usage.refused(*self._owners(path, token), "client_certificate", int(self.clock()))
                 await _respond(send, 403, refused, [(b"connection", b"close")])
                 return
         organization, project = self._applicable_allowlists(path, token)
@@ -143,6 +148,7 @@ class Gateway:
             if admitted is None:
                 owners = self._owners(path, token)
                 record_refusal(self.store.traffic, owners, source_ip, seen, path, organization, project, now)
+                self.store.usage.refused(*owners, "ip_not_allowed", now)
                 # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
                 await _respond(send, 403, _refusal(seen), extra)
                 return
@@ -155,6 +161,7 @@ class Gateway:
                 if token is None
                 else "The API key is not valid. Check the key, or create a new one in the dashboard."
             )
+            self.store.usage.refused(*self._owners(path, token), "invalid_api_key", now)
             await _respond(send, 401, error_bytes(401, message, "invalid_api_key"), extra)
             return
         self.store.keys.used(key, int(self.clock()))  # counted in memory, written in batches
@@ -162,8 +169,13 @@ class Gateway:
             # An upgrade opens a socket of response.create messages: a write, as a POST is.
             refused = permission_refusal(key.permissions, scope.get("method", "POST"), path)
             if refused is not None:
+                self.store.usage.refused(key.org_id, key.project_id, "insufficient_permissions", now)
                 await _respond(send, 403, refused, extra)
                 return
+        if key.project_id is not None and stopped(self.store.budgets, key):
+            self.store.usage.refused(key.org_id, key.project_id, "insufficient_quota", now)
+            await _respond(send, 429, QUOTA_REFUSAL, [*extra, *NO_RETRY])
+            return
 
         allowed, remaining, reset = self.limiter.take(token or "")
         limit_headers = [
@@ -174,6 +186,7 @@ class Gateway:
         if not allowed:
             retry = str(max(1, math.ceil(reset))).encode()
             message = f"Rate limit of {self.limiter.per_minute} requests per minute reached; retry in {retry.decode()} s."
+            self.store.usage.refused(key.org_id, key.project_id, "rate_limit_exceeded", now)
             await _respond(
                 send,
                 429,
@@ -181,10 +194,10 @@ class Gateway:
                 [*extra, *limit_headers, (b"retry-after", retry)],
             )
             return
-        for record, serial in matched:  # admitted past the key and the rate limit: now it counts
-            record.count(serial, now)
-        if matched:  # and its source, for the dry run's evidence (store/traffic.py)
-            record_admission(self.store.traffic, tuple(record for record, _ in matched), seen, now)
+        # A project with limits of its own is held to them once its body names the model (project_limits.py).
+        ruled = key.project_id is not None and key.project_id in self.store.rate_limits.by_project
+        if not ruled:
+            count_admitted(self.store.traffic, matched, seen, now)
 
         if oversized:
             message = f"The request body is larger than the limit of {self.config.max_body_bytes:,} bytes."
@@ -192,17 +205,25 @@ class Gateway:
                 send, 413, error_bytes(413, message, "request_too_large"), [*extra, *limit_headers]
             )
             return
+        body = b""
         # HTTP/1.1 without Content-Length or Transfer-Encoding has no body, nor has an upgrade: nothing to replay
         if framed and scope["type"] == "http":
-            body_receive = await self._bounded_body(receive, send, [*extra, *limit_headers])
-            if body_receive is None:
+            read = await self._bounded_body(receive, send, [*extra, *limit_headers])
+            if read is None:
                 return
-            receive = body_receive
+            receive, body = read
+        if ruled:
+            limit_headers, refused_limit = hold(self.store, key, path, body, remaining, limit_headers, now)
+            if refused_limit is not None:
+                await _respond(send, 429, refused_limit, [*extra, *limit_headers])
+                return
+            count_admitted(self.store.traffic, matched, seen, now)
         if project is None:
             active: tuple[AllowlistRecord, ...] = () if organization is None else (organization,)
         else:
             active = (project,) if organization is None else (organization, project)
         scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, active)
+        CALLER.set(key)  # for the usage counts (gateway/metering.py): each request runs in a task of its own
         await self.app(scope, receive, _with_headers(send, extra, limit_headers))
 
     def _admitted(
@@ -267,9 +288,9 @@ class Gateway:
 
     async def _bounded_body(
         self, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
-    ) -> Receive | None:
-        """Read the body up to the limit and replay it; past the limit answer 413, past the deadline 408
-        (a body sent a byte at a time would hold its connection for ever), and return None."""
+    ) -> tuple[Receive, bytes] | None:
+        """Read the body up to the limit: (its replay, the body); past the limit answer 413, past the deadline
+        408 (a body sent a byte at a time would hold its connection for ever), and return None."""
         limit = self.config.max_body_bytes
         message = f"The request body is larger than the limit of {limit:,} bytes."
         chunks: list[bytes] = []
@@ -303,7 +324,7 @@ class Gateway:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        return replay
+        return replay, body
 
 
 async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

@@ -33,3 +33,14 @@ def record_refusal(
 def record_admission(traffic: Traffic, active: tuple[AllowlistRecord, ...], seen: str, now: int) -> None:
     for allowlist in active:
         traffic.admitted(allowlist.scope, allowlist.owner_id, seen, now)
+
+
+def count_admitted(
+    traffic: Traffic, matched: tuple[tuple[AllowlistRecord, int], ...], seen: str, now: int
+) -> None:
+    """Admitted past the key and the rate limits: the entries that admitted it count it (hit_count), and
+    its source (for the dry run's evidence, store/traffic.py)."""
+    for record, serial in matched:
+        record.count(serial, now)
+    if matched:
+        record_admission(traffic, tuple(record for record, _ in matched), seen, now)

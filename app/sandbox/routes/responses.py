@@ -37,6 +37,7 @@ from app.sandbox.engines.base import (
     TokenizerUsage,
 )
 from app.sandbox.errors import ServiceError, one_line, quote
+from app.sandbox.gateway.metering import count_answer
 from app.sandbox.ids import new_id
 from app.sandbox.request.engine_request import EngineRequest, Message, parse_request
 from app.sandbox.routes.background import BackgroundRuns, check_background
@@ -217,6 +218,7 @@ class ResponsesRoutes:
         for event in builder.fail(used, failure) if failure else builder.finish(used, incomplete, counted):
             yield event
         self.state.count_tokens(project_id, builder.response["usage"]["total_tokens"])
+        count_answer(self.state.store, project_id, builder.response)
         if request.store and not failure:
             history = history_items(conversation.messages)
             answer = Message(

@@ -1,6 +1,7 @@
 """The sandbox's state in one SQLite file, by aggregate: organizations and projects, keys, allowlists, their
-hit counts, keys and their use, service accounts, the audit log, the mutual TLS certificates, stored
-responses, conversations and prompts.
+hit counts, keys and their use, the usage of the answers and the projects' rate limits and monthly
+budgets, service accounts, the audit log, the mutual TLS certificates, stored responses, conversations and
+prompts.
 
 The server and the dashboard each open their own `Store`. Each aggregate has one API: its writes are
 coroutines that resolve once the write is on disk (the writer thread commits them, writer.py), its reads
@@ -16,6 +17,7 @@ from pathlib import Path
 from app.sandbox.store.allowlist_record import AllowlistRecord
 from app.sandbox.store.allowlists import StoredAllowlists
 from app.sandbox.store.audit import AuditLog
+from app.sandbox.store.budgets import Budgets
 from app.sandbox.store.certificates import Certificates
 from app.sandbox.store.conversations import StoredConversations
 from app.sandbox.store.database import Database
@@ -24,9 +26,11 @@ from app.sandbox.store.key_usage import KeyUsage
 from app.sandbox.store.keys import Keys
 from app.sandbox.store.organizations import Organizations
 from app.sandbox.store.prompts import StoredPrompts
+from app.sandbox.store.rate_limits import RateLimits
 from app.sandbox.store.responses import StoredResponses
 from app.sandbox.store.service_accounts import ServiceAccounts
 from app.sandbox.store.traffic import Traffic
+from app.sandbox.store.usage import UsageCounts
 
 
 class Store:
@@ -52,6 +56,9 @@ class Store:
         self.conversations = StoredConversations(self.database)
         self.traffic = Traffic(self.database)
         self.prompts = StoredPrompts(self.database)
+        self.usage = UsageCounts(self.database)
+        self.rate_limits = RateLimits(self.database)
+        self.budgets = Budgets(self.database)
 
     @property
     def path(self) -> Path:
@@ -63,7 +70,7 @@ class Store:
 
     def close(self) -> None:
         # What the gateway counted since the last flush, written before the writer stops.
-        for counted in (self.hit_counts.pending(), self.key_usage.pending()):
+        for counted in (self.hit_counts.pending(), self.key_usage.pending(), self.usage.pending()):
             if counted is not None:
                 self.database.submit(counted).result()
         self.traffic.flush_now()

@@ -74,6 +74,29 @@ CREATE TABLE IF NOT EXISTS certificate_activations (
   certificate_id TEXT NOT NULL, scope TEXT NOT NULL, owner_id TEXT NOT NULL,
   PRIMARY KEY (certificate_id, scope, owner_id));
 """
+# Usage in minute, hour and day buckets (usage.py), `width` in seconds; the projects' rate limits, the
+# monthly budgets and the alerts they raised.
+USAGE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS usage_buckets (
+  org_id TEXT NOT NULL, width INTEGER NOT NULL, start INTEGER NOT NULL, project_id TEXT NOT NULL,
+  api_key_id TEXT NOT NULL, model TEXT NOT NULL, num_model_requests INTEGER NOT NULL,
+  input_tokens INTEGER NOT NULL, input_cached_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+  output_reasoning_tokens INTEGER NOT NULL,
+  PRIMARY KEY (org_id, width, start, project_id, api_key_id, model)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS refused_buckets (
+  org_id TEXT NOT NULL, width INTEGER NOT NULL, start INTEGER NOT NULL, project_id TEXT NOT NULL,
+  reason TEXT NOT NULL, num_requests INTEGER NOT NULL,
+  PRIMARY KEY (org_id, width, start, project_id, reason)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rate_limits (
+  project_id TEXT NOT NULL, model TEXT NOT NULL, max_requests_per_1_minute INTEGER,
+  max_tokens_per_1_minute INTEGER, PRIMARY KEY (project_id, model));
+CREATE TABLE IF NOT EXISTS budgets (
+  org_id TEXT NOT NULL, project_id TEXT NOT NULL, monthly_usd REAL NOT NULL, thresholds TEXT NOT NULL,
+  hard_limit INTEGER NOT NULL, PRIMARY KEY (org_id, project_id));
+CREATE TABLE IF NOT EXISTS budget_alerts (
+  org_id TEXT NOT NULL, project_id TEXT NOT NULL, month TEXT NOT NULL, threshold INTEGER NOT NULL,
+  at INTEGER NOT NULL, spent_usd REAL NOT NULL, PRIMARY KEY (org_id, project_id, month, threshold));
+"""
 # Columns added after the first release: a store made before them gets them on open.
 _ADDED_COLUMNS = (
     ("entries", "expires_at", "INTEGER"),
@@ -133,5 +156,5 @@ def _link_items(db: sqlite3.Connection) -> None:
 
 def create_tables(db: sqlite3.Connection) -> None:
     """Every table, and the columns a store made before them lacks (on the writer's connection, at open)."""
-    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA + TRAFFIC_SCHEMA)
+    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA + TRAFFIC_SCHEMA + USAGE_SCHEMA)
     migrate(db)

@@ -66,6 +66,9 @@ class Keeper:
         """One round (tests call it with a clock they moved)."""
         await self._store.hit_counts.flush()
         await self._store.key_usage.flush()
+        await self._store.usage.flush()
+        await self._store.usage.prune()  # minute buckets past 90 days, once an hour
+        await self._store.budgets.check()  # after the flush: this month's spend includes it
         await self._store.traffic.flush()
         await self._store.allowlists.remove_expired(self._grace)
         self._store.certificates.reload()  # the dashboard's changes (another process) reach the gateway
