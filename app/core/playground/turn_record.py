@@ -52,6 +52,7 @@ def shown_again(turn: Turn) -> dict[str, Any]:
         "timeline": [[entry.seconds, entry.type] for entry in turn.timeline[:TIMELINE_LIMIT]],
         "timeline_total": len(turn.timeline),
         "schema": turn.schema,
+        "prompt": {"id": turn.prompt_id, "version": turn.prompt_version} if turn.prompt_id else None,
     }
 
 
@@ -147,6 +148,11 @@ def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
         ]
     schema = details.get("schema")
     turn.schema = schema if isinstance(schema, dict) else None
+    source = details.get("prompt")
+    if isinstance(source, Mapping) and isinstance(source.get("id"), str):
+        version = source.get("version")
+        turn.prompt_id = source["id"]
+        turn.prompt_version = version if isinstance(version, int) else None
 
 
 def _text(value: Any) -> str:

@@ -86,6 +86,8 @@ class Turn:
     retry_at: float | None = None  # time.monotonic() when a WAITING turn tries again
     chain_note: str = ""  # why a turn meant to chain on the server sent the whole history instead
     schema: JsonSchema | None = None  # the JSON schema the answer was asked to match
+    prompt_id: str = ""  # the stored prompt the turn's text came from, if any
+    prompt_version: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
     timeline: list[TimelineEntry] = field(default_factory=list)
     figures: Figures = field(default_factory=Figures)
