@@ -162,3 +162,16 @@ def test_minute_buckets_go_after_90_days_hours_and_days_stay(tmp_path: Path) -> 
         assert run_blocking(store.usage.prune()) == 0  # not again within the hour
     finally:
         store.close()
+
+
+def test_a_filter_id_longer_than_the_published_limit_is_a_400(sandbox: Sandbox) -> None:
+    org_id = sandbox.creds.org_id
+    with sandbox.admin() as admin:
+        for path in ("usage/completions", "usage/refused"):
+            params = {"start_time": 0, "api_key_ids": "k" * 65}
+            refused = admin.get(f"/organizations/{org_id}/{path}", params=params)
+            assert refused.status_code == 400 and refused.json()["error"]["param"] == "api_key_ids", (
+                refused.text
+            )
+            params = {"start_time": 0, "api_key_ids": ",".join(["k" * 64] * 3)}  # each id within it
+            assert admin.get(f"/organizations/{org_id}/{path}", params=params).status_code == 200

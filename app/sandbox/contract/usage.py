@@ -20,6 +20,7 @@ WIDTHS = {"1m": 60, "1h": 3600, "1d": 86_400}
 LIMITS = {"1m": (60, 1440), "1h": (24, 168), "1d": (7, 31)}
 COST_LIMITS = (7, 180)
 FILTERS = {"project_ids": "project_id", "models": "model", "api_key_ids": "api_key_id"}
+FILTER_MAX_CHARS = 64  # one id or model name in a filter, as the published document says
 USAGE_GROUPS = ("project_id", "api_key_id", "model")
 COST_GROUPS = ("project_id", "line_item")
 _SINGLE = ("start_time", "end_time", "bucket_width", "limit", "page")
@@ -59,7 +60,10 @@ def parse_query(pairs: list[tuple[str, str]], now: int, costs: bool = False) -> 
                 raise bad(f"'{quote(name)}' is given more than once.", quote(name))
             single[name] = value
         elif name in allowed_lists:
-            lists.setdefault(name, []).extend(part for part in value.split(",") if part)
+            parts = [part for part in value.split(",") if part]
+            if name in FILTERS and any(len(part) > FILTER_MAX_CHARS for part in parts):
+                raise bad(f"'{name}' takes ids of at most {FILTER_MAX_CHARS} characters.", name)
+            lists.setdefault(name, []).extend(parts)
         else:
             raise bad(f"Unknown query parameter: '{quote(raw)}'.", quote(raw), "unknown_parameter")
     if "start_time" not in single:

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from app.sandbox.contract.budgets import BudgetUpdate
 from app.sandbox.contract.rate_limits import RateLimitUpdate
-from app.sandbox.contract.usage import FILTERS
+from app.sandbox.contract.usage import FILTER_MAX_CHARS, FILTERS
 
 _ERRORS = (400, 401, 403, 404, 429)
 _WINDOW = [
@@ -21,7 +21,7 @@ _WINDOW = [
 
 
 def _list(name: str, values: list[str] | None = None) -> dict[str, Any]:
-    item = {"enum": values} if values else {"type": "string", "maxLength": 64}
+    item = {"enum": values} if values else {"type": "string", "maxLength": FILTER_MAX_CHARS}
     return {"name": name, "in": "query", "schema": {"type": "array", "items": item}, "explode": True}
 
 
