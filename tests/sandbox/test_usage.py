@@ -162,3 +162,22 @@ def test_minute_buckets_go_after_90_days_hours_and_days_stay(tmp_path: Path) -> 
         assert run_blocking(store.usage.prune()) == 0  # not again within the hour
     finally:
         store.close()
+
+
+def test_the_price_table_is_read_through_the_admin_api(sandbox: Sandbox) -> None:
+    path = f"/organizations/{sandbox.creds.org_id}/prices"
+    with sandbox.admin() as admin:
+        answer = admin.get(path)
+    assert answer.status_code == 200, answer.text
+    prices = {item["model"]: item for item in answer.json()["data"]}
+    assert prices["service-pro"] == {
+        "object": "price",
+        "model": "service-pro",
+        "input": 1.25,
+        "cached_input": 0.125,
+        "output": 10.0,
+        "currency": "usd",
+    }
+    assert set(prices) >= {"service-ultra", "service-think", "service-think-mini"}
+    with sandbox.api() as api:  # the organization's prices: an admin key's
+        assert api.get(path).status_code == 403
