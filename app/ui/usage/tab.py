@@ -96,11 +96,13 @@ class UsageTab(QWidget):
         usage.addWidget(self.table)
         usage.setStretchFactor(0, 3)
         usage.setStretchFactor(1, 2)
+        usage.setSizes([600, 400])  # the chart first: the table is a few rows for a few groups
         body = QSplitter(Qt.Orientation.Horizontal, objectName="usage_split")
         body.addWidget(usage)
         body.addWidget(side_panel(self.limits, self.alerts))
         body.setStretchFactor(0, 4)
         body.setStretchFactor(1, 1)
+        body.setSizes([1100, 250])
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.status)
@@ -152,7 +154,9 @@ class UsageTab(QWidget):
         labels = [bucket_label(start, span.width) for start in span.buckets]
         unit = "per hour" if span.width_name == "1h" else "per day"
         title = f"{metric.value} {unit}, by {grouping.label.lower()}"
-        self.chart.show_series(title, labels, series, previous or [0.0] * len(labels))
+        self.chart.show_series(
+            title, labels, series, previous or [0.0] * len(labels), money=metric is Metric.COST
+        )
         self.table.show_rows(
             grouping.label, table_rows(report.rows, report.previous, grouping, report.prices, report.names)
         )

@@ -19,8 +19,8 @@ COLUMNS = (
     "Reasoning",
     "Total tokens",
     "Cost",
-    "Previous tokens",
-    "Previous cost",
+    "Before: tokens",
+    "Before: cost",
 )
 SORT_KEY = Qt.ItemDataRole.UserRole
 
@@ -58,7 +58,7 @@ class UsageTable(QTableWidget):
         self.verticalHeader().hide()
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(True)
         self.setSortingEnabled(True)
         self.sortByColumn(6, Qt.SortOrder.DescendingOrder)
         self.rows: list[TableRow] = []
