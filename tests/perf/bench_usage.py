@@ -64,7 +64,12 @@ def timed(work: Callable[[], object]) -> float:
 
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
-    store = Store(Path(tempfile.mkdtemp()) / "usage.sqlite3")
+    with tempfile.TemporaryDirectory() as folder:  # removed at the end, whatever happens
+        measure(Path(folder), rounds)
+
+
+def measure(folder: Path, rounds: int) -> None:
+    store = Store(folder / "usage.sqlite3")
     started = time.perf_counter()
     fill(store)
     print(
@@ -144,9 +149,8 @@ async def _answers(app: ASGIApp, key: str, count: int) -> float:
 
 def answer_cpu(count: int, rounds: int) -> float:
     """Prints the pairs' figures; returns the least CPU µs of an answer not counted."""
-    server = SandboxServer(
-        SandboxConfig(data_dir=Path(tempfile.mkdtemp()), rate_limit_per_minute=10**9)
-    ).start()
+    held = tempfile.TemporaryDirectory()  # removed at the end, whatever happens
+    server = SandboxServer(SandboxConfig(data_dir=Path(held.name), rate_limit_per_minute=10**9)).start()
     try:
         assert server.credentials is not None
         key, usage = server.credentials.api_key, server.store.usage
@@ -168,6 +172,7 @@ def answer_cpu(count: int, rounds: int) -> float:
         return best_off
     finally:
         server.stop()
+        held.cleanup()
 
 
 if __name__ == "__main__":

@@ -65,3 +65,13 @@ def test_what_the_frozen_app_leaves_out_only_the_local_engine_imports() -> None:
     found = {(module, where) for module, where in app_imports() if module in left_out}
     assert {module for module, _where in found} <= local_engine
     assert {where for module, where in found} <= {p.name for p in (ROOT / "app/sandbox/engines").glob("*.py")}
+
+
+def test_the_websocket_implementation_uvicorn_is_named_is_carried() -> None:
+    """uvicorn loads its WebSocket protocol from a string the sandbox's server gives (ws="..."): a module
+    named only so is invisible to the imports above, and a frozen app without it starts no sandbox."""
+    server = (ROOT / "app" / "sandbox" / "server.py").read_text(encoding="utf-8")
+    named = re.search(r'ws="([a-z-]+)"', server)
+    assert named is not None
+    module = {"websockets-sansio": "websockets", "websockets": "websockets", "wsproto": "wsproto"}[named[1]]
+    assert module not in set(spec_list("NOT_LOADED")) | set(dev_tools())
