@@ -113,6 +113,7 @@ def test_limits_and_budget_are_sent_and_a_refusal_is_shown(qtbot: QtBot, console
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: editor.status.text().startswith("The limits were not saved"), timeout=10000)
     assert "1000" in editor.status.text()  # the sandbox's own words
+    qtbot.waitUntil(lambda: editor.rpm.text() == "" and editor.budget.text() == "")  # read back: unchanged
 
     editor.rpm.setText("120")
     editor.budget.setText("25")

@@ -117,9 +117,9 @@ class UsageService(QObject):
     async def _save(self, project_id: str, change: LimitsChange) -> None:
         client = self.session.client
         assert client is not None
-        try:
-            await client.rate_limits.set(project_id, PROJECT_WIDE, change.rate_limit)
+        try:  # the budget first: its bounds are the service's to check, so a refusal leaves both as they were
             await client.budgets.set(project_id, change.budget)
+            await client.rate_limits.set(project_id, PROJECT_WIDE, change.rate_limit)
         except ApiError as error:
             self.failed.emit(f"The limits were not saved: {error}")
             await self._limits(project_id)  # what the service holds, not what was typed
