@@ -98,9 +98,9 @@ def test_the_chart_stacks_the_models_and_follows_range_and_grouping(
 
 def test_limits_and_budget_are_sent_and_a_refusal_is_shown(qtbot: QtBot, console: MainWindow) -> None:
     tab = usage_tab(console)
-    loaded(qtbot, tab)
+    with qtbot.waitSignal(tab.service.limits_read, timeout=10000):  # the first project's, before typing
+        loaded(qtbot, tab)
     editor = tab.limits
-    qtbot.waitUntil(lambda: editor.project.count() >= 1)
     project_id = editor.project.currentData()
 
     editor.rpm.setText("abc")
@@ -110,10 +110,11 @@ def test_limits_and_budget_are_sent_and_a_refusal_is_shown(qtbot: QtBot, console
     editor.rpm.setText("120")
     editor.budget.setText("25")
     editor.thresholds.setText("50, 5000")  # a whole percent, past the sandbox's 1000
-    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: editor.status.text().startswith("The limits were not saved"), timeout=10000)
+    with qtbot.waitSignal(tab.service.limits_read, timeout=10000):  # read back after the refusal
+        qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert editor.status.text().startswith("The limits were not saved")
     assert "1000" in editor.status.text()  # the sandbox's own words
-    qtbot.waitUntil(lambda: editor.rpm.text() == "" and editor.budget.text() == "")  # read back: unchanged
+    assert (editor.rpm.text(), editor.budget.text()) == ("", "")  # neither changed
 
     editor.rpm.setText("120")
     editor.budget.setText("25")
