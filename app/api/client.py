@@ -8,6 +8,7 @@ from typing import Any, Self
 import httpx
 
 from .admin import Allowlists
+from .budgets import Budgets
 from .errors import InvalidResponse
 from .keys import Keys
 from .mtls import Certificates
@@ -42,6 +43,7 @@ class ServiceClient:
         self.prompts = Prompts(self.transport, org_id)
         self.usage = Usage(self.transport, org_id)
         self.rate_limits = RateLimits(self.transport, org_id)
+        self.budgets = Budgets(self.transport, org_id)
 
     @property
     def base_url(self) -> str:

@@ -39,6 +39,21 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+@dataclass(frozen=True)
+class ModelPrice:
+    """US dollars per million tokens of one model (`GET .../prices`)."""
+
+    input: float
+    cached_input: float
+    output: float
+
+
+def _price(value: Any) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+        raise InvalidResponse("a price that is not a number")
+    return float(value)
+
+
 class Usage:
     """`GET .../usage/completions` and `.../costs` of one organization."""
 
@@ -100,3 +115,17 @@ class Usage:
                     (_count(bucket.get("start_time")), _text(result.get("project_id")), float(value))
                 )
         return found
+
+    async def prices(self) -> dict[str, ModelPrice]:
+        """The price table the costs are read at, by model."""
+        result, _ = await self._transport.request("GET", f"/organizations/{self.org_id}/prices", key="admin")
+        data = result.get("data") if isinstance(result, dict) else None
+        if not isinstance(data, list):
+            raise InvalidResponse("a price list without its prices")
+        return {
+            item["model"]: ModelPrice(
+                *(_price(item.get(name)) for name in ("input", "cached_input", "output"))
+            )
+            for item in data
+            if isinstance(item, dict) and isinstance(item.get("model"), str)
+        }

@@ -179,6 +179,7 @@ def create_app(config: SandboxConfig, store: Store | None = None) -> Gateway:
         Route(org + "/usage/completions", usage.completions, methods=["GET"]),
         Route(org + "/usage/refused", usage.refused, methods=["GET"]),
         Route(org + "/costs", usage.costs, methods=["GET"]),
+        Route(org + "/prices", usage.price_list, methods=["GET"]),
     ]
     limits = RateLimitRoutes(store, config.models)
     routes += [

@@ -1,4 +1,5 @@
-"""The main window: the connection toolbar, the menus, the Playground and Security tabs, notices."""
+"""The main window: the connection toolbar, the menus, the Playground, Security, Prompts and Usage tabs,
+notices."""
 
 from __future__ import annotations
 
@@ -7,23 +8,21 @@ from typing import TYPE_CHECKING
 # Nothing here imports or touches the `Qt` namespace before the first frame: importing the name costs ~15 ms
 # and its first use ~50 ms (PySide6 builds the enum types lazily); the tabs, built just after the frame, pay.
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QMainWindow,
-    QPushButton,
     QScrollArea,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
 from app.services.session.messages import Message, MessageLevel
 from app.services.session.session import ConnectionState, ConsoleSession
 from app.ui import screen_fit
-from app.ui.colours import Ink, hex_of
 from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus
+from .page import NoticeBar as NoticeBar  # tests find it here, beside the window
+from .page import PageLayout
 from .status_line import StatusBar
 from .toolbar import ConnectionBar
 
@@ -38,51 +37,9 @@ if TYPE_CHECKING:  # built after the window's first frame (ensure_tabs): their i
     from .prompts.tab import PromptsTab
     from .security.tab import SecurityTab
     from .settings.profiles_dialog import ProfilesDialog
+    from .usage.tab import UsageTab
 
-TAB_LABELS = ("&Playground", "&Security", "P&rompts")
-
-
-class NoticeBar(QWidget):
-    """A non-modal notice above the tabs for errors; dismissed with ✕ or replaced by the next one."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("notice")
-        self.label = QLabel(objectName="notice_text")
-        self.label.setWordWrap(True)
-        close = QPushButton("✕", objectName="notice_close")
-        close.setFlat(True)
-        close.clicked.connect(self.hide)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 8, 4)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(close)
-        self.setStyleSheet(
-            f"#notice {{ background: {hex_of(Ink.NOTICE_BACKGROUND)}; }}"
-            f" #notice_text {{ color: {hex_of(Ink.NOTICE_TEXT)}; }}"
-        )
-        self.hide()
-
-    def show_text(self, text: str) -> None:
-        # Notices quote servers: never markup. Set here, after the first frame: the Qt namespace's first
-        # use costs ~50 ms (PySide6 builds its enums lazily), and the window's first frame would pay it.
-        from PySide6.QtCore import Qt  # not at import: even importing the name costs ~15 ms before the frame
-
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setText(text)
-        self.show()
-
-
-class PageLayout(QVBoxLayout):
-    """The window's page (notices above the tabs) inside its scroll area, sized by its minimum only.
-
-    A scroll area asks a page with word-wrapped text for the height it prefers at the viewport's width, and a
-    box layout answers with every part's preferred height (a table's dozen rows too): the page scrolled at
-    800x600, where it fits. Saying no height-for-width here makes the scroll area use the minimum size; the
-    wrapped labels inside are still laid out at their width."""
-
-    def hasHeightForWidth(self) -> bool:
-        return False
+TAB_LABELS = ("&Playground", "&Security", "P&rompts", "&Usage")
 
 
 class MainWindow(QMainWindow):
@@ -116,6 +73,7 @@ class MainWindow(QMainWindow):
         self._playground: PlaygroundTab | None = None
         self._security: SecurityTab | None = None
         self._prompts: PromptsTab | None = None
+        self._usage: UsageTab | None = None
         self.admission: AddressAdmission | None = None
         for label in TAB_LABELS:  # placeholders for the first frame; ensure_tabs() puts the real ones in
             self.tabs.addTab(QWidget(), label)
@@ -168,7 +126,7 @@ class MainWindow(QMainWindow):
         # Kept as it changes, not only at quit: a console ended by the system (logout, kill) reopens it too.
         self._playground.keeper.opened.connect(self._remember_conversation)
         self._put_tab(0, self._playground)
-        if current in (1, 2):
+        if current in (1, 2, 3):
             self._tab_shown(current)
         self.tabs.setCurrentIndex(current)
         self.tabs.currentChanged.connect(self._tab_shown)
@@ -199,6 +157,15 @@ class MainWindow(QMainWindow):
             self._ensure_security()
         elif index == 2:
             self._ensure_prompts()
+        elif index == 3:
+            self._ensure_usage()
+
+    def _ensure_usage(self) -> None:
+        if self._usage is None:  # built when first shown, as the Security tab is
+            from .usage.tab import UsageTab
+
+            self._usage = UsageTab(self.session)
+            self._put_tab(3, self._usage)
 
     def _ensure_prompts(self) -> None:
         if self._prompts is None:  # built when first shown, as the Security tab is

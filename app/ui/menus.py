@@ -37,7 +37,7 @@ class Menus(QObject):
         quit_action.triggered.connect(window.close)
         file_menu.addActions([settings, quit_action])
         view = window.menuBar().addMenu("&View")
-        for number, name in ((1, "Playground"), (2, "Security"), (3, "Prompts")):
+        for number, name in ((1, "Playground"), (2, "Security"), (3, "Prompts"), (4, "Usage")):
             action = self._action(name, QKeySequence(f"Ctrl+{number}"))
             action.triggered.connect(lambda _=False, i=number - 1: tabs.setCurrentIndex(i))
             view.addAction(action)

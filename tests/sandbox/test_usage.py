@@ -168,10 +168,29 @@ def test_a_filter_id_longer_than_the_published_limit_is_a_400(sandbox: Sandbox) 
     org_id = sandbox.creds.org_id
     with sandbox.admin() as admin:
         for path in ("usage/completions", "usage/refused"):
-            params = {"start_time": 0, "api_key_ids": "k" * 65}
+            params: dict[str, str | int] = {"start_time": 0, "api_key_ids": "k" * 65}
             refused = admin.get(f"/organizations/{org_id}/{path}", params=params)
             assert refused.status_code == 400 and refused.json()["error"]["param"] == "api_key_ids", (
                 refused.text
             )
             params = {"start_time": 0, "api_key_ids": ",".join(["k" * 64] * 3)}  # each id within it
             assert admin.get(f"/organizations/{org_id}/{path}", params=params).status_code == 200
+
+
+def test_the_price_table_is_read_through_the_admin_api(sandbox: Sandbox) -> None:
+    path = f"/organizations/{sandbox.creds.org_id}/prices"
+    with sandbox.admin() as admin:
+        answer = admin.get(path)
+    assert answer.status_code == 200, answer.text
+    prices = {item["model"]: item for item in answer.json()["data"]}
+    assert prices["service-pro"] == {
+        "object": "price",
+        "model": "service-pro",
+        "input": 1.25,
+        "cached_input": 0.125,
+        "output": 10.0,
+        "currency": "usd",
+    }
+    assert set(prices) >= {"service-ultra", "service-think", "service-think-mini"}
+    with sandbox.api() as api:  # the organization's prices: an admin key's
+        assert api.get(path).status_code == 403

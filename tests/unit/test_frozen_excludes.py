@@ -75,3 +75,23 @@ def test_the_websocket_implementation_uvicorn_is_named_is_carried() -> None:
     assert named is not None
     module = {"websockets-sansio": "websockets", "websockets": "websockets", "wsproto": "wsproto"}[named[1]]
     assert module not in set(spec_list("NOT_LOADED")) | set(dev_tools())
+
+
+def test_the_frozen_app_keeps_qtcharts_alone_of_pyside6_addons() -> None:
+    """The Usage tab draws with QtCharts: every other Addons module is left out by name, and neither QtCharts
+    nor the OpenGL libraries libQt6Charts links are (the build loads; a missing library only fails when the
+    tab is first shown, which the packaging test's selftest does not do)."""
+    addons = spec_list("ADDONS_BUT_CHARTS")
+    assert "QtCharts" not in addons and {"QtGraphs", "QtWebEngineCore", "Qt3DCore"} <= set(addons)
+    assert "QtCharts" not in spec_list("UNUSED_QT")
+    qt_imports = {
+        node.module
+        for path in (ROOT / "app").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("PySide6.")
+    }
+    assert not {f"PySide6.{name}" for name in addons} & qt_imports
+    spec = (ROOT / "packaging" / "service-console.spec").read_text()
+    dropped = ast.literal_eval(spec.split("DROP = ", 1)[1].split("\n)\n", 1)[0] + "\n)")
+    for library in ("libQt6Charts.so.6", "libQt6OpenGL.so.6", "libQt6OpenGLWidgets.so.6"):
+        assert not any(pattern in f"/{library} PySide6/Qt/lib/{library}" for pattern in dropped), library

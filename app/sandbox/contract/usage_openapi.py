@@ -62,6 +62,7 @@ def usage_paths(org: dict[str, Any], project: dict[str, Any], id_param: Any) -> 
             "get": {"parameters": usage_query, "responses": _answers()},
         },
         f"{base}/costs": {"parameters": [org], "get": {"parameters": cost_query, "responses": _answers()}},
+        f"{base}/prices": {"parameters": [org], "get": {"responses": _answers()}},
         f"{in_project}/rate_limits": {"parameters": [org, project], "get": {"responses": _answers()}},
         f"{in_project}/rate_limits/{{rate_limit_id}}": {
             "parameters": [org, project, id_param("rate_limit_id")],

@@ -132,3 +132,20 @@ class UsageRoutes:
             ]
 
         return JSONResponse(_pages(query, rows, result))
+
+    async def price_list(self, request: Request) -> Response:
+        """`GET .../prices`: the price table the costs are read at (US dollars per million tokens), so a
+        console prices an hour, a key or one answer exactly as the costs endpoint prices a day."""
+        _context(request, request.path_params["org_id"])
+        data = [
+            {
+                "object": "price",
+                "model": model,
+                "input": price.input,
+                "cached_input": price.cached_input,
+                "output": price.output,
+                "currency": "usd",
+            }
+            for model, price in sorted(self.prices.prices().items())
+        ]
+        return JSONResponse({"object": "list", "data": data, "has_more": False})
