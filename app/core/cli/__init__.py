@@ -11,13 +11,14 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from .arguments import POLICY_COMMANDS, parser, refuse_keys, wants_json
 from .outcome import CommandFailed, Exit, Outcome, printable
 
-__all__ = ["failure_of", "main", "parser", "run"]
+__all__ = ["failure_of", "main", "parser", "run", "run_command"]
 
 
 async def run(args: argparse.Namespace) -> Outcome:
@@ -124,18 +125,34 @@ async def _run_policy(args: argparse.Namespace) -> Outcome:
 
 
 def main(argv: list[str]) -> int:
+    return run_command(argv, lambda given: parser().parse_intermixed_args(given), run)
+
+
+def run_command(
+    argv: list[str],
+    parse: Callable[[list[str]], argparse.Namespace],
+    run_parsed: Callable[[argparse.Namespace], Coroutine[Any, Any, Outcome]],
+    show: Callable[[argparse.Namespace, Outcome], bool] | None = None,
+) -> int:
+    """One command of the command line from its arguments to its exit code, the same for every command
+    (allowlist, keys, certs, usage, limits): a key typed as an argument refused unechoed, every failure one
+    sentence and its code (and the JSON error under `--json`), the service's text printed escaped.
+    `show`: prints the outcome its own way (usage's CSV) and says so; otherwise JSON or the lines."""
     as_json = wants_json(argv)
     try:
         refuse_keys(argv, os.environ)
-        args = parser().parse_intermixed_args(argv)  # a usage error: CommandFailed(USAGE), exit 2
-        outcome = asyncio.run(run(args))
+        args = parse(argv)  # a usage error: exit 2 (argparse's own, or CommandFailed(USAGE))
+        as_json = bool(getattr(args, "json", as_json))
+        outcome = asyncio.run(run_parsed(args))
     except KeyboardInterrupt:
         return 130
     except Exception as error:
         failed = failure_of(error)
         _print_failure(failed, as_json)
         return int(failed.code)
-    if as_json:
+    if show is not None and show(args, outcome):
+        pass
+    elif as_json:
         print(json.dumps(outcome.data, sort_keys=True))
     else:
         for line in outcome.lines:  # the service's text (another admin's description) shown, never obeyed

@@ -8,8 +8,6 @@ client certificate was not issued by ends in exit 1 unless `--force`.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +20,7 @@ from app.core.security.certificates import (
     read_pem,
 )
 
-from . import _print_failure, failure_of
+from . import run_command
 from .outcome import CommandFailed, Exit, Outcome
 
 if TYPE_CHECKING:
@@ -166,18 +164,4 @@ async def run(args: argparse.Namespace) -> Outcome:
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_intermixed_args(argv)
-    try:
-        outcome = asyncio.run(run(args))
-    except KeyboardInterrupt:
-        return 130
-    except Exception as error:
-        failed = failure_of(error)
-        _print_failure(failed, args.json)
-        return int(failed.code)
-    if args.json:
-        print(json.dumps(outcome.data, sort_keys=True))
-    else:
-        for line in outcome.lines:
-            print(line)
-    return int(Exit.DONE)
+    return run_command(argv, lambda given: parser().parse_intermixed_args(given), run)

@@ -9,14 +9,13 @@ exit 1 unless `--force`, as the lockout guard refuses a change that would lock t
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.core.security.key_views import PermissionsInvalid, ago, key_json, parse_permissions, successor_name
 
+from . import run_command
 from .outcome import CommandFailed, Exit, Outcome
 
 if TYPE_CHECKING:
@@ -174,20 +173,4 @@ async def run(args: argparse.Namespace) -> Outcome:
 
 
 def main(argv: list[str]) -> int:
-    from . import _print_failure, failure_of
-
-    args = parser().parse_intermixed_args(argv)
-    try:
-        outcome = asyncio.run(run(args))
-    except KeyboardInterrupt:
-        return 130
-    except Exception as error:
-        failed = failure_of(error)
-        _print_failure(failed, args.json)
-        return int(failed.code)
-    if args.json:
-        print(json.dumps(outcome.data, sort_keys=True))
-    else:
-        for line in outcome.lines:
-            print(line)
-    return int(Exit.DONE)
+    return run_command(argv, lambda given: parser().parse_intermixed_args(given), run)

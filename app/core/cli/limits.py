@@ -5,12 +5,10 @@ codes and `--json`."""
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _print_failure, failure_of
+from . import run_command
 from .outcome import CommandFailed, Exit, Outcome
 
 if TYPE_CHECKING:
@@ -98,18 +96,4 @@ async def run(args: argparse.Namespace) -> Outcome:
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)  # a wrong argument: argparse's exit 2, the usage code
-    try:
-        outcome = asyncio.run(run(args))
-    except KeyboardInterrupt:
-        return 130
-    except Exception as error:
-        failed = failure_of(error)
-        _print_failure(failed, args.json)
-        return int(failed.code)
-    if args.json:
-        print(json.dumps(outcome.data, sort_keys=True))
-    else:
-        for line in outcome.lines:
-            print(line)
-    return int(Exit.DONE)
+    return run_command(argv, parser().parse_args, run)

@@ -7,10 +7,8 @@ The same environment, profiles, exit codes and `--json` as `service-console allo
 from __future__ import annotations
 
 import argparse
-import asyncio
 import csv
 import io
-import json
 import re
 import time
 from dataclasses import asdict
@@ -18,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import _print_failure, failure_of
+from . import run_command
 from .outcome import CommandFailed, Exit, Outcome
 
 if TYPE_CHECKING:
@@ -122,23 +120,14 @@ async def run(args: argparse.Namespace) -> Outcome:
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)  # a wrong argument: argparse's exit 2, the usage code
-    try:
-        outcome = asyncio.run(run(args))
-    except KeyboardInterrupt:
-        return 130
-    except Exception as error:
-        failed = failure_of(error)
-        _print_failure(failed, args.json)
-        return int(failed.code)
-    if args.json:
-        print(json.dumps(outcome.data, sort_keys=True))
-    elif args.csv:
+    return run_command(argv, parser().parse_args, run, _show_csv)
+
+
+def _show_csv(args: argparse.Namespace, outcome: Outcome) -> bool:
+    """`--csv`: the rows as CSV, instead of the lines."""
+    if args.csv:
         print(as_csv([_row(row) for row in outcome.data["rows"]]), end="")
-    else:
-        for line in outcome.lines:
-            print(line)
-    return int(Exit.DONE)
+    return bool(args.csv)
 
 
 def _row(values: dict[str, object]) -> UsageRow:
