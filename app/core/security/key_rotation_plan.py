@@ -9,15 +9,14 @@ reaches; a use seen after that sends the plan back to CREATED.
 
 from __future__ import annotations
 
-import json
 import logging
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from app.common.fileio import write_atomically
 from app.core.security.key_views import ago
+from app.core.security.progress_file import ProgressFile
 
 log = logging.getLogger(__name__)
 
@@ -102,40 +101,8 @@ def _plan_from(raw: Any) -> KeyRotationPlan | None:
     return plan
 
 
-class KeyRotationStore:
+class KeyRotationStore(ProgressFile[KeyRotationPlan]):
     """The key rotations in progress, one per profile: read once, kept in memory, written through."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._plans: dict[str, KeyRotationPlan] | None = None
-
-    def _loaded(self) -> dict[str, KeyRotationPlan]:
-        if self._plans is None:
-            self._plans = {}
-            try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                data = {}
-            except (OSError, ValueError) as error:
-                log.warning("key rotation progress unreadable: %s", error)
-                data = {}
-            for profile_id, raw in (data if isinstance(data, dict) else {}).items():
-                plan = _plan_from(raw)
-                if plan is not None:
-                    self._plans[profile_id] = plan
-        return self._plans
-
-    def load(self, profile_id: str) -> KeyRotationPlan | None:
-        return self._loaded().get(profile_id)
-
-    def save(self, plan: KeyRotationPlan) -> None:
-        self._loaded()[plan.profile_id] = plan
-        self._write()
-
-    def discard(self, profile_id: str) -> None:
-        if self._loaded().pop(profile_id, None) is not None:
-            self._write()
-
-    def _write(self) -> None:
-        data = {profile_id: asdict(plan) for profile_id, plan in self._loaded().items()}
-        write_atomically(self.path, json.dumps(data, indent=2))
+        super().__init__(path, _plan_from, "key rotation progress")

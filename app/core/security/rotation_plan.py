@@ -7,15 +7,14 @@ every change is written through atomically (one JSON file in the data directory,
 
 from __future__ import annotations
 
-import json
 import logging
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from app.common.fileio import write_atomically
+from app.core.security.progress_file import ProgressFile
 from app.netrules import EntryError, canonical, parse_address, parse_entry
 
 log = logging.getLogger(__name__)
@@ -169,44 +168,12 @@ def _plan_from(raw: Any) -> RotationPlan | None:
     return plan
 
 
-class RotationStore:
+class RotationStore(ProgressFile[RotationPlan]):
     """The plans in progress, one per profile: read from their file once, kept in memory, written through."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._plans: dict[str, RotationPlan] | None = None
-
-    def _loaded(self) -> dict[str, RotationPlan]:
-        if self._plans is None:
-            self._plans = {}
-            for profile_id, raw in self._read().items():
-                plan = _plan_from(raw)
-                if plan is not None:
-                    self._plans[profile_id] = plan
-        return self._plans
-
-    def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as error:
-            log.warning("rotation progress unreadable: %s", error)
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def load(self, profile_id: str) -> RotationPlan | None:
-        return self._loaded().get(profile_id)
+        super().__init__(path, _plan_from, "rotation progress")
 
     def save(self, plan: RotationPlan) -> None:
         plan.updated_at = now()
-        self._loaded()[plan.profile_id] = plan
-        self._write()
-
-    def discard(self, profile_id: str) -> None:
-        if self._loaded().pop(profile_id, None) is not None:
-            self._write()
-
-    def _write(self) -> None:
-        data = {profile_id: asdict(plan) for profile_id, plan in self._loaded().items()}
-        write_atomically(self.path, json.dumps(data, indent=2))
+        super().save(plan)
