@@ -7,8 +7,7 @@ other; what was refused is written to the audit log as well as what was made.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from starlette.requests import Request
@@ -19,7 +18,6 @@ from app.netrules.policy import enabling_locks_out, removal_locks_out
 from app.sandbox.contract.admin import (
     AuditActorKind,
     AuditQuery,
-    AuditResult,
     AuditType,
     EntryCreate,
     EntryPatch,
@@ -160,15 +158,6 @@ class AdminRoutes:
 
         return check
 
-    async def _recorded(self, refused: AuditRecord, change: Awaitable[T]) -> T:
-        """Await the change; a refusal is written to the audit log before it goes back to the caller."""
-        try:
-            return await change
-        except ServiceError as error:
-            record = replace(refused, result=AuditResult.REFUSED, status=error.status, code=error.code)
-            await self.store.audit.record(record)
-            raise
-
     async def get_list(self, request: Request) -> Response:
         scope, owner, context = _target(request, self.store)
         allowlist = self.store.allowlists.get(scope, owner)
@@ -192,7 +181,7 @@ class AdminRoutes:
         kind = AuditType.ENABLED if enabled else AuditType.DISABLED
         refused = AuditRecord(kind, scope, owner, origin, after={"enabled": enabled})
         change = self.store.allowlists.set_enabled(scope, owner, enabled, guard, origin)
-        allowlist = await self._recorded(refused, change)
+        allowlist = await self.store.audit.recorded(refused, change)
         body = list_json(allowlist, context.source_ip, self.store.clock())
         return JSONResponse(body, headers={"etag": etag(allowlist.version)})
 
@@ -241,7 +230,7 @@ class AdminRoutes:
         origin = _origin(context, False)
         wanted = {"cidr": network.with_prefixlen, "description": description, "expires_at": body.expires_at}
         refused = AuditRecord(AuditType.ENTRY_CREATED, scope, owner, origin, after=wanted)
-        entry, version = await self._recorded(refused, add())
+        entry, version = await self.store.audit.recorded(refused, add())
         return JSONResponse(
             entry.as_json(self.store.clock()), status_code=201, headers={"etag": etag(version)}
         )
@@ -282,7 +271,7 @@ class AdminRoutes:
         change = self.store.allowlists.update_entry(
             scope, owner, entry_id, body.expires_at, body.description, guard, origin
         )
-        entry, version = await self._recorded(refused, change)
+        entry, version = await self.store.audit.recorded(refused, change)
         allowlist = self.store.allowlists.get(scope, owner)
         payload = allowlist.entry_json(entry, self.store.clock())
         return JSONResponse(payload, headers={"etag": etag(version)})
@@ -305,7 +294,7 @@ class AdminRoutes:
         current = self.store.allowlists.get(scope, owner).get(entry_id)
         before = current.state() if current else {"id": entry_id}
         refused = AuditRecord(AuditType.ENTRY_DELETED, scope, owner, origin, entry_id, before)
-        version = await self._recorded(
+        version = await self.store.audit.recorded(
             refused, self.store.allowlists.remove_entry(scope, owner, entry_id, guard, origin)
         )
         if version is None:

@@ -119,6 +119,6 @@ class BatchRoutes:
 
         wanted = {"batch": {"add": len(batch.add), "update": len(batch.update), "remove": len(batch.remove)}}
         refused = AuditRecord(AuditType.ENTRY_UPDATED, scope, owner, origin, after=wanted)
-        allowlist = await self.admin._recorded(refused, change())
+        allowlist = await self.admin.store.audit.recorded(refused, change())
         payload = list_json(allowlist, context.source_ip, self.store.clock())
         return JSONResponse(payload, headers={"etag": etag(allowlist.version)})

@@ -7,14 +7,12 @@ still active, an unknown id) by a write of its own, as the allowlists' are.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from app.sandbox.contract.admin import AuditResult, AuditType
+from app.sandbox.contract.admin import AuditType
 from app.sandbox.contract.certificates import (
     CertificateGetQuery,
     CertificateListQuery,
@@ -89,15 +87,6 @@ class CertificateRoutes:
         ]
         return body
 
-    async def _recorded(self, refused: AuditRecord, change: Awaitable[T]) -> T:
-        """Await the change; a refusal is written to the audit log before it goes back to the caller."""
-        try:
-            return await change
-        except ServiceError as error:
-            record = replace(refused, result=AuditResult.REFUSED, status=error.status, code=error.code)
-            await self.store.audit.record(record)
-            raise
-
     async def upload(self, request: Request) -> Response:
         org_id, origin = self._caller(request)
         body = validate(CertificateUpload, parse_json_body(await request.body()))
@@ -130,7 +119,7 @@ class CertificateRoutes:
 
         wanted = {"name": name, "fingerprint_sha256": fingerprint_of(parsed)}
         refused = AuditRecord(AuditType.CERTIFICATE_CREATED, "organization", org_id, origin, after=wanted)
-        certificate = await self._recorded(refused, change())
+        certificate = await self.store.audit.recorded(refused, change())
         return JSONResponse(self._json(certificate, None))
 
     async def list_certificates(self, request: Request) -> Response:
@@ -188,7 +177,7 @@ class CertificateRoutes:
                 ) from None
 
         refused = AuditRecord(AuditType.CERTIFICATE_DELETED, "organization", org_id, origin, certificate_id)
-        if not await self._recorded(refused, change()):
+        if not await self.store.audit.recorded(refused, change()):
             raise _not_found(certificate_id)
         return JSONResponse({"object": "certificate.deleted", "id": certificate_id, "deleted": True})
 
@@ -219,5 +208,5 @@ class CertificateRoutes:
         refused = AuditRecord(
             kind, place[0], place[1], origin, after={"certificate_ids": ids, "active": active}
         )
-        changed = await self._recorded(refused, change())
+        changed = await self.store.audit.recorded(refused, change())
         return JSONResponse({"object": "list", "data": [self._json(c, place) for c in changed]})

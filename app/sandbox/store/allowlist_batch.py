@@ -16,7 +16,7 @@ from app.sandbox.contract.admin import AuditType
 from app.sandbox.ids import new_id
 from app.sandbox.store import audit
 from app.sandbox.store.allowlist_record import AllowlistRecord
-from app.sandbox.store.allowlists import DuplicateEntry, Guard, StoredAllowlists
+from app.sandbox.store.allowlists import Guard, StoredAllowlists, insert_entry
 from app.sandbox.store.audit import AuditRecord, Origin
 from app.sandbox.store.entry import EntryRecord
 
@@ -101,25 +101,7 @@ async def apply_batch(
                     AuditRecord(kind, scope, owner_id, origin, after.id, before.state(), after.state())
                 )
             for entry, _ in added:
-                existing = db.execute(
-                    "SELECT id FROM entries WHERE scope = ? AND owner_id = ? AND cidr = ?",
-                    (scope, owner_id, entry.cidr),
-                ).fetchone()
-                if existing is not None:
-                    raise DuplicateEntry(existing[0])
-                db.execute(
-                    "INSERT INTO entries (id, scope, owner_id, cidr, description, created_at, expires_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        entry.id,
-                        scope,
-                        owner_id,
-                        entry.cidr,
-                        entry.description,
-                        entry.created_at,
-                        entry.expires_at,
-                    ),
-                )
+                insert_entry(db, scope, owner_id, entry)
                 kind = AuditType.ENTRY_CREATED
                 records.append(AuditRecord(kind, scope, owner_id, origin, entry.id, None, entry.state()))
             enabled = allowlist.enabled if batch.enabled is None else batch.enabled

@@ -234,17 +234,7 @@ class StoredAllowlists:
                 allowlist = self._load(db, scope, owner_id)
                 if guard:
                     guard(allowlist)
-                existing = db.execute(
-                    "SELECT id FROM entries WHERE scope = ? AND owner_id = ? AND cidr = ?",
-                    (scope, owner_id, entry.cidr),
-                ).fetchone()
-                if existing is not None:
-                    raise DuplicateEntry(existing[0])
-                db.execute(
-                    "INSERT INTO entries (id, scope, owner_id, cidr, description, created_at, expires_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (entry.id, scope, owner_id, entry.cidr, description, entry.created_at, expires_at),
-                )
+                insert_entry(db, scope, owner_id, entry)
                 self._bump(db, allowlist)
                 record = AuditRecord(
                     AuditType.ENTRY_CREATED, scope, owner_id, origin, entry.id, None, entry.state()
@@ -352,3 +342,17 @@ class StoredAllowlists:
             )
             removed += await self._database.write(work, lists=True) is not None
         return removed
+
+
+def insert_entry(db: sqlite3.Connection, scope: str, owner_id: str, entry: EntryRecord) -> None:
+    """Write a new entry to a list; DuplicateEntry names the entry that already is its CIDR."""
+    existing = db.execute(
+        "SELECT id FROM entries WHERE scope = ? AND owner_id = ? AND cidr = ?", (scope, owner_id, entry.cidr)
+    ).fetchone()
+    if existing is not None:
+        raise DuplicateEntry(existing[0])
+    db.execute(
+        "INSERT INTO entries (id, scope, owner_id, cidr, description, created_at, expires_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (entry.id, scope, owner_id, entry.cidr, entry.description, entry.created_at, entry.expires_at),
+    )

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from app.sandbox.contract.admin import AuditActorKind, AuditQuery, AuditResult, AuditType
 from app.sandbox.errors import ServiceError, quote
@@ -135,6 +136,9 @@ def page(db: sqlite3.Connection, org_id: str, query: AuditQuery) -> dict[str, An
     }
 
 
+T = TypeVar("T")
+
+
 class AuditLog:
     """The audit log of one store: the refusals recorded here, the changes by the allowlists' own writes."""
 
@@ -145,6 +149,17 @@ class AuditLog:
         """Record a refused change (a change made is recorded with it, in its own transaction)."""
         now = self._database.now()
         await self._database.write(lambda db: insert(db, record, now))
+
+    async def recorded(self, refused: AuditRecord, change: Awaitable[T]) -> T:
+        """Await the change; a refusal (a ServiceError) is written to the audit log as `refused`, with its
+        status and code, before it goes back to the caller."""
+        try:
+            return await change
+        except ServiceError as error:
+            await self.record(
+                replace(refused, result=AuditResult.REFUSED, status=error.status, code=error.code)
+            )
+            raise
 
     def page(self, org_id: str, query: AuditQuery) -> dict[str, Any]:
         return self._database.read(lambda db: page(db, org_id, query))
