@@ -20,7 +20,7 @@ class PromptLibrary(QObject):
 
     listed = Signal()  # `prompts` was read again
     versions_read = Signal()  # `versions` holds the open prompt's versions
-    saved = Signal(object)  # the StoredPrompt a save made
+    saved = Signal(StoredPrompt)  # what a save made
     failed = Signal(str)  # a sentence for the person
     answered = Signal(str, str)  # the answer's text, and which prompt and version it came from
 

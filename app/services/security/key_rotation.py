@@ -20,10 +20,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.common.secrets import KeychainUnavailable
 from app.core.security.key_rotation_plan import KeyRotationError, KeyRotationPlan, KeyRotationStore, KeyStep
 from app.core.security.key_views import ago, date_text, successor_name
-from app.services.security.keys import KeysService
+from app.services.security.keys import CreatedKey, KeysService
 
 if TYPE_CHECKING:
-    from app.api.keys import ApiKey, CreatedKey
+    from app.api.keys import ApiKey
 
 __all__ = ["KeyRotationError", "KeyRotationPlan", "KeyRotationService", "KeyStep", "LeakReport"]
 POLL_MS = 30_000
@@ -58,8 +58,8 @@ class LeakReport:
 
 class KeyRotationService(QObject):
     changed = Signal()  # the plan (or its absence) changed
-    successor_made = Signal(object)  # a CreatedKey: its value, to show once
-    leak_handled = Signal(object)  # a LeakReport
+    successor_made = Signal(CreatedKey)  # its value, to show once
+    leak_handled = Signal(LeakReport)
     failed = Signal(str)
 
     def __init__(self, keys: KeysService, parent: QObject | None = None) -> None:

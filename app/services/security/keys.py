@@ -30,7 +30,7 @@ SLOT = {"admin": "admin_key", "project": "api_key"}  # where a key of each kind 
 
 class KeysService(QObject):
     loaded = Signal()  # `keys` (and `projects`) were read
-    created = Signal(object)  # a CreatedKey: its value, to show once
+    created = Signal(CreatedKey)  # its value, to show once
     revoked = Signal(str)  # the id of a key revoked
     failed = Signal(str)
     busy = Signal(bool)

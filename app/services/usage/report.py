@@ -46,7 +46,7 @@ class ProjectLimits:
 class UsageService(QObject):
     loaded = Signal()  # `report` holds the range asked for
     failed = Signal(str)  # a sentence for the person
-    limits_read = Signal(object)  # the ProjectLimits of the project asked for
+    limits_read = Signal(ProjectLimits)  # of the project asked for
     saved = Signal(str)  # what was changed, as a sentence
 
     def __init__(self, session: ConsoleSession, parent: QObject | None = None) -> None:

@@ -28,7 +28,7 @@ def version_label(stored: StoredPrompt) -> str:
 
 
 class VersionsPanel(QWidget):
-    version_opened = Signal(object)  # the StoredPrompt double-clicked (or Enter)
+    version_opened = Signal(StoredPrompt)  # double-clicked (or Enter)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
