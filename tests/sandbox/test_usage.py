@@ -194,3 +194,12 @@ def test_the_price_table_is_read_through_the_admin_api(sandbox: Sandbox) -> None
     assert set(prices) >= {"service-ultra", "service-think", "service-think-mini"}
     with sandbox.api() as api:  # the organization's prices: an admin key's
         assert api.get(path).status_code == 403
+
+
+def test_a_page_cursor_longer_than_the_published_limit_is_a_400(sandbox: Sandbox) -> None:
+    org_id = sandbox.creds.org_id
+    with sandbox.admin() as admin:
+        for path in ("usage/completions", "usage/refused", "costs"):
+            params = {"start_time": "0", "page": "0" * 65}  # a number this query could give, written too long
+            refused = admin.get(f"/organizations/{org_id}/{path}", params=params)
+            assert refused.status_code == 400 and refused.json()["error"]["param"] == "page", refused.text

@@ -21,6 +21,7 @@ LIMITS = {"1m": (60, 1440), "1h": (24, 168), "1d": (7, 31)}
 COST_LIMITS = (7, 180)
 FILTERS = {"project_ids": "project_id", "models": "model", "api_key_ids": "api_key_id"}
 FILTER_MAX_CHARS = 64  # one id or model name in a filter, as the published document says
+PAGE_MAX_CHARS = 64  # a `page` cursor, as the published document says
 USAGE_GROUPS = ("project_id", "api_key_id", "model")
 COST_GROUPS = ("project_id", "line_item")
 _SINGLE = ("start_time", "end_time", "bucket_width", "limit", "page")
@@ -81,6 +82,8 @@ def parse_query(pairs: list[tuple[str, str]], now: int, costs: bool = False) -> 
     limit = _number("limit", single["limit"], 1, most) if "limit" in single else default
     start -= start % width
     if "page" in single:  # the next bucket's start, as `next_page` gave it
+        if len(single["page"]) > PAGE_MAX_CHARS:
+            raise bad(f"'page' is not one this query gave: longer than {PAGE_MAX_CHARS} characters.", "page")
         page = single["page"].removeprefix("page_")
         start = _number("page", page, start, end)
         if start % width:

@@ -9,14 +9,14 @@ from pydantic import BaseModel
 
 from app.sandbox.contract.budgets import BudgetUpdate
 from app.sandbox.contract.rate_limits import RateLimitUpdate
-from app.sandbox.contract.usage import FILTER_MAX_CHARS, FILTERS
+from app.sandbox.contract.usage import FILTER_MAX_CHARS, FILTERS, PAGE_MAX_CHARS
 
 _ERRORS = (400, 401, 403, 404, 429)
 _WINDOW = [
     {"name": "start_time", "in": "query", "required": True, "schema": {"type": "integer", "minimum": 0}},
     {"name": "end_time", "in": "query", "schema": {"type": "integer", "minimum": 1}},
     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1}},
-    {"name": "page", "in": "query", "schema": {"type": "string", "maxLength": 64}},
+    {"name": "page", "in": "query", "schema": {"type": "string", "maxLength": PAGE_MAX_CHARS}},
 ]
 
 
