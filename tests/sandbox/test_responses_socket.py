@@ -144,3 +144,22 @@ def test_a_read_only_key_cannot_open_a_socket(sandbox: Sandbox) -> None:
     with pytest.raises(InvalidStatus) as refused:
         socket(sandbox, key=made.json()["api_key"]["value"])
     assert refused.value.response.status_code == 403
+
+
+def test_a_failed_continuation_evicts_the_response_it_named(sandbox: Sandbox) -> None:
+    """The specification (WebSocket mode): a continuation turn that fails with a 4xx or 5xx evicts the
+    `previous_response_id` it named from the socket's memory; continuing from it again is
+    `previous_response_not_found`."""
+    orphan = {"type": "function_call_output", "call_id": "call_missing", "output": "No such call was made."}
+    with socket(sandbox) as ws:
+        first = create(ws, input="Remember the code word: ember. Reply with OK.", store=False)
+        named = first[-1]["response"]["id"]
+        failed = create(ws, input=[orphan], previous_response_id=named, store=False)
+        retried = create(
+            ws, input="Continue. Reply with exactly: stale", previous_response_id=named, store=False
+        )
+        after = create(ws, input="A new chain.", store=False)
+    assert failed[-1]["type"] == "error" and failed[-1]["status"] == 400
+    spec.WebSocketErrorEvent.model_validate(retried[-1])
+    assert retried[-1]["error"]["code"] == "previous_response_not_found"
+    assert after[-1]["type"] == "response.completed"

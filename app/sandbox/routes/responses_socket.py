@@ -6,8 +6,9 @@ a response's body with `"type": "response.create"` (`stream` is implied and igno
 client's lane, comes back on every event of that response). `previous_response_id` may name the socket's
 last response though it was not stored (`store: false`): the socket keeps that one in memory, as the service
 does, and an older unstored one is `previous_response_not_found`, after which a client sends the whole
-conversation again. A refused message is an `error` event with the HTTP status it would have had; the socket
-stays open for the next. Each message counts against the key's rate limit, as a request does (429).
+conversation again; so is the one a failed continuation named, which the specification has the socket evict.
+A refused message is an `error` event with the HTTP status it would have had; the socket stays open for the
+next. Each message counts against the key's rate limit, as a request does (429).
 """
 
 from __future__ import annotations
@@ -51,13 +52,16 @@ class ResponsesSocket:
                 frame = await socket.receive()
                 if frame["type"] == "websocket.disconnect":
                     return
+                message: dict[str, Any] = {}
                 try:
                     text = _frame_text(frame)
                     self._count(token)
-                    kept = await self._answer(socket, project_id, text, kept) or kept
+                    message = _create_message(text)
+                    kept = await self._answer(socket, project_id, message, kept) or _evicted(kept, message)
                 except ServiceError as refusal:
                     refused = {"type": "error", "status": refusal.status, **refusal.body()}
                     await socket.send_text(json.dumps(refused))
+                    kept = _evicted(kept, message)
         except WebSocketDisconnect:
             return
 
@@ -70,10 +74,13 @@ class ResponsesSocket:
             raise ServiceError(429, message, "rate_limit_exceeded", headers={"retry-after": str(retry)})
 
     async def _answer(
-        self, socket: WebSocket, project_id: str, text: str, kept: tuple[str, list[Message]] | None
+        self,
+        socket: WebSocket,
+        project_id: str,
+        message: dict[str, Any],
+        kept: tuple[str, list[Message]] | None,
     ) -> tuple[str, list[Message]] | None:
-        """One `response.create`, its events sent; the response to keep for the next (None: keep the last)."""
-        message = _create_message(text)
+        """One `response.create`, its events sent; the response to keep for the next (None: it failed)."""
         lane = message.get("stream_id")
         body = {name: value for name, value in message.items() if name not in _ENVELOPE}
         if body.get("background"):
@@ -110,6 +117,16 @@ class ResponsesSocket:
             return None
         answer = Message("assistant", [{"type": "output_text", "text": builder.text}], calls=builder.calls)
         return builder.response["id"], [*conversation.messages, answer]
+
+
+def _evicted(
+    kept: tuple[str, list[Message]] | None, message: dict[str, Any]
+) -> tuple[str, list[Message]] | None:
+    """What the socket keeps after a turn failed: the specification has a failed continuation evict the
+    response it named, so continuing from it again (unstored) is `previous_response_not_found`."""
+    if kept is not None and kept[0] == message.get("previous_response_id"):
+        return None
+    return kept
 
 
 def _frame_text(frame: Any) -> str:
