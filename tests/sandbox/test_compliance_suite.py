@@ -30,16 +30,21 @@ def suite_test_ids() -> list[str]:
 def test_the_compliance_suite_passes(sandbox: Sandbox) -> None:
     if not BUN.exists() or not (SUITE / ".stamp").exists():
         pytest.skip("run packaging/compliance_suite.sh with OPENRESPONSES_REPO set to a checkout first")
-    command = [str(BUN), "bin/compliance-test.ts", "--base-url", sandbox.url, "--model", "service-pro", "--json"]
+    command = [str(BUN), "bin/compliance-test.ts", "--base-url", sandbox.url, "--model", "service-pro"]
     run = subprocess.run(
-        [*command, "--api-key", sandbox.creds.api_key], cwd=SUITE, capture_output=True, text=True, timeout=280
+        [*command, "--json", "--api-key", sandbox.creds.api_key],
+        cwd=SUITE,
+        capture_output=True,
+        text=True,
+        timeout=280,
     )
     report = json.loads(run.stdout[run.stdout.index("{") :])
     results = {result["id"]: result for result in report["results"]}
     for test_id, result in results.items():
         print(f"{result['status']:>8}  {test_id}  {result.get('errors') or ''}")
-    summary = report["summary"]
-    print(f"{summary['passed']} of {summary['total']} passed (suite {(SUITE / '.stamp').read_text().strip()})")
+    summary, commit = report["summary"], (SUITE / ".stamp").read_text().strip()
+    print(f"{summary['passed']} of {summary['total']} passed (suite {commit})")
+    not_passed = {name: got.get("errors") for name, got in results.items() if got["status"] != "passed"}
     assert sorted(results) == sorted(suite_test_ids())
-    assert {test_id: result.get("errors") for test_id, result in results.items() if result["status"] != "passed"} == {}
+    assert not_passed == {}
     assert summary["passed"] == summary["total"] == len(suite_test_ids())
