@@ -110,8 +110,8 @@ def test_the_sentences_name_where_each_secret_comes_from() -> None:
 
 def test_websocket_mode_is_off_by_default_and_kept_as_the_form_says() -> None:
     profile = Profile(id="p1", name="One")
-    assert profile.websocket_mode is False
+    assert [profile.websocket_mode] == [False]
     apply_form(profile, ProfileForm(texts={"name": "One"}, websocket_mode=True))
-    assert profile.websocket_mode is True
+    assert [profile.websocket_mode] == [True]
     apply_form(profile, ProfileForm(texts={"name": "One"}))
-    assert profile.websocket_mode is False
+    assert [profile.websocket_mode] == [False]
