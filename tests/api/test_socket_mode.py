@@ -4,6 +4,7 @@ that drops (opened again once, then HTTP)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -18,7 +19,7 @@ from app.api.requests import ResponseCreateParams
 from app.core.playground.socket_channel import SocketChannel, whole_history
 from app.core.playground.turn_runner import TurnRun
 from app.core.playground.turns import ErrorKind, RequestOptions, Turn, TurnStatus, build_request
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, SandboxFactory
 
 pytestmark = pytest.mark.anyio
 MODEL = "service-pro"
@@ -174,3 +175,23 @@ async def test_a_socket_that_drops_twice_falls_back_to_http_saying_so(sandbox: S
     assert not channel.in_use and "went over HTTP" in channel.fallback
     assert turn.socket is not None and turn.socket.notes[-1] == channel.fallback
     assert [line[:3] for line in frames(turn, "upgrade")] == ["GET", "GET"] and frames(turn, "sent") == []
+
+
+async def test_a_rate_limited_message_is_the_429_http_gives_with_its_wait(
+    sandbox_factory: SandboxFactory,
+) -> None:
+    limited = sandbox_factory(rate_limit_per_minute=2)  # the upgrade and the first message
+    channel = SocketChannel()
+    async with client_of(limited) as client:
+        first = await run(new_turn([], "Hi"), client, channel)
+        runner = TurnRun(new_turn([first], "Again"), lambda _chunk: None, lambda: None)
+        runner.channel = channel
+        task = asyncio.ensure_future(runner.run(client))
+        while runner.turn.status != TurnStatus.WAITING and not task.done():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    turn = runner.turn
+    # The socket's `error` event carries the wait as its headers do over HTTP: the turn counts it down.
+    assert first.status == TurnStatus.COMPLETED
+    assert turn.retry_after is not None and 1 <= turn.retry_after <= 60

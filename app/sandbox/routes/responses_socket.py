@@ -56,7 +56,10 @@ class ResponsesSocket:
                     self._count(token)
                     kept = await self._answer(socket, project_id, text, kept) or kept
                 except ServiceError as refusal:
-                    refused = {"type": "error", "status": refusal.status, **refusal.body()}
+                    body = refusal.body()
+                    if refusal.headers:  # a 429's retry-after: under `error.headers`, as the service's are
+                        body["error"]["headers"] = refusal.headers
+                    refused = {"type": "error", "status": refusal.status, **body}
                     await socket.send_text(json.dumps(refused))
         except WebSocketDisconnect:
             return
