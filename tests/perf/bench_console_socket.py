@@ -15,6 +15,7 @@ import signal
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from app.api import ConnectionSettings, ServiceClient
@@ -48,8 +49,8 @@ async def tool_loop(client: ServiceClient, channel: SocketChannel | None) -> lis
         run = TurnRun(turn, lambda _chunk: None, lambda: None)
         run.channel = channel
         earlier = turns[:-1]
-        run.unchained = lambda body, earlier=earlier, turn=turn: whole_history(earlier, turn, body)
-        await run_turn(run, client, lambda earlier=earlier: earlier)
+        run.unchained = partial(whole_history, earlier, turn)
+        await run_turn(run, client, partial(list, earlier))
         assert turn.status == TurnStatus.COMPLETED and turn.calls and turn.rounds == 2, (
             turn.status,
             turn.error,
