@@ -117,6 +117,14 @@ class ResponsesSocket:
         yields its events up to the final one."""
         return SocketStream(self, body, on_sent, on_frame)
 
+    def abandon(self) -> None:
+        """Drop the socket at once, without the closing handshake: a response left unread (Stop) ends now,
+        where a polite close would wait behind its events for the service's answer, seconds."""
+        connection, self._connection = self._connection, None
+        self._open_sockets.discard(self)
+        if connection is not None:
+            connection.transport.abort()
+
     async def aclose(self) -> None:
         connection, self._connection = self._connection, None
         self._open_sockets.discard(self)
@@ -164,7 +172,7 @@ class SocketStream:
 
     async def __aexit__(self, *_: object) -> None:
         if not self._ended:
-            await self._socket.aclose()
+            self._socket.abandon()
 
     def __aiter__(self) -> AsyncIterator[Event]:
         if self._connection is None:

@@ -5,6 +5,7 @@ or Get code shows, and a socket that cannot be kept falling back to HTTP with a 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from PySide6.QtCore import Qt
@@ -114,3 +115,26 @@ def test_a_socket_that_drops_twice_falls_back_to_http_and_says_so(
     send(qtbot, tab, "the rest goes over HTTP")
     wait_done(qtbot, tab, 3)
     assert tab.service.turns[2].socket is None and tab.service.turns[2].status == "completed"
+
+
+def test_stop_closes_the_socket_at_once_and_the_next_turn_opens_another(
+    qtbot: QtBot, tab: PlaygroundTab, console: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.gui.reach import simulated
+    from tests.sandbox.test_stream_disconnect import EngineWatch
+
+    engine = simulated(console.session)
+    watch = EngineWatch(engine)
+    monkeypatch.setattr(engine, "run", watch.watched)
+    send(qtbot, tab, "Write 50000 words about the sea")
+    qtbot.waitUntil(lambda: bool(tab.service.turns) and len(tab.service.turns[0].text) > 200, timeout=10000)
+    qtbot.mouseClick(tab.stop_button, Qt.MouseButton.LeftButton)
+    stopped = time.monotonic()
+    # The service stops a response only when its socket goes: the engine hears it as over HTTP.
+    qtbot.waitUntil(lambda: watch.closed_at is not None, timeout=10000)
+    assert watch.closed_at is not None and watch.closed_at - stopped < 0.5
+    wait_done(qtbot, tab)
+    assert tab.service.turns[0].status == "stopped" and time.monotonic() - stopped < 1
+    send(qtbot, tab, "Still there?")
+    wait_done(qtbot, tab, 2)
+    assert tab.service.turns[1].status == "completed" and upgrades(tab, 1) == 1
