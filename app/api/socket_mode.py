@@ -99,6 +99,11 @@ class ResponsesSocket:
             raise TimedOut(f"{self.url} did not complete the WebSocket upgrade in time.") from None
         except (OSError, InvalidHandshake) as error:
             raise SocketDropped(f"The WebSocket to {self.url} could not be opened: {error}.") from None
+        except (
+            ImportError,
+            ValueError,
+        ) as error:  # a SOCKS proxy without python-socks, a proxy URL it refuses
+            raise SocketDropped(f"The WebSocket cannot go through this proxy: {error}.") from None
         upgraded = connection.response
         if upgraded is not None:
             self.headers = {name.lower(): value for name, value in upgraded.headers.raw_items()}

@@ -195,3 +195,16 @@ async def test_a_rate_limited_message_is_the_429_http_gives_with_its_wait(
     # The socket's `error` event carries the wait as its headers do over HTTP: the turn counts it down.
     assert first.status == TurnStatus.COMPLETED
     assert turn.retry_after is not None and 1 <= turn.retry_after <= 60
+
+
+async def test_the_socket_goes_through_the_profile_s_proxy(sandbox: Sandbox) -> None:
+    from tests.api.loopback_proxy import loopback_proxy
+
+    with loopback_proxy() as proxy:
+        settings = ConnectionSettings(
+            base_url=sandbox.url, api_key=sandbox.creds.api_key, forwarded_for="127.0.0.1", proxy=proxy.url
+        )
+        async with ServiceClient(settings) as client:
+            turn = await run(new_turn([], "Say hello"), client, SocketChannel())
+    assert turn.status == TurnStatus.COMPLETED and turn.socket is not None and not turn.socket.notes
+    assert any(head.startswith(b"CONNECT 127.0.0.1:") for head in proxy.requests)
