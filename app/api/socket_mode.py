@@ -197,7 +197,10 @@ class SocketStream:
                 continue
             if isinstance(event, ErrorEvent):
                 self._ended = True
-                raise _refusal(text, event)
+                failure = _refusal(text, event)
+                if isinstance(failure, StreamError):  # a failure after the response began: on its timeline
+                    yield event
+                raise failure
             if isinstance(event, ResponseEvent) and event.is_final:
                 self._ended = True
                 self.state.response = event.response

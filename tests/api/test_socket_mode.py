@@ -8,7 +8,7 @@ import asyncio
 import json
 import socket
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -208,3 +208,27 @@ async def test_the_socket_goes_through_the_profile_s_proxy(sandbox: Sandbox) -> 
             turn = await run(new_turn([], "Say hello"), client, SocketChannel())
     assert turn.status == TurnStatus.COMPLETED and turn.socket is not None and not turn.socket.notes
     assert any(head.startswith(b"CONNECT 127.0.0.1:") for head in proxy.requests)
+
+
+async def test_a_response_failing_mid_stream_is_the_failure_http_shows(
+    sandbox_factory: SandboxFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failing = sandbox_factory()
+    engine = failing.server.state.engine
+    run_engine = engine.run
+
+    async def breaks_after_a_step(conversation: Any) -> AsyncIterator[Any]:
+        async for step in run_engine(conversation):
+            yield step
+            raise RuntimeError("the model fell over")
+
+    monkeypatch.setattr(engine, "run", breaks_after_a_step)
+    channel = SocketChannel()
+    async with client_of(failing) as client:
+        over_http = await run(new_turn([], "Say hello"), client, None)
+        over_socket = await run(new_turn([], "Say hello"), client, channel)
+        after = await run(new_turn([], "Hi"), client, channel)
+    assert over_socket.error == over_http.error and "the model fell over" in over_socket.error
+    assert (over_socket.status, over_socket.error_kind) == (over_http.status, over_http.error_kind)
+    assert over_socket.timeline[-1].type == over_http.timeline[-1].type == "error"
+    assert frames(after, "upgrade") == []  # the socket stays open for the next request
