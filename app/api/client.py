@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
@@ -17,6 +17,9 @@ from .rate_limits import RateLimits
 from .resources import Responses
 from .transport import ConnectionSettings, KeyKind, Transport
 from .usage import Usage
+
+if TYPE_CHECKING:  # websockets loads with the first socket, in WebSocket mode only
+    from .socket_mode import ResponsesSocket
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,14 @@ class ServiceClient:
         self.usage = Usage(self.transport, org_id)
         self.rate_limits = RateLimits(self.transport, org_id)
         self.budgets = Budgets(self.transport, org_id)
+        self._sockets: set[ResponsesSocket] = set()  # the open ones: closed with the client
+
+    def responses_socket(self) -> ResponsesSocket:
+        """A WebSocket to `/responses` (WebSocket mode), opened with its first request; closed with the
+        client if not before."""
+        from .socket_mode import ResponsesSocket
+
+        return ResponsesSocket(self.transport, self._sockets)
 
     @property
     def base_url(self) -> str:
@@ -82,7 +93,9 @@ class ServiceClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the connection pool; closing twice is harmless."""
+        """Close the connection pool and any socket; closing twice is harmless."""
+        for socket in list(self._sockets):
+            await socket.aclose()
         await self.transport.aclose()
 
 

@@ -50,6 +50,11 @@ class Profile:
     first_byte_wait: int = option(
         300, "Seconds to wait for a streamed answer's first byte", minimum=1, maximum=3600
     )
+    websocket_mode: bool = option(
+        False,
+        "The Playground sends its responses over one WebSocket per conversation (`response.create` "
+        "messages on /v1/responses) instead of one HTTP request each",
+    )
 
     @property
     def is_sandbox(self) -> bool:

@@ -40,11 +40,12 @@ SANDBOX_OWNED = ("base_url", "org_id", "project_id")
 @dataclass
 class ProfileForm:
     """What the person typed: each text field as typed (`model_file` included), the engine chosen, the first
-    byte wait, and the secrets (an empty one keeps what is stored)."""
+    byte wait, WebSocket mode, and the secrets (an empty one keeps what is stored)."""
 
     texts: dict[str, str]
     engine: object = None  # the engine box's data: EngineKind.read decides what it names
     first_byte_wait: int = 300
+    websocket_mode: bool = False
     secrets: dict[str, str] = field(default_factory=dict)
 
 
@@ -62,6 +63,7 @@ def apply_form(profile: Profile, form: ProfileForm) -> Profile:
         profile.engine = EngineKind.read(form.engine)
         profile.model_file = form.texts.get("model_file", "").strip()
     profile.first_byte_wait = form.first_byte_wait
+    profile.websocket_mode = form.websocket_mode
     return profile
 
 

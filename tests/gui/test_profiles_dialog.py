@@ -80,3 +80,19 @@ def test_a_draft_closed_unsaved_leaves_nothing(console: MainWindow, qtbot: QtBot
     assert dialog.list.currentItem().text() == "New profile (not saved)"
     dialog.reject()
     assert [p.name for p in console.session.profiles.all()] == ["Local sandbox"]
+
+
+def test_websocket_mode_is_a_box_off_by_default_that_save_keeps(console: MainWindow, qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QCheckBox, QPushButton
+
+    dialog = console.open_settings()
+    qtbot.addWidget(dialog)
+    box = dialog.findChild(QCheckBox, "websocket_mode")
+    assert box is not None and box.text() == "Use WebSocket mode for responses"
+    assert not box.isChecked()
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.findChild(QPushButton, "save"), Qt.MouseButton.LeftButton)
+    profile = console.session.profiles.get(console.session.profiles.current_id())
+    assert profile is not None and profile.websocket_mode
+    dialog.reload()
+    assert box.isChecked()

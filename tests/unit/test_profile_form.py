@@ -106,3 +106,12 @@ def test_the_sentences_name_where_each_secret_comes_from() -> None:
     assert refusal.startswith("✓ Profile saved. ✗ API key not saved: The keychain is locked.")
     assert "Set $SERVICE_API_KEY in the environment instead" in refusal
     assert "environment" not in keychain_refusal("Proxy password", "Locked.", None)
+
+
+def test_websocket_mode_is_off_by_default_and_kept_as_the_form_says() -> None:
+    profile = Profile(id="p1", name="One")
+    assert [profile.websocket_mode] == [False]
+    apply_form(profile, ProfileForm(texts={"name": "One"}, websocket_mode=True))
+    assert [profile.websocket_mode] == [True]
+    apply_form(profile, ProfileForm(texts={"name": "One"}))
+    assert [profile.websocket_mode] == [False]

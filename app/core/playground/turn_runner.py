@@ -19,7 +19,10 @@ from app.core.playground.turns import ErrorKind, TimelineEntry, Turn, TurnStatus
 if TYPE_CHECKING:  # httpx and pydantic load with the first turn
     from app.api.client import ServiceClient
     from app.api.requests import ResponseCreateParams
+    from app.api.socket_mode import SocketStream
     from app.api.streaming import ResponseStream
+    from app.api.wire import Response
+    from app.core.playground.socket_channel import SocketChannel
     from app.schema.items import FunctionCallItem
 
 
@@ -69,6 +72,9 @@ class TurnRun:
         self._pending: list[str] = []
         self.error: ApiError | None = None  # what ended the turn, when a request or stream failed
         self.no_client = ""  # why there is no client, when the session knows (a profile that cannot be used)
+        self.channel: SocketChannel | None = None  # the conversation's socket, in WebSocket mode
+        # The request as a new chain with the whole conversation, when its parent is no longer known.
+        self.unchained: Callable[[ResponseCreateParams], ResponseCreateParams] | None = None
 
     def flush(self) -> None:
         if not self._pending:
@@ -148,15 +154,94 @@ class TurnRun:
     async def _stream(
         self, client: ServiceClient | None, started: float, body: ResponseCreateParams | None
     ) -> None:
-        from app.api.events import OutputItemEvent, TextDeltaEvent
-        from app.schema.items import FunctionCallItem, ReasoningItem, WebSearchCall
+        from app.api.errors import StatusError
+        from app.core.playground.socket_channel import CHAIN_LOST
 
         turn = self.turn
         if client is None:
             raise ConnectionFailed(self.no_client or "No connection: choose a profile first.")
         request = body or turn.request_body
         assert request is not None  # a turn that runs was built with its request
-        stream: ResponseStream = client.responses.stream(request, self._on_sent)
+        try:
+            final = await self._send(client, request, started)
+        except StatusError as error:
+            # A `store: false` parent kept only by a socket that closed since: a new chain, never the same
+            # parent again (the service's WebSocket guide).
+            if error.code != CHAIN_LOST or "previous_response_id" not in request or self.unchained is None:
+                raise
+            self._note(
+                "The server no longer knew the response this turn continues (previous_response_not_found): "
+                "the whole conversation was sent again as a new chain."
+            )
+            final = await self._send(client, self.unchained(request), started)
+        turn.response = final
+        turn.text = final.output_text or turn.text
+        turn.status = final_status(final)
+        from app.api.wire import function_calls
+
+        for item in function_calls(final.output):  # a server that sent no item events for them
+            self._add_call(item)
+        if turn.status == TurnStatus.COMPLETED and turn.pending_calls:
+            turn.status = TurnStatus.CALLING
+        if turn.status == TurnStatus.FAILED:
+            turn.error = (
+                final.error.message if final.error else ""
+            ) or "The response failed (no reason given)."
+            turn.error_kind = ErrorKind.OTHER
+
+    async def _send(self, client: ServiceClient, request: ResponseCreateParams, started: float) -> Response:
+        """The request over the conversation's socket in WebSocket mode (opened again once if it drops
+        before anything of the answer came), else, or then, over HTTP; returns the final response."""
+        from app.api.errors import StatusError
+        from app.api.socket_mode import SocketDropped
+        from app.core.playground.socket_channel import NO_SOCKET_STATUSES
+        from app.core.playground.socket_log import SocketLog
+
+        channel, turn = self.channel, self.turn
+        if channel is None or not channel.in_use:
+            return await self._read(client.responses.stream(request, self._on_sent), started)
+        if turn.socket is None:
+            turn.socket = SocketLog()
+        why = ""
+        for attempt in (1, 2):
+            before = (turn.figures.text_deltas, len(turn.calls), len(turn.items))
+            try:
+                socket = channel.socket_for(client)
+                return await self._read(socket.stream(request, self._on_sent, turn.socket), started)
+            except SocketDropped as dropped:
+                if (turn.figures.text_deltas, len(turn.calls), len(turn.items)) != before:
+                    raise  # the partial answer is kept, as a dropped HTTP stream's is
+                why = (
+                    f"The WebSocket dropped twice ({dropped}): this request and the rest of the conversation "
+                )
+                why += "went over HTTP."
+                if attempt == 1:
+                    self._note(
+                        f"The WebSocket dropped ({dropped}): it was opened again and the request sent again."
+                    )
+            except StatusError as refused:
+                if refused.status not in NO_SOCKET_STATUSES:
+                    raise  # a 401, 403 or 429 at the upgrade is the same error as over HTTP
+                why = f"The server offers no WebSocket mode ({refused.status} at the upgrade): this conversation "
+                why += "goes over HTTP."
+                break
+        channel.fall_back(why)
+        self._note(why)
+        return await self._read(client.responses.stream(request, self._on_sent), started)
+
+    def _note(self, text: str) -> None:
+        """What the socket did, for the inspector and the person (the Playground posts new notes)."""
+        from app.core.playground.socket_log import SocketLog
+
+        if self.turn.socket is None:
+            self.turn.socket = SocketLog()
+        self.turn.socket.notes.append(text)
+
+    async def _read(self, stream: ResponseStream | SocketStream, started: float) -> Response:
+        from app.api.events import OutputItemEvent, TextDeltaEvent
+        from app.schema.items import FunctionCallItem, ReasoningItem, WebSearchCall
+
+        turn = self.turn
         # Leaving the block (the end, Stop, a fault in the loop) closes the response: the server hears it now.
         async with stream:
             turn.headers = stream.state.headers
@@ -180,17 +265,4 @@ class TurnRun:
         self.flush()
         final = stream.state.response
         assert final is not None  # the stream raises when it ends without a final response
-        turn.response = final
-        turn.text = final.output_text or turn.text
-        turn.status = final_status(final)
-        from app.api.wire import function_calls
-
-        for item in function_calls(final.output):  # a server that sent no item events for them
-            self._add_call(item)
-        if turn.status == TurnStatus.COMPLETED and turn.pending_calls:
-            turn.status = TurnStatus.CALLING
-        if turn.status == TurnStatus.FAILED:
-            turn.error = (
-                final.error.message if final.error else ""
-            ) or "The response failed (no reason given)."
-            turn.error_kind = ErrorKind.OTHER
+        return final

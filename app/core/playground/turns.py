@@ -7,7 +7,6 @@ The PlaygroundService runs turns; everything here can be tested without an event
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -32,16 +31,18 @@ from app.api.requests import (
     UserMessage,
     WebSearchToolParam,
 )
-from app.common.jsonschema_check import schema_problem
 from app.core.playground.figures import Figures as Figures
 from app.core.playground.functions import FunctionCall, ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
+from app.core.playground.schema_check import SchemaCheck as SchemaCheck
+from app.core.playground.schema_check import check_schema as check_schema
 from app.core.playground.status import RUNNING as RUNNING
 from app.core.playground.status import ErrorKind as ErrorKind
 from app.core.playground.status import TurnStatus as TurnStatus
 
 if TYPE_CHECKING:  # pydantic loads with the first answer, not when the Playground is built
     from app.api.wire import OutputItem, Response
+    from app.core.playground.socket_log import SocketLog
     from app.core.refusal import Refusal
 
 
@@ -102,6 +103,7 @@ class Turn:
     # The profile whose server made the turn's responses: its chain lives there. "" when not known (a turn
     # saved before this was kept), taken to be the server in use.
     server: str = ""
+    socket: SocketLog | None = None  # in WebSocket mode: the frames and what the socket did (the inspector's)
 
     def output_items(self) -> list[OutputItem]:
         """Every output item of the turn over all its rounds: the searches and reasoning as they finished,
@@ -346,28 +348,3 @@ def redacted_body(body: Mapping[str, Any] | None) -> dict[str, Any]:
             if isinstance(url, str) and url.startswith("data:") and len(url) > 80:
                 part["image_url"] = url[:60] + f"…({len(url):,} characters)"
     return shown
-
-
-@dataclass(frozen=True)
-class SchemaCheck:
-    """A JSON schema typed by the person: the schema when usable, and a sentence either way."""
-
-    schema: JsonSchema | None
-    message: str
-
-    @property
-    def ok(self) -> bool:
-        return self.schema is not None
-
-
-def check_schema(text: str) -> SchemaCheck:
-    try:
-        schema = json.loads(text)
-    except ValueError as error:
-        return SchemaCheck(None, f"✗ Not valid JSON: {error}.")
-    if not isinstance(schema, dict):
-        return SchemaCheck(None, "✗ A schema must be a JSON object.")
-    problem = schema_problem(schema)
-    if problem is not None:
-        return SchemaCheck(None, f"✗ Not a valid JSON Schema: {problem.rstrip('.')}.")
-    return SchemaCheck(schema, "✓ Valid JSON Schema")

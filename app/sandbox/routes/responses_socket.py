@@ -59,7 +59,10 @@ class ResponsesSocket:
                     message = _create_message(text)
                     kept = await self._answer(socket, project_id, message, kept) or _evicted(kept, message)
                 except ServiceError as refusal:
-                    refused = {"type": "error", "status": refusal.status, **refusal.body()}
+                    body = refusal.body()
+                    if refusal.headers:  # a 429's retry-after: under `error.headers`, as the service's are
+                        body["error"]["headers"] = refusal.headers
+                    refused = {"type": "error", "status": refusal.status, **body}
                     await socket.send_text(json.dumps(refused))
                     kept = _evicted(kept, message)
         except WebSocketDisconnect:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     # bodies, the schema check) with the first turn: none of them is needed to build the tab.
     from app.api.requests import ResponseCreateParams
     from app.core.playground.functions import ToolSettings
+    from app.core.playground.socket_channel import SocketChannel
     from app.core.playground.turn_runner import TurnRun
     from app.core.playground.turns import Attachment, Figures, RequestOptions, Turn
     from app.schema.items import UrlCitation
@@ -52,6 +53,8 @@ class PlaygroundService(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
+        self._channel: SocketChannel | None = None  # the conversation's socket, in WebSocket mode
+        session.client_changed.connect(self._close_socket)  # another profile: another socket
 
     # -- requests ---------------------------------------------------------------------------------
 
@@ -127,6 +130,7 @@ class PlaygroundService(QObject):
     def restore(self, turns: list[Turn]) -> None:
         """Show a saved conversation: its turns replace the current ones, finished as they were."""
         self.stop()
+        self._close_socket()
         self.turns[:] = turns
         self.conversation_reset.emit()
         for index in range(len(self.turns)):
@@ -136,6 +140,7 @@ class PlaygroundService(QObject):
 
     def new_conversation(self) -> None:
         self.stop()
+        self._close_socket()
         self.turns.clear()
         self.conversation_reset.emit()
         self.totals_changed.emit()
@@ -176,6 +181,7 @@ class PlaygroundService(QObject):
 
     async def _run(self, index: int, follow_up: bool = False) -> None:
         from app.core.playground.function_loop import next_round, run_turn
+        from app.core.playground.socket_channel import whole_history
         from app.core.playground.turn_runner import TurnRun, report_connection
 
         turn = self.turns[index]
@@ -191,6 +197,9 @@ class PlaygroundService(QObject):
         )
         if self.session.client is None and self.session.detail:
             run.no_client = f"No connection: {self.session.detail}"
+        run.channel = self._socket_channel()
+        run.unchained = lambda request: whole_history(self.turns[:index], turn, request)
+        notes = len(turn.socket.notes) if turn.socket is not None else 0
         self._current = run
         self._timer.start()
         try:
@@ -205,11 +214,30 @@ class PlaygroundService(QObject):
             if self._current is run:  # a turn sent meanwhile has its own run and timer
                 self._current = None
                 self._timer.stop()
+            for note in turn.socket.notes[notes:] if turn.socket is not None else []:
+                self.session.bus.warning(note)  # a reconnect, a fallback to HTTP, a new chain: said once
             self.turn_finished.emit(index)
             self.totals_changed.emit()
             report_connection(self.session, turn)
             if turn.error_kind == ErrorKind.BLOCKED:
                 self.session.tasks.start(f"playground.refusal.{index}", self._find_refusal(index, turn))
+
+    def _socket_channel(self) -> SocketChannel | None:
+        """The conversation's socket when the profile uses WebSocket mode (made with its first request)."""
+        profile = self.session.profile
+        if profile is None or not profile.websocket_mode:
+            return None
+        if self._channel is None:
+            from app.core.playground.socket_channel import SocketChannel
+
+            self._channel = SocketChannel()
+        return self._channel
+
+    def _close_socket(self) -> None:
+        """One socket per conversation: the next request of another one opens its own."""
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            self.session.tasks.start(f"playground.socket.close.{id(channel)}", channel.aclose())
 
     async def _find_refusal(self, index: int, turn: Turn) -> None:
         """Which list refused the turn, read through the Admin API; the view shows it when it is known."""

@@ -1,4 +1,4 @@
-"""The inspector (request, headers, event timeline of a turn) and 'Get code'. Neither ever shows a key."""
+"""The inspector (request, headers, event timeline of a turn, its WebSocket frames) and 'Get code'. Neither ever shows a key."""
 
 from __future__ import annotations
 
@@ -43,11 +43,16 @@ def inspector_text(turn: Turn) -> dict[str, str]:
             f"{len(deltas):,} text deltas from {deltas[0] * 1000:,.1f} ms to {deltas[-1] * 1000:,.1f} ms"
         )
     # The request carries no key by construction; redact() is a second guard for anything copied out.
-    return {
+    pages = {
         "Request": redact(request),
         "Response headers": redact(headers or "(none)"),
         "Timeline": "\n".join(lines) or "(no events)",
     }
+    if turn.socket is not None:  # WebSocket mode: each message sent and received (the key is in none)
+        from app.core.playground.socket_log import frames_text
+
+        pages["Frames"] = redact(frames_text(turn.socket)) or "(no frames)"
+    return pages
 
 
 class TextTabsDialog(QDialog):

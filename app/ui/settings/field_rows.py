@@ -7,6 +7,17 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLineEdit, QToolButton, QWidget
 
+# Examples, never values: a new profile starts empty and these show what goes where.
+PLACEHOLDERS = {
+    "name": "e.g. Production",
+    "base_url": "https://api.example.com/v1",
+    "org_id": "org_… (for the Security tab)",
+    "project_id": "proj_… (optional)",
+    "brand": "service",
+    "models": "empty: the brand's four models",
+    "proxy": "empty: none, or e.g. http://proxy.example:3128",
+}
+
 # The file picker's caption and filters for each path field.
 FILE_FIELDS = {
     "ca_bundle": ("Choose a CA bundle", "Certificates (*.pem *.crt *.cer);;All files (*)"),

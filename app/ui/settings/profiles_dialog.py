@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -41,19 +42,9 @@ from app.services.session.profile_editing import KeptProxy, ProfileEditor
 from app.services.session.profiles import Profile, new_profile_id
 from app.services.session.session import ConsoleSession
 from app.ui.screen_fit import fit_to_screen
-from app.ui.settings.field_rows import FILE_FIELDS, browse_row, copy_row
+from app.ui.settings.field_rows import FILE_FIELDS, PLACEHOLDERS, browse_row, copy_row
 from app.ui.widgets.elided_label import ElidedLabel
 
-# Examples, never values: a new profile starts empty and these show what goes where.
-PLACEHOLDERS = {
-    "name": "e.g. Production",
-    "base_url": "https://api.example.com/v1",
-    "org_id": "org_… (for the Security tab)",
-    "project_id": "proj_… (optional)",
-    "brand": "service",
-    "models": "empty: the brand's four models",
-    "proxy": "empty: none, or e.g. http://proxy.example:3128",
-}
 ENGINES = (
     ("Simulated model (offline, deterministic)", EngineKind.SIMULATED),
     ("Local model: GGUF weights run by llama.cpp", EngineKind.LOCAL),
@@ -107,6 +98,9 @@ class ProfilesDialog(QDialog):
             "whole answer is there, so this is longer than the 30 s other requests get."
         )
         form.addRow("Wait for first byte", self.first_byte_wait)
+        self.websocket_mode = QCheckBox("Use WebSocket mode for responses", objectName="websocket_mode")
+        self.websocket_mode.setToolTip("The Playground's requests go over one socket per conversation")
+        form.addRow("", self.websocket_mode)
         # The embedded sandbox's engine (the Local sandbox profile only).
         self.engine = QComboBox(objectName="engine")
         for label, value in ENGINES:
@@ -254,6 +248,7 @@ class ProfilesDialog(QDialog):
         self.engine.setCurrentIndex(max(0, self.engine.findData(str(profile.engine))))
         self.fields["model_file"].setText(profile.model_file)
         self.first_byte_wait.setValue(profile.first_byte_wait)
+        self.websocket_mode.setChecked(profile.websocket_mode)
         # A console.ini that still holds the proxy's password in its URL (no keychain took it at start): the
         # field shows the URL without it, the password goes to the masked field, and Save moves it.
         split = split_proxy(profile.proxy) if profile.proxy else None
@@ -281,6 +276,7 @@ class ProfilesDialog(QDialog):
             },
             engine=self.engine.currentData(),
             first_byte_wait=self.first_byte_wait.value(),
+            websocket_mode=self.websocket_mode.isChecked(),
             secrets={name: self.fields[name].text() for name, _ in SECRET_FIELDS},
         )
 
