@@ -30,6 +30,7 @@ from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar
 from .composer import Composer
 from .conversations import ConversationSidebar
+from .cost_total import ConversationCost
 from .empty_state import install_empty_state
 from .model_box import ModelBox
 from .options_panel import OptionsPanel
@@ -96,6 +97,8 @@ class PlaygroundTab(QWidget):
         # making the window wider than the screen.
         top.addWidget(flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, code), 1)
         top.addWidget(self.totals)
+        self.cost_total = ConversationCost(self.service)  # never gives way: the conversation's cost so far
+        top.addWidget(self.cost_total)
 
         self.options_panel = OptionsPanel()
         panel = self.options_panel
