@@ -1,5 +1,5 @@
 """What the Playground's answers cost, as a person reads it: each answer's cost beside its tokens (broken down
-in the tooltip) and the conversation's total above it, checked against the sandbox's own costs endpoint for
+in the tooltip) and the conversation's total above the message box, checked against the sandbox's own costs endpoint for
 the same traffic, to the billionth of a dollar it rounds to; the same after the conversation is reopened and
 in Compare; the Usage tab's read of a changed price table followed; the default table without an admin key."""
 
@@ -29,7 +29,7 @@ from tests.gui.test_usage_tab import loaded, usage_tab
 ROOT = Path(__file__).resolve().parents[2]
 README_SENTENCE = (
     "Each answer's cost is shown beside its tokens (its tooltip breaks it down) and the conversation's total "
-    "above the conversation: uncached input, cached input and output (reasoning included) at the "
+    "above the message box: uncached input, cached input and output (reasoning included) at the "
     "organization's price table, read through the Admin API when the profile has an admin key, else at the "
     'sandbox\'s documented default prices; an answer on a model with no price says "cost unknown".'
 )

@@ -1,4 +1,4 @@
-"""The conversation's cost so far, beside its token totals above the conversation: the answers' costs added
+"""The conversation's cost so far, at the end of the row above the message box: the answers' costs added
 up as each one arrives, at the prices the answers show (app/services/prices.py); its tooltip says what the
 sum holds, and an answer on a model with no price is counted as unknown, never as $0."""
 
@@ -24,6 +24,13 @@ class ConversationCost(QLabel):
         self.hide()
         service.totals_changed.connect(self.show_total)
         service.prices.changed.connect(self.show_total)
+
+    def end_row_of(self, bar: QWidget) -> ConversationCost:
+        """Placed at the end of `bar`'s row (the attachment bar's: its layout is a row of widgets)."""
+        row = bar.layout()
+        assert row is not None
+        row.addWidget(self)
+        return self
 
     def show_total(self) -> None:
         prices = self.service.prices.book()

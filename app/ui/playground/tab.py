@@ -97,8 +97,6 @@ class PlaygroundTab(QWidget):
         # making the window wider than the screen.
         top.addWidget(flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, code), 1)
         top.addWidget(self.totals)
-        self.cost_total = ConversationCost(self.service)  # never gives way: the conversation's cost so far
-        top.addWidget(self.cost_total)
 
         self.options_panel = OptionsPanel()
         panel = self.options_panel
@@ -115,6 +113,8 @@ class PlaygroundTab(QWidget):
         self.params_toggle, self.instructions = panel.params_toggle, panel.instructions
 
         self.attachment_bar = AttachmentBar()
+        # Beside where the next message is written, on no line of its own (the top row is full at 800 px).
+        self.cost_total = ConversationCost(self.service).end_row_of(self.attachment_bar)
 
         self.composer = Composer()
         self.message = self.composer.message
