@@ -188,3 +188,21 @@ def test_a_saved_turn_keeps_its_cached_and_reasoning_tokens() -> None:
     turn.figures.output_tokens, turn.figures.reasoning_tokens = 120, 80
     figures = restored_turn(stored_turn(turn)).figures
     assert (figures.cached_tokens, figures.reasoning_tokens, figures.total_tokens) == (640, 80, 1020)
+
+
+def test_prices_the_admin_key_cannot_read_fall_back_to_the_default_table(
+    qtbot: QtBot, console: MainWindow, sandbox: Sandbox
+) -> None:
+    session = console.session
+    other = Profile(id="p-wrong", name="Wrong admin key", base_url=sandbox.url, org_id=sandbox.creds.org_id)
+    session.profiles.save(other)
+    session.secrets.set(other.id, "api_key", sandbox.creds.api_key)
+    session.secrets.set(other.id, "admin_key", sandbox.creds.admin_key[:-4] + "XXXX")  # refused: a 401
+    choose_profile(qtbot, console, "Wrong admin key")
+    tab = console.playground
+    console.tabs.setCurrentWidget(tab)
+    view = answer(qtbot, tab, "service-pro", "Tell me about lakes")
+    assert view.status.toolTip().startswith(
+        "At the default prices (the organization's could not be read) for service-pro, per million tokens:"
+    )
+    assert view.status.text().endswith(f" · {shown_cost(view)[0]}") and shown_cost(view)[0].startswith("$")
