@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.common.prices import Price
+
 from .errors import InvalidResponse
 from .transport import Transport
 
@@ -39,13 +41,8 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-@dataclass(frozen=True)
-class ModelPrice:
-    """US dollars per million tokens of one model (`GET .../prices`)."""
-
-    input: float
-    cached_input: float
-    output: float
+# One model's price as `GET .../prices` gives it: the class of the sandbox's and the console's default table.
+ModelPrice = Price
 
 
 def _price(value: Any) -> float:

@@ -57,10 +57,30 @@ OutputItem = Annotated[
 ]
 
 
+class InputTokensDetails(WireModel):
+    cached_tokens: int = 0
+
+
+class OutputTokensDetails(WireModel):
+    reasoning_tokens: int = 0
+
+
 class ResponseUsage(WireModel):
+    """The tokens an answer used; cached input is part of the input, reasoning part of the output."""
+
     input_tokens: int = 0
+    input_tokens_details: InputTokensDetails | None = None
     output_tokens: int = 0
+    output_tokens_details: OutputTokensDetails | None = None
     total_tokens: int = 0
+
+    @property
+    def cached_tokens(self) -> int:
+        return self.input_tokens_details.cached_tokens if self.input_tokens_details else 0
+
+    @property
+    def reasoning_tokens(self) -> int:
+        return self.output_tokens_details.reasoning_tokens if self.output_tokens_details else 0
 
 
 class ResponseError(WireModel):

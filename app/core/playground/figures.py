@@ -26,6 +26,8 @@ class Figures:
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
+    cached_tokens: int = 0  # of the input, as the answer's usage reports them (priced apart)
+    reasoning_tokens: int = 0  # of the output
     last_token_at: float | None = None  # seconds from the start to the last text delta
     text_deltas: int = 0
     held_back_saved: bool = False  # a saved turn's verdict (its deltas' times are not saved)

@@ -105,6 +105,7 @@ class TurnRun:
         base_tokens = (
             (before.input_tokens, before.output_tokens, before.total_tokens) if before else (0, 0, 0)
         )
+        base_details = (before.cached_tokens, before.reasoning_tokens) if before else (0, 0)
         if before is not None:
             turn.response = None  # the round's own response comes; its request was built from the last one
         turn.status = TurnStatus.STREAMING
@@ -128,6 +129,8 @@ class TurnRun:
                 turn.figures.input_tokens = base_tokens[0] + usage.input_tokens
                 turn.figures.output_tokens = base_tokens[1] + usage.output_tokens
                 turn.figures.total_tokens = base_tokens[2] + usage.total_tokens
+                turn.figures.cached_tokens = base_details[0] + usage.cached_tokens
+                turn.figures.reasoning_tokens = base_details[1] + usage.reasoning_tokens
 
     async def _stream_waiting_once(
         self, client: ServiceClient | None, started: float, body: ResponseCreateParams | None

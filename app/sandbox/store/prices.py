@@ -1,6 +1,6 @@
 """The price table the costs endpoint uses: US dollars per million tokens of input, cached input and output,
-per model. The defaults below hold until the data folder has `prices.toml` (docs/contract.md, "Usage and
-costs"), which is read again whenever it changes:
+per model. The defaults (app/common/prices.py, one table with the console's) hold until the data folder has
+`prices.toml` (docs/contract.md, "Usage and costs"), which is read again whenever it changes:
 
     [models."service-pro"]
     input = 1.25
@@ -14,32 +14,16 @@ from __future__ import annotations
 
 import logging
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
+from app.common.prices import DEFAULT_PRICES, Price, default_prices
 from app.sandbox.config import DEFAULT_MODELS
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "prices.toml"
+__all__ = ["DEFAULT_PRICES", "FILE_NAME", "Price", "PriceTable"]
 
-
-@dataclass(frozen=True)
-class Price:
-    """US dollars per million tokens."""
-
-    input: float
-    cached_input: float
-    output: float
-
-
-# By the model's name after the brand ("pro" is "service-pro" under the default brand).
-DEFAULT_PRICES = {
-    "pro": Price(1.25, 0.125, 10.0),
-    "ultra": Price(15.0, 1.5, 60.0),
-    "think": Price(2.0, 0.5, 8.0),
-    "think-mini": Price(0.25, 0.025, 2.0),
-}
 assert set(DEFAULT_PRICES) == set(DEFAULT_MODELS)
 
 
@@ -48,7 +32,7 @@ class PriceTable:
 
     def __init__(self, data_dir: Path, brand: str) -> None:
         self.path = data_dir / FILE_NAME
-        self._defaults = {f"{brand}-{name}": price for name, price in DEFAULT_PRICES.items()}
+        self._defaults = default_prices(brand)
         self._read: tuple[float, dict[str, Price]] | None = None
 
     def prices(self) -> dict[str, Price]:

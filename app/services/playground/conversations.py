@@ -163,6 +163,8 @@ def stored_turn(turn: Turn) -> StoredTurn:
             "options": sent_options(turn.request_body),
             "input_tokens": figures.input_tokens,
             "output_tokens": figures.output_tokens,
+            "cached_tokens": figures.cached_tokens,
+            "reasoning_tokens": figures.reasoning_tokens,
             "time_to_first_token": figures.time_to_first_token,
             "duration": figures.duration,
             **shown_again(turn),
@@ -198,6 +200,8 @@ def restored_turn(stored: StoredTurn) -> Turn:
     turn.figures.input_tokens = int(details.get("input_tokens") or 0)
     turn.figures.output_tokens = int(details.get("output_tokens") or 0)
     turn.figures.total_tokens = turn.figures.input_tokens + turn.figures.output_tokens
+    turn.figures.cached_tokens = int(details.get("cached_tokens") or 0)
+    turn.figures.reasoning_tokens = int(details.get("reasoning_tokens") or 0)
     turn.figures.time_to_first_token = details.get("time_to_first_token")
     turn.figures.duration = details.get("duration")
     restore_shown(turn, details)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.playground.status import RUNNING, ErrorKind, TurnStatus
+from app.services.prices import price_source
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class PlaygroundService(QObject):
     def __init__(self, session: ConsoleSession, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self.prices = price_source(session)  # what the answers cost, shown beside their tokens
         self.turns: list[Turn] = []
         self._current: TurnRun | None = None  # the turn streaming now
         self._timer = QTimer(self)
@@ -267,6 +269,8 @@ class PlaygroundService(QObject):
             total.input_tokens += turn.figures.input_tokens
             total.output_tokens += turn.figures.output_tokens
             total.total_tokens += turn.figures.total_tokens
+            total.cached_tokens += turn.figures.cached_tokens
+            total.reasoning_tokens += turn.figures.reasoning_tokens
         return total
 
     def is_running(self, index: int) -> bool:

@@ -15,6 +15,7 @@ from app.api.errors import ApiError
 from app.api.usage import ModelPrice, UsageRow
 from app.core.usage.limits_form import LimitsChange
 from app.core.usage.ranges import TimeRange
+from app.services.prices import price_source
 from app.services.session.session import ConsoleSession
 
 ALL_GROUPS = ("project_id", "api_key_id", "model")
@@ -93,6 +94,7 @@ class UsageService(QObject):
             return
         names = {project.id: project.label for project in projects}
         self.report = UsageReport(span, rows, previous, prices, names, budgets)
+        price_source(self.session).take(prices)  # the Playground's costs follow the table read here
         self.loaded.emit()
 
     async def _limits(self, project_id: str) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
 from app.common.jsonschema_check import mismatches
+from app.core.playground.cost import PriceBook, cost_breakdown, cost_text, turn_cost
 from app.core.playground.turns import Turn
 
 # Qt lays out a whole paragraph on every change: appending to one 20,000-word paragraph costs ~100 ms a
@@ -68,7 +69,8 @@ class AnswerView(QTextBrowser):
             block_length += len(piece)
 
 
-def figures_text(turn: Turn) -> str:
+def figures_text(turn: Turn, prices: PriceBook | None = None) -> str:
+    """Timings, pace and tokens; with `prices`, the answer's cost after its tokens."""
     figures = turn.figures
     parts = []
     if figures.time_to_first_token is not None:
@@ -80,10 +82,20 @@ def figures_text(turn: Turn) -> str:
     elif figures.tokens_per_second:
         parts.append(f"{figures.tokens_per_second:,.0f} tok/s")
     if figures.total_tokens:
+        cached = f" ({figures.cached_tokens:,} cached)" if figures.cached_tokens else ""
+        reasoning = f" ({figures.reasoning_tokens:,} reasoning)" if figures.reasoning_tokens else ""
         parts.append(
-            f"in {figures.input_tokens:,} · out {figures.output_tokens:,} · total {figures.total_tokens:,}"
+            f"in {figures.input_tokens:,}{cached} · out {figures.output_tokens:,}{reasoning}"
+            f" · total {figures.total_tokens:,}"
         )
+        if cost := (cost_text(turn_cost(turn, prices)) if prices is not None else ""):
+            parts.append(cost)
     return " · ".join(parts)
+
+
+def cost_tooltip(turn: Turn, prices: PriceBook | None) -> str:
+    """The answer's cost, broken down ("" when it used no tokens or the prices are still being read)."""
+    return cost_breakdown(turn_cost(turn, prices)) if prices is not None else ""
 
 
 def schema_verdict(text: str, schema: dict[str, Any]) -> tuple[bool, str]:

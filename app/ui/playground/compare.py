@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
 
 from app.common.wording import counted
 from app.core.playground.compare import CompareSource, compare_title, default_model, plan_rows
+from app.core.playground.cost import conversation_cost, short_usd, turn_cost
 from app.core.playground.turns import TurnStatus
 from app.services.playground.compare import CompareJob, CompareService
+from app.services.prices import price_source
 
 from .compare_row import MUTED, CompareRowView, side_status
 
@@ -40,6 +42,8 @@ class CompareDialog(QDialog):
         self.service = service
         self.source = source
         self.job: CompareJob | None = None
+        self.prices = price_source(service.session)  # each answer's cost, as the Playground shows it
+        self.prices.changed.connect(self._show_costs)
         self.setWindowTitle(f"Compare “{source.title}” on another model")
         self.setObjectName("compare_dialog")
         count = len(source.turns)
@@ -101,7 +105,7 @@ class CompareDialog(QDialog):
         """Build the rows up to `count` (they show their row's state: planned, run, or skipped)."""
         while len(self.views) < min(count, len(self.rows)):
             index = len(self.views)
-            view = CompareRowView(index + 1, self.rows[index])
+            view = CompareRowView(index + 1, self.rows[index], self.prices.book())
             self._column.insertWidget(index, view)
             self.views.append(view)
             view.plan(self.rows[index], self.model.currentText())
@@ -168,7 +172,7 @@ class CompareDialog(QDialog):
     def _say(self, index: int) -> None:
         rerun = self.rows[index].rerun
         if rerun is not None and index < len(self.views):
-            self.views[index].rerun.say(*side_status(rerun))
+            self.views[index].rerun.say(*side_status(rerun, self.prices.book()))
 
     def _finished(self, index: int) -> None:
         """A row's re-run ended, or was skipped; a row not built yet shows it when it is built."""
@@ -176,7 +180,7 @@ class CompareDialog(QDialog):
             return
         row, side = self.rows[index], self.views[index].rerun
         if row.rerun is not None:
-            side.show_turn(row.rerun)
+            side.show_turn(row.rerun, self.prices.book())
         elif row.skipped:
             side.say(row.skipped, MUTED)
 
@@ -190,7 +194,33 @@ class CompareDialog(QDialog):
         title = compare_title(self.source.title, job.model)
         self.progress.setText(
             f"Saved as “{title}” in the sidebar: {answered} of {counted(len(self.rows), 'turn')} answered."
+            + self._costs_text()
         )
+
+    def _costs_text(self) -> str:
+        """Both sides' costs, when the prices are known and an answer on each side had one."""
+        prices = self.prices.book()
+        if prices is None:
+            return ""
+        sides = [
+            [row.original for row in self.rows],
+            [row.rerun for row in self.rows if row.rerun is not None],
+        ]
+        original, rerun = (conversation_cost(turn_cost(turn, prices) for turn in turns) for turns in sides)
+        if not original.priced or not rerun.priced:
+            return ""
+        unknown = " (some answers' cost unknown)" if original.unknown or rerun.unknown else ""
+        return f" Cost: original {short_usd(original.usd)}, re-run {short_usd(rerun.usd)}{unknown}."
+
+    def _show_costs(self) -> None:
+        """Other prices: every finished answer's line says its cost again."""
+        prices = self.prices.book()
+        for view, row in zip(self.views, self.rows, strict=False):
+            view.original.show_figures(row.original, prices)
+            if row.rerun is not None and row.rerun.status not in (TurnStatus.PENDING, TurnStatus.STREAMING):
+                view.rerun.show_figures(row.rerun, prices)
+        if self.job is not None and not self.running:
+            self._done()  # its summary's costs
 
     def _open(self) -> None:
         if self.job is not None:

@@ -10,18 +10,20 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QToolButton, QVBoxLay
 
 from app.core.playground.call_wording import compare_waiting_text
 from app.core.playground.compare import CompareRow
+from app.core.playground.cost import PriceBook
 from app.core.playground.turns import ErrorKind, Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.ui.colours import Ink, css
 
-from .answer_view import MARKDOWN_LIMIT, AnswerView, figures_text
+from .answer_view import MARKDOWN_LIMIT, AnswerView, cost_tooltip, figures_text
 
 RED, AMBER, MUTED = Ink.BAD, Ink.CAUTION, Ink.MUTED  # hex_of() at use: light or dark
 
 
-def side_status(turn: Turn) -> tuple[str, Ink]:
-    """One side's line under its answer: the figures, or what happened to it; and its colour."""
-    figures = figures_text(turn)
+def side_status(turn: Turn, prices: PriceBook | None = None) -> tuple[str, Ink]:
+    """One side's line under its answer: the figures (the cost too, with `prices`), or what happened to it;
+    and its colour."""
+    figures = figures_text(turn, prices)
     status = turn.status
     if status == TurnStatus.PENDING:
         return "Waiting for the first token…", MUTED
@@ -102,7 +104,7 @@ class SideView(QWidget):
         self.answer.streaming = True  # grows in steps while text streams: each height change relayouts
         self.answer.show()
 
-    def show_turn(self, turn: Turn) -> None:
+    def show_turn(self, turn: Turn, prices: PriceBook | None = None) -> None:
         """A finished turn: its reasoning (folded), its text rendered once as the Playground does, and its
         status line."""
         summary = PlaygroundService.details(turn).reasoning
@@ -114,11 +116,18 @@ class SideView(QWidget):
             self.answer.setMarkdown(turn.text)
         else:
             self.answer.setPlainText(turn.text)
-        self.say(*side_status(turn))
+        self.show_figures(turn, prices)
+
+    def show_figures(self, turn: Turn, prices: PriceBook | None) -> None:
+        """The status line of a finished turn, its cost broken down in the tooltip."""
+        self.say(*side_status(turn, prices))
+        self.status.setToolTip(cost_tooltip(turn, prices))
 
 
 class CompareRowView(QFrame):
-    def __init__(self, number: int, row: CompareRow, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, number: int, row: CompareRow, prices: PriceBook | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName(f"row{number - 1}")
@@ -132,7 +141,7 @@ class CompareRowView(QFrame):
         self.notes.setStyleSheet(css(AMBER))
         self.original = SideView(f"{row.original.model} · original")
         self.rerun = SideView("")
-        self.original.show_turn(row.original)
+        self.original.show_turn(row.original, prices)
         grid = QGridLayout(self)
         grid.addWidget(self.prompt, 0, 0, 1, 2)
         grid.addWidget(self.notes, 1, 0, 1, 2)

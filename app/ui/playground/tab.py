@@ -30,6 +30,7 @@ from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar
 from .composer import Composer
 from .conversations import ConversationSidebar
+from .cost_total import ConversationCost
 from .empty_state import install_empty_state
 from .model_box import ModelBox
 from .options_panel import OptionsPanel
@@ -112,6 +113,8 @@ class PlaygroundTab(QWidget):
         self.params_toggle, self.instructions = panel.params_toggle, panel.instructions
 
         self.attachment_bar = AttachmentBar()
+        # Beside where the next message is written, on no line of its own (the top row is full at 800 px).
+        self.cost_total = ConversationCost(self.service).end_row_of(self.attachment_bar)
 
         self.composer = Composer()
         self.message = self.composer.message

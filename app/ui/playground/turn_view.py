@@ -27,7 +27,14 @@ from app.ui.colours import Ink, css, ink_label
 from app.ui.layout_batch import one_layout_pass
 from app.ui.widgets.selectable_label import SelectableLabel
 
-from .answer_view import MARKDOWN_LIMIT, SOFT_BLOCK_CHARS, AnswerView, figures_text, schema_verdict
+from .answer_view import (
+    MARKDOWN_LIMIT,
+    SOFT_BLOCK_CHARS,
+    AnswerView,
+    cost_tooltip,
+    figures_text,
+    schema_verdict,
+)
 from .calls_view import CallsView
 from .transcript import controls_added
 
@@ -230,7 +237,9 @@ class TurnView(QFrame):
     def _show_status(self, turn: Turn) -> None:
         self._countdown.stop()  # a wait for Retry-After that was stopped
         self._waiting.stop()
-        figures = figures_text(turn)
+        prices = self.service.prices.book()
+        figures = figures_text(turn, prices)
+        self.status.setToolTip(cost_tooltip(turn, prices))
         if turn.status == TurnStatus.COMPLETED and turn.text:
             self.status.setText(figures)
             ink_label(self.status, Ink.MUTED)
@@ -270,6 +279,12 @@ class TurnView(QFrame):
         else:
             self.status.setText(f"Failed: {turn.error}")
             self.action_buttons["retry"].show()
+
+    def show_cost_again(self) -> None:
+        """Other prices: a finished answer's figures line (its cost) says it again."""
+        turn = self.turn
+        if turn.status not in RUNNING and turn.figures.total_tokens:
+            self._show_status(turn)
 
     def _show_blocked(self, turn: Turn) -> None:
         """A 403 from the allowlist: which list refused (once the lists are read), and the action that fixes

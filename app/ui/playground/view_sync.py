@@ -43,6 +43,7 @@ class ViewSync(QObject):
         service.turn_finished.connect(self.finish_view)
         service.turn_shown.connect(self.finish_view)
         service.conversation_reset.connect(self.clear)
+        service.prices.changed.connect(self.show_costs_again)
 
     def add_view(self, index: int) -> None:
         # A turn just sent is built once its request is written (see ViewCatchUp); a reopened one at once.
@@ -70,6 +71,11 @@ class ViewSync(QObject):
         self.views.clear()
         self.cleared.emit()
         self.streaming.emit(False)
+
+    def show_costs_again(self) -> None:
+        """Other prices: each finished answer's cost is said again (views built later use them anyway)."""
+        for view in self.views.built():
+            view.show_cost_again()
 
     def _refresh_view(self, index: int) -> None:
         view = self.views.get(index)
