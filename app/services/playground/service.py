@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from app.api.requests import ResponseCreateParams
     from app.core.playground.functions import ToolSettings
     from app.core.playground.turn_runner import TurnRun
-    from app.core.playground.turns import Attachment, Figures, RequestOptions, Turn
+    from app.core.playground.turns import Attachment, Figures, RequestOptions, RequestPlan, Turn
+    from app.core.prompt_turns import PromptUse
     from app.schema.items import UrlCitation
 
 __all__ = ["FLUSH_INTERVAL_MS", "PlaygroundService", "TurnDetails"]
@@ -64,19 +65,45 @@ class PlaygroundService(QObject):
         index = len(self.turns) if index is None else index
         return build_request(self.turns[:index], prompt, attachments, options, self.server).body
 
+    def _plan(
+        self,
+        prompt: str,
+        attachments: list[Attachment],
+        options: RequestOptions,
+        source: PromptUse | None,
+        stores: bool,
+    ) -> tuple[RequestPlan, str]:
+        """The next turn's request and its message as shown: from a stored prompt when `source` is one
+        (the `prompt` parameter where the service keeps it, `stores`; its filled text otherwise)."""
+        from app.core.playground.turns import build_request
+
+        if source is None:
+            return build_request(self.turns, prompt, attachments, options, self.server), prompt
+        from app.core.prompt_turns import prompt_turn
+
+        return prompt_turn(self.turns, source, prompt, attachments, options, self.server, stores)
+
     @property
     def server(self) -> str:
         """The profile whose server the next request goes to: a conversation's chain lives on one server."""
         profile = self.session.profile
         return profile.id if profile is not None else ""
 
-    def send(self, prompt: str, attachments: list[Attachment], options: RequestOptions) -> int:
-        """Start a new turn; returns its index. A turn already streaming is stopped first."""
-        from app.core.playground.turns import Turn, build_request
+    def send(
+        self,
+        prompt: str,
+        attachments: list[Attachment],
+        options: RequestOptions,
+        source: PromptUse | None = None,
+        stores: bool = False,
+    ) -> int:
+        """Start a new turn (from the stored prompt `source` when given); returns its index. A turn already
+        streaming is stopped first."""
+        from app.core.playground.turns import Turn
 
         self._leave_waiting_calls()
         self.stop()
-        plan = build_request(self.turns, prompt, attachments, options, self.server)
+        plan, prompt = self._plan(prompt, attachments, options, source, stores)
         turn = Turn(
             prompt,
             list(attachments),
@@ -89,6 +116,9 @@ class PlaygroundService(QObject):
             chain_requested=options.chain_on_server,
             server=self.server,
         )
+        if source is not None:
+            turn.prompt_id, turn.prompt_version = source.stored.id, source.version_number
+            turn.prompt_name = source.stored.name
         self.turns.append(turn)
         index = len(self.turns) - 1
         self.turn_added.emit(index)
@@ -254,16 +284,23 @@ class PlaygroundService(QObject):
         return next((turn.tools for turn in reversed(self.turns) if turn.tools.functions), None)
 
     def code_snippets(
-        self, prompt: str, attachments: list[Attachment], options: RequestOptions
+        self,
+        prompt: str,
+        attachments: list[Attachment],
+        options: RequestOptions,
+        source: PromptUse | None = None,
+        stores: bool = False,
     ) -> dict[str, str]:
-        """The request the next turn would send (a greeting when nothing is typed), as code in each language:
-        the profile's address and the names of the variables holding its secrets, never their values."""
+        """The request the next turn would send (a greeting when nothing is typed and no prompt is in use),
+        as code in each language: the profile's address and the names of the variables holding its
+        secrets, never their values."""
         from app.core.playground.snippets import all_snippets
 
         profile, client = self.session.profile, self.session.client
+        typed = prompt if source is not None else prompt or "Hello"
         return all_snippets(
             client.base_url if client else "",
-            self.build_body(prompt or "Hello", attachments, options),
+            self._plan(typed, attachments, options, source, stores)[0].body,
             profile.api_key_env if profile else "SERVICE_API_KEY",
             self.session.snippet_network(),
             options.tools.functions,
