@@ -21,23 +21,12 @@ from app.api.prompts import StoredPrompt
 from app.core.profile import Profile
 from app.ui.main_window import MainWindow
 from app.ui.playground.tab import PlaygroundTab
+from app.ui.prompts.tab import PromptsTab
 from tests.conftest import Sandbox
 from tests.gui.reach import body_of
 from tests.gui.test_playground import wait_done
 from tests.gui.test_playground_servers import choose_profile
-
-TRIP = {"name": "Trip planner", "instructions": "You plan trips to {{city}}.", "input": "Plan {{days}} days."}
-
-
-def stored_twice(client: httpx.Client, org_id: str) -> StoredPrompt:
-    """The trip planner with two variables, saved twice: its second version."""
-    first = client.post(f"/organizations/{org_id}/prompts", json={**TRIP, "note": "first"}).json()
-    second = client.post(
-        f"/organizations/{org_id}/prompts/{first['id']}/versions",
-        json={**TRIP, "input": "Plan {{days}} days in {{city}}.", "note": "names the city"},
-    )
-    assert second.status_code == 200, second.text
-    return StoredPrompt.model_validate(second.json())
+from tests.sandbox.test_get_code_prompts import stored_twice
 
 
 def session_prompt(console: MainWindow) -> StoredPrompt:
@@ -45,7 +34,9 @@ def session_prompt(console: MainWindow) -> StoredPrompt:
     client = console.session.client
     assert client is not None
     settings = client.transport.settings
-    with httpx.Client(base_url=client.base_url, headers={"authorization": f"Bearer {settings.admin_key}"}) as web:
+    with httpx.Client(
+        base_url=client.base_url, headers={"authorization": f"Bearer {settings.admin_key}"}
+    ) as web:
         return stored_twice(web, client.prompts.org_id)
 
 
@@ -76,6 +67,10 @@ def test_a_prompt_from_the_picker_holds_send_until_filled_and_the_sandbox_fills_
     assert tab.service.turns == []  # Ctrl+Enter is held too
     qtbot.keyClicks(panel.fields["days"], "3")
     qtbot.waitUntil(lambda: held(tab) == "")  # once the sandbox said it keeps the version
+    code = tab.code_snippets()  # Get code: the prompt parameter, the key by its variable's name only
+    key = console.session.client.transport.settings.api_key  # type: ignore[union-attr]
+    assert key and all(stored.id in text and '"city": "Lisbon"' in text for text in code.values())
+    assert all("instructions" not in text and key not in text for text in code.values())
 
     qtbot.mouseClick(tab.send_button, Qt.MouseButton.LeftButton)
     wait_done(qtbot, tab)
@@ -93,8 +88,8 @@ def test_a_prompt_from_the_picker_holds_send_until_filled_and_the_sandbox_fills_
     assert panel.fields["city"].text() == "Lisbon"  # kept for the next turn of this conversation
     source.linkActivated.emit("prompt")  # the link: that version in the Prompts tab
     prompts = console.tabs.widget(2)
-    assert console.tabs.currentIndex() == 2
-    qtbot.waitUntil(lambda: prompts.editor.heading.text() == "Trip planner — version 2")  # type: ignore[attr-defined]
+    assert console.tabs.currentIndex() == 2 and isinstance(prompts, PromptsTab)
+    qtbot.waitUntil(lambda: prompts.editor.heading.text() == "Trip planner — version 2")
 
 
 def test_use_in_playground_carries_the_values_and_each_conversation_keeps_its_own(
@@ -103,8 +98,6 @@ def test_use_in_playground_carries_the_values_and_each_conversation_keeps_its_ow
     session_prompt(console)
     view = {action.text(): action for action in console.menus.view_menu.actions()}
     view["Prompts"].trigger()
-    from app.ui.prompts.tab import PromptsTab
-
     prompts = console.tabs.widget(2)
     assert isinstance(prompts, PromptsTab)
     qtbot.waitUntil(lambda: prompts.list.count() == 1)
