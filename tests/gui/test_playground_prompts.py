@@ -125,7 +125,9 @@ def test_use_in_playground_carries_the_values_and_each_conversation_keeps_its_ow
 
     tab.keeper.new()  # another conversation: no prompt in it
     assert not panel.isVisible() and held(tab) == ""
-    tab.keeper.open(first)  # back: its prompt and values
+    tab.keeper.open(first)  # back, read from the file: its turn's source and its prompt and values
+    source = tab.views[0].findChild(QLabel, "prompt_source")
+    assert source is not None and source.text() == '<a href="prompt">from prompt Trip planner v2</a>'
     assert panel.isVisible() and panel.fields["city"].text() == "Kyoto" and panel.fields["days"].text() == "2"
     qtbot.mouseClick(panel.put_away_button, Qt.MouseButton.LeftButton)
     assert not panel.isVisible()
