@@ -71,13 +71,11 @@ def prompt_turn(
     stores: bool = True,
 ) -> tuple[RequestPlan, str]:
     """The request of a turn from `use` after `earlier` (what the person typed goes after the prompt's
-    message), and the turn's message as shown and kept in the history. The prompt's instructions replace
-    the Playground's; the Playground's model and options win over the prompt's (the person chose them)."""
+    message), and the turn's message as shown and kept in the history. What the Playground sets (model,
+    instructions, options) wins over the prompt's, as the service applies a request's own."""
     filled = prompt_request(use.stored, use.values, stores, options.model)
     if stores:
-        plan = build_request(
-            earlier, typed, attachments, dataclasses.replace(options, instructions=""), server
-        )
+        plan = build_request(earlier, typed, attachments, options, server)
         body = cast(dict[str, Any], plan.body)
         body["prompt"] = filled["prompt"]
         if not typed and not attachments:
@@ -85,7 +83,7 @@ def prompt_turn(
         shown = "\n\n".join(filter(None, (use.message(), typed)))
         return plan, shown
     shown = "\n\n".join(filter(None, (str(filled.get("input", "")), typed)))
-    instructions = str(filled.get("instructions", ""))
+    instructions = options.instructions.strip() or str(filled.get("instructions", ""))
     plan = build_request(
         earlier, shown, attachments, dataclasses.replace(options, instructions=instructions), server
     )

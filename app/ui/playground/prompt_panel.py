@@ -7,8 +7,8 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QFormLayout,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -23,6 +23,8 @@ from app.ui.widgets.keyboard import tab_chain
 
 from .composer import Composer
 
+FIELDS_PER_LINE = 2
+
 
 class PromptPanel(QFrame):
     open_requested = Signal(str, str)  # prompt id, version: shown in the Prompts tab
@@ -33,6 +35,7 @@ class PromptPanel(QFrame):
         """`before`: the control Tab reaches the panel from (the panel's fields, then the message box)."""
         super().__init__(parent, objectName="prompt_panel")
         self.source, self.composer, self.before = source, composer, before
+        self._placeholder = composer.message.placeholderText()  # the message box's own, without a prompt
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.fields: dict[str, QLineEdit] = {}
         self._shown: tuple[str, str] | None = None  # the prompt and version the fields are for
@@ -41,18 +44,20 @@ class PromptPanel(QFrame):
         self.put_away_button = QPushButton("Stop using prompt", objectName="prompt_put_away")
         self.put_away_button.setToolTip("Send what is typed in the message box alone")
         self.put_away_button.clicked.connect(source.put_away)
-        self.form = QFormLayout()
-        self.form.setContentsMargins(0, 0, 0, 0)
+        self.grid = QWidget()  # the fields, made again for each prompt version
         self.reason = QLabel(objectName="prompt_reason", wordWrap=True)
         self.reason.setStyleSheet(css(Ink.CAUTION))
+        # One line for the prompt, why Send waits and the way out; the fields two to a line below: at
+        # 800x600 the conversation keeps its room.
         top = QHBoxLayout()
-        top.addWidget(self.heading, 1)
+        top.addWidget(self.heading)
+        top.addWidget(self.reason, 1)
         top.addWidget(self.put_away_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.addLayout(top)
-        layout.addLayout(self.form)
-        layout.addWidget(self.reason)
+        self.column = QVBoxLayout(self)
+        self.column.setContentsMargins(6, 2, 6, 4)
+        self.column.setSpacing(2)
+        self.column.addLayout(top)
+        self.column.addWidget(self.grid)
         source.changed.connect(self.sync)
         self.sync()
 
@@ -60,6 +65,11 @@ class PromptPanel(QFrame):
         use = self.source.use
         self.setVisible(use is not None)
         self.composer.hold_send(self.source.problem())
+        self.composer.message.setPlaceholderText(
+            self._placeholder
+            if use is None
+            else "Optional: a message after the prompt's (Ctrl+Enter to send)"
+        )
         if use is None:
             self._shown = None
             return
@@ -76,19 +86,26 @@ class PromptPanel(QFrame):
         self.reason.setVisible(bool(self.reason.text()))
 
     def _build_fields(self, names: list[str]) -> None:
-        while self.form.rowCount():
-            self.form.removeRow(0)
+        grid = QWidget()
+        layout = QGridLayout(grid)
+        layout.setContentsMargins(0, 0, 0, 0)
         self.fields = {}
-        for name in names:
+        for index, name in enumerate(names):
             field = QLineEdit(objectName=f"prompt_variable_{name}", placeholderText="required")
             field.setAccessibleName(f"Prompt variable {name}")
             field.setToolTip(f"The value of {{{{{name}}}}} in the prompt (required)")
             field.textChanged.connect(lambda text, name=name: self.source.set_value(name, text))
-            label = QLabel(f"&{name}", buddy=field)
-            self.form.addRow(label, field)
+            row, column = divmod(index, FIELDS_PER_LINE)
+            layout.addWidget(QLabel(f"&{name}", buddy=field), row, 2 * column)
+            layout.addWidget(field, row, 2 * column + 1)
             self.fields[name] = field
+        for column in range(FIELDS_PER_LINE):
+            layout.setColumnStretch(2 * column + 1, 1)
         if not names:
-            self.form.addRow(QLabel("This prompt has no {{variables}}.", objectName="prompt_no_variables"))
+            layout.addWidget(QLabel("This prompt has no {{variables}}.", objectName="prompt_no_variables"))
+        self.column.replaceWidget(self.grid, grid)
+        self.grid.deleteLater()
+        self.grid = grid
         tab_chain(self.before, *self.fields.values(), self.put_away_button, self.composer.message)
 
     def _open(self) -> None:
