@@ -86,6 +86,17 @@ def test_a_prompt_from_the_picker_holds_send_until_filled_and_the_sandbox_fills_
     assert source.text() == '<a href="prompt">from prompt Trip planner v2</a>'
 
     assert panel.fields["city"].text() == "Lisbon"  # kept for the next turn of this conversation
+
+    panel.fields["days"].clear()
+    qtbot.keyClicks(panel.fields["days"], "5")  # the form changes; Regenerate sends the turn as it went
+    qtbot.mouseClick(tab.views[0].action_buttons["regenerate"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.service.turns[0] is not turn)
+    wait_done(qtbot, tab)
+    again = tab.service.turns[0]
+    assert again.status == "completed" and body_of(again)["prompt"] == sent["prompt"]
+    assert again.prompt == "Plan 3 days in Lisbon." and again.prompt_id == stored.id
+    source = tab.views[0].findChild(QLabel, "prompt_source")
+    assert source is not None and source.text() == '<a href="prompt">from prompt Trip planner v2</a>'
     source.linkActivated.emit("prompt")  # the link: that version in the Prompts tab
     prompts = console.tabs.widget(2)
     assert console.tabs.currentIndex() == 2 and isinstance(prompts, PromptsTab)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,9 @@ class PlaygroundService(QObject):
         self.session = session
         self.turns: list[Turn] = []
         self._current: TurnRun | None = None  # the turn streaming now
+        # Turns sent from a stored prompt (by index): the prompt, its values, what was typed and whether the
+        # service kept it, so that Regenerate or Retry sends them the same way.
+        self._sources: dict[int, tuple[PromptUse, str, bool]] = {}
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
@@ -103,6 +107,7 @@ class PlaygroundService(QObject):
 
         self._leave_waiting_calls()
         self.stop()
+        typed = prompt
         plan, prompt = self._plan(prompt, attachments, options, source, stores)
         turn = Turn(
             prompt,
@@ -121,6 +126,8 @@ class PlaygroundService(QObject):
             turn.prompt_name = source.stored.name
         self.turns.append(turn)
         index = len(self.turns) - 1
+        if source is not None:  # the values as sent: the form may change before a Regenerate
+            self._sources[index] = (dataclasses.replace(source, values=dict(source.values)), typed, stores)
         self.turn_added.emit(index)
         task = self.session.tasks.start("playground.stream", self._run(index))
         task.add_done_callback(lambda _task: self._never_started(index))
@@ -146,18 +153,28 @@ class PlaygroundService(QObject):
     def resend_from(self, index: int, prompt: str, options: RequestOptions) -> int:
         """Edit an earlier message (or regenerate the last answer): drop it and the turns after, send again."""
         attachments = self.turns[index].attachments if index < len(self.turns) else []
+        # The same message again (Regenerate, Retry) goes as it went; an edited one is the person's text.
+        again = (
+            self._sources.get(index)
+            if index < len(self.turns) and self.turns[index].prompt == prompt
+            else None
+        )
+        self._sources = {kept: source for kept, source in self._sources.items() if kept < index}
         self.stop()
         del self.turns[index:]
         self.conversation_reset.emit()
         for i in range(len(self.turns)):  # nothing of these changed: shown again, not finished (saved) again
             self.turn_added.emit(i)
             self.turn_shown.emit(i)
+        if again is not None:
+            return self.send(again[1], attachments, options, again[0], again[2])
         return self.send(prompt, attachments, options)
 
     def restore(self, turns: list[Turn]) -> None:
         """Show a saved conversation: its turns replace the current ones, finished as they were."""
         self.stop()
         self.turns[:] = turns
+        self._sources.clear()
         self.conversation_reset.emit()
         for index in range(len(self.turns)):
             self.turn_added.emit(index)
@@ -167,6 +184,7 @@ class PlaygroundService(QObject):
     def new_conversation(self) -> None:
         self.stop()
         self.turns.clear()
+        self._sources.clear()
         self.conversation_reset.emit()
         self.totals_changed.emit()
 
