@@ -36,9 +36,9 @@ SEARCH_PAUSE_MS = 250  # a search is sent once typing pauses, not at every key
 
 
 class PromptsTab(QWidget):
-    # The version shown and the values typed for its variables, to send from in the Playground (the main
-    # window's open_prompt_in_playground takes it there; the Evals window may emit it for a row).
-    playground_requested = Signal(StoredPrompt, dict)
+    # A version, the values of its variables and a model ("": the prompt's own), to send from in the
+    # Playground: the main window's open_prompt_in_playground takes it there (Evals may emit it for a row).
+    playground_requested = Signal(StoredPrompt, dict, str)
 
     def __init__(self, session: ConsoleSession, library: PromptLibrary | None = None) -> None:
         super().__init__(objectName="prompts_tab")
@@ -165,7 +165,7 @@ class PromptsTab(QWidget):
     def _use_in_playground(self) -> None:
         shown = self._saved_shown()
         if shown is not None:
-            self.playground_requested.emit(shown, self.variables.values())
+            self.playground_requested.emit(shown, self.variables.values(), self.editor.model.text().strip())
 
     def _show(self, stored: StoredPrompt) -> None:
         self.shown = stored
