@@ -96,6 +96,14 @@ class TextParam(TypedDict):
     format: JsonSchemaFormat
 
 
+class PromptParam(TypedDict):
+    """A stored prompt's version and the values of its `{{variables}}`, which the service fills in."""
+
+    id: str
+    version: str
+    variables: dict[str, str]
+
+
 class ResponseCreateParams(TypedDict, total=False):
     """POST /responses."""
 
@@ -112,6 +120,7 @@ class ResponseCreateParams(TypedDict, total=False):
     parallel_tool_calls: bool
     text: TextParam
     stream: bool
+    prompt: PromptParam
 
 
 class EntryCreateParams(TypedDict):

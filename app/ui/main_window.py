@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QResizeEvent
 
     from app.core.playground.turns import Turn
+    from app.core.prompt_turns import StoredPrompt
     from app.services.security.address_admission import AddressAdmission
 
 if TYPE_CHECKING:  # built after the window's first frame (ensure_tabs): their imports cost ~100 ms
@@ -132,6 +133,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._tab_shown)
         self._playground.allow_ip_requested.connect(self.allow_ip)
         self._playground.settings_requested.connect(self.open_settings)
+        self._playground.prompt_version_requested.connect(self.open_prompt_version)
         self.sidebar_action = self.menus.add_sidebar_toggle(self._show_sidebar)
         self._sidebar_stepped_aside = False
         self._fit_sidebar()
@@ -173,6 +175,21 @@ class MainWindow(QMainWindow):
 
             self._prompts = PromptsTab(self.session)
             self._put_tab(2, self._prompts)
+            self._prompts.playground_requested.connect(self.open_prompt_in_playground)
+
+    def open_prompt_in_playground(
+        self, stored: StoredPrompt, values: dict[str, str] | None = None, model: str = ""
+    ) -> None:
+        """The Playground, sending from this prompt version with its variables filled (editable there)."""
+        self.tabs.setCurrentWidget(self.playground)
+        self.playground.use_prompt(stored, values, model)
+
+    def open_prompt_version(self, prompt_id: str, version: str) -> None:
+        """The Prompts tab on one version of a prompt (a Playground turn's "from prompt NAME vN")."""
+        self.tabs.setCurrentIndex(2)  # built as it is shown
+        self._ensure_prompts()
+        assert self._prompts is not None
+        self._prompts.open_version(prompt_id, version)
 
     def _ensure_security(self) -> None:
         if self._security is not None:

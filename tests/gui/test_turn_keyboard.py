@@ -38,7 +38,7 @@ def ringed(widget: QWidget) -> bool:
 def test_the_conversation_shows_a_ring_when_tabbed_to(qtbot: QtBot, tab: PlaygroundTab) -> None:
     tab.chain.setFocus(Qt.FocusReason.TabFocusReason)
     qtbot.waitUntil(tab.chain.hasFocus)
-    for _ in range(3):  # Chain on server, New conversation, Get code, then the conversation
+    for _ in range(4):  # Chain on server, New conversation, Prompt…, Get code, then the conversation
         focused = QApplication.focusWidget()
         assert focused is not None
         qtbot.keyClick(focused, Qt.Key.Key_Tab)

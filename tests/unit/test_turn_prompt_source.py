@@ -6,11 +6,12 @@ from app.core.playground.turns import Turn
 
 def test_prompt_source_survives_save_and_reopen() -> None:
     turn = Turn(prompt="hello", attachments=[], model="m", chain_on_server=False)
-    turn.prompt_id, turn.prompt_version = "pmpt_greet", 3
+    turn.prompt_id, turn.prompt_version, turn.prompt_name = "pmpt_greet", 3, "Greeter"
     saved = shown_again(turn)
     reopened = Turn(prompt="hello", attachments=[], model="m", chain_on_server=False)
     restore_shown(reopened, saved)
     assert (reopened.prompt_id, reopened.prompt_version) == ("pmpt_greet", 3)
+    assert reopened.prompt_name == "Greeter"  # "from prompt Greeter v3" reads the same reopened
 
 
 def test_a_damaged_prompt_source_loses_only_itself() -> None:

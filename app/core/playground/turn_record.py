@@ -52,7 +52,11 @@ def shown_again(turn: Turn) -> dict[str, Any]:
         "timeline": [[entry.seconds, entry.type] for entry in turn.timeline[:TIMELINE_LIMIT]],
         "timeline_total": len(turn.timeline),
         "schema": turn.schema,
-        "prompt": {"id": turn.prompt_id, "version": turn.prompt_version} if turn.prompt_id else None,
+        "prompt": (
+            {"id": turn.prompt_id, "version": turn.prompt_version, "name": turn.prompt_name}
+            if turn.prompt_id
+            else None
+        ),
     }
 
 
@@ -153,6 +157,7 @@ def restore_shown(turn: Turn, details: Mapping[str, Any]) -> None:
         version = source.get("version")
         turn.prompt_id = source["id"]
         turn.prompt_version = version if isinstance(version, int) else None
+        turn.prompt_name = _text(source.get("name"))
 
 
 def _text(value: Any) -> str:

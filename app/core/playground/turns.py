@@ -89,6 +89,7 @@ class Turn:
     schema: JsonSchema | None = None  # the JSON schema the answer was asked to match
     prompt_id: str = ""  # the stored prompt the turn's text came from, if any
     prompt_version: int | None = None
+    prompt_name: str = ""  # the prompt's name when the turn was sent ("from prompt NAME vN")
     headers: dict[str, str] = field(default_factory=dict)
     timeline: list[TimelineEntry] = field(default_factory=list)
     figures: Figures = field(default_factory=Figures)

@@ -221,6 +221,7 @@ class ConversationKeeper(QObject):
     """Saves the Playground's turns as they finish, and opens saved conversations in it."""
 
     opened = Signal(str)  # the conversation now shown ("" for a new one)
+    started = Signal(str)  # the new conversation shown was saved under this id (then `opened` with it)
 
     def __init__(
         self,
@@ -248,6 +249,7 @@ class ConversationKeeper(QObject):
             first = (index, stored_turn(turn))
             self.current_id = self.conversations.start(title_from(turn.prompt), turn.model, settings, first)
             if self.current_id is not None:
+                self.started.emit(self.current_id)
                 self.opened.emit(self.current_id)
             return
         newest = index == len(self.playground.turns) - 1

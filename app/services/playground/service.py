@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
     from app.core.playground.functions import ToolSettings
     from app.core.playground.socket_channel import SocketChannel
     from app.core.playground.turn_runner import TurnRun
-    from app.core.playground.turns import Attachment, Figures, RequestOptions, Turn
+    from app.core.playground.turns import Attachment, Figures, RequestOptions, RequestPlan, Turn
+    from app.core.prompt_turns import PromptUse
     from app.schema.items import UrlCitation
 
 __all__ = ["FLUSH_INTERVAL_MS", "PlaygroundService", "TurnDetails"]
@@ -52,6 +54,9 @@ class PlaygroundService(QObject):
         self.prices = price_source(session)  # what the answers cost, shown beside their tokens
         self.turns: list[Turn] = []
         self._current: TurnRun | None = None  # the turn streaming now
+        # Turns sent from a stored prompt (by index): the prompt, its values, what was typed and whether the
+        # service kept it, so that Regenerate or Retry sends them the same way.
+        self._sources: dict[int, tuple[PromptUse, str, bool]] = {}
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
@@ -69,19 +74,46 @@ class PlaygroundService(QObject):
         index = len(self.turns) if index is None else index
         return build_request(self.turns[:index], prompt, attachments, options, self.server).body
 
+    def _plan(
+        self,
+        prompt: str,
+        attachments: list[Attachment],
+        options: RequestOptions,
+        source: PromptUse | None,
+        stores: bool,
+    ) -> tuple[RequestPlan, str]:
+        """The next turn's request and its message as shown: from a stored prompt when `source` is one
+        (the `prompt` parameter where the service keeps it, `stores`; its filled text otherwise)."""
+        from app.core.playground.turns import build_request
+
+        if source is None:
+            return build_request(self.turns, prompt, attachments, options, self.server), prompt
+        from app.core.prompt_turns import prompt_turn
+
+        return prompt_turn(self.turns, source, prompt, attachments, options, self.server, stores)
+
     @property
     def server(self) -> str:
         """The profile whose server the next request goes to: a conversation's chain lives on one server."""
         profile = self.session.profile
         return profile.id if profile is not None else ""
 
-    def send(self, prompt: str, attachments: list[Attachment], options: RequestOptions) -> int:
-        """Start a new turn; returns its index. A turn already streaming is stopped first."""
-        from app.core.playground.turns import Turn, build_request
+    def send(
+        self,
+        prompt: str,
+        attachments: list[Attachment],
+        options: RequestOptions,
+        source: PromptUse | None = None,
+        stores: bool = False,
+    ) -> int:
+        """Start a new turn (from the stored prompt `source` when given); returns its index. A turn already
+        streaming is stopped first."""
+        from app.core.playground.turns import Turn
 
         self._leave_waiting_calls()
         self.stop()
-        plan = build_request(self.turns, prompt, attachments, options, self.server)
+        typed = prompt
+        plan, prompt = self._plan(prompt, attachments, options, source, stores)
         turn = Turn(
             prompt,
             list(attachments),
@@ -94,8 +126,13 @@ class PlaygroundService(QObject):
             chain_requested=options.chain_on_server,
             server=self.server,
         )
+        if source is not None:
+            turn.prompt_id, turn.prompt_version = source.stored.id, source.version_number
+            turn.prompt_name = source.stored.name
         self.turns.append(turn)
         index = len(self.turns) - 1
+        if source is not None:  # the values as sent: the form may change before a Regenerate
+            self._sources[index] = (dataclasses.replace(source, values=dict(source.values)), typed, stores)
         self.turn_added.emit(index)
         task = self.session.tasks.start("playground.stream", self._run(index))
         task.add_done_callback(lambda _task: self._never_started(index))
@@ -121,12 +158,21 @@ class PlaygroundService(QObject):
     def resend_from(self, index: int, prompt: str, options: RequestOptions) -> int:
         """Edit an earlier message (or regenerate the last answer): drop it and the turns after, send again."""
         attachments = self.turns[index].attachments if index < len(self.turns) else []
+        # The same message again (Regenerate, Retry) goes as it went; an edited one is the person's text.
+        again = (
+            self._sources.get(index)
+            if index < len(self.turns) and self.turns[index].prompt == prompt
+            else None
+        )
+        self._sources = {kept: source for kept, source in self._sources.items() if kept < index}
         self.stop()
         del self.turns[index:]
         self.conversation_reset.emit()
         for i in range(len(self.turns)):  # nothing of these changed: shown again, not finished (saved) again
             self.turn_added.emit(i)
             self.turn_shown.emit(i)
+        if again is not None:
+            return self.send(again[1], attachments, options, again[0], again[2])
         return self.send(prompt, attachments, options)
 
     def restore(self, turns: list[Turn]) -> None:
@@ -134,6 +180,7 @@ class PlaygroundService(QObject):
         self.stop()
         self._close_socket()
         self.turns[:] = turns
+        self._sources.clear()
         self.conversation_reset.emit()
         for index in range(len(self.turns)):
             self.turn_added.emit(index)
@@ -144,6 +191,7 @@ class PlaygroundService(QObject):
         self.stop()
         self._close_socket()
         self.turns.clear()
+        self._sources.clear()
         self.conversation_reset.emit()
         self.totals_changed.emit()
 
@@ -286,16 +334,23 @@ class PlaygroundService(QObject):
         return next((turn.tools for turn in reversed(self.turns) if turn.tools.functions), None)
 
     def code_snippets(
-        self, prompt: str, attachments: list[Attachment], options: RequestOptions
+        self,
+        prompt: str,
+        attachments: list[Attachment],
+        options: RequestOptions,
+        source: PromptUse | None = None,
+        stores: bool = False,
     ) -> dict[str, str]:
-        """The request the next turn would send (a greeting when nothing is typed), as code in each language:
-        the profile's address and the names of the variables holding its secrets, never their values."""
+        """The request the next turn would send (a greeting when nothing is typed and no prompt is in use),
+        as code in each language: the profile's address and the names of the variables holding its
+        secrets, never their values."""
         from app.core.playground.snippets import all_snippets
 
         profile, client = self.session.profile, self.session.client
+        typed = prompt if source is not None else prompt or "Hello"
         return all_snippets(
             client.base_url if client else "",
-            self.build_body(prompt or "Hello", attachments, options),
+            self._plan(typed, attachments, options, source, stores)[0].body,
             profile.api_key_env if profile else "SERVICE_API_KEY",
             self.session.snippet_network(),
             options.tools.functions,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -127,3 +127,32 @@ class AttachmentBar(QWidget):
             button.setToolTip(f"{attachment.label}\nClick to remove")
             button.clicked.connect(lambda _=False, i=index: self.remove(i))
             self.thumbs.addWidget(button)
+
+
+class ImageDrops:
+    """The Playground tab's images, all through its attachment bar: what is attached, the notice of a
+    refused one, attaching a file or URL, and images dropped on the tab (a base of the tab, before QWidget)."""
+
+    attachment_bar: AttachmentBar
+
+    @property
+    def attachments(self) -> list[Attachment]:
+        return self.attachment_bar.attachments
+
+    @property
+    def image_notice(self) -> QLabel:
+        return self.attachment_bar.notice
+
+    def attach_file(self, path: Path) -> None:
+        self.attachment_bar.attach_file(path)
+
+    def attach_url(self, url: str) -> None:
+        self.attachment_bar.attach_url(url)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self.attachment_bar.can_take(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.attachment_bar.attach_dropped(event.mimeData())
+        event.acceptProposedAction()

@@ -43,6 +43,8 @@ class Composer(QWidget):
         self.send_button.clicked.connect(self.send_clicked)
         self.stop_button = QPushButton("Stop", objectName="stop", enabled=False)
         self.stop_button.clicked.connect(self.stop_clicked)
+        self._streaming = False
+        self._held = ""  # why Send waits (a stored prompt's variable left empty); "" when it need not
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.message, 1)
@@ -57,5 +59,12 @@ class Composer(QWidget):
         self.message.setMaximumHeight(max(lines, min(MESSAGE_HEIGHT, tab_height // MESSAGE_SHARE)))
 
     def set_streaming(self, streaming: bool) -> None:
-        self.send_button.setEnabled(not streaming)
+        self._streaming = streaming
+        self.send_button.setEnabled(not streaming and not self._held)
         self.stop_button.setEnabled(streaming)
+
+    def hold_send(self, reason: str) -> None:
+        """Keep Send disabled while `reason` is not "" (its tooltip says why)."""
+        self._held = reason
+        self.send_button.setToolTip(reason)
+        self.send_button.setEnabled(not self._streaming and not reason)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -21,13 +20,14 @@ from PySide6.QtWidgets import (
 
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
 from app.services.playground.function_library import FunctionLibrary
+from app.services.playground.prompt_source import PromptSource
 from app.services.playground.service import PlaygroundService
 from app.services.session.session import ConsoleSession
 from app.services.session.ui_state import PlaygroundState
 
 from ..widgets.flow_layout import flow_row
 from ..widgets.keyboard import tab_chain
-from .attachments import AttachmentBar
+from .attachments import AttachmentBar, ImageDrops
 from .composer import Composer
 from .conversations import ConversationSidebar
 from .cost_total import ConversationCost
@@ -35,11 +35,13 @@ from .empty_state import install_empty_state
 from .model_box import ModelBox
 from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
+from .prompt_panel import PromptPanel
 from .transcript import Transcript
 from .view_sync import ViewSync
 
 if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog, comparison or find bar
-    from app.core.playground.turns import Attachment, RequestOptions, SchemaCheck
+    from app.core.playground.turns import RequestOptions, SchemaCheck
+    from app.core.prompt_turns import StoredPrompt
     from app.services.playground.compare import CompareService
 
     from .compare import CompareDialog
@@ -47,9 +49,10 @@ if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog,
     from .turn_view import TurnView
 
 
-class PlaygroundTab(QWidget):
+class PlaygroundTab(ImageDrops, QWidget):
     allow_ip_requested = Signal(int)  # the turn the allowlist refused
     settings_requested = Signal()
+    prompt_version_requested = Signal(str, str)  # a stored prompt's id and version, for the Prompts tab
 
     def __init__(
         self,
@@ -63,6 +66,7 @@ class PlaygroundTab(QWidget):
         self.conversations = conversations or ConversationsService(session.data_dir, session.bus, self)
         self.keeper = ConversationKeeper(self.service, self.conversations, self)
         self.function_library = FunctionLibrary(session.data_dir, session.bus, self)
+        self.prompt_source = PromptSource(session, self.keeper, self)  # the stored prompt sent from, if any
         self.setAcceptDrops(True)
         self._build()
         self.view_sync = ViewSync(self.service, self.transcript, self._build_view, self)
@@ -90,12 +94,14 @@ class PlaygroundTab(QWidget):
         new.clicked.connect(self.keeper.new)
         code = QPushButton("Get code", objectName="get_code")
         code.clicked.connect(self.show_code)
+        pick = self.prompt_button = QPushButton("Prompt…", objectName="choose_prompt")
+        pick.clicked.connect(self.choose_prompt)
         self.totals = QLabel(objectName="totals")
         # The totals give way in a small window (the whole line stays in the tooltip): the row must fit 800 px.
         self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # The controls wrap onto a second line in a narrow window (twice the scale on a laptop) rather than
         # making the window wider than the screen.
-        top.addWidget(flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, code), 1)
+        top.addWidget(flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, pick, code), 1)
         top.addWidget(self.totals)
 
         self.options_panel = OptionsPanel()
@@ -122,6 +128,8 @@ class PlaygroundTab(QWidget):
         self.message.image_pasted.connect(self.attachment_bar.attach_qimage)
         self.composer.send_clicked.connect(self.send)
         self.composer.stop_clicked.connect(self.stop)
+        self.prompt_panel = PromptPanel(self.prompt_source, self.composer, self.attachment_bar.url_button)
+        self.prompt_panel.open_requested.connect(self.prompt_version_requested)
 
         self.transcript = Transcript()
         self.transcript.setObjectName("conversation")
@@ -148,6 +156,7 @@ class PlaygroundTab(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.conversation_splitter, 1)
         layout.addWidget(self.attachment_bar)
+        layout.addWidget(self.prompt_panel)
         layout.addWidget(self.composer)
         # Tab in reading order: the conversations on the left, the row above the conversation, the
         # conversation, its options, then what is sent; Tab leaves the message box for Send (Composer).
@@ -156,6 +165,7 @@ class PlaygroundTab(QWidget):
         tab_chain(
             self.web_search, self.chain, new, code, self.transcript, self.instructions, self.params_toggle
         )
+        tab_chain(new, self.prompt_button, code)
         tab_chain(bar.attach_button, bar.url_button, self.message, self.send_button, self.stop_button)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.send)
@@ -222,30 +232,6 @@ class PlaygroundTab(QWidget):
     def schema(self) -> SchemaCheck:
         return self.options_panel.schema()
 
-    # -- images (the attachment bar holds them) ---------------------------------------------------------
-
-    @property
-    def attachments(self) -> list[Attachment]:
-        return self.attachment_bar.attachments
-
-    @property
-    def image_notice(self) -> QLabel:
-        return self.attachment_bar.notice
-
-    def attach_file(self, path: Path) -> None:
-        self.attachment_bar.attach_file(path)
-
-    def attach_url(self, url: str) -> None:
-        self.attachment_bar.attach_url(url)
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if self.attachment_bar.can_take(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        self.attachment_bar.attach_dropped(event.mimeData())
-        event.acceptProposedAction()
-
     # -- sending ----------------------------------------------------------------------------------
 
     def options(self) -> RequestOptions:
@@ -258,16 +244,30 @@ class PlaygroundTab(QWidget):
         return self.options_panel.request_options(model, web_search, chain)
 
     def send(self) -> None:
-        text = self.message.toPlainText().strip()
-        if not text and not self.attachments:
-            return
+        text, source = self.message.toPlainText().strip(), self.prompt_source.use
+        if (not text and not self.attachments and source is None) or self.prompt_source.problem():
+            return  # a prompt's empty variable: the panel above says which
         if self.structured.isChecked():
             check = self.schema()
             if not check.ok:
                 self.schema_status.setText(check.message + " Fix the schema or turn structured output off.")
                 return
-        self.service.send(text, self.attachment_bar.take(), self.options())
+        stores = bool(self.prompt_source.stores())  # None, not known yet, holds Send (problem above)
+        self.service.send(text, self.attachment_bar.take(), self.options(), source, stores)
         self.message.clear()
+
+    def use_prompt(self, stored: StoredPrompt, values: dict[str, str] | None = None, model: str = "") -> None:
+        """Send from this stored prompt version in the open conversation, its variables filled with `values`
+        (each still editable), on `model` (else the prompt's own): the Prompts tab and Evals call this."""
+        self.prompt_source.start(stored, values)
+        self.model.prefer(model or stored.model or self.model.currentText())
+
+    def choose_prompt(self) -> None:
+        from .prompt_picker import PromptPicker  # built at the first use: a launch picks no prompt
+
+        self.prompt_picker = PromptPicker(self.session, self)
+        self.prompt_picker.chosen.connect(self.use_prompt)
+        self.prompt_picker.open()
 
     def stop(self) -> None:
         self.service.stop()
@@ -297,6 +297,7 @@ class PlaygroundTab(QWidget):
         view.allow_ip_requested.connect(self.allow_ip_requested.emit)
         view.settings_requested.connect(self.settings_requested.emit)
         view.outputs_submitted.connect(self._send_outputs)
+        view.prompt_requested.connect(self.prompt_version_requested)
         return view
 
     def _send_outputs(self, index: int, outputs: dict[str, str]) -> None:
@@ -330,9 +331,9 @@ class PlaygroundTab(QWidget):
         TextTabsDialog("Inspector", inspector_text(self.service.turns[index]), self).show()
 
     def code_snippets(self) -> dict[str, str]:
-        return self.service.code_snippets(
-            self.message.toPlainText().strip(), self.attachments, self.options()
-        )
+        typed, source = self.message.toPlainText().strip(), self.prompt_source.use
+        stores = self.prompt_source.stores()
+        return self.service.code_snippets(typed, self.attachments, self.options(), source, bool(stores))
 
     def show_code(self) -> None:
         from .dialogs import TextTabsDialog

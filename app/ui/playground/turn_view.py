@@ -51,6 +51,7 @@ class TurnView(QFrame):
     allow_ip_requested = Signal(int)  # the turn refused by the allowlist
     settings_requested = Signal()
     outputs_submitted = Signal(int, dict)  # the turn, call id -> output
+    prompt_requested = Signal(str, str)  # the stored prompt's id and version the turn was sent from
 
     def __init__(self, service: PlaygroundService, index: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -68,6 +69,8 @@ class TurnView(QFrame):
             mode = "new conversation" if index == 0 else "whole history sent"
         self.prompt_label = QLabel(f"<b>You</b> · {turn.model} · <i>{mode}</i>")
         header.addWidget(self.prompt_label, 1)
+        if turn.prompt_id:
+            header.addWidget(self._prompt_source(turn))
         self.edit_button = QToolButton(text="Edit")
         self.edit_button.setToolTip("Edit this message and send it again from here")
         self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.index))
@@ -161,6 +164,17 @@ class TurnView(QFrame):
         self._waiting.timeout.connect(self._show_waiting)
         if turn.status in (TurnStatus.PENDING, TurnStatus.STREAMING) and not turn.text:
             self._waiting.start()
+
+    def _prompt_source(self, turn: Turn) -> QLabel:
+        """ "from prompt NAME vN", a link to that version in the Prompts tab."""
+        version = str(turn.prompt_version or "")
+        name = html.escape(turn.prompt_name or turn.prompt_id)
+        label = QLabel(f'<a href="prompt">from prompt {name} v{version}</a>')
+        label.setObjectName("prompt_source")
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        label.setToolTip("Open this version of the prompt in the Prompts tab")
+        label.linkActivated.connect(lambda _link: self.prompt_requested.emit(turn.prompt_id, version))
+        return label
 
     @property
     def turn(self) -> Turn:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -36,6 +36,10 @@ SEARCH_PAUSE_MS = 250  # a search is sent once typing pauses, not at every key
 
 
 class PromptsTab(QWidget):
+    # A version, the values of its variables and a model ("": the prompt's own), to send from in the
+    # Playground: the main window's open_prompt_in_playground takes it there (Evals may emit it for a row).
+    playground_requested = Signal(StoredPrompt, dict, str)
+
     def __init__(self, session: ConsoleSession, library: PromptLibrary | None = None) -> None:
         super().__init__(objectName="prompts_tab")
         self.library = library or PromptLibrary(session, self)
@@ -54,6 +58,11 @@ class PromptsTab(QWidget):
         self.variables = VariablesForm()
         self.send_button = QPushButton("Sen&d", objectName="prompt_send")
         self.code_button = QPushButton("Get &code", objectName="prompt_code")
+        self.playground_button = QPushButton("Use in &Playground", objectName="prompt_use_in_playground")
+        self.playground_button.setToolTip(
+            "Send from this version in the Playground, the values typed here kept"
+        )
+        self._wanted_version = ""  # open_version's version, shown once the prompt's versions are read
         self.answer_from = QLabel("", objectName="prompt_answer_from", wordWrap=True)
         self.answer = QPlainTextEdit(objectName="prompt_answer", readOnly=True)
         self.answer.setPlaceholderText("The answer to a Send shows here.")
@@ -79,6 +88,7 @@ class PromptsTab(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.send_button)
         row.addWidget(self.code_button)
+        row.addWidget(self.playground_button)
         row.addWidget(self.answer_from, 1)
         try_layout.addLayout(row)
         try_layout.addWidget(self.answer, 1)
@@ -108,6 +118,7 @@ class PromptsTab(QWidget):
         self.versions.version_opened.connect(self._show)
         self.send_button.clicked.connect(self._send)
         self.code_button.clicked.connect(self.show_code)
+        self.playground_button.clicked.connect(self._use_in_playground)
         library.listed.connect(self._fill_list)
         library.versions_read.connect(self._versions_read)
         library.saved.connect(lambda made: self.status.setText(f"Saved {made.name}, version {made.version}."))
@@ -142,7 +153,19 @@ class PromptsTab(QWidget):
         self.versions.show_versions(self.library.versions)
         self.evaluate_button.setEnabled(bool(self.library.versions))
         if self.library.versions:
-            self._show(self.library.versions[0])
+            wanted = [stored for stored in self.library.versions if stored.version == self._wanted_version]
+            self._show((wanted or self.library.versions)[0])
+        self._wanted_version = ""
+
+    def open_version(self, prompt_id: str, version: str) -> None:
+        """Show this version of the prompt (a Playground turn's "from prompt NAME vN")."""
+        self._wanted_version = version
+        self.library.open(prompt_id)
+
+    def _use_in_playground(self) -> None:
+        shown = self._saved_shown()
+        if shown is not None:
+            self.playground_requested.emit(shown, self.variables.values(), self.editor.model.text().strip())
 
     def _show(self, stored: StoredPrompt) -> None:
         self.shown = stored
@@ -185,7 +208,9 @@ class PromptsTab(QWidget):
         draft = self.editor.draft()
         saved = PromptDraft.of(self.shown) if self.shown else None
         if saved is None or (saved.instructions, saved.message) != (draft.instructions, draft.message):
-            self.status.setText("Save the changes first: Send and Get code use a saved version.")
+            self.status.setText(
+                "Save the changes first: Send, Get code and the Playground use a saved version."
+            )
             return None
         return self.shown
 
