@@ -101,6 +101,12 @@ def test_a_required_tool_choice_the_upstream_ignored_fails_the_response(
             model="service-pro", input="Say hello", tools=[WEATHER], tool_choice=forced, stream=True
         )
         events = [strict_event(event) for event in stream]
+        cut = strict(
+            api.responses.create(
+                model="service-pro", input="A story", tools=[WEATHER], tool_choice="required"
+            )
+        )
+    assert cut.status == "incomplete"  # cut at max_tokens before any call: not a choice ignored
     assert upstream.bodies[0]["tool_choice"] == "required"  # sent, and answered in text all the same
     named = strict(events[-1].response)
     assert events[-1].type == "response.failed" and named.status == "failed"

@@ -25,10 +25,17 @@ SandboxFactory = Any
 
 
 @pytest.fixture
-def chat_upstream() -> Iterator[RecordingUpstream]:
+def chat_server() -> Iterator[RecordingUpstream]:
     """A chat server that honours `include_usage`, as llama.cpp's own server and LiteLLM do."""
     with recording_upstream(usage_in_stream=True) as upstream:
         yield upstream
+
+
+@pytest.fixture
+def chat_upstream() -> Iterator[str]:
+    """The base URL of such a server (tests/sandbox/test_responses_socket.py uses it too)."""
+    with recording_upstream(usage_in_stream=True) as upstream:
+        yield upstream.url
 
 
 def _api(sandbox: Sandbox) -> Any:
@@ -63,9 +70,9 @@ def test_a_responses_upstreams_calls_are_the_sandboxs_own_events(sandbox_factory
 
 
 def test_chat_tool_calls_are_translated_both_ways(
-    sandbox_factory: SandboxFactory, chat_upstream: RecordingUpstream
+    sandbox_factory: SandboxFactory, chat_server: RecordingUpstream
 ) -> None:
-    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_upstream.url, upstream_api="chat")
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_server.url, upstream_api="chat")
     with _api(front) as api:
         first = strict(
             api.responses.create(
@@ -82,10 +89,10 @@ def test_chat_tool_calls_are_translated_both_ways(
             model="service-pro", input=[output], previous_response_id=first.id, tools=[WEATHER]
         )
     assert (call.name, json.loads(call.arguments)) == ("get_weather", {"city": "Oslo", "days": 2})
-    sent = chat_upstream.bodies[0]
+    sent = chat_server.bodies[0]
     assert sent["tools"][0]["function"]["name"] == "get_weather" and sent["tool_choice"] == "required"
     assert sent["parallel_tool_calls"] is False
-    history = chat_upstream.bodies[1]["messages"]
+    history = chat_server.bodies[1]["messages"]
     assert history[-2]["tool_calls"][0] == {
         "id": call.call_id,
         "type": "function",
@@ -95,9 +102,9 @@ def test_chat_tool_calls_are_translated_both_ways(
 
 
 def test_an_answer_cut_at_max_tokens_is_incomplete_with_the_upstreams_usage(
-    sandbox_factory: SandboxFactory, chat_upstream: RecordingUpstream
+    sandbox_factory: SandboxFactory, chat_server: RecordingUpstream
 ) -> None:
-    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_upstream.url, upstream_api="chat")
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_server.url, upstream_api="chat")
     with _api(front) as api:
         plain = strict(api.responses.create(model="service-pro", input="Tell a story", max_output_tokens=16))
         stream = api.responses.create(
@@ -109,7 +116,7 @@ def test_an_answer_cut_at_max_tokens_is_incomplete_with_the_upstreams_usage(
         assert response.incomplete_details.reason == "max_output_tokens"
         assert response.usage is not None
         assert (response.usage.input_tokens, response.usage.output_tokens) == (17, 16)  # the upstream's own
-    assert events[-1].type == "response.incomplete" and chat_upstream.bodies[0]["max_tokens"] == 16
+    assert events[-1].type == "response.incomplete" and chat_server.bodies[0]["max_tokens"] == 16
 
 
 def test_a_responses_upstreams_incomplete_answer_stays_incomplete(sandbox_factory: SandboxFactory) -> None:
@@ -126,15 +133,13 @@ def test_a_responses_upstreams_incomplete_answer_stays_incomplete(sandbox_factor
 
 
 def test_a_streamed_upstream_failure_keeps_its_whole_reason_on_one_line(
-    sandbox_factory: SandboxFactory, chat_upstream: RecordingUpstream
+    sandbox_factory: SandboxFactory, chat_server: RecordingUpstream
 ) -> None:
-    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_upstream.url, upstream_api="chat")
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_server.url, upstream_api="chat")
     with _api(front) as api:
         stream = api.responses.create(model="service-pro", input="please fail", stream=True)
         events = [strict_event(event) for event in stream]
     error = events[-1]
     assert error.type == "error" and error.code == "upstream_error"
-    assert (
-        "litellm.BadRequestError: the model crashed" in error.message and chat_upstream.url in error.message
-    )
+    assert "litellm.BadRequestError: the model crashed" in error.message and chat_server.url in error.message
     assert "Traceback" not in error.message and "\n" not in error.message
