@@ -1,5 +1,7 @@
 """A Chat Completions server on loopback that records every body it receives and answers as
-llama-cpp-python's server (0.3.36) does, for the upstream engine's tests that must run on every machine.
+llama-cpp-python's server (0.3.36) does, for the upstream engine's tests that must run on every machine;
+with `speaks_responses` it answers `/responses` too, as LiteLLM's proxy does (whole or streamed, its usage
+in both).
 
 What it copies from the real server (tests/peers meets that one): a message whose `content` is null is a 500
 with pydantic's validation errors; `tool_choice: "required"` is not enforced (it answers in text);
@@ -60,6 +62,7 @@ class RecordingUpstream:
     bodies: list[dict[str, Any]]
     usage_in_stream: bool = False
     refuses_stream_options: bool = False
+    speaks_responses: bool = False  # answers `/responses` too, as LiteLLM's proxy does
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -101,10 +104,45 @@ def _chunks(answer: Answer, with_usage: bool) -> Iterator[dict[str, Any]]:
         yield {"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [], "usage": USAGE}
 
 
+def _response(answer: Answer) -> dict[str, Any]:
+    """A Responses object as LiteLLM's proxy builds it from a chat completion."""
+    output: list[dict[str, Any]] = []
+    if answer.text:
+        part = {"type": "output_text", "text": answer.text, "annotations": []}
+        output.append({"type": "message", "id": "msg_1", "role": "assistant", "content": [part]})
+    for call in _tool_calls(answer):
+        function = call["function"]
+        output.append({"type": "function_call", "call_id": call["id"], **function})
+    usage = {"input_tokens": USAGE["prompt_tokens"], "output_tokens": USAGE["completion_tokens"]}
+    status = "incomplete" if answer.finish == "length" else "completed"
+    return {"id": "resp_1", "object": "response", "status": status, "output": output, "usage": usage}
+
+
+def _response_events(answer: Answer) -> Iterator[dict[str, Any]]:
+    whole = _response(answer)
+    yield {"type": "response.created", "response": {**whole, "status": "in_progress", "output": []}}
+    for index, item in enumerate(whole["output"]):
+        if item["type"] == "message":
+            delta = item["content"][0]["text"]
+            yield {"type": "response.output_text.delta", "output_index": index, "delta": delta}
+        else:
+            yield {"type": "response.output_item.added", "output_index": index, "item": item}
+            yield {"type": "response.output_item.done", "output_index": index, "item": item}
+    yield {"type": f"response.{whole['status']}", "response": whole}
+
+
 def _handler(upstream: RecordingUpstream) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            if self.path.endswith("/responses") and upstream.speaks_responses:
+                upstream.bodies.append(body)
+                answer = answer_to(json.dumps(body["input"]))
+                if body.get("stream"):
+                    self._stream(_response_events(answer))
+                else:
+                    self._json(200, _response(answer))
+                return
             if not self.path.endswith("/chat/completions"):
                 self._json(404, {"detail": "Not Found"})
                 return
@@ -123,12 +161,15 @@ def _handler(upstream: RecordingUpstream) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._json(200, _whole(answer))
                 return
+            asked = bool((body.get("stream_options") or {}).get("include_usage"))
+            self._stream(_chunks(answer, asked and upstream.usage_in_stream))
+
+        def _stream(self, events: Iterator[dict[str, Any]]) -> None:
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.end_headers()
-            asked = bool((body.get("stream_options") or {}).get("include_usage"))
-            for chunk in _chunks(answer, asked and upstream.usage_in_stream):
-                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            for event in events:
+                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             self.wfile.write(b"data: [DONE]\n\n")
 
         def _json(self, status: int, payload: dict[str, Any]) -> None:
@@ -147,10 +188,10 @@ def _handler(upstream: RecordingUpstream) -> type[BaseHTTPRequestHandler]:
 
 @contextmanager
 def recording_upstream(
-    usage_in_stream: bool = False, refuses_stream_options: bool = False
+    usage_in_stream: bool = False, refuses_stream_options: bool = False, speaks_responses: bool = False
 ) -> Iterator[RecordingUpstream]:
     """The server, running on its own thread for the block."""
-    upstream = RecordingUpstream("", [], usage_in_stream, refuses_stream_options)
+    upstream = RecordingUpstream("", [], usage_in_stream, refuses_stream_options, speaks_responses)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(upstream))
     # shutdown() waits for serve_forever to look at its flag, every poll_interval (0.5 s by default).
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)

@@ -115,13 +115,18 @@ def test_a_required_tool_choice_the_upstream_ignored_fails_the_response(
     assert "tool_choice was 'required'" in plain.error.message and plain.error.code == "server_error"
 
 
-def test_a_responses_upstreams_whole_answer_keeps_its_calls(sandbox_factory: SandboxFactory) -> None:
-    upstream: Sandbox = sandbox_factory()
-    front: Sandbox = sandbox_factory(
-        engine="upstream", upstream_url=upstream.url, upstream_key=upstream.creds.api_key
-    )
-    with _api(front) as api:
-        response = strict(api.responses.create(model="service-pro", input="the weather?", tools=[WEATHER]))
-    (call,) = calls_of(response)
-    assert call.name == "get_weather" and json.loads(call.arguments)["days"] >= 1
-    assert response.usage is not None and response.usage.input_tokens > 0
+def test_a_responses_upstream_is_asked_whole_or_streamed_as_the_client_reads(
+    sandbox_factory: SandboxFactory,
+) -> None:
+    with recording_upstream(speaks_responses=True) as upstream:
+        front = sandbox_factory(engine="upstream", upstream_url=upstream.url, upstream_api="responses")
+        with _api(front) as api:
+            plain = strict(api.responses.create(model="service-pro", input="the weather?", tools=[WEATHER]))
+            stream = api.responses.create(model="service-pro", input="Hello", stream=True)
+            final = strict([strict_event(event) for event in stream][-1].response)
+        asked = [body["stream"] for body in upstream.bodies]
+    assert asked == [False, True]  # LiteLLM's streamed tool calls are never involved for a client that waits
+    (call,) = calls_of(plain)
+    assert (call.name, json.loads(call.arguments)) == ("get_weather", {"city": "Oslo", "days": 2})
+    assert final.output_text == "Hello there."
+    assert _usage(plain) == _usage(final) == (17, 16)
