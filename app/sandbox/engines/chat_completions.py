@@ -3,7 +3,8 @@
 Chat Completions (llama.cpp's server, llama-cpp-python, older Ollama and vLLM) and the Responses API
 itself: requests are built from the sandbox's typed request, and streamed answers are read back into
 engine steps (text deltas, function-call deltas, the upstream's own usage and whether it cut the answer at
-max_output_tokens), so the sandbox always streams its own well-formed events.
+max_output_tokens), so the sandbox always streams its own well-formed events. Whole answers, asked for
+when the client does not stream, are read in upstream_whole.py.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ class ChatForm:
 
 
 class UpstreamFailure(Exception):
-    """The upstream's stream reported a failure after it began (an `error` or `response.failed` event)."""
+    """The upstream's answer reported a failure: a stream after it began (an `error` or `response.failed`
+    event), or a whole answer that carries an error."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
