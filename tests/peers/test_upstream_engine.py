@@ -260,3 +260,23 @@ def test_a_required_tool_choice_llama_cpp_ignores_fails_the_response(front: Sand
         response = client.post("/responses", json=body).json()
     assert response["status"] == "failed", response  # llama-cpp-python answers "required" in text
     assert "tool_choice was 'required'" in response["error"]["message"]
+
+
+def test_a_call_through_the_liteLLM_proxy_is_whole_for_a_client_that_waits(
+    sandbox_factory: SandboxFactory, proxy: Peer
+) -> None:
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=proxy.base_url, upstream_key=PROXY_KEY)
+    tool = {"type": "function", "name": "get_weather", "parameters": CITY}
+    body = {
+        "model": "service-pro",
+        "input": "Weather in Oslo?",
+        "tools": [tool],
+        "tool_choice": {"type": "function", "name": "get_weather"},
+        "max_output_tokens": 60,
+        "temperature": 0,
+    }
+    with slow_client(front) as client:
+        response = client.post("/responses", json=body).json()
+    calls = [item for item in response["output"] if item["type"] == "function_call"]
+    assert calls and calls[0]["name"] == "get_weather", response
+    assert isinstance(json.loads(calls[0]["arguments"])["city"], str)
