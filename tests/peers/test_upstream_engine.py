@@ -202,3 +202,81 @@ def test_an_answer_the_liteLLM_proxy_cut_is_incomplete(sandbox_factory: SandboxF
         body = {"model": "service-pro", "input": "Tell a long story about the sea.", "max_output_tokens": 16}
         response = client.post("/responses", json=body).json()
     assert response["status"] == "incomplete" and response["usage"]["output_tokens"] <= 16, response
+
+
+def test_a_tool_loops_second_round_passes_through_llama_cpp(front: Sandbox) -> None:
+    tool = {"type": "function", "name": "get_weather", "parameters": CITY}
+    forced = {"type": "function", "name": "get_weather"}
+    with slow_client(front) as client:
+        body = {"model": "service-pro", "tools": [tool], "max_output_tokens": 60, "temperature": 0}
+        first = client.post("/responses", json={**body, "input": "Weather in Oslo?", "tool_choice": forced})
+        (call,) = [item for item in first.json()["output"] if item["type"] == "function_call"]
+        output = {"type": "function_call_output", "call_id": call["call_id"], "output": "Sunny, 21 C"}
+        second = client.post(
+            "/responses",
+            json={
+                **body,
+                "input": [output],
+                "previous_response_id": first.json()["id"],
+                "max_output_tokens": 24,
+            },
+        )
+    assert second.status_code == 200, second.text  # null content here was llama-cpp-python's 500
+    assert second.json()["status"] in ("completed", "incomplete"), second.json()
+
+
+def test_usage_of_a_whole_answer_is_llama_cpps_own(front: Sandbox, llama: Peer) -> None:
+    prompt = "Tell a long story about the sea."
+    with slow_client(front) as client:
+        answer = client.post(
+            "/responses", json={"model": "service-pro", "input": prompt, "max_output_tokens": 16}
+        ).json()
+    with httpx.Client(timeout=180) as plain:
+        direct = plain.post(
+            f"{llama.base_url}/chat/completions",
+            json={"model": "x", "messages": [{"role": "user", "content": prompt}], "max_tokens": 16},
+        ).json()
+    usage = answer["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"]) == (
+        direct["usage"]["prompt_tokens"],
+        direct["usage"]["completion_tokens"],
+    ), (answer, direct)
+
+
+def test_a_required_tool_choice_llama_cpp_ignores_fails_the_response(front: Sandbox) -> None:
+    tool = {"type": "function", "name": "get_weather", "parameters": CITY}
+    # A schema's grammar ends the text: offered tools, this small model otherwise writes to the cap.
+    answer = {"type": "object", "properties": {"answer": {"enum": ["yes", "no"]}}, "required": ["answer"]}
+    body = {
+        "model": "service-pro",
+        "input": "Is the sea wet?",
+        "tools": [tool],
+        "tool_choice": "required",
+        "text": {"format": {"type": "json_schema", "name": "reply", "schema": answer}},
+        "max_output_tokens": 48,
+        "temperature": 0,
+    }
+    with slow_client(front) as client:
+        response = client.post("/responses", json=body).json()
+    assert response["status"] == "failed", response  # llama-cpp-python answers "required" in text
+    assert "tool_choice was 'required'" in response["error"]["message"]
+
+
+def test_a_call_through_the_liteLLM_proxy_is_whole_for_a_client_that_waits(
+    sandbox_factory: SandboxFactory, proxy: Peer
+) -> None:
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=proxy.base_url, upstream_key=PROXY_KEY)
+    tool = {"type": "function", "name": "get_weather", "parameters": CITY}
+    body = {
+        "model": "service-pro",
+        "input": "Weather in Oslo?",
+        "tools": [tool],
+        "tool_choice": {"type": "function", "name": "get_weather"},
+        "max_output_tokens": 60,
+        "temperature": 0,
+    }
+    with slow_client(front) as client:
+        response = client.post("/responses", json=body).json()
+    calls = [item for item in response["output"] if item["type"] == "function_call"]
+    assert calls and calls[0]["name"] == "get_weather", response
+    assert isinstance(json.loads(calls[0]["arguments"])["city"], str)

@@ -2,99 +2,40 @@
 out as the sandbox's own events; Chat Completions `tool_calls`, `finish_reason: "length"`, usage and a
 mid-stream failure are read truthfully.
 
-The Chat Completions side here is a small fake server on loopback, because llama.cpp's server cannot run on
-every machine (tests/peers meets the real one under the `peers` marker); it answers from scripts that hold
-exactly what llama.cpp and LiteLLM send.
+The Chat Completions side here is a recording server on loopback (recording_upstream.py), because llama.cpp's
+server cannot run on every machine (tests/peers meets the real one under the `peers` marker); it answers
+from scripts that hold exactly what llama.cpp and LiteLLM send.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import openai
 import pytest
 
 from tests.conftest import Sandbox
+from tests.sandbox.recording_upstream import RecordingUpstream, recording_upstream
 from tests.sandbox.test_function_calling import WEATHER, calls_of
 from tests.sandbox.test_official_client import strict, strict_event
 
 SandboxFactory = Any
-TRACEBACK = (
-    "litellm.BadRequestError: the model crashed\n"
-    "Traceback (most recent call last):\n"
-    '  File "proxy.py", line 1, in <module>\n'
-    "ValueError: boom"
-)
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {
-        "id": "c1",
-        "object": "chat.completion.chunk",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-
-
-def _script(prompt: str) -> list[dict[str, Any]]:
-    """What the fake server streams for a prompt: a tool call, an answer cut at max_tokens, or a failure."""
-    if "weather" in prompt:
-        call = {
-            "index": 0,
-            "id": "up_1",
-            "type": "function",
-            "function": {"name": "get_weather", "arguments": ""},
-        }
-        pieces = ['{"city": ', '"Oslo", "days": 2}']
-        return [
-            _chunk({"role": "assistant", "tool_calls": [call]}),
-            *[_chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}) for piece in pieces],
-            _chunk({}, "tool_calls"),
-        ]
-    if "fail" in prompt:
-        return [_chunk({"content": "Half an"}), {"error": {"message": TRACEBACK, "code": 500}}]
-    usage = {"prompt_tokens": 11, "completion_tokens": 16, "total_tokens": 27}
-    return [
-        _chunk({"content": "A long answer that the upstream cut"}),
-        _chunk({}, "length"),
-        {"choices": [], "usage": usage},
-    ]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    bodies: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        if not self.path.endswith("/chat/completions"):
-            self.send_error(404)
-            return
-        type(self).bodies.append(body)
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.end_headers()
-        prompt = json.dumps(body["messages"])
-        for chunk in _script(prompt):
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        self.wfile.write(b"data: [DONE]\n\n")
-
-    def log_message(self, *_: Any) -> None:
-        pass
+@pytest.fixture
+def chat_server() -> Iterator[RecordingUpstream]:
+    """A chat server that honours `include_usage`, as llama.cpp's own server and LiteLLM do."""
+    with recording_upstream(usage_in_stream=True) as upstream:
+        yield upstream
 
 
 @pytest.fixture
 def chat_upstream() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    # shutdown() waits for serve_forever to look at its flag, every poll_interval (0.5 s by default).
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    _Handler.bodies = []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    """The base URL of such a server (tests/sandbox/test_responses_socket.py uses it too)."""
+    with recording_upstream(usage_in_stream=True) as upstream:
+        yield upstream.url
 
 
 def _api(sandbox: Sandbox) -> Any:
@@ -129,9 +70,9 @@ def test_a_responses_upstreams_calls_are_the_sandboxs_own_events(sandbox_factory
 
 
 def test_chat_tool_calls_are_translated_both_ways(
-    sandbox_factory: SandboxFactory, chat_upstream: str
+    sandbox_factory: SandboxFactory, chat_server: RecordingUpstream
 ) -> None:
-    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_upstream, upstream_api="chat")
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_server.url, upstream_api="chat")
     with _api(front) as api:
         first = strict(
             api.responses.create(
@@ -148,10 +89,10 @@ def test_chat_tool_calls_are_translated_both_ways(
             model="service-pro", input=[output], previous_response_id=first.id, tools=[WEATHER]
         )
     assert (call.name, json.loads(call.arguments)) == ("get_weather", {"city": "Oslo", "days": 2})
-    sent = _Handler.bodies[0]
+    sent = chat_server.bodies[0]
     assert sent["tools"][0]["function"]["name"] == "get_weather" and sent["tool_choice"] == "required"
     assert sent["parallel_tool_calls"] is False
-    history = _Handler.bodies[1]["messages"]
+    history = chat_server.bodies[1]["messages"]
     assert history[-2]["tool_calls"][0] == {
         "id": call.call_id,
         "type": "function",
@@ -161,9 +102,9 @@ def test_chat_tool_calls_are_translated_both_ways(
 
 
 def test_an_answer_cut_at_max_tokens_is_incomplete_with_the_upstreams_usage(
-    sandbox_factory: SandboxFactory, chat_upstream: str
+    sandbox_factory: SandboxFactory, chat_server: RecordingUpstream
 ) -> None:
-    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_upstream, upstream_api="chat")
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_server.url, upstream_api="chat")
     with _api(front) as api:
         plain = strict(api.responses.create(model="service-pro", input="Tell a story", max_output_tokens=16))
         stream = api.responses.create(
@@ -173,11 +114,9 @@ def test_an_answer_cut_at_max_tokens_is_incomplete_with_the_upstreams_usage(
     for response in (plain, strict(events[-1].response)):
         assert response.status == "incomplete" and response.incomplete_details is not None
         assert response.incomplete_details.reason == "max_output_tokens"
-        assert response.usage is not None and (response.usage.input_tokens, response.usage.output_tokens) == (
-            11,
-            16,
-        )
-    assert events[-1].type == "response.incomplete" and _Handler.bodies[0]["max_tokens"] == 16
+        assert response.usage is not None
+        assert (response.usage.input_tokens, response.usage.output_tokens) == (17, 16)  # the upstream's own
+    assert events[-1].type == "response.incomplete" and chat_server.bodies[0]["max_tokens"] == 16
 
 
 def test_a_responses_upstreams_incomplete_answer_stays_incomplete(sandbox_factory: SandboxFactory) -> None:
@@ -194,13 +133,13 @@ def test_a_responses_upstreams_incomplete_answer_stays_incomplete(sandbox_factor
 
 
 def test_a_streamed_upstream_failure_keeps_its_whole_reason_on_one_line(
-    sandbox_factory: SandboxFactory, chat_upstream: str
+    sandbox_factory: SandboxFactory, chat_server: RecordingUpstream
 ) -> None:
-    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_upstream, upstream_api="chat")
+    front: Sandbox = sandbox_factory(engine="upstream", upstream_url=chat_server.url, upstream_api="chat")
     with _api(front) as api:
         stream = api.responses.create(model="service-pro", input="please fail", stream=True)
         events = [strict_event(event) for event in stream]
     error = events[-1]
     assert error.type == "error" and error.code == "upstream_error"
-    assert "litellm.BadRequestError: the model crashed" in error.message and chat_upstream in error.message
+    assert "litellm.BadRequestError: the model crashed" in error.message and chat_server.url in error.message
     assert "Traceback" not in error.message and "\n" not in error.message

@@ -58,9 +58,29 @@ def check_outputs(refs: list[tuple[str, str]], messages: list[Message]) -> None:
             )
 
 
+def _check_choice(request: EngineRequest, calls: list[CallRecord]) -> str | None:
+    """Why the calls do not do what tool_choice required (a model that does not enforce it, behind the
+    upstream engine, may answer in text instead), or None."""
+    plan = request.tools
+    if not plan.active or plan.mode != "required" or plan.call_limit == 0:
+        return None
+    if plan.forced is not None:
+        forced = plan.find(plan.forced)
+        namespace = forced.namespace if forced else None
+        if not any(call.name == plan.forced and call.namespace == namespace for call in calls):
+            return f"The model did not call '{quote(plan.forced)}', which tool_choice required."
+    elif not calls:
+        return "The model answered without calling a function, though tool_choice was 'required'."
+    return None
+
+
 def check_calls(request: EngineRequest, calls: list[CallRecord]) -> str | None:
-    """Why a call of a `strict` function does not fit its parameters schema (the answer then fails, as a
-    broken structured output does), or None."""
+    """Why the answer's calls break the request: none made where tool_choice required one, or a call of a
+    `strict` function that does not fit its parameters schema (the answer then fails, as a broken
+    structured output does); or None."""
+    refused = _check_choice(request, calls)
+    if refused is not None:
+        return refused
     for call in calls:
         spec = next(
             (s for s in request.tools.offered if s.name == call.name and s.namespace == call.namespace), None

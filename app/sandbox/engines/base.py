@@ -106,6 +106,9 @@ class Conversation:
 
     request: EngineRequest
     history: list[Message]
+    # Whether the client sees the answer as it is made (a stream, a socket, a background run that may be
+    # read live); False when it waits for the whole answer, which an engine may then fetch in one piece.
+    live: bool = True
 
     @property
     def messages(self) -> list[Message]:

@@ -3,13 +3,15 @@
 Chat Completions (llama.cpp's server, llama-cpp-python, older Ollama and vLLM) and the Responses API
 itself: requests are built from the sandbox's typed request, and streamed answers are read back into
 engine steps (text deltas, function-call deltas, the upstream's own usage and whether it cut the answer at
-max_output_tokens), so the sandbox always streams its own well-formed events.
+max_output_tokens), so the sandbox always streams its own well-formed events. Whole answers, asked for
+when the client does not stream, are read in upstream_whole.py.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from app.sandbox.request.engine_request import Message
@@ -26,8 +28,20 @@ from .upstream_tools import (
 _CHAT_ROLES = {"developer": "system"}  # chat servers know system, user, assistant
 
 
+@dataclass(frozen=True)
+class ChatForm:
+    """What a chat server takes, learnt from its refusals: `schema_in_json_object` sends a JSON schema the way
+    llama.cpp's servers take it (`{"type": "json_object", "schema": ...}`) to those that refuse the standard
+    `json_schema` format; `usage_in_stream` asks a stream for its usage (`stream_options`), which a few
+    servers refuse as an unknown parameter."""
+
+    schema_in_json_object: bool = False
+    usage_in_stream: bool = True
+
+
 class UpstreamFailure(Exception):
-    """The upstream's stream reported a failure after it began (an `error` or `response.failed` event)."""
+    """The upstream's answer reported a failure: a stream after it began (an `error` or `response.failed`
+    event), or a whole answer that carries an error."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -58,14 +72,8 @@ def _common_options(conversation: Conversation) -> dict[str, Any]:
     return options
 
 
-def chat_request(
-    conversation: Conversation, model: str, schema_in_json_object: bool = False
-) -> dict[str, Any]:
-    """A streamed `POST /chat/completions` body for the conversation.
-
-    `schema_in_json_object` sends a JSON schema the way llama.cpp's servers take it, `{"type": "json_object",
-    "schema": ...}`, for the servers that refuse the standard `json_schema` response format.
-    """
+def chat_request(conversation: Conversation, model: str, form: ChatForm = ChatForm()) -> dict[str, Any]:
+    """A `POST /chat/completions` body for the conversation, streamed when the client sees the answer live."""
     request = conversation.request
     messages: list[dict[str, Any]] = []
     if request.instructions:
@@ -76,11 +84,13 @@ def chat_request(
             messages.append({"role": "tool", "tool_call_id": message.call_id, "content": message.text()})
         elif message.calls:
             calls = chat_calls(message.calls)
-            messages.append({"role": role, "content": message.text() or None, "tool_calls": calls})
+            # "" where there is no text, never null: llama-cpp-python's server refuses a null content.
+            messages.append({"role": role, "content": message.text(), "tool_calls": calls})
         else:
             messages.append({"role": role, "content": _chat_content(message)})
-    body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
-    body["stream_options"] = {"include_usage": True}
+    body: dict[str, Any] = {"model": model, "messages": messages, "stream": conversation.live}
+    if conversation.live and form.usage_in_stream:
+        body["stream_options"] = {"include_usage": True}  # the upstream's own counts, as a last chunk
     body.update(_common_options(conversation))
     body.update(chat_tool_options(request.tools))
     if request.max_output_tokens is not None:
@@ -88,7 +98,7 @@ def chat_request(
     text_format = request.text_format
     if text_format["type"] == "json_object":
         body["response_format"] = {"type": "json_object"}
-    elif text_format["type"] == "json_schema" and schema_in_json_object:
+    elif text_format["type"] == "json_schema" and form.schema_in_json_object:
         body["response_format"] = {"type": "json_object", "schema": text_format["schema"]}
     elif text_format["type"] == "json_schema":
         schema = {key: text_format[key] for key in ("name", "schema", "strict") if key in text_format}
@@ -103,14 +113,15 @@ def _responses_content(message: Message) -> str | list[dict[str, Any]]:
 
 
 def responses_request(conversation: Conversation, model: str) -> dict[str, Any]:
-    """A streamed `POST /responses` body carrying the whole history (the sandbox keeps the chain itself)."""
+    """A `POST /responses` body carrying the whole history (the sandbox keeps the chain itself), streamed
+    when the client sees the answer live."""
     request = conversation.request
     items = [
         item
         for message in conversation.messages
         for item in responses_items(message, _responses_content(message))
     ]
-    body: dict[str, Any] = {"model": model, "input": items, "stream": True}
+    body: dict[str, Any] = {"model": model, "input": items, "stream": conversation.live}
     body.update(_common_options(conversation))
     body.update(responses_tool_options(request.tools))
     if request.instructions:
@@ -138,19 +149,20 @@ async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[Any]:
             raise UpstreamFailure(f"it sent a malformed stream event: {data[:80]!r}") from None
 
 
-def _count(value: Any) -> int | None:
+def count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def _chat_usage(chunk: dict[str, Any]) -> tuple[int, int] | None:
+def chat_usage(chunk: dict[str, Any]) -> tuple[int, int] | None:
+    """A chat completion's (or a stream's last chunk's) own counts (prompt, completion), when it holds both."""
     usage = chunk.get("usage")
     if not isinstance(usage, dict):
         return None
-    prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    prompt, completion = count(usage.get("prompt_tokens")), count(usage.get("completion_tokens"))
     return None if prompt is None or completion is None else (prompt, completion)
 
 
-def _end(usage: tuple[int, int] | None, cut: bool) -> list[Step]:
+def end_steps(usage: tuple[int, int] | None, cut: bool) -> list[Step]:
     """The last steps: the upstream's own counts when it sent them, and whether it hit max_output_tokens."""
     if usage is not None:
         return [TokenizerUsage(usage[0], usage[1], incomplete=cut)]
@@ -167,7 +179,7 @@ async def chat_deltas(lines: AsyncIterator[str], names: WireNames) -> AsyncItera
             continue
         if isinstance(chunk.get("error"), dict):
             raise UpstreamFailure(str(chunk["error"].get("message") or chunk["error"]))
-        usage = _chat_usage(chunk) or usage
+        usage = chat_usage(chunk) or usage
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):
                 continue
@@ -182,7 +194,7 @@ async def chat_deltas(lines: AsyncIterator[str], names: WireNames) -> AsyncItera
                 piece = _chat_call(call, called, names)
                 if piece is not None:
                     yield piece
-    for step in _end(usage, cut):
+    for step in end_steps(usage, cut):
         yield step
 
 
@@ -205,12 +217,12 @@ def _chat_call(call: Any, called: dict[int, str], names: WireNames) -> FunctionC
 _DELTA_EVENTS = {"response.output_text.delta", "response.text.delta"}
 
 
-def _responses_usage(event: dict[str, Any]) -> tuple[int, int] | None:
-    response = event.get("response")
+def responses_usage(response: Any) -> tuple[int, int] | None:
+    """A Responses answer's own counts (input, output), when it holds both."""
     usage = response.get("usage") if isinstance(response, dict) else None
     if not isinstance(usage, dict):
         return None
-    given, made = _count(usage.get("input_tokens")), _count(usage.get("output_tokens"))
+    given, made = count(usage.get("input_tokens")), count(usage.get("output_tokens"))
     return None if given is None or made is None else (given, made)
 
 
@@ -244,7 +256,7 @@ async def responses_deltas(lines: AsyncIterator[str], names: WireNames) -> Async
             message = error.get("message") if isinstance(error, dict) else None
             raise UpstreamFailure(str(message or "the response failed"))
         elif kind in ("response.completed", "response.incomplete"):
-            for step in _end(_responses_usage(event), kind == "response.incomplete"):
+            for step in end_steps(responses_usage(event.get("response")), kind == "response.incomplete"):
                 yield step
             return
 

@@ -8,10 +8,13 @@ upstream's bytes.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import dataclass
 from enum import Enum
 from functools import partial
+from typing import Any
 
 import httpx
 
@@ -19,6 +22,7 @@ from app.sandbox.errors import ServiceError, one_line
 
 from .base import Conversation, Step
 from .chat_completions import (
+    ChatForm,
     UpstreamFailure,
     chat_deltas,
     chat_request,
@@ -26,9 +30,18 @@ from .chat_completions import (
     responses_request,
 )
 from .upstream_tools import WireNames
+from .upstream_whole import chat_answer, responses_answer
 
 # Upstream statuses that mean "this request", so the sandbox's client gets them as its own 4xx.
 _CLIENT_STATUSES = {400, 413, 415, 422}
+
+
+@dataclass(frozen=True)
+class Reader:
+    """How one API's answers are read into steps: as a stream of SSE lines, or whole (its JSON)."""
+
+    stream: Callable[[AsyncIterator[str]], AsyncIterator[Step]]
+    whole: Callable[[Any], list[Step]]
 
 
 class UpstreamApi(Enum):
@@ -66,7 +79,7 @@ class UpstreamEngine:
         self.url = url.rstrip("/")
         self.model_map = model_map
         self._api: UpstreamApi | None = None if api is UpstreamApi.AUTO else api
-        self._schema_in_json_object = False  # learnt from the first refusal of `json_schema`
+        self._chat_form = ChatForm()  # learnt from a chat server's refusals
         self._probe_lock = asyncio.Lock()
         headers = {"authorization": f"Bearer {key}"} if key else {}
         # No idle connections kept: the sandbox's loop ends with its server, and nothing would close them.
@@ -93,42 +106,65 @@ class UpstreamEngine:
         names = WireNames(conversation.request.tools)
         if api is UpstreamApi.RESPONSES:
             body = responses_request(conversation, model)
-            async for step in self._stream("/responses", body, partial(responses_deltas, names=names)):
+            read = Reader(partial(responses_deltas, names=names), partial(responses_answer, names=names))
+            async for step in self._ask("/responses", body, read):
                 yield step
             return
-        wants_schema = conversation.request.text_format["type"] == "json_schema"
-        body = chat_request(conversation, model, self._schema_in_json_object)
-        read = partial(chat_deltas, names=names)
-        try:
-            async for step in self._stream("/chat/completions", body, read):
-                yield step
-        except ServiceError as error:
-            # llama.cpp's servers take a schema only inside `json_object`: ask again once in their form.
-            # (llama-cpp-python answers 500 for a response format it does not know.)
-            refused = (
-                error.code in ("upstream_refused", "upstream_error") and "response_format" in error.message
-            )
-            if not (wants_schema and refused) or self._schema_in_json_object:
-                raise
-            self._schema_in_json_object = True
-            body = chat_request(conversation, model, schema_in_json_object=True)
-            async for step in self._stream("/chat/completions", body, read):
-                yield step
-
-    async def _stream(
-        self, path: str, body: dict[str, object], read: Callable[[AsyncIterator[str]], AsyncIterator[Step]]
-    ) -> AsyncIterator[Step]:
-        try:
-            async with self.client.stream("POST", self.url + path, json=body) as upstream:
-                if upstream.status_code >= 400:
-                    await upstream.aread()
-                    raise self._refused(path, upstream)
-                async for step in read(upstream.aiter_lines()):
+        read = Reader(partial(chat_deltas, names=names), partial(chat_answer, names=names))
+        while True:
+            answered = False
+            try:
+                body = chat_request(conversation, model, self._chat_form)
+                async for step in self._ask("/chat/completions", body, read):
+                    answered = True
                     yield step
+                return
+            except ServiceError as error:
+                # Asked again only for a refusal before any answer, in the form the refusal points to.
+                if answered or not self._learn(error, conversation):
+                    raise
+
+    def _learn(self, refusal: ServiceError, conversation: Conversation) -> bool:
+        """Whether the refusal names a part of the request this server takes in another form (then kept)."""
+        if refusal.code not in ("upstream_refused", "upstream_error"):
+            return False
+        form = self._chat_form
+        if "stream_options" in refusal.message and form.usage_in_stream and conversation.live:
+            self._chat_form = dataclasses.replace(form, usage_in_stream=False)
+            return True
+        # llama.cpp's servers take a schema only inside `json_object` (llama-cpp-python answers 500 for a
+        # response format it does not know).
+        wants_schema = conversation.request.text_format["type"] == "json_schema"
+        if wants_schema and "response_format" in refusal.message and not form.schema_in_json_object:
+            self._chat_form = dataclasses.replace(form, schema_in_json_object=True)
+            return True
+        return False
+
+    async def _ask(self, path: str, body: dict[str, Any], read: Reader) -> AsyncIterator[Step]:
+        """The upstream's answer as steps: read as it streams, or whole when the body asks for no stream."""
+        try:
+            if body["stream"]:
+                async with self.client.stream("POST", self.url + path, json=body) as upstream:
+                    if upstream.status_code >= 400:
+                        await upstream.aread()
+                        raise self._refused(path, upstream)
+                    async for step in read.stream(upstream.aiter_lines()):
+                        yield step
+                return
+            answer = await self.client.post(self.url + path, json=body)
+            if answer.status_code >= 400:
+                raise self._refused(path, answer)
+            try:
+                whole = answer.json()
+            except ValueError:
+                raise UpstreamFailure(f"it answered with no JSON: {answer.text[:80]!r}") from None
+            for step in read.whole(whole):
+                yield step
         except UpstreamFailure as failure:
+            during = " mid-answer" if body["stream"] else ""
             raise ServiceError(
                 502,
-                f"The upstream server at {self.url} failed mid-answer: {one_line(failure.message)}",
+                f"The upstream server at {self.url} failed{during}: {one_line(failure.message)}",
                 "upstream_error",
             ) from None
         except httpx.HTTPError as error:

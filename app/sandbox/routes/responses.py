@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -155,7 +156,8 @@ class ResponsesRoutes:
                 media_type="text/event-stream",
                 headers={"cache-control": "no-cache", "x-request-id": new_id("req")},
             )
-        async for _ in self.run(project_id, conversation, builder, engine):
+        whole = dataclasses.replace(conversation, live=False)  # the client waits for the whole answer
+        async for _ in self.run(project_id, whole, builder, engine):
             pass
         return JSONResponse(builder.response, headers={"x-request-id": new_id("req")})
 
