@@ -105,3 +105,42 @@ def test_a_dataset_loaded_from_a_file_and_a_run_stopped(
     qtbot.waitUntil(lambda: not dialog.status.text().startswith("Running"), timeout=10000)
     assert dialog.status.text().startswith("Stopped"), dialog.status.text()
     assert dialog.run is not None and len(dialog.run.cells) < 40 and dialog.run_button.isEnabled()
+
+
+def run_and_wait(qtbot: QtBot, dialog: EvalDialog) -> None:
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.status.text().startswith("Running"), timeout=10000)
+    assert dialog.status.text().startswith("Done"), dialog.status.text()
+
+
+def test_a_second_run_says_what_changed_and_a_cell_opens_in_the_playground(
+    qtbot: QtBot, console: MainWindow
+) -> None:
+    dialog = evals_window(qtbot, console)
+    setup = dialog.setup
+    type_cell(qtbot, setup.rows, 0, 0, "apple")
+    type_cell(qtbot, setup.rows, 0, 1, "apple")
+    qtbot.mouseClick(setup.add_row, Qt.MouseButton.LeftButton)
+    type_cell(qtbot, setup.rows, 1, 0, "pear")
+    type_cell(qtbot, setup.rows, 1, 1, "plum")
+    run_and_wait(qtbot, dialog)
+    assert "out tokens, $0.000" in dialog.grid.item(0, 0).toolTip()  # priced at the sandbox's table
+    assert "vs previous run" not in dialog.summary.text()  # nothing before it
+
+    setup.graders.clear()
+    qtbot.keyClicks(setup.graders, "contains:pear")
+    run_and_wait(qtbot, dialog)
+    grid = dialog.grid
+    assert [grid.item(row, 0).text() for row in range(2)] == ["fail ▼", "pass ▲"]
+    assert "pass→fail" in grid.item(0, 0).toolTip() and "fail→pass" in grid.item(1, 0).toolTip()
+    assert grid.item(0, 0).background().color() == grid.item(1, 0).background().color()
+    assert "vs previous run: pass rate ±0 pts" in dialog.summary.text()
+    assert "1 fail→pass, 1 pass→fail" in dialog.summary.text()
+
+    grid.setCurrentCell(1, 0)
+    assert dialog.playground_button.isEnabled()
+    qtbot.mouseClick(dialog.playground_button, Qt.MouseButton.LeftButton)
+    playground = console.playground
+    assert console.tabs.currentIndex() == 0
+    assert playground.message.toPlainText() == "Say pear please"
+    assert playground.model.currentText() == "service-pro"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.evals.sent import SentRequest
 from app.core.prompts.draft import PromptDraft, StoredPrompt
 from app.services.prompts.library import PromptLibrary
 from app.services.session.session import ConsoleSession
@@ -36,6 +37,8 @@ SEARCH_PAUSE_MS = 250  # a search is sent once typing pauses, not at every key
 
 
 class PromptsTab(QWidget):
+    open_in_playground = Signal(SentRequest)  # an eval cell's request, as it was sent
+
     def __init__(self, session: ConsoleSession, library: PromptLibrary | None = None) -> None:
         super().__init__(objectName="prompts_tab")
         self.library = library or PromptLibrary(session, self)
@@ -164,6 +167,7 @@ class PromptsTab(QWidget):
         self.eval_dialog = EvalDialog(
             service, list(self.library.versions), list(self.session.model_details), self
         )
+        self.eval_dialog.open_in_playground.connect(self.open_in_playground)
         self.eval_dialog.show()
 
     def _new(self) -> None:
