@@ -9,12 +9,18 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QTableWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QTableWidget, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
 from app.ui.prompts.eval_dialog import EvalDialog
 from tests.gui.test_prompts_tab import prompts_tab, save
+
+
+def shown(grid: QTableWidget, row: int, column: int) -> QTableWidgetItem:
+    item = grid.item(row, column)
+    assert item is not None, f"no cell at {row}, {column}"
+    return item
 
 
 def type_cell(qtbot: QtBot, table: QTableWidget, row: int, column: int, text: str) -> None:
@@ -63,8 +69,8 @@ def test_a_run_fills_the_grid_and_is_saved_reopened_and_exported(
     assert dialog.status.text().startswith("Done"), dialog.status.text()
     grid = dialog.grid
     assert (grid.rowCount(), grid.columnCount()) == (2, 2)
-    assert [grid.item(row, 0).text() for row in range(2)] == ["pass", "fail"]
-    assert "ms" in grid.item(0, 1).toolTip() and "apple" in grid.item(0, 1).toolTip()
+    assert [shown(grid, row, 0).text() for row in range(2)] == ["pass", "fail"]
+    assert "ms" in shown(grid, 0, 1).toolTip() and "apple" in shown(grid, 0, 1).toolTip()
     assert "Echo v1 · service-pro: 1/2 passed (50%)" in dialog.summary.text()
 
     saved, exported = tmp_path / "run.json", tmp_path / "run.csv"
@@ -78,7 +84,7 @@ def test_a_run_fills_the_grid_and_is_saved_reopened_and_exported(
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(saved), ""))
     qtbot.mouseClick(again.open_button, Qt.MouseButton.LeftButton)
     assert again.status.text() == "Reopened: 4 of 4 answered."
-    assert [again.grid.item(row, 0).text() for row in range(2)] == ["pass", "fail"]
+    assert [shown(again.grid, row, 0).text() for row in range(2)] == ["pass", "fail"]
 
 
 def test_a_grader_written_wrong_is_named_and_nothing_runs(qtbot: QtBot, console: MainWindow) -> None:
@@ -124,16 +130,16 @@ def test_a_second_run_says_what_changed_and_a_cell_opens_in_the_playground(
     type_cell(qtbot, setup.rows, 1, 0, "pear")
     type_cell(qtbot, setup.rows, 1, 1, "plum")
     run_and_wait(qtbot, dialog)
-    assert "out tokens, $0.000" in dialog.grid.item(0, 0).toolTip()  # priced at the sandbox's table
+    assert "out tokens, $0.000" in shown(dialog.grid, 0, 0).toolTip()  # priced at the sandbox's table
     assert "vs previous run" not in dialog.summary.text()  # nothing before it
 
     setup.graders.clear()
     qtbot.keyClicks(setup.graders, "contains:pear")
     run_and_wait(qtbot, dialog)
     grid = dialog.grid
-    assert [grid.item(row, 0).text() for row in range(2)] == ["fail ▼", "pass ▲"]
-    assert "pass→fail" in grid.item(0, 0).toolTip() and "fail→pass" in grid.item(1, 0).toolTip()
-    assert grid.item(0, 0).background().color() == grid.item(1, 0).background().color()
+    assert [shown(grid, row, 0).text() for row in range(2)] == ["fail ▼", "pass ▲"]
+    assert "pass→fail" in shown(grid, 0, 0).toolTip() and "fail→pass" in shown(grid, 1, 0).toolTip()
+    assert shown(grid, 0, 0).background().color() == shown(grid, 1, 0).background().color()
     assert "vs previous run: pass rate ±0 pts" in dialog.summary.text()
     assert "1 fail→pass, 1 pass→fail" in dialog.summary.text()
 

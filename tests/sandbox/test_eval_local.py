@@ -34,7 +34,9 @@ def server(
 def test_ten_rows_are_sent_graded_and_saved_offline(server: SandboxServer, tmp_path: Path) -> None:
     creds = server.credentials
     assert creds is not None
-    with httpx.Client(base_url=server.base_url, headers={"authorization": f"Bearer {creds.admin_key}"}) as admin:
+    with httpx.Client(
+        base_url=server.base_url, headers={"authorization": f"Bearer {creds.admin_key}"}
+    ) as admin:
         made = admin.post(
             f"/organizations/{creds.org_id}/prompts",
             json={

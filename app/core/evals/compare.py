@@ -70,43 +70,68 @@ class Comparison:
     flips: dict[tuple[int, int], Flip] = field(default_factory=dict)  # (row, variant) of the current run
 
 
-def _row_key(row: Row) -> tuple[tuple[tuple[str, str], ...], str | None]:
+RowKey = tuple[tuple[tuple[str, str], ...], str | None]
+
+
+def _row_key(row: Row) -> RowKey:
     return tuple(sorted(row.values.items())), row.expected
 
 
-def _counterparts(current: EvalRun, previous: EvalRun) -> list[int | None]:
-    labels = {variant.label: index for index, variant in enumerate(previous.variants)}
-    same_count = len(current.variants) == len(previous.variants)
-    return [
-        labels.get(variant.label, index if same_count else None)
-        for index, variant in enumerate(current.variants)
-    ]
+class Baseline:
+    """The run before, lined up with the current one once (its rows by their values, its variants by
+    label or place), so that each answer's flip is found as it arrives without going over the run again."""
+
+    def __init__(self, current: EvalRun, previous: EvalRun) -> None:
+        self.current, self.previous = current, previous
+        rows: dict[RowKey, int] = {}
+        for index, given in enumerate(previous.dataset.rows):
+            rows.setdefault(_row_key(given), index)
+        self.rows = [rows.get(_row_key(row)) for row in current.dataset.rows]
+        labels = {variant.label: index for index, variant in enumerate(previous.variants)}
+        same_count = len(current.variants) == len(previous.variants)
+        self.variants = [
+            labels.get(variant.label, index if same_count else None)
+            for index, variant in enumerate(current.variants)
+        ]
+        self._previous_summary = previous.summary()
+
+    def flip(self, row: int, variant: int) -> Flip | None:
+        """Whether the current run's cell turned the other way from its counterpart."""
+        cell = self.current.cells.get((row, variant))
+        then_row, then_variant = self.rows[row], self.variants[variant]
+        if cell is None or then_row is None or then_variant is None:
+            return None
+        then = self.previous.cells.get((then_row, then_variant))
+        if then is None or then.passed == cell.passed:
+            return None
+        return Flip.TO_PASS if cell.passed else Flip.TO_FAIL
+
+    def comparison(self) -> Comparison:
+        flips = {}
+        for row, variant in self.current.cells:
+            flip = self.flip(row, variant)
+            if flip is not None:
+                flips[(row, variant)] = flip
+        return Comparison(self.deltas(flips), flips)
+
+    def deltas(self, flips: dict[tuple[int, int], Flip]) -> list[VariantDelta | None]:
+        out: list[VariantDelta | None] = []
+        for variant, summary in enumerate(self.current.summary()):
+            then_variant = self.variants[variant]
+            if then_variant is None:
+                out.append(None)
+                continue
+            mine = [flip for (_, v), flip in flips.items() if v == variant]
+            out.append(
+                VariantDelta(
+                    summary,
+                    self._previous_summary[then_variant],
+                    mine.count(Flip.TO_PASS),
+                    mine.count(Flip.TO_FAIL),
+                )
+            )
+        return out
 
 
 def compare(current: EvalRun, previous: EvalRun) -> Comparison:
-    rows: dict[tuple[tuple[tuple[str, str], ...], str | None], int] = {}
-    for index, row in enumerate(previous.dataset.rows):
-        rows.setdefault(_row_key(row), index)
-    matched = _counterparts(current, previous)
-    flips: dict[tuple[int, int], Flip] = {}
-    for (row, variant), cell in current.cells.items():
-        then_row, then_variant = rows.get(_row_key(current.dataset.rows[row])), matched[variant]
-        then = None if then_row is None or then_variant is None else previous.cells.get((then_row, then_variant))
-        if then is not None and then.passed != cell.passed:
-            flips[(row, variant)] = Flip.TO_PASS if cell.passed else Flip.TO_FAIL
-    now_summary, then_summary = current.summary(), previous.summary()
-    deltas: list[VariantDelta | None] = []
-    for variant, then_variant in enumerate(matched):
-        if then_variant is None:
-            deltas.append(None)
-            continue
-        mine = [flip for (_, v), flip in flips.items() if v == variant]
-        deltas.append(
-            VariantDelta(
-                now_summary[variant],
-                then_summary[then_variant],
-                mine.count(Flip.TO_PASS),
-                mine.count(Flip.TO_FAIL),
-            )
-        )
-    return Comparison(deltas, flips)
+    return Baseline(current, previous).comparison()

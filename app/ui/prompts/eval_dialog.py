@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.evals.compare import Comparison, compare
+from app.core.evals.compare import Baseline
 from app.core.evals.graders import GraderError
 from app.core.evals.run import EvalRun
 from app.core.evals.sent import SentRequest
@@ -30,6 +30,8 @@ from app.ui.widgets.flow_layout import flow_row
 
 from .eval_grid import EvalGrid, cost_text
 from .eval_setup import EvalSetup
+
+SUMMARY_PAUSE_MS = 100
 
 
 class EvalDialog(QDialog):
@@ -49,6 +51,10 @@ class EvalDialog(QDialog):
         self.service = service
         self.run: EvalRun | None = None
         self.previous: EvalRun | None = None  # what the run shown is compared with
+        # The summary is redrawn at most every SUMMARY_PAUSE_MS while answers arrive (each redraw reads every
+        # cell): the grid itself is drawn a cell at a time.
+        self._summary_timer = QTimer(self, singleShot=True, interval=SUMMARY_PAUSE_MS)
+        self._summary_timer.timeout.connect(self._summarise)
         self.setup = EvalSetup(versions, models)
         self.grid = EvalGrid()
         self.summary = QLabel("", objectName="eval_summary", wordWrap=True)
@@ -62,7 +68,9 @@ class EvalDialog(QDialog):
         self.playground_button = QPushButton(
             "Open in &Playground", objectName="eval_playground", enabled=False
         )
-        self.playground_button.setToolTip("The chosen cell's request, as it was sent (or double-click a cell)")
+        self.playground_button.setToolTip(
+            "The chosen cell's request, as it was sent (or double-click a cell)"
+        )
         buttons = flow_row(
             self.run_button,
             self.stop_button,
@@ -91,7 +99,9 @@ class EvalDialog(QDialog):
         self.open_button.clicked.connect(self._open)
         self.export_button.clicked.connect(self._export)
         self.compare_button.clicked.connect(self._compare_with)
-        self.playground_button.clicked.connect(lambda: self.open_cell(self.grid.currentRow(), self.grid.currentColumn()))
+        self.playground_button.clicked.connect(
+            lambda: self.open_cell(self.grid.currentRow(), self.grid.currentColumn())
+        )
         self.grid.cellDoubleClicked.connect(self.open_cell)
         self.grid.currentCellChanged.connect(lambda row, column, *_: self._cell_chosen(row, column))
         self.setup.load_button.clicked.connect(self._load_dataset)
@@ -122,24 +132,25 @@ class EvalDialog(QDialog):
         if self.run is not None and self.run.cells and self.run is not run:
             self.previous = self.run
         self.run = run
-        self.grid.show_run(run, self._changes())
+        self._compare()
+
+    def _compare(self) -> None:
+        """Line the run shown up with the previous one, and draw both the grid and the summary again."""
+        assert self.run is not None
+        baseline = Baseline(self.run, self.previous) if self.previous is not None else None
+        self.grid.show_run(self.run, baseline)
         self._summarise()
 
-    def _changes(self) -> Comparison:
-        if self.run is None or self.previous is None:
-            return Comparison()
-        return compare(self.run, self.previous)
-
     def _cell_done(self, row: int, variant: int) -> None:
-        changes = self._changes()
-        self.grid.show_changes(changes)
-        self.grid.show_cell(row, variant)
-        self._summarise(changes)
+        self.grid.cell_done(row, variant)
+        if not self._summary_timer.isActive():
+            self._summary_timer.start()
 
-    def _summarise(self, changes: Comparison | None = None) -> None:
+    def _summarise(self) -> None:
         if self.run is None:
             return
-        deltas = (changes or self._changes()).deltas
+        baseline = self.grid.baseline
+        deltas = baseline.deltas(self.grid.flips) if baseline is not None else []
         lines = []
         for index, s in enumerate(self.run.summary()):
             lines.append(
@@ -163,6 +174,8 @@ class EvalDialog(QDialog):
             self.open_in_playground.emit(self.run.sent(row, variant))
 
     def _finished(self, completed: bool) -> None:
+        self._summary_timer.stop()
+        self._summarise()  # the last answers' figures, without the pause
         self.run_button.setEnabled(True)
         self.stop_button.setEnabled(False)
         if self.run is not None:
@@ -195,8 +208,7 @@ class EvalDialog(QDialog):
         previous = self.service.reopen(Path(name)) if name else None
         if previous is not None and self.run is not None:
             self.previous = previous
-            self.grid.show_run(self.run, self._changes())
-            self._summarise()
+            self._compare()
             self.status.setText(f"Compared with {Path(name).name}.")
 
     def _export(self) -> None:

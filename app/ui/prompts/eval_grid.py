@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem, QWidget
 
-from app.core.evals.compare import Comparison, Flip
+from app.core.evals.compare import Baseline, Flip
 from app.core.evals.run import Cell, EvalRun
 from app.ui.colours import Ink, qcolor
 
@@ -33,10 +33,13 @@ class EvalGrid(QTableWidget):
         super().__init__(parent, objectName="eval_grid")
         self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.run: EvalRun | None = None
-        self.changes = Comparison()
+        self.baseline: Baseline | None = None
+        self.flips: dict[tuple[int, int], Flip] = {}  # of the run shown, against the baseline
 
-    def show_run(self, run: EvalRun, changes: Comparison) -> None:
-        self.run, self.changes = run, changes
+    def show_run(self, run: EvalRun, baseline: Baseline | None) -> None:
+        """Every cell of `run`, each flip against `baseline` (the run before, lined up) marked."""
+        self.run, self.baseline = run, baseline
+        self.flips = baseline.comparison().flips if baseline is not None else {}
         self.clear()
         self.setRowCount(len(run.dataset.rows))
         self.setColumnCount(len(run.variants))
@@ -45,17 +48,18 @@ class EvalGrid(QTableWidget):
         for row, variant in run.cells:
             self.show_cell(row, variant)
 
-    def show_changes(self, changes: Comparison) -> None:
-        """Redraw the cells whose flip is new or gone (every other cell is drawn already)."""
-        before, self.changes = self.changes.flips, changes
-        for row, variant in before.keys() ^ changes.flips.keys():
-            self.show_cell(row, variant)
+    def cell_done(self, row: int, variant: int) -> None:
+        """A new answer: its flip found alone (the others stay as they were)."""
+        flip = self.baseline.flip(row, variant) if self.baseline is not None else None
+        if flip is not None:
+            self.flips[(row, variant)] = flip
+        self.show_cell(row, variant)
 
     def show_cell(self, row: int, variant: int) -> None:
         if self.run is None or (row, variant) not in self.run.cells:
             return
         cell = self.run.cells[(row, variant)]
-        flip = self.changes.flips.get((row, variant))
+        flip = self.flips.get((row, variant))
         word = "error" if cell.error else "pass" if cell.passed else "fail"
         item = QTableWidgetItem(word + (MARKS[flip] if flip else ""))
         item.setForeground(qcolor(Ink.GOOD if cell.passed else Ink.BAD))
