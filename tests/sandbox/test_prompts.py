@@ -162,7 +162,7 @@ def test_nothing_a_client_sends_as_a_prompt_is_a_5xx(sandbox: Sandbox) -> None:
 
 
 def test_each_save_is_in_the_audit_log_with_who_made_it(sandbox: Sandbox) -> None:
-    first, second = saved_twice(sandbox)
+    first, _ = saved_twice(sandbox)
     log = f"/organizations/{sandbox.creds.org_id}/audit_log"
     with sandbox.admin() as admin:
         created = admin.get(log, params={"type": "prompt.created"}).json()["data"]
@@ -181,7 +181,11 @@ def test_each_save_is_in_the_audit_log_with_who_made_it(sandbox: Sandbox) -> Non
     assert made["before"] == {"id": first["id"], "version": "1"}
     assert created[0]["after"]["version"] == "1" and created[0]["before"] is None
     assert made["actor"]["type"] == "api_key" and made["actor"]["id"] and "sk-" not in str(made)
-    assert (made["scope"], made["owner_id"], made["result"]) == ("organization", sandbox.creds.org_id, "applied")
+    assert (made["scope"], made["owner_id"], made["result"]) == (
+        "organization",
+        sandbox.creds.org_id,
+        "applied",
+    )
     assert refused.status_code == 404 and len(after_refusal) == 1  # nothing saved, nothing recorded
 
 
