@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QTableWidget, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
+from app.api.prompts import StoredPrompt
+from app.core.evals.sent import SentRequest
+from app.services.session.ui_state import PlaygroundState
+from app.ui.eval_handoff import playground_state
 from app.ui.main_window import MainWindow
 from app.ui.prompts.eval_dialog import EvalDialog
 from tests.gui.test_prompts_tab import prompts_tab, save
@@ -120,7 +125,7 @@ def run_and_wait(qtbot: QtBot, dialog: EvalDialog) -> None:
 
 
 def test_a_second_run_says_what_changed_and_a_cell_opens_in_the_playground(
-    qtbot: QtBot, console: MainWindow
+    qtbot: QtBot, console: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dialog = evals_window(qtbot, console)
     setup = dialog.setup
@@ -143,6 +148,15 @@ def test_a_second_run_says_what_changed_and_a_cell_opens_in_the_playground(
     assert "vs previous run: pass rate ±0 pts" in dialog.summary.text()
     assert "1 fail→pass, 1 pass→fail" in dialog.summary.text()
 
+    saved = tmp_path / "second.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(saved), ""))
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(saved), ""))
+    qtbot.mouseClick(dialog.compare_button, Qt.MouseButton.LeftButton)  # against itself: nothing flipped
+    assert dialog.status.text() == "Compared with second.json."
+    assert [shown(grid, row, 0).text() for row in range(2)] == ["fail", "pass"]
+    assert "0 fail→pass, 0 pass→fail" in dialog.summary.text()
+
     grid.setCurrentCell(1, 0)
     assert dialog.playground_button.isEnabled()
     qtbot.mouseClick(dialog.playground_button, Qt.MouseButton.LeftButton)
@@ -150,3 +164,39 @@ def test_a_second_run_says_what_changed_and_a_cell_opens_in_the_playground(
     assert console.tabs.currentIndex() == 0
     assert playground.message.toPlainText() == "Say pear please"
     assert playground.model.currentText() == "service-pro"
+    console.tabs.setCurrentIndex(2)
+    cell = grid.visualItemRect(shown(grid, 0, 0)).center()
+    # A view takes a double-click after the press of its first click, as a mouse sends them.
+    qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+    qtbot.mouseDClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+    assert console.tabs.currentIndex() == 0 and playground.message.toPlainText() == "Say apple please"
+
+
+def test_a_cell_sent_with_options_opens_with_them_in_the_playground() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    stored = StoredPrompt(
+        id="pmpt_1",
+        version="3",
+        instructions="Answer about {{city}}.",
+        input="Where is {{city}}?",
+        options={
+            "temperature": 0.4,
+            "max_output_tokens": 300,
+            "reasoning": {"effort": "low"},
+            "text": {"format": {"type": "json_schema", "name": "place", "schema": schema}},
+        },
+        variables=("city",),
+    )
+    sent = SentRequest(stored, {"city": "Lima"}, "service-think", {"temperature": 0.9})
+    state = playground_state(PlaygroundState(web_search=True), sent)
+    assert (state.model, state.instructions, state.web_search) == (
+        "service-think",
+        "Answer about Lima.",
+        True,
+    )
+    assert (state.temperature, state.max_output_tokens, state.reasoning_effort) == (0.9, 300, "low")
+    assert state.structured and json.loads(state.schema) == schema
+    plain = playground_state(
+        PlaygroundState(structured=True), SentRequest(stored.model_copy(update={"options": {}}), {}, "m")
+    )
+    assert not plain.structured and plain.temperature is None

@@ -59,7 +59,8 @@ class VariantDelta:
             f"tokens {_signed(self.tokens)}",
         ]
         if self.cost is not None:
-            parts.append(f"cost {_signed(self.cost, digits=4).replace('+', '+$').replace('−', '−$')}")
+            sign, amount = _signed(self.cost, digits=4)[0], _signed(self.cost, digits=4)[1:]
+            parts.append(f"cost {sign}${amount}")
         parts.append(f"{self.to_pass} {Flip.TO_PASS}, {self.to_fail} {Flip.TO_FAIL}")
         return "vs previous run: " + ", ".join(parts)
 

@@ -3,13 +3,15 @@ tools and output format, and the note a save gives its new version."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
+    QFrame,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -39,7 +41,11 @@ class PromptEditor(QWidget):
         self.options = OptionsForm()
         self.note = QLineEdit(objectName="prompt_note", placeholderText="What this version changes")
         self.save_button = QPushButton("&Save as new version", objectName="prompt_save")
-        form = QFormLayout()
+        # The fields scroll inside the editor (the options opened are taller than a small window has room
+        # for); the heading and Save stay in view.
+        fields = QWidget()
+        form = QFormLayout(fields)
+        form.setContentsMargins(0, 0, 0, 0)
         form.addRow("&Name", self.name)
         form.addRow("&Model", self.model)
         form.addRow("&Instructions", self.instructions)
@@ -48,8 +54,12 @@ class PromptEditor(QWidget):
         form.addRow("N&ote", self.note)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea(objectName="prompt_fields", widgetResizable=True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(fields)
         layout.addWidget(self.heading)
-        layout.addLayout(form)
+        layout.addWidget(scroll, 1)
         layout.addWidget(self.save_button)
         self.save_button.clicked.connect(self.save_requested)
         for edit in (self.instructions, self.message):

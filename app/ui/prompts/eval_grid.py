@@ -45,6 +45,7 @@ class EvalGrid(QTableWidget):
         self.setColumnCount(len(run.variants))
         self.setHorizontalHeaderLabels([variant.label for variant in run.variants])
         self.setVerticalHeaderLabels([", ".join(row.values.values())[:40] for row in run.dataset.rows])
+        self.resizeColumnsToContents()  # each variant's whole label: its cells' words are shorter
         for row, variant in run.cells:
             self.show_cell(row, variant)
 

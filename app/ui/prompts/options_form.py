@@ -17,8 +17,9 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
     QSpinBox,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -34,8 +35,10 @@ class OptionsForm(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.toggle = QToolButton(objectName="prompt_options_toggle", checkable=True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toggle = QPushButton(objectName="prompt_options_toggle", checkable=True)
+        self.toggle.setStyleSheet("text-align: left; padding: 3px 6px")
+        # Its line of what is set gives way in a narrow editor (the whole line is in the tooltip).
+        self.toggle.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.body = QWidget(objectName="prompt_options")
         self.temperature = QDoubleSpinBox(objectName="prompt_temperature", minimum=-0.1, maximum=2.0)
         self.temperature.setSingleStep(0.1)
@@ -58,13 +61,13 @@ class OptionsForm(QWidget):
         self.schema.setMaximumHeight(110)
         self.form = QFormLayout(self.body)
         self.form.setContentsMargins(0, 0, 0, 0)
-        self.form.addRow("&Temperature", self.temperature)
+        self.form.addRow("Tem&perature", self.temperature)
         self.form.addRow("Max output to&kens", self.max_tokens)
-        self.form.addRow("Reasoning &effort", self.effort)
-        self.form.addRow("&Tools", self.tools)
+        self.form.addRow("Reasoning e&ffort", self.effort)
+        self.form.addRow("Too&ls", self.tools)
         self.form.addRow("O&utput", self.output)
-        self.form.addRow("Schema na&me", self.schema_name)
-        self.form.addRow("&Schema", self.schema)
+        self.form.addRow("Schema n&ame", self.schema_name)
+        self.form.addRow("Sc&hema", self.schema)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.toggle)
@@ -96,6 +99,7 @@ class OptionsForm(QWidget):
     def _label(self) -> None:
         summary = self.values().summary() if not self.problem() else "the schema is not valid JSON"
         self.toggle.setText(("Options ▾" if self.toggle.isChecked() else "Options ▸") + f"  {summary}")
+        self.toggle.setToolTip(summary or "No option set: the service's defaults")
 
     def _changed(self) -> None:
         self._label()
