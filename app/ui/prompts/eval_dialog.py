@@ -139,10 +139,13 @@ class EvalDialog(QDialog):
         assert self.run is not None
         baseline = Baseline(self.run, self.previous) if self.previous is not None else None
         self.grid.show_run(self.run, baseline)
+        self._cell_chosen(self.grid.currentRow(), self.grid.currentColumn())
         self._summarise()
 
     def _cell_done(self, row: int, variant: int) -> None:
         self.grid.cell_done(row, variant)
+        if (row, variant) == (self.grid.currentRow(), self.grid.currentColumn()):
+            self._cell_chosen(row, variant)  # the cell chosen before its answer came has one now
         if not self._summary_timer.isActive():
             self._summary_timer.start()
 
