@@ -31,6 +31,9 @@ def server(
     yield from local_sandbox(request, tmp_path_factory)
 
 
+# Its own limit, past the `local` marker's 300 s: ten real answers one after another (the engine answers one at
+# a time) took 174 s at a load average of 7 on two cores, and more than 280 s at 12.
+@pytest.mark.timeout(900)
 def test_ten_rows_are_sent_graded_and_saved_offline(server: SandboxServer, tmp_path: Path) -> None:
     creds = server.credentials
     assert creds is not None
@@ -43,7 +46,7 @@ def test_ten_rows_are_sent_graded_and_saved_offline(server: SandboxServer, tmp_p
                 "name": "One word",
                 "instructions": "Answer with one short sentence.",
                 "input": "Write a sentence with the word {{word}}.",
-                "options": {"max_output_tokens": 24, "temperature": 0.2},
+                "options": {"max_output_tokens": 16, "temperature": 0.2},
             },
         )
     assert made.status_code == 200, made.text
@@ -87,14 +90,14 @@ def test_ten_rows_are_sent_graded_and_saved_offline(server: SandboxServer, tmp_p
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=280,
+        timeout=840,
     )
     seconds = time.perf_counter() - started
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     cells = result["cells"]
     assert len(cells) == 10 and not any(cell["error"] for cell in cells)
-    assert all(cell["answer"].strip() and 0 < cell["output_tokens"] <= 24 for cell in cells)
+    assert all(cell["answer"].strip() and 0 < cell["output_tokens"] <= 16 for cell in cells)
     assert all(len(cell["reasons"]) == 2 and cell["reasons"][0].startswith("regex") for cell in cells)
     assert json.loads((tmp_path / "run.json").read_text())["summary"][0]["done"] == 10
     print(
