@@ -29,6 +29,7 @@ from .toolbar import ConnectionBar
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QResizeEvent
 
+    from app.core.evals.sent import SentRequest
     from app.core.playground.turns import Turn
     from app.core.prompt_turns import StoredPrompt
     from app.services.security.address_admission import AddressAdmission
@@ -174,6 +175,7 @@ class MainWindow(QMainWindow):
             from .prompts.tab import PromptsTab
 
             self._prompts = PromptsTab(self.session)
+            self._prompts.open_in_playground.connect(self.open_in_playground)
             self._put_tab(2, self._prompts)
             self._prompts.playground_requested.connect(self.open_prompt_in_playground)
 
@@ -190,6 +192,14 @@ class MainWindow(QMainWindow):
         self._ensure_prompts()
         assert self._prompts is not None
         self._prompts.open_version(prompt_id, version)
+
+    def open_in_playground(self, sent: SentRequest) -> None:
+        """An eval cell's request, as it was sent, in the Playground's composer, the Playground shown."""
+        from .eval_handoff import open_in_playground
+
+        open_in_playground(self.playground, sent)
+        self.tabs.setCurrentIndex(0)
+        self.activateWindow()
 
     def _ensure_security(self) -> None:
         if self._security is not None:

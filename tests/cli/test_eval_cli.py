@@ -42,8 +42,12 @@ def test_the_exit_code_follows_the_pass_rate(direct: Sandbox, tmp_path: Path) ->
     assert passing.code == 0, passing.err
     assert passing.json["pass_rate"] == 1.0 and len(passing.json["cells"]) == 2
     assert json.loads((tmp_path / "run.json").read_text())["summary"][0]["passed"] == 2
+    # Priced at the service's table (the admin key reads it): each cell and the variant's sum.
+    assert all(cell["cost"] > 0 for cell in passing.json["cells"])
+    assert passing.json["summary"][0]["cost"] == pytest.approx(sum(c["cost"] for c in passing.json["cells"]))
     failing = app_command("eval", *base, "--grader", "exact", "--min-pass", "0.5", env=env)
     assert failing.code == 1 and "Pass rate 0.0% (below 50.0%)" in failing.out
+    assert ", $0.0" in failing.out.splitlines()[0]  # the variant's line says its cost
     judged = app_command(
         "eval", *base, "--grader", "rubric:Says the word", "--min-pass", "0", "--json", env=env
     )

@@ -3,6 +3,8 @@ its versions compared, its variables filled and sent, the library searched."""
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -90,3 +92,66 @@ def test_an_unsaved_change_is_not_sent_and_the_library_is_searched(qtbot: QtBot,
     assert tab.list.item(0).text().startswith("Haiku writer")
     tab.search.clear()
     qtbot.waitUntil(lambda: tab.list.count() == 2)
+
+
+def test_a_versions_options_tools_and_output_format_are_saved_and_sent(
+    qtbot: QtBot, console: MainWindow
+) -> None:
+    weather = {
+        "name": "get_weather",
+        "description": "The weather in a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+    (console.session.data_dir / "functions.json").write_text(json.dumps({"functions": [weather]}))
+    tab = prompts_tab(console)
+    qtbot.mouseClick(tab.new_button, Qt.MouseButton.LeftButton)
+    editor, options = tab.editor, tab.editor.options
+    qtbot.keyClicks(editor.name, "City card")
+    qtbot.keyClicks(editor.model, "service-think")
+    qtbot.keyClicks(editor.message, "Describe {{city}}.")
+    assert not options.body.isVisible()
+    qtbot.mouseClick(options.toggle, Qt.MouseButton.LeftButton)
+    assert options.body.isVisible() and options.effort.isVisible()  # service-think reasons
+    for box, text in ((options.temperature, "0.3"), (options.max_tokens, "200")):
+        box.lineEdit().selectAll()
+        qtbot.keyClicks(box, text)
+    options.effort.setCurrentIndex(options.effort.findData("low"))
+    assert options.tools.count() == 1 and options.tools.item(0).text() == "get_weather"
+    options.tools.item(0).setCheckState(Qt.CheckState.Checked)
+    options.output.setCurrentIndex(1)
+    qtbot.keyClicks(options.schema, json.dumps(CITY))
+    assert "temperature 0.3 · at most 200 tokens · low effort · 1 tool · JSON schema" in options.toggle.text()
+    save(qtbot, tab, "structured", 1)
+    shown = tab.shown
+    assert shown is not None
+    assert shown.options["temperature"] == 0.3 and shown.options["max_output_tokens"] == 200
+    assert shown.options["reasoning"] == {"effort": "low"}
+    assert [tool["name"] for tool in shown.options["tools"]] == ["get_weather"]
+    assert shown.options["text"]["format"]["schema"] == CITY
+
+    qtbot.keyClicks(tab.variables.fields["city"], "Porto")
+    qtbot.mouseClick(tab.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: tab.answer.toPlainText() != "" or "not answered" in tab.status.text(), timeout=10000
+    )
+    assert tab.status.text() == ""
+    assert set(json.loads(tab.answer.toPlainText())) >= {"city"}  # the stored format answered the Send
+
+    options.temperature.lineEdit().selectAll()
+    qtbot.keyClicks(options.temperature, "1")
+    qtbot.mouseClick(tab.send_button, Qt.MouseButton.LeftButton)
+    assert tab.status.text().startswith("Save the changes first")  # an option is a change too
+    editor.model.clear()
+    qtbot.keyClicks(editor.model, "service-pro")
+    assert not options.effort.isVisible() and "effort" not in options.toggle.text()
+    options.schema.setPlainText("{not json")
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert "schema is not a JSON object" in tab.status.text() and tab.versions.list.count() == 1
+
+
+CITY = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+    "additionalProperties": False,
+}

@@ -159,3 +159,44 @@ def test_nothing_a_client_sends_as_a_prompt_is_a_5xx(sandbox: Sandbox) -> None:
         for prompt in odd:
             answer: httpx.Response = http.post("/responses", json={"model": "service-pro", "prompt": prompt})
             assert answer.status_code == 400, (prompt, answer.text)
+
+
+def test_each_save_is_in_the_audit_log_with_who_made_it(sandbox: Sandbox) -> None:
+    first, _ = saved_twice(sandbox)
+    log = f"/organizations/{sandbox.creds.org_id}/audit_log"
+    with sandbox.admin() as admin:
+        created = admin.get(log, params={"type": "prompt.created"}).json()["data"]
+        versioned = admin.get(log, params={"type": "prompt.version.created"}).json()["data"]
+        refused = admin.post(f"{prompts_path(sandbox)}/pmpt_none/versions", json=SECOND)
+        after_refusal = admin.get(log, params={"type": "prompt.version.created"}).json()["data"]
+    assert [event["entry_id"] for event in created] == [first["id"]]
+    assert [event["entry_id"] for event in versioned] == [first["id"]]
+    made = versioned[0]
+    assert made["after"] == {
+        "id": first["id"],
+        "version": "2",
+        "name": "Trip planner",
+        "note": "shorter answers",
+    }
+    assert made["before"] == {"id": first["id"], "version": "1"}
+    assert created[0]["after"]["version"] == "1" and created[0]["before"] is None
+    assert made["actor"]["type"] == "api_key" and made["actor"]["id"] and "sk-" not in str(made)
+    assert (made["scope"], made["owner_id"], made["result"]) == (
+        "organization",
+        sandbox.creds.org_id,
+        "applied",
+    )
+    assert refused.status_code == 404 and len(after_refusal) == 1  # nothing saved, nothing recorded
+
+
+def test_the_prompt_routes_are_in_the_openapi_document(sandbox: Sandbox) -> None:
+    with sandbox.client() as anyone:
+        document = anyone.get(sandbox.url.removesuffix("/v1") + "/openapi.json").json()
+    paths = document["paths"]
+    base = "/v1/organizations/{org_id}/prompts"
+    assert set(paths[base]) >= {"get", "post"}
+    assert "post" in paths[base + "/{prompt_id}/versions"] and "get" in paths[base + "/{prompt_id}/versions"]
+    assert "get" in paths[base + "/{prompt_id}"] and "get" in paths[base + "/{prompt_id}/versions/{version}"]
+    ref = paths[base]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    body = document["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert body["required"] == ["name"] and "options" in body["properties"]

@@ -20,6 +20,7 @@ from .outcome import CommandFailed, Exit, Outcome
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
+    from app.api.usage import ModelPrice
     from app.core.evals.run import Answer, EvalRun
 
 BELOW_THRESHOLD = 1
@@ -92,6 +93,7 @@ async def _run(args: argparse.Namespace) -> tuple[Outcome, EvalRun]:
         run = EvalRun(
             dataset, [Variant(stored, model) for model in args.model], graders, concurrency=args.concurrency
         )
+        run.prices = await _prices(client)
 
         async def send(body: dict[str, Any]) -> Answer:
             from app.api.requests import ResponseCreateParams
@@ -102,6 +104,17 @@ async def _run(args: argparse.Namespace) -> tuple[Outcome, EvalRun]:
     if run.failures and len(run.failures) == run.size:  # nothing answered: the service's own reason
         raise run.failures[0]
     return _outcome(run, args.min_pass), run
+
+
+async def _prices(client: ServiceClient) -> dict[str, ModelPrice]:
+    """The service's price table, for each answer's cost; none where the service publishes none (the
+    costs are then not known, and the run goes on)."""
+    from app.api.errors import ApiError
+
+    try:
+        return await client.usage.prices()
+    except ApiError:
+        return {}
 
 
 def _judge(client: ServiceClient, model: str) -> Any:
@@ -126,7 +139,8 @@ def _outcome(run: EvalRun, min_pass: float) -> Outcome:
     for summary in run.summary():
         lines.append(
             f"{summary.variant}: {summary.passed}/{summary.done} passed ({summary.pass_rate:.0%}), "
-            f"median {summary.median_seconds * 1000:.0f} ms, {summary.input_tokens}+{summary.output_tokens} tokens"
+            f"median {summary.median_seconds * 1000:.0f} ms, {summary.input_tokens}+{summary.output_tokens} tokens, "
+            + ("cost not known" if summary.cost is None else f"${summary.cost:.6f}")
         )
     rate = run.pass_rate()
     lines.append(f"Pass rate {rate:.1%} ({'at or above' if rate >= min_pass else 'below'} {min_pass:.1%}).")

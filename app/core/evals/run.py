@@ -18,8 +18,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from app.api.usage import ModelPrice
 from app.core.evals.dataset import Dataset, Row
 from app.core.evals.graders import Grader, Judge, parse_grader
+from app.core.evals.sent import SentRequest
 from app.core.prompts.draft import StoredPrompt, prompt_request
 
 FORMAT = 1  # of a saved run
@@ -61,6 +63,15 @@ class Cell:
     output_tokens: int = 0
     reasons: list[str] = field(default_factory=list)
     error: str = ""
+    cost: float | None = None  # US dollars at the price table; None: the model has no price there
+
+
+def cost_of(answer: Answer, price: ModelPrice | None) -> float | None:
+    """An answer's tokens at its model's price per million (the answer does not say which input tokens
+    were cached, so all are priced as uncached: at most what it cost)."""
+    if price is None:
+        return None
+    return (answer.input_tokens * price.input + answer.output_tokens * price.output) / 1_000_000
 
 
 @dataclass(frozen=True)
@@ -71,6 +82,11 @@ class Summary:
     median_seconds: float
     input_tokens: int
     output_tokens: int
+    cost: float | None = None  # None: no cell of the variant was priced
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
 
     @property
     def pass_rate(self) -> float:
@@ -86,6 +102,7 @@ class EvalRun:
     concurrency: int = 8
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
     failures: list[BaseException] = field(default_factory=list)  # the requests' own errors, for the caller
+    prices: dict[str, ModelPrice] = field(default_factory=dict)  # by model: each cell's cost
 
     @property
     def size(self) -> int:
@@ -94,6 +111,14 @@ class EvalRun:
     def body(self, row: Row, variant: Variant) -> dict[str, Any]:
         body = prompt_request(variant.prompt, row.values, self.stores_prompts, variant.model)
         return {**body, **variant.options}
+
+    def sent(self, row_index: int, variant_index: int) -> SentRequest:
+        """A cell's request as it was sent, to open it again elsewhere."""
+        row, variant = self.dataset.rows[row_index], self.variants[variant_index]
+        values = {name: row.values.get(name, "") for name in variant.prompt.variables}
+        return SentRequest(
+            variant.prompt, values, variant.model, dict(variant.options), self.body(row, variant)
+        )
 
     async def run(
         self, send: Send, judge: Judge | None = None, on_cell: Callable[[Cell], None] | None = None
@@ -135,7 +160,14 @@ class EvalRun:
             )
         seconds = time.perf_counter() - started
         cell = Cell(
-            row_index, variant_index, True, answer.text, seconds, answer.input_tokens, answer.output_tokens
+            row_index,
+            variant_index,
+            True,
+            answer.text,
+            seconds,
+            answer.input_tokens,
+            answer.output_tokens,
+            cost=cost_of(answer, self.prices.get(variant.model)),
         )
         for grader in self.graders:
             try:
@@ -154,6 +186,7 @@ class EvalRun:
         out = []
         for index, variant in enumerate(self.variants):
             cells = [cell for (_, v), cell in self.cells.items() if v == index]
+            costs = [cell.cost for cell in cells if cell.cost is not None]
             out.append(
                 Summary(
                     variant.label,
@@ -162,6 +195,7 @@ class EvalRun:
                     statistics.median(cell.seconds for cell in cells) if cells else 0.0,
                     sum(cell.input_tokens for cell in cells),
                     sum(cell.output_tokens for cell in cells),
+                    sum(costs) if costs else None,
                 )
             )
         return out
@@ -226,6 +260,7 @@ class EvalRun:
                 "seconds",
                 "input_tokens",
                 "output_tokens",
+                "cost_usd",
                 "reasons",
                 "error",
             ]
@@ -242,6 +277,7 @@ class EvalRun:
                     f"{cell.seconds:.3f}",
                     cell.input_tokens,
                     cell.output_tokens,
+                    "" if cell.cost is None else f"{cell.cost:.6f}",
                     "; ".join(cell.reasons),
                     cell.error,
                 ]

@@ -46,7 +46,8 @@ EXPIRES_TEXT = (
 
 
 class AuditType(StrEnum):
-    """What an audit event records: one kind of change to an allowlist or a key (made, or refused)."""
+    """What an audit event records: one kind of change to an allowlist, a key, a limit or a stored prompt
+    (made, or refused)."""
 
     ENTRY_CREATED = "ip_allowlist.entry.created"
     ENTRY_DELETED = "ip_allowlist.entry.deleted"
@@ -66,6 +67,8 @@ class AuditType(StrEnum):
     RATE_LIMIT_UPDATED = "rate_limit.updated"  # a project's requests or tokens per minute
     BUDGET_UPDATED = "budget.updated"  # a monthly budget set, changed or removed (store/budgets.py)
     BUDGET_ALERT = "budget.threshold_reached"  # this month's spend reached one of a budget's thresholds
+    PROMPT_CREATED = "prompt.created"  # a stored prompt saved, its version "1" (store/prompts.py)
+    PROMPT_VERSION_CREATED = "prompt.version.created"  # a prompt's next version saved
 
 
 class AuditActorKind(StrEnum):

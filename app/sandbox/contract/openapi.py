@@ -8,6 +8,7 @@ from app.sandbox.config import SandboxConfig
 from app.sandbox.contract.admin import AuditType
 from app.sandbox.contract.answers import components
 from app.sandbox.contract.keys import key_paths
+from app.sandbox.contract.prompts_openapi import prompt_paths, prompt_schemas
 from app.sandbox.contract.responses import Includable
 from app.sandbox.contract.usage_openapi import usage_paths
 
@@ -295,6 +296,8 @@ def openapi_document(config: SandboxConfig) -> dict[str, Any]:
     paths.update(key_paths(org, project, _path))
     paths.update(_certificate_paths(org, project))
     paths.update(usage_paths(org, project, _path))
+    paths.update(prompt_paths(org, _path))
+    schemas.update(prompt_schemas())
     return {
         "openapi": "3.1.0",
         "info": {

@@ -18,7 +18,9 @@ from app.sandbox.contract.validate import bad, parse_json_body, validate, valida
 from app.sandbox.errors import ServiceError, quote
 from app.sandbox.request.prompt_ref import filled_body
 from app.sandbox.routes.admin import _context as admin_context
+from app.sandbox.routes.admin import _origin
 from app.sandbox.store.aggregates import Store
+from app.sandbox.store.audit import Origin
 from app.sandbox.store.prompts import PromptVersion
 
 
@@ -78,6 +80,10 @@ class PromptRoutes:
         admin_context(request, org_id)
         return org_id
 
+    def _saver(self, request: Request, org_id: str) -> Origin:
+        """Who saves, for the audit log: the admin key by its id and name, and the address it came from."""
+        return _origin(admin_context(request, org_id), False)
+
     def _latest(self, org_id: str, prompt_id: str) -> PromptVersion:
         found = self.prompts.version(org_id, prompt_id)
         if found is None:
@@ -93,7 +99,9 @@ class PromptRoutes:
             raise bad(
                 "A prompt needs 'instructions', 'input' or both.", "input", "missing_required_parameter"
             )
-        record = await self.prompts.create(org_id, body.model_dump(mode="json", exclude_none=True))
+        record = await self.prompts.create(
+            org_id, body.model_dump(mode="json", exclude_none=True), self._saver(request, org_id)
+        )
         return JSONResponse(record.json())
 
     async def add_version(self, request: Request) -> Response:
@@ -107,7 +115,7 @@ class PromptRoutes:
             )
         self._latest(org_id, prompt_id)
         record = await self.prompts.add_version(
-            org_id, prompt_id, body.model_dump(mode="json", exclude_none=True)
+            org_id, prompt_id, body.model_dump(mode="json", exclude_none=True), self._saver(request, org_id)
         )
         if record is None:
             raise ServiceError(404, f"No prompt with id '{quote(prompt_id)}'.", "prompt_not_found")

@@ -1,7 +1,9 @@
 """Stored prompts in the sandbox's SQLite file: each prompt of an organization and its immutable versions.
 
 A version is never changed once written: a save is a new version, numbered after the prompt's latest
-inside the write, so two saves at once cannot take the same number. Reads use the reading connection.
+inside the write, so two saves at once cannot take the same number. Each save is an audit event
+(`prompt.created`, `prompt.version.created`) written in the same transaction: both or neither survive.
+Reads use the reading connection.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.common.prompt_template import variables_in
+from app.sandbox.contract.admin import AuditType
 from app.sandbox.ids import new_id
+from app.sandbox.store.audit import AuditRecord, Origin, insert
 from app.sandbox.store.database import Database
 
 
@@ -72,23 +76,39 @@ _SELECT = (
 )
 
 
+def _audit(
+    kind: AuditType, org_id: str, origin: Origin, made: PromptVersion, before: int | None
+) -> AuditRecord:
+    """A save as the audit log keeps it: which prompt and version, its name and note, not its texts."""
+    after = {"id": made.id, "version": str(made.version), "name": made.name}
+    if made.body.get("note"):
+        after["note"] = made.body["note"]
+    previous = None if before is None else {"id": made.id, "version": str(before)}
+    return AuditRecord(kind, "organization", org_id, origin, made.id, previous, after)
+
+
 class StoredPrompts:
     def __init__(self, database: Database) -> None:
         self._database = database
 
-    async def create(self, org_id: str, body: dict[str, Any]) -> PromptVersion:
-        prompt_id = new_id("pmpt")
+    async def create(self, org_id: str, body: dict[str, Any], origin: Origin) -> PromptVersion:
+        """A new prompt, its version 1, saved by `origin`."""
         now = self._database.now()
+        made = PromptVersion(new_id("pmpt"), 1, body["name"], body, now)
 
         def work(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO prompts VALUES (?, ?, ?, 1, ?)", (prompt_id, org_id, body["name"], now))
-            db.execute("INSERT INTO prompt_versions VALUES (?, 1, ?, ?)", (prompt_id, json.dumps(body), now))
+            db.execute("INSERT INTO prompts VALUES (?, ?, ?, 1, ?)", (made.id, org_id, made.name, now))
+            db.execute("INSERT INTO prompt_versions VALUES (?, 1, ?, ?)", (made.id, json.dumps(body), now))
+            insert(db, _audit(AuditType.PROMPT_CREATED, org_id, origin, made, None), now)
 
         await self._database.write(work)
-        return PromptVersion(prompt_id, 1, body["name"], body, now)
+        return made
 
-    async def add_version(self, org_id: str, prompt_id: str, body: dict[str, Any]) -> PromptVersion | None:
-        """The next version (its name, when `body` gives none, the latest's); None: no such prompt."""
+    async def add_version(
+        self, org_id: str, prompt_id: str, body: dict[str, Any], origin: Origin
+    ) -> PromptVersion | None:
+        """The next version (its name, when `body` gives none, the latest's), saved by `origin`; None: no
+        such prompt (nothing saved, nothing recorded)."""
         now = self._database.now()
 
         def work(db: sqlite3.Connection) -> PromptVersion | None:
@@ -104,7 +124,9 @@ class StoredPrompts:
                 "INSERT INTO prompt_versions VALUES (?, ?, ?, ?)",
                 (prompt_id, version, json.dumps(stored), now),
             )
-            return PromptVersion(prompt_id, version, name, stored, now)
+            made = PromptVersion(prompt_id, version, name, stored, now)
+            insert(db, _audit(AuditType.PROMPT_VERSION_CREATED, org_id, origin, made, version - 1), now)
+            return made
 
         return await self._database.write(work)
 

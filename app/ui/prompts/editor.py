@@ -1,20 +1,25 @@
-"""The prompt being edited: its name, model, instructions and message with `{{variables}}`, and the note a
-save gives its new version."""
+"""The prompt being edited: its name, model, instructions and message with `{{variables}}`, its options,
+tools and output format, and the note a save gives its new version."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
+    QFrame,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.prompts.draft import PromptDraft, StoredPrompt
+from app.core.prompts.options import VersionOptions
+
+from .options_form import OptionsForm
 
 
 class PromptEditor(QWidget):
@@ -33,22 +38,33 @@ class PromptEditor(QWidget):
         self.instructions.setPlaceholderText("Instructions, with {{variables}}")
         self.message = QPlainTextEdit(objectName="prompt_message")
         self.message.setPlaceholderText("The message, with {{variables}}")
+        self.options = OptionsForm()
         self.note = QLineEdit(objectName="prompt_note", placeholderText="What this version changes")
         self.save_button = QPushButton("&Save as new version", objectName="prompt_save")
-        form = QFormLayout()
+        # The fields scroll inside the editor (the options opened are taller than a small window has room
+        # for); the heading and Save stay in view.
+        fields = QWidget()
+        form = QFormLayout(fields)
+        form.setContentsMargins(0, 0, 0, 0)
         form.addRow("&Name", self.name)
         form.addRow("&Model", self.model)
         form.addRow("&Instructions", self.instructions)
         form.addRow("Messa&ge", self.message)
+        form.addRow(self.options)
         form.addRow("N&ote", self.note)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea(objectName="prompt_fields", widgetResizable=True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(fields)
         layout.addWidget(self.heading)
-        layout.addLayout(form)
+        layout.addWidget(scroll, 1)
         layout.addWidget(self.save_button)
         self.save_button.clicked.connect(self.save_requested)
         for edit in (self.instructions, self.message):
             edit.textChanged.connect(self.changed)
+        self.model.textChanged.connect(lambda text: self.options.set_model(text.strip()))
         self.start_new()
 
     def draft(self) -> PromptDraft:
@@ -57,6 +73,7 @@ class PromptEditor(QWidget):
             self.instructions.toPlainText(),
             self.message.toPlainText(),
             self.model.text().strip(),
+            self.options.values().options(),
         )
 
     def start_new(self) -> None:
@@ -67,6 +84,7 @@ class PromptEditor(QWidget):
             edit.clear()
         self.instructions.clear()
         self.message.clear()
+        self.options.show_values(VersionOptions())
 
     def show_version(self, stored: StoredPrompt) -> None:
         """The version's text to edit; a save makes the version after the prompt's latest."""
@@ -78,4 +96,5 @@ class PromptEditor(QWidget):
         self.model.setText(draft.model)
         self.instructions.setPlainText(draft.instructions)
         self.message.setPlainText(draft.message)
+        self.options.show_values(VersionOptions.read(draft.options))
         self.note.clear()

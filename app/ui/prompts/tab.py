@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.evals.sent import SentRequest
 from app.core.prompts.draft import PromptDraft, StoredPrompt
+from app.core.prompts.options import as_edited
 from app.services.prompts.library import PromptLibrary
 from app.services.session.session import ConsoleSession
 
@@ -37,8 +39,9 @@ SEARCH_PAUSE_MS = 250  # a search is sent once typing pauses, not at every key
 
 class PromptsTab(QWidget):
     # A version, the values of its variables and a model ("": the prompt's own), to send from in the
-    # Playground: the main window's open_prompt_in_playground takes it there (Evals may emit it for a row).
+    # Playground: the main window's open_prompt_in_playground takes it there.
     playground_requested = Signal(StoredPrompt, dict, str)
+    open_in_playground = Signal(SentRequest)  # an eval cell's request, as it was sent
 
     def __init__(self, session: ConsoleSession, library: PromptLibrary | None = None) -> None:
         super().__init__(objectName="prompts_tab")
@@ -115,6 +118,7 @@ class PromptsTab(QWidget):
         self.evaluate_button.clicked.connect(self.open_evals)
         self.editor.save_requested.connect(self._save)
         self.editor.changed.connect(self._text_changed)
+        self.editor.options.toggle.toggled.connect(self._offer_functions)
         self.versions.version_opened.connect(self._show)
         self.send_button.clicked.connect(self._send)
         self.code_button.clicked.connect(self.show_code)
@@ -187,6 +191,7 @@ class PromptsTab(QWidget):
         self.eval_dialog = EvalDialog(
             service, list(self.library.versions), list(self.session.model_details), self
         )
+        self.eval_dialog.open_in_playground.connect(self.open_in_playground)
         self.eval_dialog.show()
 
     def _new(self) -> None:
@@ -198,7 +203,20 @@ class PromptsTab(QWidget):
         self.editor.name.setFocus()
 
     def _save(self) -> None:
+        problem = self.editor.options.problem()
+        if problem:
+            self.status.setText(problem)
+            return
         self.library.save(self.editor.draft(), self.editor.note.text(), self.editor.prompt_id)
+
+    def _offer_functions(self, opened: bool) -> None:
+        """The Playground's function library, read again each time the options open (it may have changed
+        there since)."""
+        if opened:
+            from app.services.playground.function_library import FunctionLibrary
+
+            library = FunctionLibrary(self.session.data_dir, self.session.bus)
+            self.editor.options.offer_tools([dict(d.tool()) for d in library.definitions])
 
     def _text_changed(self) -> None:
         self.variables.set_names(self.editor.draft().variables)
@@ -207,7 +225,11 @@ class PromptsTab(QWidget):
         """The version shown while the editor still says what it says; None (the status says why) otherwise."""
         draft = self.editor.draft()
         saved = PromptDraft.of(self.shown) if self.shown else None
-        if saved is None or (saved.instructions, saved.message) != (draft.instructions, draft.message):
+        if saved is None or (saved.instructions, saved.message, as_edited(saved.options)) != (
+            draft.instructions,
+            draft.message,
+            dict(draft.options),
+        ):
             self.status.setText(
                 "Save the changes first: Send, Get code and the Playground use a saved version."
             )
