@@ -87,9 +87,7 @@ class PlaygroundTab(ImageDrops, QWidget):
         self.model.setAccessibleName("Model")
         self.web_search = QCheckBox("Web search", objectName="web_search")
         self.chain = QCheckBox("Chain on server", objectName="chain", checked=True)
-        self.chain.setToolTip(
-            "On: send previous_response_id. Off: send the whole history as a message array."
-        )
+        self.chain.setToolTip("On: send previous_response_id. Off: send the whole history as messages.")
         new = QPushButton("New conversation", objectName="new_conversation")
         new.clicked.connect(self.keeper.new)
         code = QPushButton("Get code", objectName="get_code")
@@ -111,11 +109,8 @@ class PlaygroundTab(ImageDrops, QWidget):
         self.model.currentTextChanged.connect(panel.set_model)
         self.model.currentTextChanged.connect(self._show_function_support)
         self.session.models_changed.connect(self._show_function_support)
-        self.structured, self.schema_edit, self.schema_status = (
-            panel.structured,
-            panel.schema_edit,
-            panel.schema_status,
-        )
+        self.structured, self.schema_edit = panel.structured, panel.schema_edit
+        self.schema_status = panel.schema_status
         self.params_toggle, self.instructions = panel.params_toggle, panel.instructions
 
         self.attachment_bar = AttachmentBar()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 import time
 from typing import Any
@@ -37,6 +36,7 @@ from .answer_view import (
 )
 from .calls_view import CallsView
 from .transcript import controls_added
+from .turn_links import prompt_source_label, sources_html
 
 __all__ = ["MARKDOWN_LIMIT", "SOFT_BLOCK_CHARS", "AnswerView", "TurnView", "figures_text", "schema_verdict"]
 
@@ -70,7 +70,7 @@ class TurnView(QFrame):
         self.prompt_label = QLabel(f"<b>You</b> · {turn.model} · <i>{mode}</i>")
         header.addWidget(self.prompt_label, 1)
         if turn.prompt_id:
-            header.addWidget(self._prompt_source(turn))
+            header.addWidget(prompt_source_label(turn, self.prompt_requested.emit))
         self.edit_button = QToolButton(text="Edit")
         self.edit_button.setToolTip("Edit this message and send it again from here")
         self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.index))
@@ -164,17 +164,6 @@ class TurnView(QFrame):
         self._waiting.timeout.connect(self._show_waiting)
         if turn.status in (TurnStatus.PENDING, TurnStatus.STREAMING) and not turn.text:
             self._waiting.start()
-
-    def _prompt_source(self, turn: Turn) -> QLabel:
-        """ "from prompt NAME vN", a link to that version in the Prompts tab."""
-        version = str(turn.prompt_version or "")
-        name = html.escape(turn.prompt_name or turn.prompt_id)
-        label = QLabel(f'<a href="prompt">from prompt {name} v{version}</a>')
-        label.setObjectName("prompt_source")
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        label.setToolTip("Open this version of the prompt in the Prompts tab")
-        label.linkActivated.connect(lambda _link: self.prompt_requested.emit(turn.prompt_id, version))
-        return label
 
     @property
     def turn(self) -> Turn:
@@ -334,21 +323,10 @@ class TurnView(QFrame):
 
     def _show_sources(self) -> None:
         citations = self.service.details(self.turn).citations
-        if not citations:
-            return
-        seen: dict[str, str] = {}
-        for citation in citations:
-            seen.setdefault(citation.url, citation.title or citation.url)
-        # Titles and URLs come from the network: escaped, so only the console's own markup is rich text; and
-        # only http(s) is a link (a `file:` or `javascript:` URL from a server is shown, never opened).
-        links = "".join(
-            f'<li><a href="{html.escape(url)}">{html.escape(title)}</a></li>'
-            if url.lower().startswith(("https://", "http://"))
-            else f"<li>{html.escape(title)} ({html.escape(url)})</li>"
-            for url, title in seen.items()
-        )
-        self.sources.setText(f"<b>Sources</b><ol>{links}</ol>")
-        self.sources.show()
+        shown = sources_html((citation.url, citation.title) for citation in citations)
+        if shown:
+            self.sources.setText(shown)
+            self.sources.show()
 
     def _show_code_buttons(self) -> None:
         for number, block in enumerate(_FENCE.findall(self.turn.text), 1):
