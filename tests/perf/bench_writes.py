@@ -40,7 +40,18 @@ WRITES_PER_SECOND = size(
 PHASE_SECONDS = size(8.0, 0.5)
 SAMPLES = size(150, 3)  # add-and-delete pairs per list size
 BIG = size(10_000, 50)
-SERVER_OPTIONS = ("--rate-limit", "1000000000", "--max-entries", "1000000", "--stream-delay-ms", "50")
+# Tiny: a token every 5 ms, so a stream begun before a phase ends does not hold it open for seconds after.
+STREAM_DELAY_MS = size("50", "5")
+SERVER_OPTIONS = (
+    "--rate-limit",
+    "1000000000",
+    "--max-entries",
+    "1000000",
+    "--stream-delay-ms",
+    STREAM_DELAY_MS,
+)
+# Time for the writers' process to start before both loads begin together (forked: well under a second).
+WRITERS_LEAD_SECONDS = size(3.0, 1.0)
 
 
 def start() -> tuple[subprocess.Popen[str], dict[str, Any], Path]:
@@ -249,7 +260,7 @@ def streams_and_writers() -> None:
             server_cpu, client_cpu = cpu_seconds(process.pid), time.process_time()
             if phase == "with writers":
                 with ProcessPoolExecutor(1) as pool:
-                    begin_at = time.time() + 3  # the writers' process starts meanwhile
+                    begin_at = time.time() + WRITERS_LEAD_SECONDS  # the writers' process starts meanwhile
                     writers = pool.submit(
                         run_writers, base, creds["admin_key"], org, begin_at, begin_at + PHASE_SECONDS
                     )
