@@ -99,7 +99,7 @@ class Events:
         return events
 
 
-def body(text: str, **fields: Any) -> dict[str, Any]:
+def body(text: str | list[dict[str, str]], **fields: Any) -> dict[str, Any]:
     return {"model": "service-pro", "input": text, "max_output_tokens": 5000, **fields}
 
 
@@ -144,14 +144,19 @@ def test_the_client_served_least_recently_goes_next() -> None:
     line = TurnLine()
     suite = [line.join("suite") for _ in range(3)]  # a compliance suite sends three at once
     person = line.join("person")
-    assert [ticket.ready for ticket in (*suite, person)] == [True, False, False, False]
+    tickets = [*suite, person]
+
+    def ready() -> list[bool]:
+        return [ticket.ready for ticket in tickets]
+
+    assert ready() == [True, False, False, False]
     suite[0].release()
     # The suite had the first turn: the person, who has had none, goes before the suite's second request.
-    assert person.ready and not suite[1].ready
+    assert ready() == [True, False, False, True]
     person.release()
-    assert suite[1].ready and not suite[2].ready
+    assert ready() == [True, True, False, True]
     suite[1].release()
-    assert suite[2].ready
+    assert ready() == [True, True, True, True]
     suite[2].release()
     assert line.holder is None and line.waiting_count() == 0
 
