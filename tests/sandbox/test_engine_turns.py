@@ -227,3 +227,19 @@ def test_truncation_auto_drops_turns_by_the_models_own_count(
     assert answer.status_code == 200, answer.text
     assert answer.json()["status"] == "completed"
     assert refused.status_code == 400 and refused.json()["error"]["code"] == "context_length_exceeded"
+
+
+def test_a_client_that_leaves_a_stream_gives_the_turn_to_the_next(
+    engine_sandbox: tuple[Sandbox, OneAtATime],
+) -> None:
+    sandbox, engine = engine_sandbox
+    with (
+        sandbox.api() as client,
+        client.stream("POST", "/responses", json=body("left", stream=True)) as stream,
+    ):
+        Events(stream).take(5)
+    wait_for(lambda: "left" in engine.ended, timeout=5)
+    engine.let_finish("next")
+    with sandbox.api() as client:
+        answer = client.post("/responses", json=body("next"), timeout=10)
+    assert answer.status_code == 200 and answer.json()["status"] == "completed"
