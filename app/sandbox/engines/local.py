@@ -3,7 +3,10 @@
 The worker produces tokens into an asyncio queue through `call_soon_threadsafe`, so the server's loop never
 waits on a token; a cancel flag checked at every token makes Stop end the generation at the next one. One
 llama.cpp context per weights file, taken in turn under a lock: on a 2-core machine a second context would
-share the same cores (each answer at half speed) and double the cache's memory, so requests queue instead.
+share the same cores (each answer at half speed) and double the cache's memory, so requests queue instead:
+the route takes a turn in the model's line (`line_for`, turns.py) before it runs, and the lock only guards
+the context against a cancelled worker that has not yet left it. A long prompt is read a batch at a time
+with the same cancel flag checked between batches (local_generate.read_prompt).
 """
 
 from __future__ import annotations
