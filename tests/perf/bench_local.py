@@ -1,6 +1,7 @@
 """The local engine against llama-cpp-python called directly: same GGUF, threads, prompt and greedy sampling.
 
-Direct: a plain script in its own process. Sandbox: `serve --engine local` in its own process, read through
+Direct: a plain script in its own process, with the context the sandbox gives the model (its trained length,
+the sliding-window layers kept to their window, flash attention: app/sandbox/engines/gguf.py). Sandbox: `serve --engine local` in its own process, read through
 the official `openai` client. Runs alternate (direct, sandbox) so a busy neighbour hurts both alike; medians.
 Stop latency: Stop, then at once a new request; its first token comes once the model is free, so
 (its time to first token - a normal one) is how long generation went on after Stop.
@@ -30,7 +31,8 @@ ROUNDS = size(3, 1)
 DIRECT = """
 import json, resource, sys, time
 from llama_cpp import Llama
-llm = Llama(sys.argv[1], n_ctx=4096, n_threads=int(sys.argv[2]), n_threads_batch=int(sys.argv[2]), verbose=False)
+threads = int(sys.argv[2])
+llm = Llama(sys.argv[1], n_ctx=0, n_threads=threads, n_threads_batch=threads, swa_full=False, flash_attn=True, verbose=False)
 def run(prompt, tokens):
     start = time.perf_counter(); first = last = None; count = 0
     for chunk in llm.create_completion(prompt, max_tokens=tokens, temperature=0.0, stream=True):

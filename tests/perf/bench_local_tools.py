@@ -60,7 +60,7 @@ import json, sys, time
 from llama_cpp import Llama
 from llama_cpp.llama_grammar import LlamaGrammar
 job = json.loads(sys.stdin.readline())
-llm = Llama(job["weights"], n_ctx=4096, n_threads=job["threads"], n_threads_batch=job["threads"], verbose=False)
+llm = Llama(job["weights"], n_ctx=0, n_threads=job["threads"], n_threads_batch=job["threads"], swa_full=False, flash_attn=True, verbose=False)
 tokens = llm.tokenize(job["prompt"].encode(), add_bos=True, special=True)
 tokens += llm.tokenize(job["prefill"].encode(), add_bos=False, special=True)
 grammar = LlamaGrammar.from_string(job["grammar"], verbose=False)

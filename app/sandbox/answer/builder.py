@@ -64,20 +64,20 @@ class ResponseBuilder:
     def snapshot(self) -> dict[str, Any]:
         return dict(_copy(self.response))
 
-    def start(self) -> list[Event]:
-        if self.response["status"] != "queued":
-            return [
-                self.event("response.created", response=self.snapshot()),
-                self.event("response.in_progress", response=self.snapshot()),
-                *self._compacted(),
-            ]
-        # A background response is created queued, then taken up.
-        events = [
-            self.event("response.created", response=self.snapshot()),
-            self.event("response.queued", response=self.snapshot()),
-        ]
+    def start(self, waiting: bool = False) -> list[Event]:
+        """`response.created`; for a background response or one `waiting` for its model's turn,
+        `response.queued` after it; then `response.in_progress`, unless waiting (`take_up` gives it then)."""
+        if waiting:
+            self.response["status"] = "queued"
+        events = [self.event("response.created", response=self.snapshot())]
+        if self.response["status"] == "queued":
+            events.append(self.event("response.queued", response=self.snapshot()))
+        return events if waiting else [*events, *self.take_up()]
+
+    def take_up(self) -> list[Event]:
+        """The answer begins: `response.in_progress`, and the compaction item when there is one."""
         self.response["status"] = "in_progress"
-        return [*events, self.event("response.in_progress", response=self.snapshot()), *self._compacted()]
+        return [self.event("response.in_progress", response=self.snapshot()), *self._compacted()]
 
     def _compacted(self) -> list[Event]:
         """The compaction item first in the output, when context_management compacted the history."""

@@ -8,6 +8,7 @@ over-long string still fits. Only the instructions are never cut: when they alon
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable
 
 from app.sandbox.answer.estimate import TOKEN, count_tokens
 from app.sandbox.contract.validate import bad
@@ -64,6 +65,32 @@ def fit_context(conversation: Conversation, window: int) -> Conversation:
     ):
         raise _instructions_too_long(window)
     return Conversation(dataclasses.replace(request, messages=[newest]), [])
+
+
+async def fit_counted(
+    conversation: Conversation, window: int, excess: Callable[[Conversation], Awaitable[int]]
+) -> Conversation:
+    """`fit_context`, then held to an engine's own count: `excess` tells by how many of the model's tokens
+    the prompt overflows its context (0 or less: it fits). Past it the answer is the same 400 before any
+    event, or with `truncation: auto` the estimate's window shrinks by the overflow and the fitting runs
+    again (a few rounds: each takes at least the overflow away)."""
+    fitted = fit_context(conversation, window)
+    for _ in range(4):
+        over = await excess(fitted)
+        if over <= 0:
+            return fitted
+        if conversation.request.body.truncation != "auto":
+            raise bad(
+                f"The input is {over:,} tokens longer than the model's context window allows; "
+                "shorten it, or send truncation: 'auto' to drop the oldest turns.",
+                "input",
+                "context_length_exceeded",
+            )
+        window -= over
+        if window < 1:
+            break
+        fitted = fit_context(conversation, window)
+    raise _instructions_too_long(window)
 
 
 def _cut_start(message: Message, tokens: int) -> Message | None:

@@ -101,10 +101,10 @@ def check_weights(path: Path) -> int:
 class BackgroundModel:
     """One set of weights, loaded once, lazily, on a thread; requests wait for it with `wait()`."""
 
-    def __init__(self, path: Path | None, threads: int, context: int) -> None:
+    def __init__(self, path: Path | None, threads: int, context: int | None) -> None:
         self.path = path  # None: the package's default weights
         self.threads = threads
-        self.context = context
+        self.context = context or 0  # tokens; 0 until loaded: the length the model was trained on
         self.llama: Any = None
         self.lock = threading.Lock()  # one generation at a time on this context
         self._state = LoadState.WAITING
@@ -139,6 +139,7 @@ class BackgroundModel:
             self._size = check_weights(path)
             require_extra()
             self.llama = _open_llama(path, self.threads, self.context)
+            self.context = int(self.llama.n_ctx())
             self._state = LoadState.READY
         except ModelUnavailable as error:
             self._error, self._state = error.message, LoadState.FAILED
@@ -147,9 +148,21 @@ class BackgroundModel:
 
 
 def _open_llama(path: Path, threads: int, context: int) -> Any:
+    """`context` 0: the model's own (trained) length, as llama.cpp's server takes `-c 0`. The sliding-window
+    layers (Gemma 3's) keep only their window, not the whole context: at 32,768 tokens that halves the
+    memory (450 MB instead of 916 MB for the default weights), and a prompt that extends the previous
+    one still reuses its cache. Flash attention: a third faster at reading a prompt on a CPU."""
     from llama_cpp import Llama
 
     try:
-        return Llama(str(path), n_ctx=context, n_threads=threads, n_threads_batch=threads, verbose=False)
+        return Llama(
+            str(path),
+            n_ctx=context,
+            n_threads=threads,
+            n_threads_batch=threads,
+            swa_full=False,
+            flash_attn=True,
+            verbose=False,
+        )
     except (ValueError, RuntimeError, OSError) as error:
         raise ModelUnavailable(f"llama.cpp could not load {path}: {error}.") from None

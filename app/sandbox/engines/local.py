@@ -3,7 +3,10 @@
 The worker produces tokens into an asyncio queue through `call_soon_threadsafe`, so the server's loop never
 waits on a token; a cancel flag checked at every token makes Stop end the generation at the next one. One
 llama.cpp context per weights file, taken in turn under a lock: on a 2-core machine a second context would
-share the same cores (each answer at half speed) and double the cache's memory, so requests queue instead.
+share the same cores (each answer at half speed) and double the cache's memory, so requests queue instead:
+the route takes a turn in the model's line (`line_for`, turns.py) before it runs, and the lock only guards
+the context against a cancelled worker that has not yet left it. A long prompt is read a batch at a time
+with the same cancel flag checked between batches (local_generate.read_prompt).
 """
 
 from __future__ import annotations
@@ -33,13 +36,12 @@ from .base import (
 )
 from .gguf import BackgroundModel, ModelStatus, ModelUnavailable
 from .local_calls import CallStream
-from .local_generate import Generated, Settings, generate
+from .local_generate import Generated, Settings, generate, read_prompt
 from .local_grammar import AnswerShape, answer_shape, calls_shape
 from .local_tools import is_call, still_deciding
 from .logprobs import top_logprobs_wanted
 from .prompt import build_prompt
-
-DEFAULT_CONTEXT = 4096
+from .turns import TurnLine
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ class LocalEngine:
         model_file: Path | None,
         model_map: dict[str, str] | None = None,
         threads: int | None = None,
-        context: int = DEFAULT_CONTEXT,
+        context: int | None = None,  # tokens (None: as long as each model was trained for)
     ) -> None:
         threads = threads or os.cpu_count() or 1
         self.default = BackgroundModel(model_file, threads, context)
@@ -94,6 +96,7 @@ class LocalEngine:
             name: BackgroundModel(Path(path).expanduser(), threads, context)
             for name, path in (model_map or {}).items()
         }
+        self.lines = {model: TurnLine() for model in (self.default, *self.models.values())}
 
     def start_loading(self) -> None:
         """Loads every weights file on a background thread; requests wait only for theirs."""
@@ -102,6 +105,20 @@ class LocalEngine:
 
     def model_for(self, name: str) -> BackgroundModel:
         return self.models.get(name, self.default)
+
+    def line_for(self, name: str) -> TurnLine:
+        """The requests waiting for the weights behind `name`: one context answers one at a time."""
+        return self.lines[self.model_for(name)]
+
+    def context_window(self, name: str) -> int | None:
+        """The loaded model's context in tokens (None before it is loaded: `prepare` waits for it)."""
+        model = self.model_for(name)
+        return model.context if model.llama is not None else None
+
+    async def excess_tokens(self, conversation: Conversation) -> int:
+        """By how many tokens the prompt and the answer's first token overflow the context (<= 0: they fit)."""
+        window = self.context_window(conversation.request.model) or 0
+        return await self.count_input_tokens(conversation) + 1 - window
 
     def status(self, name: str) -> ModelStatus:
         return self.model_for(name).status()
@@ -219,6 +236,8 @@ def _sample(llama: Any, context: int, sampling: _Sampling, job: _Job) -> None:
             "input",
         )
     max_tokens = min(sampling.max_tokens or room, room)
+    if not read_prompt(llama, tokens, job.cancelled.is_set):
+        return
     tools, shape = sampling.tools, sampling.shape
     if tools is not None and shape.calls_first:
         _sample_calls(llama, tokens, max_tokens, sampling, shape, tools, job)
@@ -285,15 +304,20 @@ def _sample_calls(
     tools: ToolPlan,
     job: _Job,
 ) -> None:
-    """Calls from the first token: the prompt gets the call's fixed start, the grammar holds the rest."""
+    """Calls from the first token: the prompt gets the call's fixed start, the grammar holds the rest.
+    The start counts as output (it is part of the call), so it comes out of `max_tokens`; when it alone
+    does not fit, no call is made and the answer is incomplete."""
     given = llama.tokenize(shape.prefill.encode(), add_bos=False, special=True)
+    if len(given) >= max_tokens:
+        job.put(TokenizerUsage(len(tokens), 0, incomplete=True))
+        return
     calls = CallStream(tools)
     _feed(calls, shape.prefill, job)
 
     def emit(text: str, logprobs: tuple[TokenLogprob, ...]) -> bool:
         return not job.cancelled.is_set() and _feed(calls, text, job)
 
-    settings = Settings(sampling.temperature, sampling.top_p, max_tokens, (), shape.grammar)
+    settings = Settings(sampling.temperature, sampling.top_p, max_tokens - len(given), (), shape.grammar)
     result = generate(llama, tokens + given, settings, emit)
     if job.cancelled.is_set():
         return

@@ -92,6 +92,27 @@ def _text(llama: Any, token: int) -> str:
     return _bytes(llama, token).decode("utf-8", errors="replace")
 
 
+def read_prompt(llama: Any, tokens: list[int], cancelled: Callable[[], bool]) -> bool:
+    """Reads all of the prompt but its last token into the context, a batch at a time, and asks `cancelled`
+    before each batch (False: it was): llama.cpp cannot stop inside `Llama.generate`'s own reading, and a
+    long prompt takes seconds per thousand tokens on a CPU. What the context holds of the previous prompt
+    is kept, as `generate` would keep it; `generate` then finds everything but the last token read."""
+    body = tokens[:-1]
+    kept = 0
+    for old, new in zip(llama.input_ids[: llama.n_tokens], body, strict=False):
+        if old != new:
+            break
+        kept += 1
+    if kept < llama.n_tokens and not llama._ctx.kv_cache_seq_rm(-1, kept, -1):
+        kept = 0  # the cache cannot drop just its end: read the whole prompt again
+    llama.n_tokens = kept
+    for start in range(kept, len(body), llama.n_batch):
+        if cancelled():
+            return False
+        llama.eval(body[start : start + llama.n_batch])
+    return not cancelled()
+
+
 def generate(llama: Any, tokens: list[int], settings: Settings, emit: Emit) -> Generated:
     """Samples up to `settings.max_tokens` tokens after `tokens`, handing `emit` the text as it is known."""
     from llama_cpp import LogitsProcessorList, llama_vocab_is_eog

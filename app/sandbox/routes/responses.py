@@ -24,7 +24,7 @@ from app.sandbox.answer.tool_loop import (
     message_json,
     resolve_references,
 )
-from app.sandbox.answer.truncation import fit_context, input_tokens
+from app.sandbox.answer.truncation import fit_context, fit_counted, input_tokens
 from app.sandbox.contract.responses import ItemsQuery
 from app.sandbox.contract.validate import bad, parse_json_body, validate_query
 from app.sandbox.engines.base import (
@@ -44,6 +44,7 @@ from app.sandbox.request.engine_request import EngineRequest, Message, parse_req
 from app.sandbox.routes.background import BackgroundRuns, check_background
 from app.sandbox.routes.conversations import ConversationRoutes, conversation_id_of
 from app.sandbox.routes.project import project_of
+from app.sandbox.routes.waiting import join_line, model_window, unless_client_leaves
 from app.sandbox.state import SandboxState
 from app.schema.items import ReasoningItem
 
@@ -136,8 +137,13 @@ class ResponsesRoutes:
         else:
             history = self.history(project_id, parsed)
         check_outputs(parsed.output_refs, [*history, *parsed.messages])
-        conversation, summary = compact_history(Conversation(parsed, history), config.context_window)
-        conversation = fit_context(conversation, config.context_window)
+        window = model_window(engine, parsed.model) or config.context_window
+        conversation, summary = compact_history(Conversation(parsed, history), window)
+        excess = getattr(engine, "excess_tokens", None)  # an engine that counts in the model's own tokens
+        if excess is None:
+            conversation = fit_context(conversation, window)
+        else:
+            conversation = await fit_counted(conversation, window, excess)
         builder = ResponseBuilder(parsed, config.delta_event_type, self.sealer)
         if summary is not None:
             builder.compaction = compaction_item(summary, self.sealer)
@@ -157,16 +163,32 @@ class ResponsesRoutes:
                 headers={"cache-control": "no-cache", "x-request-id": new_id("req")},
             )
         whole = dataclasses.replace(conversation, live=False)  # the client waits for the whole answer
-        async for _ in self.run(project_id, whole, builder, engine):
-            pass
+        answered = await unless_client_leaves(request, self._drain(project_id, whole, builder, engine))
+        if not answered:  # nobody is there to read it; 499 is what nginx logs for a client that left
+            return Response(status_code=499)
         return JSONResponse(builder.response, headers={"x-request-id": new_id("req")})
+
+    async def _drain(
+        self, project_id: str, conversation: Conversation, builder: ResponseBuilder, engine: Engine
+    ) -> None:
+        async for _ in self.run(project_id, conversation, builder, engine):
+            pass
 
     async def run(
         self, project_id: str, conversation: Conversation, builder: ResponseBuilder, engine: Engine
     ) -> AsyncGenerator[Event, None]:
         request = conversation.request
-        for event in builder.start():
-            yield event
+        ticket = join_line(engine, request.model, project_id)
+        try:
+            for event in builder.start(waiting=not ticket.ready):
+                yield event
+            if builder.response["status"] == "queued":
+                await ticket.wait()  # a client that leaves meanwhile only leaves the line (the except below)
+                for event in builder.take_up():
+                    yield event
+        except BaseException:
+            ticket.release()
+            raise
         # An engine with a tokenizer, or one whose source does (upstream), stops at max_output_tokens itself;
         # others are held to it by an estimate.
         own_limit = getattr(engine, "counts_tokens", False) or getattr(engine, "limits_output", False)
@@ -176,7 +198,8 @@ class ResponsesRoutes:
         incomplete = False
         text_tokens = 0  # a running count: re-counting the whole text per delta would be quadratic
         usage: TokenizerUsage | None = None  # real counts from the engine, when it has a tokenizer
-        async with aclosing(engine.run(conversation)) as steps:  # closed at once when the client leaves
+        # Closed at once when the client leaves; then the turn goes to the next request.
+        async with ticket, aclosing(engine.run(conversation)) as steps:
             async for step in steps:
                 if isinstance(step, Reasoning):
                     events = builder.reasoning(step)
