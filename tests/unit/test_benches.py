@@ -80,6 +80,9 @@ def survivors(session: int, grace: float = 3.0) -> list[str]:
     return left
 
 
+# The test's own deadline past the bench's (90 s, then its session killed): pytest-timeout's 60 s would end the
+# test with the bench and whatever it started still running, each for as long as its own run lasts.
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("bench", [pytest.param(name, marks=marks(name)) for name in BENCHES])
 def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
     bench: str, tmp_path: Path, request: pytest.FixtureRequest
