@@ -42,6 +42,7 @@ class SandboxConfig:
     keep_responses_days: float | None = 30.0
     head_timeout: float = 10.0  # seconds a connection has to send a whole request head (slow clients)
     body_timeout: float = 60.0  # seconds an API request has to send its whole body once its head is in (408)
+    send_timeout: float = 60.0  # seconds a client may leave its answer unread before it is dropped
     max_connections: int = 4096  # open at once; beyond it a new connection gets a 503 at once
     usage_flush_seconds: float = 5.0  # how often the usage counted per entry is written (and at shutdown)
     expired_grace_seconds: float = 7 * 86_400  # an expired entry is removed by the service this long after

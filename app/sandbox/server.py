@@ -98,7 +98,7 @@ def uvicorn_config(
         forwarded_allow_ips=[],  # given, so uvicorn never reads the environment variable for it
         # Slow clients (app/sandbox/gateway/slow_clients.py): what uvicorn offers, stated, and what it lacks, added.
         # httptools only (no h11 fallback, see slow_clients): raises HttpParserMissing where it is missing.
-        http=guarded_httptools_protocol(limits.head_timeout, limits.max_connections),
+        http=guarded_httptools_protocol(limits.head_timeout, limits.max_connections, limits.send_timeout),
         timeout_keep_alive=KEEP_ALIVE,
         # WebSocket mode on /v1/responses (routes/responses_socket.py), a message no larger than a body may be.
         ws="websockets-sansio",

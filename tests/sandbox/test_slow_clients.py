@@ -3,6 +3,7 @@ head deadline; beyond the connection cap a new connection gets a 503 at once; no
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -238,3 +239,31 @@ def test_a_body_sent_a_byte_at_a_time_gets_a_408_and_the_connection_closes(
         assert answer.startswith(b"HTTP/1.1 408") and b"request_timeout" in answer
         assert 0.9 <= time.monotonic() - started < 3
         assert closed_within(sock, 5, drip=b" " * 50) < 3
+
+
+def test_a_client_that_stops_reading_its_stream_is_dropped(sandbox_factory: Callable[..., Any]) -> None:
+    """A stream whose client neither reads nor closes would hold its handler (and a local model's turn) for
+    ever: once the answer has filled the socket, the client has `send_timeout` to read, then is dropped."""
+    sandbox: Sandbox = sandbox_factory(send_timeout=0.5)
+    body = json.dumps({"model": "service-pro", "input": "Write 50000 words", "stream": True}).encode()
+    head = (
+        f"POST /v1/responses HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer {sandbox.creds.api_key}\r\n"
+        f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
+    ).encode()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # fills at once
+    with sock:
+        sock.connect(("127.0.0.1", sandbox.server.port))
+        sock.sendall(head + body)
+        time.sleep(3)  # not reading: well past the deadline once the buffers are full
+        received = b""
+        sock.settimeout(5)
+        try:
+            while chunk := sock.recv(65536):
+                received += chunk
+        except ConnectionResetError:
+            pass
+    assert b"response.created" in received  # the stream had begun...
+    assert b"response.completed" not in received  # ...and was cut, not waited out
+    with sandbox.api() as client:
+        assert client.get("/models").status_code == 200

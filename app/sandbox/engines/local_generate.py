@@ -115,7 +115,7 @@ def read_prompt(llama: Any, tokens: list[int], cancelled: Callable[[], bool]) ->
 
 def generate(llama: Any, tokens: list[int], settings: Settings, emit: Emit) -> Generated:
     """Samples up to `settings.max_tokens` tokens after `tokens`, handing `emit` the text as it is known."""
-    from llama_cpp import LogitsProcessorList, llama_vocab_is_eog
+    from llama_cpp import LogitsProcessorList, llama_vocab_is_control, llama_vocab_is_eog
     from llama_cpp.llama_grammar import LlamaGrammar
 
     options: dict[str, Any] = dict(_DEFAULTS)
@@ -135,7 +135,9 @@ def generate(llama: Any, tokens: list[int], settings: Settings, emit: Emit) -> G
     tokens_out = llama.generate(tokens, **options)
     try:
         for token in tokens_out:
-            if llama_vocab_is_eog(vocab, token):
+            # A control token past the prompt's own (Gemma's `<start_of_image>` from a text-only prompt) is no
+            # text: a model that emits one has left the answer, and would go on emitting it to the cap.
+            if llama_vocab_is_eog(vocab, token) or llama_vocab_is_control(vocab, token):
                 return _finish(held, decoder, emit, count, "stop")
             count += 1
             logprob: tuple[TokenLogprob, ...] = ()

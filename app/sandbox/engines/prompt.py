@@ -19,7 +19,7 @@ from .base import Conversation, SearchResult
 from .local_tools import call_text, template_tools, tools_preamble
 
 _ROLE_NAMES = {"user": "User", "assistant": "Assistant", "tool": "Tool"}
-TRANSCRIPT_STOP = ["\nUser:"]
+TRANSCRIPT_STOP = ["\nUser:", "\nAssistant:"]  # a new speaker line ends the assistant's turn
 
 
 def build_prompt(

@@ -12,7 +12,11 @@ a path no test runs, and where it cannot be imported the sandbox does not start 
 - a cap on open connections enforced when they open: uvicorn's limit is checked only once a whole request
   head has arrived, which an idle crowd never sends. Beyond the cap a connection gets a 503 at once;
 - a cap on the size of a request's head, MAX_HEAD_BYTES, a 400 beyond it: httptools has none of its own
-  (llhttp's limit is 80 KB), so it is counted here.
+  (llhttp's limit is 80 KB), so it is counted here;
+- a deadline for a client that stops reading its answer (nginx's `send_timeout`, 60 s by default there too):
+  uvicorn waits for the socket to drain for ever, so a stream whose client neither reads nor closes would hold
+  its handler, and the local engine's turn with it, for good. Once writing has been paused (the transport's
+  buffer full) for `send_timeout` seconds, the connection is aborted: the handler sees the client gone.
 """
 
 from __future__ import annotations
@@ -76,7 +80,9 @@ class HeadDeadline(_ProtocolBase):
 
     head_timeout: float
     max_connections: int
+    send_timeout: float = 60.0
     _head_deadline: asyncio.TimerHandle | None = None
+    _send_deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -94,7 +100,23 @@ class HeadDeadline(_ProtocolBase):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._reading_again()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        """The transport's buffer is full: the client has this long to read some of it."""
+        super().pause_writing()
+        if self._send_deadline is None:
+            self._send_deadline = self.loop.call_later(self.send_timeout, self.transport.abort)
+
+    def resume_writing(self) -> None:
+        self._reading_again()
+        super().resume_writing()
+
+    def _reading_again(self) -> None:
+        if self._send_deadline is not None:
+            self._send_deadline.cancel()
+            self._send_deadline = None
 
     def _arm(self) -> None:
         self._disarm()
@@ -132,18 +154,23 @@ class HttpParserMissing(RuntimeError):
         )
 
 
-def guarded_httptools_protocol(timeout: float, cap: int) -> type[HttpToolsProtocol]:
-    """uvicorn's httptools protocol with a head deadline, a connection cap and a head size cap (uvicorn builds
-    one per connection). Raises HttpParserMissing where httptools cannot be imported."""
+def guarded_httptools_protocol(
+    timeout: float, cap: int, send_timeout: float = 60.0
+) -> type[HttpToolsProtocol]:
+    """uvicorn's httptools protocol with a head deadline, a connection cap, a head size cap and a deadline for
+    a client that stops reading (uvicorn builds one per connection). Raises HttpParserMissing where httptools cannot be imported."""
     try:
         import httptools  # noqa: F401  # uvicorn's module below may be imported already without it
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError as error:
         raise HttpParserMissing from error
 
+    send_seconds = send_timeout
+
     class GuardedHttpToolsProtocol(HeadDeadline, HttpToolsProtocol):
         head_timeout = timeout
         max_connections = cap
+        send_timeout = send_seconds
         _in_head = True  # between requests, or inside one's head: bytes received count towards the head
         _head_bytes = 0  # bytes received since the head began, while it is incomplete
         # The ASGI TLS extension of this connection's requests (None over plain HTTP): the client's
