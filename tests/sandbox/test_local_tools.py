@@ -14,7 +14,7 @@ from app.sandbox.engines.local_calls import CallStream
 from app.sandbox.engines.local_generate import HeldText
 from app.sandbox.engines.local_grammar import answer_shape
 from app.sandbox.engines.local_tools import call_schema, parse_call, still_deciding
-from app.sandbox.engines.prompt import build_prompt
+from app.sandbox.engines.prompt import TRANSCRIPT_STOP, build_prompt
 from app.sandbox.request.engine_request import parse_request
 
 WEATHER: dict[str, Any] = {
@@ -56,7 +56,7 @@ def test_a_prompt_without_a_template_describes_the_functions_and_earlier_calls()
     prompt, stop = build_prompt(Conversation(request, []), [], None)
     assert "get_weather" in prompt and "<tool_call>" in prompt and prompt.endswith("Assistant:")
     assert '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' in prompt
-    assert "Tool: Rain" in prompt and stop == ["\nUser:"]
+    assert "Tool: Rain" in prompt and stop == TRANSCRIPT_STOP and "\nUser:" in stop
 
 
 def test_reading_a_call_and_holding_back_its_mark() -> None:
