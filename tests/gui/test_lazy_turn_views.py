@@ -119,8 +119,10 @@ def test_find_reaches_turns_that_have_no_view_yet(qtbot: QtBot, reopened: Playgr
     assert tab.find_bar.count.text() == "2 of 2"
     message = child(tab.views[7], QLabel, "message")
     assert message.selectedText() == "Zebra"
+    assert not answer.textCursor().hasSelection()  # one match is selected at a time, not each one gone to
     qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     assert tab.find_bar.count.text() == "1 of 2"
+    assert not message.hasSelectedText()
     qtbot.keyClicks(tab.find_bar.field, "s-none")
     assert tab.find_bar.count.text() == "No matches"
     qtbot.keyClick(tab.find_bar.field, Qt.Key.Key_Escape)

@@ -300,3 +300,35 @@ def test_the_model_box_says_which_models_call_functions(
     console.session.models_changed.emit()
     assert "does not call functions" in tab.model.toolTip()
     assert tab.functions.support.isVisible() and "not called" in tab.functions.support.text()
+
+
+def test_leaving_a_conversation_that_waits_for_outputs_keeps_each_conversation_whole(
+    qtbot: QtBot, tab: PlaygroundTab
+) -> None:
+    """The waiting turn ends in its own conversation: opening another saved one wrote it over that one's
+    first turn, and New conversation saved it again as a new conversation, under its title."""
+    send(qtbot, tab, "How do CIDR ranges work?")
+    wait_done(qtbot, tab)
+    other = tab.keeper.current_id
+    assert other
+    tab.keeper.new()
+    open_options(qtbot, tab)
+    add_example(tab, "get_weather")
+    click_box(qtbot, tab.functions.answer_with_saved)
+    send(qtbot, tab, "Use get_weather for Paris please")
+    wait_calling_or_done(qtbot, tab)
+    waiting = tab.keeper.current_id
+    assert waiting and tab.service.turns[0].status == TurnStatus.CALLING
+
+    assert tab.keeper.open(other)
+    saved_other = tab.conversations.load(other)
+    assert saved_other is not None and [turn.prompt for turn in saved_other.turns] == [
+        "How do CIDR ranges work?"
+    ]
+    saved_waiting = tab.conversations.load(waiting)
+    assert saved_waiting is not None and saved_waiting.turns[0].status == TurnStatus.STOPPED.value
+
+    assert tab.keeper.open(waiting)
+    count = len(tab.conversations.summaries())
+    tab.keeper.new()
+    assert len(tab.conversations.summaries()) == count  # nothing saved until the new one's first turn

@@ -92,17 +92,21 @@ def test_expires_on_add_shows_the_time_left_and_extend_moves_it(qtbot: QtBot, ta
     shown = tab.model.data(tab.model.index(row_of(tab, "203.0.113.0/24"), EXPIRES))
     assert shown in ("in 59 min", "in 1 h")
     assert tab.add_form.expires.currentText() == "No expiry"  # the form is ready for the next one
+    said: list[str] = []
+    tab.service.session.bus.posted.connect(lambda message: said.append(message.text))
     select(qtbot, tab, "203.0.113.0/24")
     pick_from_menu(qtbot, tab.entries.extend, "Expires in 1 week")
     qtbot.waitUntil(
         lambda: (tab.service.entries[0].expires_at or 0) - time.time() > 6 * 86_400, timeout=10000
     )
+    assert any(text.startswith("1 entry now expires 20") for text in said), said
     assert tab.model.data(tab.model.index(0, EXPIRES)).startswith("in 6 d") or "in 7 d" in tab.model.data(
         tab.model.index(0, EXPIRES)
     )
     select(qtbot, tab, "203.0.113.0/24")
     pick_from_menu(qtbot, tab.entries.extend, "Never expires")
     qtbot.waitUntil(lambda: tab.service.entries[0].expires_at is None, timeout=10000)
+    assert "1 entry now never expires." in said
     assert tab.model.data(tab.model.index(0, EXPIRES)) == ""
     actions = [r.action for r in tab.history.records()]
     assert actions[-2:] == ["expiry", "expiry"]

@@ -258,6 +258,9 @@ class ConversationKeeper(QObject):
             self.conversations.save_settings(self.current_id, settings)
 
     def new(self) -> None:
+        # A turn waiting for function outputs ends (and is saved) in its own conversation before this one
+        # is left: ended after, it would be saved under the next conversation's id.
+        self.playground.stop()
         self.current_id = None
         self.playground.new_conversation()
         self.opened.emit("")
@@ -266,6 +269,7 @@ class ConversationKeeper(QObject):
         conversation = self.conversations.load(conversation_id)
         if conversation is None:
             return False
+        self.playground.stop()  # as in `new`: it would be written over the opened conversation's turn
         self.current_id = conversation_id
         self.playground.restore([restored_turn(turn) for turn in conversation.turns])
         self.opened.emit(conversation_id)

@@ -234,8 +234,10 @@ class AllowlistService(AllowlistReader):
             assert client is not None
             for entry_id in entry_ids:
                 await client.allowlists.update_entry(entry_id, expires_at, project_id=scope)
-            said = "never expire" if expires_at is None else f"expire {_moment(expires_at)}"
-            self.session.bus.info(f"{len(entry_ids)} entr{'y' if len(entry_ids) == 1 else 'ies'} now {said}.")
+            one = len(entry_ids) == 1
+            verb = "expires" if one else "expire"  # "1 entry now expires", "2 entries now expire"
+            said = f"never {verb}" if expires_at is None else f"{verb} {_moment(expires_at)}"
+            self.session.bus.info(f"{len(entry_ids)} entr{'y' if one else 'ies'} now {said}.")
 
         what = ", ".join(self._cidr_of(i) for i in entry_ids) + (
             ": never expires" if expires_at is None else f": expires {_moment(expires_at)}"

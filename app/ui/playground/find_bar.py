@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QScrollArea,
+    QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -223,15 +224,30 @@ def occurrence_start(text: str, query: str, occurrence: int) -> int:
     return start
 
 
+def deselect_others(page: QWidget, keep: QWidget | None) -> None:
+    """Only the match shown stays selected: typing "kes" goes from the "ke" of one turn to the next turn,
+    and the first turn kept its "ke" selected."""
+    for label in page.findChildren(QLabel, "message"):
+        if label is not keep and label.hasSelectedText():
+            label.setSelection(0, 0)
+    for answer in page.findChildren(QTextBrowser, "answer"):
+        cursor = answer.textCursor()
+        if answer is not keep and cursor.hasSelection():
+            cursor.clearSelection()
+            answer.setTextCursor(cursor)
+
+
 def show_match(view: TurnView, transcript: QScrollArea, match: Match, query: str) -> None:
     """Select the match in its turn's view and scroll the transcript to it (once laid out: a view just built
     has no place on the page yet)."""
+    page = transcript.widget()
+    label = view.findChild(QLabel, "message")
+    assert page is not None and label is not None
+    deselect_others(page, {"message": label, "answer": view.answer}.get(match.part))
     if match.part == "calls":
         QTimer.singleShot(0, transcript, lambda: transcript.ensureWidgetVisible(view.calls))
         return
     if match.part == "message":
-        label = view.findChild(QLabel, "message")
-        assert label is not None
         start = occurrence_start(label.text(), query, match.occurrence)
         if start >= 0:
             label.setSelection(start, len(query))
@@ -244,8 +260,6 @@ def show_match(view: TurnView, transcript: QScrollArea, match: Match, query: str
     view.answer.setTextCursor(cursor)
 
     def scroll() -> None:
-        page = transcript.widget()
-        assert page is not None
         spot = view.answer.viewport().mapTo(page, view.answer.cursorRect(cursor).center())
         transcript.ensureVisible(spot.x(), spot.y(), 0, transcript.viewport().height() // 3)
 
