@@ -194,8 +194,8 @@ class MainWindow(QMainWindow):
         self._prompts.open_version(prompt_id, version)
 
     def open_in_playground(self, sent: SentRequest) -> None:
-        """An eval cell's request, as it was sent, in the Playground's composer, the Playground shown."""
-        from .eval_handoff import open_in_playground
+        """An eval cell's request as it was sent: its prompt version and the row's values in the Playground."""
+        from .eval_handoff import open_in_playground  # built at the first use: a launch opens no eval
 
         open_in_playground(self.playground, sent)
         self.tabs.setCurrentIndex(0)
@@ -281,8 +281,7 @@ class MainWindow(QMainWindow):
         )
 
     def _offer_next_list(self, project_id: str | None, address: str) -> None:
-        """One list admits the address now and another still refuses it: say so, and offer that list (the
-        tab stays on the list the person is looking at)."""
+        """One list admits the address now, another still refuses it: say so and offer that one (shown as is)."""
         security = self.security
         done = security.service.label_for(security.service.project_id)
         label = security.service.label_for(project_id)
