@@ -15,6 +15,11 @@ class Price:
     cached_input: float
     output: float
 
+    def cost(self, uncached_input: int, cached_input: int, output: int) -> float:
+        """US dollars for these tokens (reasoning is part of `output`), as the costs endpoint prices them."""
+        spent = uncached_input * self.input + cached_input * self.cached_input
+        return (spent + output * self.output) / 1_000_000
+
 
 # By the model's name after the brand ("pro" is "service-pro" under the default brand).
 DEFAULT_PRICES = {

@@ -69,9 +69,7 @@ class Cell:
 def cost_of(answer: Answer, price: ModelPrice | None) -> float | None:
     """An answer's tokens at its model's price per million (the answer does not say which input tokens
     were cached, so all are priced as uncached: at most what it cost)."""
-    if price is None:
-        return None
-    return (answer.input_tokens * price.input + answer.output_tokens * price.output) / 1_000_000
+    return None if price is None else price.cost(answer.input_tokens, 0, answer.output_tokens)
 
 
 @dataclass(frozen=True)

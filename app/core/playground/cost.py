@@ -55,10 +55,7 @@ class AnswerCost:
     @property
     def usd(self) -> float | None:
         price = self.price
-        if price is None:
-            return None
-        spent = self.uncached_input * price.input + self.cached_input * price.cached_input
-        return (spent + self.output * price.output) / PER_MILLION
+        return None if price is None else price.cost(self.uncached_input, self.cached_input, self.output)
 
 
 def answer_cost(figures: Figures, model: str, book: PriceBook) -> AnswerCost:

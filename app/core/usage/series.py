@@ -47,11 +47,7 @@ def cost_of(row: UsageRow, prices: Mapping[str, ModelPrice]) -> float:
     if price is None:
         return 0.0
     uncached = max(row.input_tokens - row.input_cached_tokens, 0)
-    return (
-        uncached * price.input
-        + row.input_cached_tokens * price.cached_input
-        + row.output_tokens * price.output
-    ) / 1_000_000
+    return price.cost(uncached, row.input_cached_tokens, row.output_tokens)
 
 
 def tokens_of(row: UsageRow) -> int:

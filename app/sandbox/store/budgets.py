@@ -111,8 +111,7 @@ class Budgets:
             price = prices.get(row["model"])
             if price is None:
                 continue
-            cost = (row["input"] - row["cached"]) * price.input + row["cached"] * price.cached_input
-            cost = (cost + row["output"] * price.output) / 1_000_000
+            cost = price.cost(row["input"] - row["cached"], row["cached"], row["output"])
             for owner in ((row["org_id"], row["project_id"]), (row["org_id"], ORGANIZATION)):
                 costs[owner] = costs.get(owner, 0.0) + cost
         return costs
