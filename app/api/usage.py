@@ -9,7 +9,7 @@ from typing import Any
 
 from app.common.prices import Price
 
-from .errors import InvalidResponse
+from .errors import ApiError, InvalidResponse
 from .transport import Transport
 
 TOKENS = ("input_tokens", "input_cached_tokens", "output_tokens", "output_reasoning_tokens")
@@ -126,3 +126,11 @@ class Usage:
             for item in data
             if isinstance(item, dict) and isinstance(item.get("model"), str)
         }
+
+    async def published_prices(self) -> dict[str, ModelPrice]:
+        """`prices`, or none where the service publishes no price table or refuses this key: the costs are
+        then not known, and whatever wanted them goes on."""
+        try:
+            return await self.prices()
+        except ApiError:
+            return {}

@@ -20,7 +20,6 @@ from .outcome import CommandFailed, Exit, Outcome
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
-    from app.api.usage import ModelPrice
     from app.core.evals.run import Answer, EvalRun
 
 BELOW_THRESHOLD = 1
@@ -93,7 +92,7 @@ async def _run(args: argparse.Namespace) -> tuple[Outcome, EvalRun]:
         run = EvalRun(
             dataset, [Variant(stored, model) for model in args.model], graders, concurrency=args.concurrency
         )
-        run.prices = await _prices(client)
+        run.prices = await client.usage.published_prices()  # none published: costs not known
 
         async def send(body: dict[str, Any]) -> Answer:
             from app.api.requests import ResponseCreateParams
@@ -104,17 +103,6 @@ async def _run(args: argparse.Namespace) -> tuple[Outcome, EvalRun]:
     if run.failures and len(run.failures) == run.size:  # nothing answered: the service's own reason
         raise run.failures[0]
     return _outcome(run, args.min_pass), run
-
-
-async def _prices(client: ServiceClient) -> dict[str, ModelPrice]:
-    """The service's price table, for each answer's cost; none where the service publishes none (the
-    costs are then not known, and the run goes on)."""
-    from app.api.errors import ApiError
-
-    try:
-        return await client.usage.prices()
-    except ApiError:
-        return {}
 
 
 def _judge(client: ServiceClient, model: str) -> Any:

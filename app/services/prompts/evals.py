@@ -50,10 +50,7 @@ class EvalService(QObject):
         client = self.session.client
         assert client is not None
         if client.has_key("admin") and not run.prices:  # each cell's cost; without the table, none
-            try:
-                run.prices = await client.usage.prices()
-            except ApiError:
-                pass  # a service with no price table: the cells say their cost is not known
+            run.prices = await client.usage.published_prices()
 
         async def send(body: dict[str, Any]) -> Answer:
             response = await client.responses.create(cast(ResponseCreateParams, body))
