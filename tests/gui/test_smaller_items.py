@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QInputDialog, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.core.playground.turns import check_schema
+from app.core.playground.schema_check import check_schema
 from app.netrules import parse_address
 from app.ui.main_window import MainWindow
 from app.ui.security.add_form import DESCRIPTION_LIMIT

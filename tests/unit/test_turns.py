@@ -20,6 +20,7 @@ from app.api.errors import (
 )
 from app.api.wire import parse_response
 from app.core.playground.reasoning import is_reasoning_model
+from app.core.playground.schema_check import check_schema
 from app.core.playground.turns import (
     Attachment,
     ErrorKind,
@@ -27,7 +28,6 @@ from app.core.playground.turns import (
     Turn,
     TurnStatus,
     build_request,
-    check_schema,
     failure_of,
     final_status,
     redacted_body,

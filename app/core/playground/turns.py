@@ -34,8 +34,6 @@ from app.api.requests import (
 from app.core.playground.figures import Figures as Figures
 from app.core.playground.functions import FunctionCall, ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
-from app.core.playground.schema_check import SchemaCheck as SchemaCheck
-from app.core.playground.schema_check import check_schema as check_schema
 from app.core.playground.status import RUNNING as RUNNING
 from app.core.playground.status import ErrorKind as ErrorKind
 from app.core.playground.status import TurnStatus as TurnStatus

@@ -28,7 +28,8 @@ from .functions_panel import FunctionsPanel
 from .options_boxes import ChoiceBox, DecimalBox, WholeBox
 
 if TYPE_CHECKING:
-    from app.core.playground.turns import RequestOptions, SchemaCheck
+    from app.core.playground.schema_check import SchemaCheck
+    from app.core.playground.turns import RequestOptions
 
 EXAMPLE_SCHEMA = json.dumps(
     {
@@ -135,7 +136,7 @@ class OptionsPanel(QWidget):
 
     def schema(self) -> SchemaCheck:
         """The schema typed in the editor, or the reason it cannot be used."""
-        from app.core.playground.turns import check_schema  # with the first check, not the launch
+        from app.core.playground.schema_check import check_schema  # with the first check, not the launch
 
         return check_schema(self.schema_edit.toPlainText())
 

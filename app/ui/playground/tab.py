@@ -40,7 +40,8 @@ from .transcript import Transcript
 from .view_sync import ViewSync
 
 if TYPE_CHECKING:  # imported where first used: a launch builds no turn, dialog, comparison or find bar
-    from app.core.playground.turns import RequestOptions, SchemaCheck
+    from app.core.playground.schema_check import SchemaCheck
+    from app.core.playground.turns import RequestOptions
     from app.core.prompt_turns import StoredPrompt
     from app.services.playground.compare import CompareService
 
