@@ -112,10 +112,12 @@ case "$mode" in
     apt_install "${QT_PACKAGES[@]}"
     CMAKE_ARGS=$LLAMA_CMAKE_ARGS CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
       pip install -e ".[test,local]"
+    bash packaging/instruct_weights.sh
     export QT_QPA_PLATFORM=offscreen
     exec "$venv/bin/python" -m pytest -m local tests/sandbox/test_local_engine.py tests/sandbox/test_local_many_clients.py \
       tests/gui/test_local_playground.py \
-      tests/gui/test_local_engine_choice.py tests/unit/test_benches.py "$@"
+      tests/gui/test_local_engine_choice.py tests/unit/test_benches.py \
+      tests/sandbox/test_compliance_suite.py "$@"
     ;;
   *)
     echo "usage: bash packaging/dev.sh run|test|check|test-peers|test-proxies|test-local [args]" >&2

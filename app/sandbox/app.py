@@ -49,7 +49,13 @@ def make_engine(config: SandboxConfig) -> Engine:
     if config.engine == EngineKind.LOCAL:
         from app.sandbox.engines.local import LocalEngine
 
-        engine = LocalEngine(config.model_file, config.model_map, config.model_threads, config.model_context)
+        engine = LocalEngine(
+            config.model_file,
+            config.model_map,
+            config.model_threads,
+            config.model_context,
+            config.model_max_output,
+        )
         engine.start_loading()  # in the background: the server answers at once, the first request waits
         return engine
     if config.engine != EngineKind.SIMULATED:

@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="tokens a request may hold (default 128,000; local: as many as the model was trained for)",
     )
+    serve.add_argument(
+        "--max-output-tokens",
+        type=int,
+        default=SandboxConfig.model_max_output,
+        help="local: the most tokens an answer may have (a larger max_output_tokens is held to it)",
+    )
     serve.add_argument("--max-body-mb", type=float, default=25.0)
     serve.add_argument(
         "--keep-responses-days",
@@ -180,19 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def serve(args: argparse.Namespace) -> int:
+def serve_config(args: argparse.Namespace) -> SandboxConfig:
+    """The server's configuration from `serve`'s arguments (the upstream key from the environment variable named)."""
     import os
 
-    from app.sandbox.gateway.slow_clients import HttpParserMissing
-    from app.sandbox.server import SandboxServer, TlsOptions
-
-    if bool(args.tls_cert) != bool(args.tls_key):
-        print("error: --tls-cert and --tls-key go together", file=sys.stderr)
-        return 2
-    if args.client_ca and not args.tls_cert:
-        print("error: --client-ca needs --tls-cert and --tls-key", file=sys.stderr)
-        return 2
-    config = SandboxConfig(
+    return SandboxConfig(
         data_dir=args.data,
         brand=args.brand,
         trusted_proxies=args.trust_proxy,
@@ -208,12 +206,26 @@ def serve(args: argparse.Namespace) -> int:
         max_entries=args.max_entries,
         context_window=args.context_window or SandboxConfig.context_window,
         model_context=args.context_window,
+        model_max_output=args.max_output_tokens,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         stream_delay_ms=args.stream_delay_ms,
         keep_responses_days=args.keep_responses_days or None,
         expired_grace_seconds=args.expired_grace,
         usage_flush_seconds=args.usage_flush,
     )
+
+
+def serve(args: argparse.Namespace) -> int:
+    from app.sandbox.gateway.slow_clients import HttpParserMissing
+    from app.sandbox.server import SandboxServer, TlsOptions
+
+    if bool(args.tls_cert) != bool(args.tls_key):
+        print("error: --tls-cert and --tls-key go together", file=sys.stderr)
+        return 2
+    if args.client_ca and not args.tls_cert:
+        print("error: --client-ca needs --tls-cert and --tls-key", file=sys.stderr)
+        return 2
+    config = serve_config(args)
     if args.engine == EngineKind.LOCAL and (problem := _local_problem(config)):
         print(f"error: {problem}", file=sys.stderr)
         return 1

@@ -24,6 +24,9 @@ class SandboxConfig:
     model_context: int | None = (
         None  # local: llama.cpp's context in tokens (None: the model's trained length)
     )
+    # local: the most tokens one answer may have, as a hosted model has its own output limit. A small model
+    # can fall into a loop ("0000…") that only this ends; the answer is then `incomplete` (max_output_tokens).
+    model_max_output: int = 2048
     upstream_url: str | None = None
     upstream_key: str | None = None
     upstream_api: str = "auto"  # auto (probed once) | responses | chat

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.sandbox.cli import exposure_warning, main
+from app.sandbox.cli import build_parser, exposure_warning, main, serve_config
 from app.sandbox.store.aggregates import Store
 from tests.conftest import SandboxFactory
 from tests.fork_server import ForkServer
@@ -182,3 +182,10 @@ def test_a_key_made_with_a_name_appears_by_that_name_in_the_audit_log(
         event = ci.get(f"/organizations/{sandbox.creds.org_id}/audit_log").json()["data"][0]
     assert event["actor"]["name"] == "CI of repo X" and event["actor"]["type"] == "api_key"
     assert key not in json.dumps(event)
+
+
+def test_the_local_output_limit_is_a_serve_option(tmp_path: Path) -> None:
+    parse = build_parser().parse_args
+    assert serve_config(parse(["serve", "--data", str(tmp_path)])).model_max_output == 2048
+    chosen = parse(["serve", "--data", str(tmp_path), "--engine", "local", "--max-output-tokens", "300"])
+    assert serve_config(chosen).model_max_output == 300

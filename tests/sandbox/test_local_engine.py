@@ -73,6 +73,24 @@ def test_max_output_tokens_makes_it_incomplete(client: openai.OpenAI) -> None:
     assert response.usage is not None and response.usage.output_tokens == 16
 
 
+@pytest.mark.parametrize("asked", [None, 1000])
+def test_an_answer_is_held_to_the_engines_output_limit(
+    client: openai.OpenAI, server: SandboxServer, monkeypatch: pytest.MonkeyPatch, asked: int | None
+) -> None:
+    # No limit asked, or more than the engine's: a model caught in a loop would otherwise write to its
+    # context's end (minutes) while every other client waits.
+    engine = server.state.engine
+    assert isinstance(engine, LocalEngine) and engine.max_output == 2048  # the documented default
+    monkeypatch.setattr(engine, "max_output", 12)
+    response = client.responses.create(
+        model="service-pro", input="Once upon a time", max_output_tokens=asked, temperature=0.0
+    )
+    assert response.status == "incomplete", response.output_text
+    assert response.incomplete_details is not None
+    assert response.incomplete_details.reason == "max_output_tokens"
+    assert response.usage is not None and response.usage.output_tokens == 12
+
+
 def test_chain_rebuilds_the_conversation(client: openai.OpenAI) -> None:
     first = client.responses.create(
         model="service-pro", input="My name is Ada.", instructions="Answer briefly.", max_output_tokens=16

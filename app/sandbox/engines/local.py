@@ -71,7 +71,7 @@ class _Job:
 class _Sampling:
     prompt: str
     stop: list[str]
-    max_tokens: int | None
+    max_tokens: int  # at most the engine's max_output
     temperature: float | None
     top_p: float | None
     shape: AnswerShape
@@ -89,7 +89,9 @@ class LocalEngine:
         model_map: dict[str, str] | None = None,
         threads: int | None = None,
         context: int | None = None,  # tokens (None: as long as each model was trained for)
+        max_output: int = 2048,  # tokens per answer at most, whatever max_output_tokens asks
     ) -> None:
+        self.max_output = max_output
         threads = threads or os.cpu_count() or 1
         self.default = BackgroundModel(model_file, threads, context)
         self.models = {
@@ -198,7 +200,7 @@ class LocalEngine:
         return _Sampling(
             prompt,
             stop,
-            request.max_output_tokens,
+            min(request.max_output_tokens or self.max_output, self.max_output),
             request.temperature,
             request.top_p,
             answer_shape(tools, request.text_format),
@@ -235,7 +237,7 @@ def _sample(llama: Any, context: int, sampling: _Sampling, job: _Job) -> None:
             "context_length_exceeded",
             "input",
         )
-    max_tokens = min(sampling.max_tokens or room, room)
+    max_tokens = min(sampling.max_tokens, room)
     if not read_prompt(llama, tokens, job.cancelled.is_set):
         return
     tools, shape = sampling.tools, sampling.shape
