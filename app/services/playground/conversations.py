@@ -23,7 +23,7 @@ from app.core.playground.conversation_store import (
 )
 from app.core.playground.export import as_json, as_markdown
 from app.core.playground.files import CONVERSATIONS_FILE
-from app.core.playground.status import TurnStatus
+from app.core.playground.status import RUNNING, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.services.session.messages import MessageBus
 
@@ -233,9 +233,13 @@ class ConversationKeeper(QObject):
         self.playground = playground
         self.conversations = conversations
         self.current_id: str | None = None
+        # Turns still running when their conversation was left, with its id (None: not saved yet); each is
+        # saved there when its run ends (`turn_left`).
+        self._left: list[tuple[Turn, str | None]] = []
         # Only a turn whose run ended is saved: a turn shown again (`turn_shown`: an edit further down, a
         # reopened conversation) is in the store as it is.
         playground.turn_finished.connect(self._save)
+        playground.turn_left.connect(self._save_left)
 
     def _save(self, index: int) -> None:
         if index >= len(self.playground.turns):
@@ -257,7 +261,23 @@ class ConversationKeeper(QObject):
         if newest and settings:
             self.conversations.save_settings(self.current_id, settings)
 
+    def _save_left(self, turn: Turn, index: int) -> None:
+        """A turn whose conversation was left before its run ended: saved there, the one shown untouched."""
+        owner = next((owner for left, owner in self._left if left is turn), "")
+        self._left = [(left, owner) for left, owner in self._left if left is not turn]
+        if owner == "":
+            return  # dropped (an edit from an earlier message), not left: nothing of it is kept
+        if owner is None:  # its conversation's first turn: the conversation starts with it, not opened
+            self.conversations.start(title_from(turn.prompt), turn.model, None, (index, stored_turn(turn)))
+        else:
+            self.conversations.save_turn(owner, index, stored_turn(turn), newest=True)
+
+    def _leave(self) -> None:
+        """Before another conversation is shown: the turns still running are remembered with this one."""
+        self._left += [(turn, self.current_id) for turn in self.playground.turns if turn.status in RUNNING]
+
     def new(self) -> None:
+        self._leave()
         # A turn waiting for function outputs ends (and is saved) in its own conversation before this one
         # is left: ended after, it would be saved under the next conversation's id.
         self.playground.stop()
@@ -269,7 +289,8 @@ class ConversationKeeper(QObject):
         conversation = self.conversations.load(conversation_id)
         if conversation is None:
             return False
-        self.playground.stop()  # as in `new`: it would be written over the opened conversation's turn
+        self._leave()
+        self.playground.stop()  # as in `new`
         self.current_id = conversation_id
         self.playground.restore([restored_turn(turn) for turn in conversation.turns])
         self.opened.emit(conversation_id)

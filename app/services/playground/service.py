@@ -14,6 +14,8 @@ from app.services.prices import price_source
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     # pydantic and httpx load on the first send, and the turns' own modules (their dataclasses, the request
     # bodies, the schema check) with the first turn: none of them is needed to build the tab.
     from app.api.requests import ResponseCreateParams
@@ -45,6 +47,9 @@ class PlaygroundService(QObject):
     request_sent = Signal(int)  # a request of the turn was written: the server works on it now
     turn_finished = Signal(int)  # a turn's run ended (completed, failed, stopped): its outcome is new
     turn_shown = Signal(int)  # a turn finished earlier is shown again (an edit below it, a reopened one)
+    # A turn's run ended after its conversation was left (another opened, a new one): the turn and its index
+    # in the conversation it belongs to, which is no longer shown.
+    turn_left = Signal(object, int)
     totals_changed = Signal()
     conversation_reset = Signal()
 
@@ -135,7 +140,7 @@ class PlaygroundService(QObject):
             self._sources[index] = (dataclasses.replace(source, values=dict(source.values)), typed, stores)
         self.turn_added.emit(index)
         task = self.session.tasks.start("playground.stream", self._run(index))
-        task.add_done_callback(lambda _task: self._never_started(index))
+        task.add_done_callback(lambda _task: self._never_started(index, turn))
         return index
 
     def _leave_waiting_calls(self) -> None:
@@ -149,11 +154,26 @@ class PlaygroundService(QObject):
                 turn.status = TurnStatus.STOPPED
                 self.turn_finished.emit(index)
 
-    def _never_started(self, index: int) -> None:
+    def _never_started(self, index: int, turn: Turn) -> None:
         """A turn cancelled before its task ran a single step still ends, as stopped."""
-        if index < len(self.turns) and self.turns[index].status == TurnStatus.PENDING:
-            self.turns[index].status = TurnStatus.STOPPED
+        if turn.status == TurnStatus.PENDING:
+            turn.status = TurnStatus.STOPPED
+            self._ended(index, turn)
+
+    def _shown(self, index: int, turn: Turn) -> bool:
+        """`turn` is still the conversation's turn `index`: not left for another conversation, nor dropped."""
+        return index < len(self.turns) and self.turns[index] is turn
+
+    def _to_view(self, index: int, turn: Turn, emit: Callable[..., None], *args: object) -> None:
+        if self._shown(index, turn):
+            emit(index, *args)
+
+    def _ended(self, index: int, turn: Turn) -> None:
+        """A run's end, said to the conversation shown, or as `turn_left` when that is another one now."""
+        if self._shown(index, turn):
             self.turn_finished.emit(index)
+        else:
+            self.turn_left.emit(turn, index)
 
     def resend_from(self, index: int, prompt: str, options: RequestOptions) -> int:
         """Edit an earlier message (or regenerate the last answer): drop it and the turns after, send again."""
@@ -239,11 +259,13 @@ class PlaygroundService(QObject):
         if follow_up:
             body = next_round(self.turns[:index], turn, self.server)
             self.turn_updated.emit(index)
+        # A cancelled run's last flush comes after another conversation may have been opened: its text and
+        # state go to its own turn only, never to the view now at its index.
         run = TurnRun(
             turn,
-            lambda chunk: self.text_flushed.emit(index, chunk),
-            lambda: self.turn_updated.emit(index),
-            lambda: self.request_sent.emit(index),
+            lambda chunk: self._to_view(index, turn, self.text_flushed.emit, chunk),
+            lambda: self._to_view(index, turn, self.turn_updated.emit),
+            lambda: self._to_view(index, turn, self.request_sent.emit),
         )
         if self.session.client is None and self.session.detail:
             run.no_client = f"No connection: {self.session.detail}"
@@ -258,7 +280,7 @@ class PlaygroundService(QObject):
                 self.session.client,
                 lambda: self.turns[:index],
                 body=body,
-                on_round=lambda: self.turn_updated.emit(index),
+                on_round=lambda: self._to_view(index, turn, self.turn_updated.emit),
             )
         finally:
             if self._current is run:  # a turn sent meanwhile has its own run and timer
@@ -266,7 +288,7 @@ class PlaygroundService(QObject):
                 self._timer.stop()
             for note in turn.socket.notes[notes:] if turn.socket is not None else []:
                 self.session.bus.warning(note)  # a reconnect, a fallback to HTTP, a new chain: said once
-            self.turn_finished.emit(index)
+            self._ended(index, turn)
             self.totals_changed.emit()
             report_connection(self.session, turn)
             if turn.error_kind == ErrorKind.BLOCKED:
