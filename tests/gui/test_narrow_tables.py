@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QTableView
 from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
@@ -39,3 +40,41 @@ def test_the_import_previews_notes_column_is_readable_at_800x600(
     address = preview.table.fontMetrics().horizontalAdvance("ffff:ffff:ffff:ffff::/64") + 32
     qtbot.waitUntil(lambda: header.sectionSize(COLUMNS.index("Input")) == address)
     preview.reject()
+
+
+def titles_readable(table: QTableView) -> list[str]:
+    """The columns whose title a person cannot read: cut off past the viewport's right edge, or too narrow for
+    it whole (with the sort arrow's room) unless the header elides it and it keeps three letters and "…"."""
+    header = table.horizontalHeader()
+    metrics = table.fontMetrics()
+    right = table.viewport().width()
+    elides = header.textElideMode() != Qt.TextElideMode.ElideNone
+    unreadable = []
+    for column in range(header.count()):
+        title = str(table.model().headerData(column, Qt.Orientation.Horizontal))
+        size = header.sectionSize(column)
+        whole = size >= metrics.horizontalAdvance(title) + 20
+        elided = elides and size >= metrics.horizontalAdvance(title[:3] + "…") + 20
+        if header.sectionViewportPosition(column) + size > right + 1 or not (whole or elided):
+            unreadable.append(title)
+    return unreadable
+
+
+def test_the_allowlists_titles_stay_readable_at_800_px_with_and_without_a_scrollbar(
+    console: MainWindow, qtbot: QtBot, tab: SecurityTab, tmp_path: Path
+) -> None:
+    console.resize(800, 600)
+    table = tab.entries.table
+    qtbot.waitUntil(lambda: table.viewport().width() < 800)
+    qtbot.wait(50)
+    assert not table.verticalScrollBar().isVisible()
+    assert titles_readable(table) == []
+    path = tmp_path / "many.csv"
+    path.write_text("".join(f"203.0.113.{n}/32,office desk {n}\n" for n in range(1, 61)))
+    plan = tab.service.plan_file_import(path)
+    tab.service.import_entries(plan.to_send)
+    qtbot.waitUntil(lambda: len(tab.service.entries) >= 60, timeout=20000)
+    qtbot.waitUntil(table.verticalScrollBar().isVisible)
+    qtbot.wait(50)
+    assert titles_readable(table) == []
+    assert table.horizontalScrollBar().maximum() == 0  # nothing to scroll sideways to

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QHeaderView, QTableView
 STRETCH = None  # the column that takes the room left
 STRETCH_SHARE = 4  # it keeps at least a quarter of the width: the others give way, their text elided
 LEAST_SCALE = 0.4  # and they never shrink below this share of their sample's width
+ELIDED_LETTERS = 3  # nor below this many letters of their title and an ellipsis
 
 
 def size_columns(table: QTableView, samples: Sequence[str | None]) -> None:
@@ -28,6 +29,9 @@ def size_columns(table: QTableView, samples: Sequence[str | None]) -> None:
     if len(widths) < len(samples):
         StretchRoom(table, widths)
     table.setWordWrap(False)
+    header.setTextElideMode(
+        Qt.TextElideMode.ElideRight
+    )  # a title that lacks room ends in "…", not cut at both ends
     rows = table.verticalHeader()
     rows.setVisible(False)
     rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -36,13 +40,14 @@ def size_columns(table: QTableView, samples: Sequence[str | None]) -> None:
 
 class StretchRoom(QObject):
     """Keeps the stretching column readable in a narrow table (an 800 px screen left the import preview's
-    Notes ~25 px): the sized columns shrink together, down to LEAST_SCALE, as the table narrows, and come back
+    Notes ~25 px) and every title readable: the sized columns shrink together, down to LEAST_SCALE and never
+    below their titles, as the viewport narrows (a vertical scrollbar appearing narrows it too), and come back
     to their samples' widths when it widens. A column a person resized keeps its width until then."""
 
     def __init__(self, table: QTableView, widths: dict[int, int]) -> None:
         super().__init__(table)
         self.table, self.widths = table, widths
-        self.scale = 1.0
+        self.applied: dict[int, int] = {}
         table.viewport().installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -55,23 +60,45 @@ class StretchRoom(QObject):
         title = self.table.model().headerData(column, Qt.Orientation.Horizontal)
         return self.table.fontMetrics().horizontalAdvance(str(title or "")) + 32
 
+    def elided_width(self, column: int) -> int:
+        """The least a title is read in: its first letters and an ellipsis, beside the sort arrow."""
+        title = str(self.table.model().headerData(column, Qt.Orientation.Horizontal) or "")
+        return self.table.fontMetrics().horizontalAdvance(title[:ELIDED_LETTERS] + "…") + 32
+
     def fit(self, width: int) -> None:
-        fixed = sum(self.widths.values())
-        least = width // STRETCH_SHARE
-        scale = 1.0 if fixed <= 0 or width - fixed >= least else max(LEAST_SCALE, (width - least) / fixed)
-        if abs(scale - self.scale) < 0.01:
-            return
-        self.scale = scale
-        shrunk = {column: int(full * scale) for column, full in self.widths.items()}
-        titled = {
-            column: max(shrunk[column], min(full, self.header_width(column)))
-            for column, full in self.widths.items()
-        }
-        # Whole titles come before that share, but not at the price of the stretching column's own title: an
-        # 800 px window keeps every title whole; at 700 px a short description reads whole instead.
-        stretching = [c for c in range(self.table.model().columnCount()) if c not in self.widths]
-        room = max((self.header_width(column) for column in stretching), default=0)
-        chosen = titled if width - sum(titled.values()) >= room else shrunk
+        """Size the columns for a viewport `width` wide (the vertical scrollbar's width already taken off)."""
+        chosen = self.sections(width)
+        if chosen == self.applied:
+            return  # a column the person resized keeps its width until the table's width changes the fit
+        self.applied = chosen
         header = self.table.horizontalHeader()
         for column, section in chosen.items():
             header.resizeSection(column, section)
+
+    def sections(self, width: int) -> dict[int, int]:
+        """Each sized column's width in a viewport `width` wide. Every title stays readable: whole where they
+        all fit beside the stretching column's own title, elided where even that is too wide; the rest of
+        the room shrinks the samples together, down to LEAST_SCALE, leaving the stretching column a share."""
+        fixed = sum(self.widths.values())
+        stretching = [c for c in range(self.table.model().columnCount()) if c not in self.widths]
+        room = max((self.header_width(column) for column in stretching), default=0)
+        share = max(room, width // STRETCH_SHARE)
+        scale = 1.0 if fixed <= 0 else min(1.0, max(LEAST_SCALE, (width - share) / fixed))
+        titled = {
+            column: max(int(full * scale), min(full, self.header_width(column)))
+            for column, full in self.widths.items()
+        }
+        over = sum(titled.values()) - (width - room)
+        if over <= 0:
+            return titled
+        # Too narrow for every title whole: each gives way in proportion to what it has above its elided
+        # title, and none goes below that (past it, the table scrolls sideways rather than lose a title).
+        floors = {column: min(titled[column], self.elided_width(column)) for column in titled}
+        slack = sum(titled[column] - floors[column] for column in titled)
+        if slack <= 0:
+            return titled
+        give = min(1.0, over / slack)
+        return {
+            column: titled[column] - int((titled[column] - floors[column]) * give + 0.999)
+            for column in titled
+        }
