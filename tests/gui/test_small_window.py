@@ -94,3 +94,23 @@ def test_the_advice_is_folded_so_the_table_keeps_its_rows(console: MainWindow, q
     qtbot.waitUntil(lambda: tab.entries.table.height() < rows_height)  # open, it takes the table's room
     qtbot.mouseClick(advice.toggle, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.entries.table.height() == rows_height)
+
+
+def test_the_session_tokens_stay_readable_at_every_width(console: MainWindow, qtbot: QtBot) -> None:
+    console.tabs.setCurrentWidget(console.playground)
+    tab = console.playground
+    send(qtbot, tab, "Tell me about tea")
+    wait_done(qtbot, tab)
+    figures = tab.service.turns[0].figures  # a long session's figures, as wide as they come
+    figures.input_tokens, figures.output_tokens, figures.total_tokens = 12_345_678, 2_345_678, 14_691_356
+    tab.service.totals_changed.emit()
+    total = "14,691,356"
+    for width in (1400, 1000, 900, 800, 640):
+        console.resize(width, 600)
+        qtbot.waitUntil(lambda: console.width() == width)
+        qtbot.wait(30)
+        label = tab.totals
+        shown = label.fontMetrics().horizontalAdvance(label.shown_text())
+        assert label.isVisible() and label.width() >= shown > 0, (width, label.width(), label.shown_text())
+        assert total in label.shown_text() and "tokens" in label.shown_text(), (width, label.shown_text())
+        assert "Session: in" in label.toolTip() and total in label.toolTip()

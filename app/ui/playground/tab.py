@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -25,6 +24,7 @@ from app.services.playground.service import PlaygroundService
 from app.services.session.session import ConsoleSession
 from app.services.session.ui_state import PlaygroundState
 
+from ..widgets.fitting_label import FittingLabel
 from ..widgets.flow_layout import flow_row
 from ..widgets.keyboard import tab_chain
 from .attachments import AttachmentBar, ImageDrops
@@ -95,9 +95,9 @@ class PlaygroundTab(ImageDrops, QWidget):
         code.clicked.connect(self.show_code)
         pick = self.prompt_button = QPushButton("Prompt…", objectName="choose_prompt")
         pick.clicked.connect(self.choose_prompt)
-        self.totals = QLabel(objectName="totals")
-        # The totals give way in a small window (the whole line stays in the tooltip): the row must fit 800 px.
-        self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # The totals give way in a small window, shortened to the total alone at worst (the whole line stays in
+        # the tooltip): the row must fit 800 px, and the controls wrap before the figure goes.
+        self.totals = FittingLabel(objectName="totals")
         # The controls wrap onto a second line in a narrow window (twice the scale on a laptop) rather than
         # making the window wider than the screen.
         top.addWidget(flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, pick, code), 1)
@@ -315,11 +315,12 @@ class PlaygroundTab(ImageDrops, QWidget):
 
     def _show_totals(self) -> None:
         totals = self.service.totals()
-        self.totals.setText(
-            f"Session: in {totals.input_tokens:,} · out {totals.output_tokens:,} · "
-            f"total {totals.total_tokens:,} tokens"
+        split = f"in {totals.input_tokens:,} · out {totals.output_tokens:,}"
+        whole = f"Session: {split} · total {totals.total_tokens:,} tokens"
+        self.totals.set_forms(
+            [whole, f"{split} · {totals.total_tokens:,} tokens", f"{totals.total_tokens:,} tokens"]
         )
-        self.totals.setToolTip(self.totals.text())
+        self.totals.setToolTip(whole)
 
     def inspect(self, index: int) -> None:
         from .dialogs import TextTabsDialog, inspector_text
