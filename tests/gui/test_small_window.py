@@ -107,7 +107,7 @@ def test_the_session_tokens_stay_readable_at_every_width(console: MainWindow, qt
     total = "14,691,356"
     for width in (1400, 1000, 900, 800, 640):
         console.resize(width, 600)
-        qtbot.waitUntil(lambda: console.width() == width)
+        qtbot.waitUntil(lambda wanted=width: console.width() == wanted)
         qtbot.wait(30)
         label = tab.totals
         shown = label.fontMetrics().horizontalAdvance(label.shown_text())
