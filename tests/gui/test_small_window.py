@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QWidget
 from pytestqt.qtbot import QtBot
@@ -107,7 +109,7 @@ def test_the_session_tokens_stay_readable_at_every_width(console: MainWindow, qt
     total = "14,691,356"
     for width in (1400, 1000, 900, 800, 640):
         console.resize(width, 600)
-        qtbot.waitUntil(lambda wanted=width: console.width() == wanted)
+        qtbot.waitUntil(partial(lambda wanted: console.width() == wanted, width))
         qtbot.wait(30)
         label = tab.totals
         shown = label.fontMetrics().horizontalAdvance(label.shown_text())
