@@ -39,13 +39,17 @@ class AuditActor(WireModel):
 
 
 class AuditState(WireModel):
-    """One side of a change: an entry's fields, or a list's switch (`enabled`)."""
+    """One side of a change: an entry's fields, a list's switch (`enabled`), or a stored prompt's version
+    (`name`, `version`, `note`)."""
 
     id: str | None = None
     cidr: str | None = None
     description: str | None = None
     expires_at: int | None = None
     enabled: bool | None = None
+    name: str | None = None
+    version: str | None = None
+    note: str | None = None
 
 
 class AuditEvent(WireModel):

@@ -81,6 +81,16 @@ def _state(state: AuditState | None) -> str:
     return " ".join(w for w in words if w)
 
 
+def _prompt_version(state: AuditState | None) -> str:
+    """A stored prompt's version as the Prompts tab names it: its name, "v" and the number, and its note."""
+    if state is None or not (state.name or state.version):
+        return ""
+    words = [state.name or state.id or "", f"v{state.version}" if state.version else ""]
+    if state.note:
+        words.append(f"“{state.note}”")
+    return " ".join(word for word in words if word)
+
+
 def from_audit(event: AuditEvent, label_for: Callable[[str | None], str]) -> HistoryRow:
     """One event of the service's log as a row; `label_for(project_id)` names the scope as the tab does."""
     actor = event.actor
@@ -106,6 +116,8 @@ def from_audit(event: AuditEvent, label_for: Callable[[str | None], str]) -> His
     action = ACTIONS.get(event.type, event.type.rsplit(".", 1)[-1])
     if event.type.startswith("certificate."):  # mutual TLS: which certificate, as the log names it
         action, what = f"certificate {action}", event.entry_id or what
+    elif event.type.startswith("prompt."):  # a version saved in the Prompts tab: which prompt, which version
+        action, what = "prompt saved", _prompt_version(event.after) or what
     return HistoryRow(
         float(event.created_at),
         Source.SERVICE,
