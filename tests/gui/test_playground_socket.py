@@ -138,3 +138,38 @@ def test_stop_closes_the_socket_at_once_and_the_next_turn_opens_another(
     send(qtbot, tab, "Still there?")
     wait_done(qtbot, tab, 2)
     assert tab.service.turns[1].status == "completed" and upgrades(tab, 1) == 1
+
+
+def test_compare_sends_over_the_profiles_socket_as_the_playground_does(
+    qtbot: QtBot, tab: PlaygroundTab
+) -> None:
+    from tests.gui.test_playground_compare import compare_window, rerun_of, run_on, send_all
+
+    send_all(qtbot, tab, "My name is Ada", "What is my name?")
+    qtbot.mouseClick(tab.sidebar.compare_button, Qt.MouseButton.LeftButton)
+    dialog = compare_window(qtbot, tab)
+    run_on(qtbot, dialog, "service-think")
+    first, second = rerun_of(dialog, 0), rerun_of(dialog, 1)
+    assert (first.status, second.status) == ("completed", "completed")
+    logs = [log for log in (first.socket, second.socket) if log is not None]
+    assert len(logs) == 2, "a re-run went over HTTP"
+    # One socket carries the re-run, as one carries a conversation.
+    assert [sum(frame.text.startswith("GET ws://") for frame in log.frames) for log in logs] == [1, 0]
+    dialog.close()
+
+
+def test_get_code_says_which_transport_each_snippet_uses(
+    qtbot: QtBot, tab: PlaygroundTab, console: MainWindow
+) -> None:
+    key = client_of(console.session).transport.settings.api_key
+    assert key
+    qtbot.keyClicks(tab.message, "Hello over the socket")
+    snippets = tab.code_snippets()
+    assert (
+        "client.responses.connect()" in snippets["Python"] and "responses.create(" not in snippets["Python"]
+    )
+    assert '"type": "response.create"' in snippets["Python"]
+    assert snippets["curl"].startswith("# Sent over HTTP") and "WebSocket mode" in snippets["curl"]
+    assert snippets["Node.js"].startswith("// Sent over HTTP")
+    for name, text in snippets.items():
+        assert key not in text, name

@@ -70,6 +70,18 @@ def test_python_runs_as_written_with_the_official_client(sandbox: Sandbox, tmp_p
     assert "simulated model" in run([sys.executable, "hello.py"], sandbox, tmp_path)
 
 
+def test_python_in_websocket_mode_runs_over_the_socket_as_written(sandbox: Sandbox, tmp_path: Path) -> None:
+    body = build_request([], "Say hello in five words", [], RequestOptions(model="service-pro")).body
+    written = all_snippets(sandbox.url, body, "SERVICE_API_KEY", websocket=True)
+    assert "client.responses.connect()" in written["Python"]
+    (tmp_path / "over_socket.py").write_text(written["Python"])
+    assert "simulated model" in run([sys.executable, "over_socket.py"], sandbox, tmp_path)
+    # The curl and Node.js snippets go over HTTP and say so, then run as they would without the note.
+    assert written["curl"].startswith("# Sent over HTTP")
+    answer: dict[str, Any] = json.loads(run(["bash", "-c", written["curl"]], sandbox, tmp_path))
+    assert answer["status"] == "completed"
+
+
 def test_python_loop_answers_calls_with_the_saved_outputs(sandbox: Sandbox, tmp_path: Path) -> None:
     tools = ToolSettings(functions=(WEATHER, CALCULATE))
     (tmp_path / "loop.py").write_text(snippets(sandbox, "Use get_weather, then calculate", tools)["Python"])

@@ -21,6 +21,7 @@ from app.core.saved_values import saved_number
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
+    from app.core.playground.socket_channel import SocketChannel
 
 
 def options_for(sent: Mapping[str, Any], model: str) -> tuple[RequestOptions, list[str]]:
@@ -152,12 +153,21 @@ class CompareListener(Protocol):
 
 
 class CompareRun:
-    """Re-runs the rows one after the other on `model`; `flush()` hands the streaming row's text over."""
+    """Re-runs the rows one after the other on `model`; `flush()` hands the streaming row's text over.
+    `channel`: the re-run's socket when the profile uses WebSocket mode, as the Playground's conversations
+    have theirs (None: over HTTP)."""
 
-    def __init__(self, rows: list[CompareRow], model: str, listener: CompareListener) -> None:
+    def __init__(
+        self,
+        rows: list[CompareRow],
+        model: str,
+        listener: CompareListener,
+        channel: SocketChannel | None = None,
+    ) -> None:
         self.rows = rows
         self.model = model
         self.listener = listener
+        self.channel = channel
         self.current: TurnRun | None = None
 
     def flush(self) -> None:
@@ -192,6 +202,7 @@ class CompareRun:
                 functools.partial(self.listener.row_text, index),
                 functools.partial(self.listener.row_updated, index),
             )
+            self.current.channel = self.channel
             try:
                 await run_turn(
                     self.current,

@@ -23,6 +23,7 @@ from app.services.playground.service import FLUSH_INTERVAL_MS
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
+    from app.core.playground.socket_channel import SocketChannel
     from app.services.session.session import ConsoleSession
 
 TASK = "compare.run"
@@ -43,6 +44,7 @@ class CompareJob(QObject):
         model: str,
         conversation_id: str,
         keeper: ConversationKeeper,
+        channel: SocketChannel | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -52,7 +54,8 @@ class CompareJob(QObject):
         self.conversations = keeper.conversations
         self.running = True
         self._saved = 0
-        self.runner = CompareRun(rows, model, self)
+        self.channel = channel
+        self.runner = CompareRun(rows, model, self, channel)
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self.runner.flush)
@@ -63,6 +66,8 @@ class CompareJob(QObject):
             await self.runner.run(client)
         finally:
             self._timer.stop()
+            if self.channel is not None:  # the re-run's socket ends with it
+                await self.channel.aclose()
 
     def finish(self) -> None:
         """The task is over, however it ended (even cancelled before its first step)."""
@@ -136,11 +141,22 @@ class CompareService(QObject):
         )
         if conversation_id is None:
             return None  # the store said why, on the message bus
-        job = self.job = CompareJob(plan_rows(source, model), model, conversation_id, self.keeper, self)
+        job = self.job = CompareJob(
+            plan_rows(source, model), model, conversation_id, self.keeper, self._channel(), self
+        )
         job.turn_finished.connect(lambda index: self._follow_connection(job, index))
         task = self.session.tasks.start(TASK, job.run(self.session.client))
         task.add_done_callback(lambda _task: job.finish())
         return job
+
+    def _channel(self) -> SocketChannel | None:
+        """A socket of the re-run's own when the profile uses WebSocket mode, as the Playground sends."""
+        profile = self.session.profile
+        if profile is None or not profile.websocket_mode:
+            return None
+        from app.core.playground.socket_channel import SocketChannel
+
+        return SocketChannel()
 
     def _follow_connection(self, job: CompareJob, index: int) -> None:
         """The toolbar follows a re-run as it follows the Playground's turns."""

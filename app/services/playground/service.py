@@ -377,6 +377,7 @@ class PlaygroundService(QObject):
             self.session.snippet_network(),
             options.tools.functions,
             options.tools.max_rounds,
+            websocket=bool(profile and profile.websocket_mode),
         )
 
     @staticmethod
