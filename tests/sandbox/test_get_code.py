@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from app.core.playground.functions import EXAMPLES, ToolSettings
+from app.core.playground.snippet_socket import snippets_for
 from app.core.playground.snippets import all_snippets
 from app.core.playground.turns import RequestOptions, build_request
 from tests.conftest import Sandbox
@@ -72,7 +73,7 @@ def test_python_runs_as_written_with_the_official_client(sandbox: Sandbox, tmp_p
 
 def test_python_in_websocket_mode_runs_over_the_socket_as_written(sandbox: Sandbox, tmp_path: Path) -> None:
     body = build_request([], "Say hello in five words", [], RequestOptions(model="service-pro")).body
-    written = all_snippets(sandbox.url, body, "SERVICE_API_KEY", websocket=True)
+    written = snippets_for(sandbox.url, body, "SERVICE_API_KEY", websocket=True)
     assert "client.responses.connect()" in written["Python"]
     (tmp_path / "over_socket.py").write_text(written["Python"])
     assert "simulated model" in run([sys.executable, "over_socket.py"], sandbox, tmp_path)

@@ -5,10 +5,11 @@ for what the Playground sends when it is not."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.core.playground.snippets import python_literal
+from app.core.playground.functions import DEFAULT_MAX_ROUNDS, FunctionDefinition
+from app.core.playground.snippets import DIRECT, SnippetNetwork, all_snippets, python_literal
 
 HTTP_NOTE = (
     "{mark} Sent over HTTP (POST /responses). The Playground sends this profile's requests over a WebSocket\n"
@@ -42,6 +43,24 @@ def python_socket(base_url: str, body: Mapping[str, Any], env_var: str) -> str:
         "            break\n"
         "print()\n"
     )
+
+
+def snippets_for(
+    base_url: str,
+    body: Mapping[str, Any],
+    env_var: str,
+    network: SnippetNetwork = DIRECT,
+    functions: Sequence[FunctionDefinition] = (),
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    websocket: bool = False,
+) -> dict[str, str]:
+    """Get code's snippets for a profile: over HTTP (snippets.all_snippets), or as `over_socket` writes them
+    when the profile uses WebSocket mode."""
+    snippets = all_snippets(base_url, body, env_var, network, functions, max_rounds)
+    if not websocket:
+        return snippets
+    body = {key: value for key, value in body.items() if key != "stream"}
+    return over_socket(snippets, base_url, body, env_var, network == DIRECT, bool(functions))
 
 
 def over_socket(

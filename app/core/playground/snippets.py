@@ -280,18 +280,11 @@ def all_snippets(
     network: SnippetNetwork = DIRECT,
     functions: Sequence[FunctionDefinition] = (),
     max_rounds: int = DEFAULT_MAX_ROUNDS,
-    websocket: bool = False,
 ) -> dict[str, str]:
-    """Each language's snippet; `websocket`: the profile sends over a socket (snippet_socket.py says how
-    each snippet tells it)."""
+    """Each language's snippet over HTTP (snippet_socket.py writes them for a profile in WebSocket mode)."""
     body = {key: value for key, value in body.items() if key != "stream"}
-    snippets = {
+    return {
         "curl": curl(base_url, body, env_var, network, bool(functions)),
         "Python": python(base_url, body, env_var, network, functions, max_rounds),
         "Node.js": node(base_url, body, env_var, network, functions, max_rounds),
     }
-    if not websocket:
-        return snippets
-    from app.core.playground.snippet_socket import over_socket
-
-    return over_socket(snippets, base_url, body, env_var, network == DIRECT, bool(functions))

@@ -366,11 +366,11 @@ class PlaygroundService(QObject):
         """The request the next turn would send (a greeting when nothing is typed and no prompt is in use),
         as code in each language: the profile's address and the names of the variables holding its
         secrets, never their values."""
-        from app.core.playground.snippets import all_snippets
+        from app.core.playground.snippet_socket import snippets_for
 
         profile, client = self.session.profile, self.session.client
         typed = prompt if source is not None else prompt or "Hello"
-        return all_snippets(
+        return snippets_for(
             client.base_url if client else "",
             self._plan(typed, attachments, options, source, stores)[0].body,
             profile.api_key_env if profile else "SERVICE_API_KEY",
