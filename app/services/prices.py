@@ -1,6 +1,6 @@
 """The prices the Playground costs its answers at: the organization's price table, read through the Admin API
 once per connection when the profile has an admin key (at the first answer that needs it), else the
-documented default table (app/common/prices.py, the sandbox's own defaults). The Usage tab hands over the
+documented default table (app/core/price_book.py chooses, for the command line too). The Usage tab hands over the
 table each time it reads it, so both tabs price at the same table.
 
 One per session (`price_source`), a child of it: the Playground, Compare and the Usage tab share it without
@@ -9,21 +9,18 @@ importing each other.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from app.api.errors import ApiError
-from app.common.prices import Price, default_prices
-from app.core.playground.cost import DEFAULTS, ORGANIZATION, UNREAD, PriceBook
+from app.common.prices import Price
+from app.core.playground.cost import ORGANIZATION, PriceBook
+from app.core.price_book import default_book, read_price_book
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:
     from app.api.client import ServiceClient
-
-log = logging.getLogger(__name__)
 
 READ_TASK = "prices.read"
 
@@ -50,7 +47,7 @@ class PriceSource(QObject):
             return self._book
         client = self.session.client
         if client is None or not client.has_key("admin"):
-            self._book = PriceBook(self._defaults(), DEFAULTS)
+            self._book = default_book(self._brand())
         elif not self.session.tasks.running(READ_TASK):
             self.session.tasks.start(READ_TASK, self._read(client))
         return self._book
@@ -60,19 +57,27 @@ class PriceSource(QObject):
         self._book = PriceBook(dict(prices), ORGANIZATION)
         self.changed.emit()
 
-    def _defaults(self) -> dict[str, Price]:
-        profile = self.session.profile
-        return default_prices(profile.brand if profile is not None else "service")
+    async def read(self) -> PriceBook:
+        """The prices in force, the organization's read now if they are not yet (the Evals window prices
+        each cell as it is answered, so it waits for them where the Playground shows them later)."""
+        if self._book is not None:
+            return self._book
+        client = self.session.client
+        if client is None or not client.has_key("admin"):
+            return self.book() or default_book(self._brand())
+        self.session.tasks.cancel(READ_TASK)  # this read stands for it
+        return await self._read(client)
 
-    async def _read(self, client: ServiceClient) -> None:
-        try:
-            book = PriceBook(await client.usage.prices(), ORGANIZATION)
-        except ApiError as error:  # a service without the sandbox's price list: the documented defaults
-            log.info("the organization's prices could not be read (%s): the default prices hold", error)
-            book = PriceBook(self._defaults(), UNREAD)
+    def _brand(self) -> str:
+        profile = self.session.profile
+        return profile.brand if profile is not None else "service"
+
+    async def _read(self, client: ServiceClient) -> PriceBook:
+        book = await read_price_book(client, self._brand())
         if self.session.client is client:
             self._book = book
             self.changed.emit()
+        return book
 
 
 def price_source(session: ConsoleSession) -> PriceSource:

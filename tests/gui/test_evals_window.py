@@ -14,11 +14,15 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QTableWidget
 from pytestqt.qtbot import QtBot
 
 from app.api.prompts import StoredPrompt
+from app.common.prices import default_prices
 from app.core.evals.sent import SentRequest
+from app.core.profile import Profile
 from app.services.session.ui_state import PlaygroundState
 from app.ui.eval_handoff import playground_state
 from app.ui.main_window import MainWindow
 from app.ui.prompts.eval_dialog import EvalDialog
+from tests.gui.reach import client_of, profile_of
+from tests.gui.test_playground_servers import choose_profile
 from tests.gui.test_prompts_tab import prompts_tab, save
 
 
@@ -203,3 +207,32 @@ def test_a_cell_sent_with_options_opens_with_them_in_the_playground() -> None:
         PlaygroundState(structured=True), SentRequest(stored.model_copy(update={"options": {}}), {}, "m")
     )
     assert not plain.structured and plain.temperature is None
+
+
+def test_without_an_admin_key_each_cell_is_priced_at_the_playgrounds_default_table(
+    qtbot: QtBot, console: MainWindow
+) -> None:
+    session = console.session
+    dialog = evals_window(qtbot, console)  # the prompt saved through the admin key, then run without one
+    first, key = profile_of(session), client_of(session).transport.settings.api_key
+    assert key
+    other = Profile(id="p-plain", name="Project key only", base_url=first.base_url, org_id=first.org_id)
+    other.project_id = first.project_id
+    session.profiles.save(other)
+    session.secrets.set(other.id, "api_key", key)
+    choose_profile(qtbot, console, "Project key only")
+    assert not client_of(session).has_key("admin")
+    type_cell(qtbot, dialog.setup.rows, 0, 0, "apple")
+    type_cell(qtbot, dialog.setup.rows, 0, 1, "apple")
+    dialog.setup.models.clear()
+    qtbot.keyClicks(dialog.setup.models, "service-pro")
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.status.text().startswith("Running"), timeout=10000)
+    run = dialog.service.run
+    assert run is not None
+    cell = run.cells[(0, 0)]
+    assert cell.input_tokens and cell.output_tokens
+    price = default_prices("service")["service-pro"]
+    assert cell.cost == price.cost(cell.input_tokens, 0, cell.output_tokens)  # the sandbox caches nothing
+    assert f"${cell.cost:.6f}" in shown(dialog.grid, 0, 0).toolTip()
+    assert "cost not known" not in dialog.summary.text()

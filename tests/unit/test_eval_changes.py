@@ -99,3 +99,48 @@ def test_a_cell_is_sent_as_the_prompt_version_with_its_row_and_can_be_replayed()
     assert (sent.instructions, sent.message) == ("You know Peru well.", "Capital of Peru?")
     # The options the Playground would send: the variant's over the prompt's own.
     assert sent.request_options == {"temperature": 0.1}
+
+
+def test_a_cells_cached_input_is_priced_as_the_playground_prices_it() -> None:
+    from app.api.wire import Response
+    from app.core.playground.cost import PriceBook, answer_cost
+    from app.core.playground.figures import Figures
+
+    response = Response.model_validate(
+        {
+            "id": "resp_1",
+            "status": "completed",
+            "model": "service-pro",
+            "output": [
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Paris"}],
+                }
+            ],
+            "usage": {
+                "input_tokens": 2000,
+                "output_tokens": 100,
+                "total_tokens": 2100,
+                "input_tokens_details": {"cached_tokens": 1500},
+            },
+        }
+    )
+    answer = Answer.of(response)
+    assert (answer.text, answer.input_tokens, answer.cached_tokens, answer.output_tokens) == (
+        "Paris",
+        2000,
+        1500,
+        100,
+    )
+    run = EvalRun(
+        Dataset([Row({"country": "France"}, "Paris")]), [Variant(V1, "service-pro")], [], prices=PRICES
+    )
+
+    async def send(body: dict[str, Any]) -> Answer:
+        return answer
+
+    asyncio.run(run.run(send))
+    figures = Figures(input_tokens=2000, output_tokens=100, cached_tokens=1500)
+    played = answer_cost(figures, "service-pro", PriceBook(PRICES, "")).usd
+    assert run.cells[(0, 0)].cost == played == (500 * 2.0 + 1500 * 0.5 + 100 * 8.0) / 1_000_000

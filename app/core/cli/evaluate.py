@@ -55,20 +55,12 @@ def parser() -> argparse.ArgumentParser:
     return made
 
 
-def _answer_of(response: Any) -> Answer:
-    from app.core.evals.run import Answer
-
-    usage = response.usage
-    return Answer(
-        response.output_text, usage.input_tokens if usage else 0, usage.output_tokens if usage else 0
-    )
-
-
 async def _run(args: argparse.Namespace) -> tuple[Outcome, EvalRun]:
     from app.api.client import ServiceClient
     from app.core.evals.dataset import DatasetError, load
     from app.core.evals.graders import GraderError, parse_grader
-    from app.core.evals.run import EvalRun, Variant
+    from app.core.evals.run import Answer, EvalRun, Variant
+    from app.core.price_book import read_price_book
 
     from .target import resolve
 
@@ -92,12 +84,12 @@ async def _run(args: argparse.Namespace) -> tuple[Outcome, EvalRun]:
         run = EvalRun(
             dataset, [Variant(stored, model) for model in args.model], graders, concurrency=args.concurrency
         )
-        run.prices = await client.usage.published_prices()  # none published: costs not known
+        run.prices = (await read_price_book(client, target.brand)).prices  # the Playground's prices
 
         async def send(body: dict[str, Any]) -> Answer:
             from app.api.requests import ResponseCreateParams
 
-            return _answer_of(await client.responses.create(cast(ResponseCreateParams, body)))
+            return Answer.of(await client.responses.create(cast(ResponseCreateParams, body)))
 
         await run.run(send, _judge(client, args.judge_model or args.model[0]))
     if run.failures and len(run.failures) == run.size:  # nothing answered: the service's own reason

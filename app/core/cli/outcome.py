@@ -38,6 +38,7 @@ class Target:
     settings: ConnectionSettings
     org_id: str
     label: str  # the profile's name, or "the environment"
+    brand: str = "service"  # the models' prefix: the default prices are named by it
 
 
 @dataclass

@@ -55,7 +55,7 @@ def embedded_sandbox(profile: Profile, folders: ConsoleFolders, port: int) -> Ta
             settings = dataclasses.replace(settings, api_key=None)  # a stale one would only be refused
     finally:
         store.close()
-    return Target(settings, org_id, f"the profile “{profile.name}”")
+    return Target(settings, org_id, f"the profile “{profile.name}”", profile.brand)
 
 
 def _listening(port: int) -> bool:

@@ -114,7 +114,8 @@ def _target_of(profile: Profile, folders: ConsoleFolders, saved: ConsoleSettings
         )
     settings = connection_settings(profile, SecretStore())
     where = f"the keychain (File > Profiles > “{profile.name}”) or ${profile.admin_key_env}"
-    return _with_admin_key(Target(settings, profile.org_id, f"the profile “{profile.name}”"), where)
+    target = Target(settings, profile.org_id, f"the profile “{profile.name}”", profile.brand)
+    return _with_admin_key(target, where)
 
 
 def _with_admin_key(target: Target, where: str) -> Target:

@@ -14,15 +14,20 @@ import io
 import json
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.api.usage import ModelPrice
 from app.core.evals.dataset import Dataset, Row
 from app.core.evals.graders import Grader, Judge, parse_grader
 from app.core.evals.sent import SentRequest
+from app.core.playground.cost import PriceBook, answer_cost
+from app.core.playground.figures import Figures
 from app.core.prompts.draft import StoredPrompt, prompt_request
+
+if TYPE_CHECKING:
+    from app.api.wire import Response
 
 FORMAT = 1  # of a saved run
 
@@ -32,6 +37,15 @@ class Answer:
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0  # of the input, priced apart as the Playground prices them
+
+    @classmethod
+    def of(cls, response: Response) -> Answer:
+        """A response's text and token counts (the window and the command line read them the same way)."""
+        usage = response.usage
+        if usage is None:
+            return cls(response.output_text)
+        return cls(response.output_text, usage.input_tokens, usage.output_tokens, usage.cached_tokens)
 
 
 # A Responses API body -> its answer; raises when the request fails.
@@ -66,10 +80,15 @@ class Cell:
     cost: float | None = None  # US dollars at the price table; None: the model has no price there
 
 
-def cost_of(answer: Answer, price: ModelPrice | None) -> float | None:
-    """An answer's tokens at its model's price per million (the answer does not say which input tokens
-    were cached, so all are priced as uncached: at most what it cost)."""
-    return None if price is None else price.cost(answer.input_tokens, 0, answer.output_tokens)
+def cost_of(answer: Answer, model: str, prices: Mapping[str, ModelPrice]) -> float | None:
+    """An answer's tokens at its model's price, as the Playground costs an answer (app/core/playground/cost.py:
+    cached input at its own price); None where the table has no price for the model."""
+    figures = Figures(
+        input_tokens=answer.input_tokens,
+        output_tokens=answer.output_tokens,
+        cached_tokens=answer.cached_tokens,
+    )
+    return answer_cost(figures, model, PriceBook(prices, "")).usd
 
 
 @dataclass(frozen=True)
@@ -100,7 +119,8 @@ class EvalRun:
     concurrency: int = 8
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
     failures: list[BaseException] = field(default_factory=list)  # the requests' own errors, for the caller
-    prices: dict[str, ModelPrice] = field(default_factory=dict)  # by model: each cell's cost
+    # By model: each cell's cost, at the table app/core/price_book.py chooses (the Playground's).
+    prices: Mapping[str, ModelPrice] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -165,7 +185,7 @@ class EvalRun:
             seconds,
             answer.input_tokens,
             answer.output_tokens,
-            cost=cost_of(answer, self.prices.get(variant.model)),
+            cost=cost_of(answer, variant.model, self.prices),
         )
         for grader in self.graders:
             try:

@@ -15,6 +15,7 @@ from app.api.requests import ResponseCreateParams
 from app.core.evals.dataset import Dataset, DatasetError, load
 from app.core.evals.graders import VERDICT_SCHEMA, Judge
 from app.core.evals.run import Answer, Cell, EvalRun
+from app.services.prices import price_source
 from app.services.session.session import ConsoleSession
 
 TASK = "evals.run"
@@ -49,15 +50,11 @@ class EvalService(QObject):
     async def _run(self, run: EvalRun) -> None:
         client = self.session.client
         assert client is not None
-        if client.has_key("admin") and not run.prices:  # each cell's cost; without the table, none
-            run.prices = await client.usage.published_prices()
+        if not run.prices:  # each cell's cost, at the prices the Playground's answers show
+            run.prices = (await price_source(self.session).read()).prices
 
         async def send(body: dict[str, Any]) -> Answer:
-            response = await client.responses.create(cast(ResponseCreateParams, body))
-            usage = response.usage
-            return Answer(
-                response.output_text, usage.input_tokens if usage else 0, usage.output_tokens if usage else 0
-            )
+            return Answer.of(await client.responses.create(cast(ResponseCreateParams, body)))
 
         judge_model = run.variants[0].model if run.variants else ""
 
