@@ -114,8 +114,10 @@ def test_a_cells_cached_input_is_priced_as_the_playground_prices_it() -> None:
             "output": [
                 {
                     "type": "message",
+                    "id": "msg_1",
+                    "status": "completed",
                     "role": "assistant",
-                    "content": [{"type": "output_text", "text": "Paris"}],
+                    "content": [{"type": "output_text", "text": "Paris", "annotations": []}],
                 }
             ],
             "usage": {
