@@ -116,3 +116,6 @@ def test_the_session_tokens_stay_readable_at_every_width(console: MainWindow, qt
         assert label.isVisible() and label.width() >= shown > 0, (width, label.width(), label.shown_text())
         assert total in label.shown_text() and "tokens" in label.shown_text(), (width, label.shown_text())
         assert "Session: in" in label.toolTip() and total in label.toolTip()
+        if width >= 1100:  # room for the controls on one line: the figure shortens, no control wraps
+            code = tab.findChild(QPushButton, "get_code")
+            assert code is not None and code.y() == tab.model.y(), (width, label.shown_text())

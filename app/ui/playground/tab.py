@@ -96,11 +96,13 @@ class PlaygroundTab(ImageDrops, QWidget):
         pick = self.prompt_button = QPushButton("Prompt…", objectName="choose_prompt")
         pick.clicked.connect(self.choose_prompt)
         # The totals give way in a small window, shortened to the total alone at worst (the whole line stays in
-        # the tooltip): the row must fit 800 px, and the controls wrap before the figure goes.
+        # the tooltip): the row must fit 800 px. It takes only what the controls leave on one line, so its
+        # forms shorten before a control wraps, and the controls wrap before the figure goes.
         self.totals = FittingLabel(objectName="totals")
         # The controls wrap onto a second line in a narrow window (twice the scale on a laptop) rather than
         # making the window wider than the screen.
-        top.addWidget(flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, pick, code), 1)
+        controls = flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, pick, code)
+        top.addWidget(controls, 1)
         top.addWidget(self.totals)
 
         self.options_panel = OptionsPanel()
@@ -150,6 +152,7 @@ class PlaygroundTab(ImageDrops, QWidget):
         outer.addWidget(splitter)
         layout = QVBoxLayout(main)
         layout.addLayout(top)
+        self.totals.give_way_to(controls, main)
         layout.addWidget(self.conversation_splitter, 1)
         layout.addWidget(self.attachment_bar)
         layout.addWidget(self.prompt_panel)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -21,11 +21,36 @@ class FittingLabel(QLabel):
         # Preferred: it asks for its longest form and gives way down to its shortest (minimumSizeHint).
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self._forms: list[str] = [""]
+        self._beside: tuple[QWidget, QWidget] | None = None
 
     def set_forms(self, forms: Sequence[str]) -> None:
         self._forms = list(forms) or [""]
         self.updateGeometry()
         self._choose()
+        self._give_way()
+
+    def give_way_to(self, neighbour: QWidget, row: QWidget) -> None:
+        """In `row` beside `neighbour` (a flow of controls that wraps when narrowed): take only the width the
+        neighbour leaves on one line, down to the shortest form, so a form shortens before a control wraps."""
+        self._beside = (neighbour, row)
+        row.installEventFilter(self)
+        self._give_way()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self._give_way()
+        return False
+
+    def _give_way(self) -> None:
+        if self._beside is None:
+            return
+        neighbour, row = self._beside
+        spacing = 12  # the row's spacing and margins, with a little to spare
+        least, whole = self.minimumSizeHint().width(), self.sizeHint().width()
+        room = row.contentsRect().width() - neighbour.sizeHint().width() - spacing
+        if room < least:  # the controls wrap whatever it takes: a third of the row, its shortest form at worst
+            room = row.contentsRect().width() // 3
+        self.setMaximumWidth(max(least, min(room, whole)))
 
     def text(self) -> str:
         return self._forms[0]
