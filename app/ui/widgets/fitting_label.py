@@ -48,7 +48,9 @@ class FittingLabel(QLabel):
         spacing = 12  # the row's spacing and margins, with a little to spare
         least, whole = self.minimumSizeHint().width(), self.sizeHint().width()
         room = row.contentsRect().width() - neighbour.sizeHint().width() - spacing
-        if room < least:  # the controls wrap whatever it takes: a third of the row, its shortest form at worst
+        if (
+            room < least
+        ):  # the controls wrap whatever it takes: a third of the row, its shortest form at worst
             room = row.contentsRect().width() // 3
         self.setMaximumWidth(max(least, min(room, whole)))
 
