@@ -45,13 +45,17 @@ class FittingLabel(QLabel):
         if self._beside is None:
             return
         neighbour, row = self._beside
-        spacing = 12  # the row's spacing and margins, with a little to spare
+        width = row.width()
+        layout = row.layout()
+        if layout is not None:  # the row's own margins, and the spacing between the neighbour and this label
+            margins = layout.contentsMargins()
+            width -= margins.left() + margins.right() + max(0, layout.spacing()) + 2
         least, whole = self.minimumSizeHint().width(), self.sizeHint().width()
-        room = row.contentsRect().width() - neighbour.sizeHint().width() - spacing
+        room = width - neighbour.sizeHint().width()
         if (
             room < least
         ):  # the controls wrap whatever it takes: a third of the row, its shortest form at worst
-            room = row.contentsRect().width() // 3
+            room = width // 3
         self.setMaximumWidth(max(least, min(room, whole)))
 
     def text(self) -> str:
