@@ -9,6 +9,8 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
+from .flow_layout import FlowLayout
+
 
 class FittingLabel(QLabel):
     """`set_forms` gives the text, longest form first; `text()` is that whole form, `shown_text()` the one
@@ -52,10 +54,10 @@ class FittingLabel(QLabel):
             width -= margins.left() + margins.right() + max(0, layout.spacing()) + 2
         least, whole = self.minimumSizeHint().width(), self.sizeHint().width()
         room = width - neighbour.sizeHint().width()
-        if (
-            room < least
-        ):  # the controls wrap whatever it takes: a third of the row, its shortest form at worst
-            room = width // 3
+        flow = neighbour.layout()
+        if room < least and isinstance(flow, FlowLayout):
+            # The controls wrap whatever it takes: onto two lines, not three, beside a longer form.
+            room = width - flow.width_for_lines(2)
         self.setMaximumWidth(max(least, min(room, whole)))
 
     def text(self) -> str:

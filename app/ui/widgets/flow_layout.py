@@ -68,6 +68,27 @@ class FlowLayout(QLayout):
             size = size.expandedTo(item.minimumSize())
         return size + self._margin_size()
 
+    def width_for_lines(self, lines: int) -> int:
+        """The least width that holds the items in at most `lines` lines, as they wrap."""
+        widths = [item.sizeHint().width() for item in self._shown()]
+        if not widths:
+            return self._margin_size().width()
+
+        def lines_at(width: int) -> int:
+            count, x = 1, 0
+            for wide in widths:
+                if x and x + self._spacing + wide > width:
+                    count, x = count + 1, wide
+                else:
+                    x += (self._spacing if x else 0) + wide
+            return count
+
+        low, high = max(widths), sum(widths) + self._spacing * (len(widths) - 1)
+        while low < high:
+            middle = (low + high) // 2
+            low, high = (low, middle) if lines_at(middle) <= lines else (middle + 1, high)
+        return low + self._margin_size().width()
+
     def _margin_size(self) -> QSize:
         margins: QMargins = self.contentsMargins()
         return QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
