@@ -95,12 +95,9 @@ class PlaygroundTab(ImageDrops, QWidget):
         code.clicked.connect(self.show_code)
         pick = self.prompt_button = QPushButton("Prompt…", objectName="choose_prompt")
         pick.clicked.connect(self.choose_prompt)
-        # The totals give way in a small window, shortened to the total alone at worst (the whole line stays in
-        # the tooltip): the row must fit 800 px. It takes only what the controls leave on one line, so its
-        # forms shorten before a control wraps, and the controls wrap before the figure goes.
+        # The totals shorten before a control wraps (the whole line in the tooltip), and the controls wrap onto
+        # a second line (800 px, twice the scale on a laptop) before the figure goes or the window widens.
         self.totals = FittingLabel(objectName="totals")
-        # The controls wrap onto a second line in a narrow window (twice the scale on a laptop) rather than
-        # making the window wider than the screen.
         controls = flow_row(QLabel("Model"), self.model, self.web_search, self.chain, new, pick, code)
         top.addWidget(controls, 1)
         top.addWidget(self.totals)
