@@ -54,7 +54,8 @@ NOT_BEFORE_TABS = {
     "app.ui.security.tab": "the Security tab, built when it is first shown",
     "uuid": "a new conversation's id (uuid loads `platform`)",
     "app.core.playground.turns": "a turn's dataclasses and request building (~4 ms), with the first turn",
-    "app.core.playground.functions": "function definitions and calls (~5 ms with what they load), when used",
+    "app.core.playground.functions": "function definitions (~5 ms with what they load), when used",
+    "app.core.playground.function_calls": "the calls a model made, with the first call",
     "app.core.playground.turn_record": "what a saved turn keeps, with the first turn saved or opened",
     "app.api.requests": "the request bodies' TypedDicts, with the first request built",
 }
