@@ -39,7 +39,9 @@ def test_models_ignore_unknown_fields_and_name_a_wrong_one() -> None:
     assert allowlist.entries == (
         Entry(id="ipal_1", cidr="198.51.100.0/24", description="office", created_at=1),
     )
-    assert parse_entry({"id": "a", "cidr": "10.0.0.0/8", "description": None, "colour": "red"}).description == ""
+    assert (
+        parse_entry({"id": "a", "cidr": "10.0.0.0/8", "description": None, "colour": "red"}).description == ""
+    )
     with pytest.raises(InvalidResponse, match=r"an allowlist entry the console cannot read \(cidr"):
         parse_entry({"id": "a", "cidr": 5})
     with pytest.raises(InvalidResponse, match="an allowlist entry that is not a JSON object"):
