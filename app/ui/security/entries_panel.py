@@ -105,8 +105,8 @@ class EntriesPanel(QWidget):
         """The rows on screen now, painted once, with nothing of it left for later: laid out, painted, and
         the window's pending paint (posted by the model's reset) delivered, which then has nothing left to
         draw. A long list's index is built on a worker next: a paint left pending would run beside that
-        build, each of its ~250 cells waiting for the GIL (GUI-thread blocks of 100-230 ms measured by
-        tests/perf/bench_allowlist_table, where the paint alone takes ~5 ms)."""
+        build, each of its ~250 cells waiting for the GIL, so that a paint of ~5 ms holds the GUI thread many
+        times as long (see tests/perf/bench_allowlist_table's longest block)."""
         self.table.doItemsLayout()
         self.table.viewport().repaint()
         QCoreApplication.sendPostedEvents(self.table.window(), QEvent.Type.UpdateRequest)
