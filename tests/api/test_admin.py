@@ -8,7 +8,7 @@ import json
 import pytest
 
 from app.api import ConnectionSettings, InvalidResponse, ServiceClient, UnansweredWrite
-from app.api.admin import Allowlist, Entry, parse
+from app.api.admin import Allowlist, Entry, parse, parse_entry
 from tests.api.servers import CLOSE, ScriptedServer, reply
 
 pytestmark = pytest.mark.anyio
@@ -39,7 +39,13 @@ def test_models_ignore_unknown_fields_and_name_a_wrong_one() -> None:
     assert allowlist.entries == (
         Entry(id="ipal_1", cidr="198.51.100.0/24", description="office", created_at=1),
     )
-    assert parse(Entry, {"id": "a", "cidr": "10.0.0.0/8", "description": None}, "an entry").description == ""
+    assert (
+        parse_entry({"id": "a", "cidr": "10.0.0.0/8", "description": None, "colour": "red"}).description == ""
+    )
+    with pytest.raises(InvalidResponse, match=r"an allowlist entry the console cannot read \(cidr"):
+        parse_entry({"id": "a", "cidr": 5})
+    with pytest.raises(InvalidResponse, match="an allowlist entry that is not a JSON object"):
+        parse_entry(["a"])
     with pytest.raises(InvalidResponse, match=r"entries\.0\.cidr"):
         parse(Allowlist, {"enabled": True, "entries": [{"id": "a", "cidr": 5}]}, "an allowlist")
     partials: list[dict[str, object]] = [{}, {"enabled": True}, {"entries": []}]

@@ -197,7 +197,7 @@ def one_round(content: bytes, data: list[dict[str, Any]], worker: ThreadPoolExec
 
     def show_rows() -> None:  # as SecurityTab._show: on screen before the index's build starts
         model.set_entries(allowlist.entries, me)
-        view.viewport().repaint()
+        panel.paint_now()
 
     timed(show_rows)
     rows = time.perf_counter() - started

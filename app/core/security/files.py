@@ -6,6 +6,7 @@ The AllowlistService calls these and turns their outcome into signals and histor
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,12 +52,12 @@ def plan_file(path: Path, entries: Sequence[Entry], limit: int) -> ImportPlan:
         raise TransferError(f"Import: {path.name}: {error}") from None
     if not lines:
         raise TransferError(f"Import: {path.name} holds no entries.")
-    return plan_import(lines, [entry.model_dump() for entry in entries], limit)
+    return plan_import(lines, [asdict(entry) for entry in entries], limit)
 
 
 def write_file(path: Path, entries: Sequence[Entry], scope: ExportScope) -> int:
     """Write a list to a file (.json: JSON, else CSV); returns how many entries were written."""
-    rows = [entry.model_dump() for entry in entries]
+    rows = [asdict(entry) for entry in entries]
     text = export_json(rows, scope) if path.suffix.lower() == ".json" else export_csv(rows)
     try:
         write_atomically(path, text, make_folder=False)  # a failed export leaves an earlier file whole

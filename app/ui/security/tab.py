@@ -211,7 +211,7 @@ class SecurityTab(QWidget):
         if index is not None or not self.model.entries:
             self.model.set_entries(service.entries, self._my_address(), index)
             if index is None:  # on screen now, before the index's build starts (see AllowlistService._loaded)
-                self.entries.table.viewport().repaint()
+                self.entries.paint_now()
         self.your_ip.show_source_ip(source_ip)
         if index is not None and service.ready_index(service.org_data, WAIT_FOR_INDEX_UP_TO) is not None:
             self._show_checks()
