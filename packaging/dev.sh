@@ -84,23 +84,15 @@ case "$mode" in
     # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
     # On both cores (pytest-xdist; --dist loadgroup is in pyproject); `-n 0` in the arguments runs serially.
     # Two sessions, each test in one of them (tests/qt_free.py): the Qt-free packages' tests with PySide6,
-    # shiboken6 and qasync refused at import, and the others. They run at the same time: each alone leaves a
-    # core idle while its GUI tests wait on a server or a timer and while its last, longest tests end; the
-    # Qt-free session's report is kept and printed after the others'. The arguments go to both; each prints
-    # its own summary line. The run fails if either fails; a session left with no test (arguments that name
-    # only the other's tests: pytest's exit status 5) counts as passed when the other ran some.
+    # shiboken6 and qasync refused at import, then the others. The arguments go to both; each prints its own
+    # summary line. The run fails if either fails; a session left with no test (arguments that name only the
+    # other's tests: pytest's exit status 5) counts as passed when the other ran some.
     exec dbus-run-session -- bash -c '
       echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
-      report=$(mktemp)
-      "$0" -m pytest -n 2 --qt-free=only "$@" >"$report" 2>&1 &
-      qt_free_pid=$!
-      # A background job of a script ignores Ctrl+C: it is ended with the run, however the run ends.
-      trap "kill $qt_free_pid 2>/dev/null; rm -f $report" EXIT
-      echo "== pytest: the others (the Qt-free packages run meanwhile; their report follows)"
-      "$0" -m pytest -n 2 --qt-free=others "$@"; others=$?
-      wait $qt_free_pid; qt_free=$?
       echo "== pytest: the Qt-free packages, Qt refused at import"
-      cat "$report"
+      "$0" -m pytest -n 2 --qt-free=only "$@"; qt_free=$?
+      echo "== pytest: the others"
+      "$0" -m pytest -n 2 --qt-free=others "$@"; others=$?
       if [ $qt_free -eq 5 ] && [ $others -eq 5 ]; then exit 5; fi
       for status in $qt_free $others; do
         if [ $status -ne 0 ] && [ $status -ne 5 ]; then exit $status; fi
