@@ -3,7 +3,7 @@
 #   bash packaging/dev.sh run    -> installs what the console needs, then opens it on its embedded sandbox
 #   bash packaging/dev.sh test   -> installs what the tests need (a real Secret Service included), runs the
 #                                   checks (ruff, the import layers, mypy), then the tests: those of the
-#                                   Qt-free packages with Qt refused at import, then the others
+#                                   Qt-free packages with Qt refused at import, and the others, at once
 #   bash packaging/dev.sh check  -> the checks alone, no tests
 #   bash packaging/dev.sh test-peers -> installs real peers (llama.cpp server, LiteLLM proxy), runs the `peers` tests
 #   bash packaging/dev.sh test-proxies -> installs real proxies (mitmproxy, squid), runs the `proxies` tests
@@ -81,22 +81,41 @@ case "$mode" in
       && [ "$(df -Pk /dev/shm | awk 'NR==2 {print $4}')" -ge 2097152 ]; then
       export PYTEST_DEBUG_TEMPROOT=/dev/shm
     fi
-    # A session bus with an unlocked gnome-keyring, so the keychain test talks to a real Secret Service.
-    # On both cores (pytest-xdist; --dist loadgroup is in pyproject); `-n 0` in the arguments runs serially.
     # Two sessions, each test in one of them (tests/qt_free.py): the Qt-free packages' tests with PySide6,
-    # shiboken6 and qasync refused at import, then the others. The arguments go to both; each prints its own
-    # summary line. The run fails if either fails; a session left with no test (arguments that name only the
+    # shiboken6 and qasync refused at import, and the others. They run at the same time, each on both cores
+    # (pytest-xdist; --dist loadgroup is in pyproject; `-n 0` in the arguments runs each serially): one after
+    # the other, the cores idled through each session's start, its last long tests and its shutdown. Each
+    # has its own session bus with its own gnome-keyring, unlocked, keeping its keyring in a folder of its
+    # own (XDG_DATA_HOME, for the daemon only), so the keychain tests of one never meet the keys the other's
+    # console selftests store under the same names, and no run touches the user's own keyring. The arguments go to both; each
+    # session's output is printed whole when both are done (the Qt-free one first), each with its summary
+    # line. The run fails if either fails; a session left with no test (arguments that name only the
     # other's tests: pytest's exit status 5) counts as passed when the other ran some.
-    exec dbus-run-session -- bash -c '
-      echo test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
-      echo "== pytest: the Qt-free packages, Qt refused at import"
-      "$0" -m pytest -n 2 --qt-free=only "$@"; qt_free=$?
-      echo "== pytest: the others"
-      "$0" -m pytest -n 2 --qt-free=others "$@"; others=$?
-      if [ $qt_free -eq 5 ] && [ $others -eq 5 ]; then exit 5; fi
-      for status in $qt_free $others; do
-        if [ $status -ne 0 ] && [ $status -ne 5 ]; then exit $status; fi
-      done' "$venv/bin/python" "$@"
+    outputs=$(mktemp -d)
+    trap 'rm -rf "$outputs"' EXIT
+    session() {  # session NAME PYTEST-ARGUMENTS...: one pytest on its own session bus, its output to NAME.log
+      local name=$1
+      shift
+      mkdir "$outputs/$name"
+      dbus-run-session -- bash -c '
+        echo test-password | XDG_DATA_HOME="$0" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+        exec "$@"' "$outputs/$name" "$venv/bin/python" -m pytest "$@" >"$outputs/$name.log" 2>&1
+    }
+    session qt_free -n 2 --qt-free=only "$@" &
+    qt_free_pid=$!
+    session others -n 2 --qt-free=others "$@" &
+    others_pid=$!
+    qt_free=0 others=0
+    wait $qt_free_pid || qt_free=$?
+    wait $others_pid || others=$?
+    echo "== pytest: the Qt-free packages, Qt refused at import"
+    cat "$outputs/qt_free.log"
+    echo "== pytest: the others"
+    cat "$outputs/others.log"
+    if [ $qt_free -eq 5 ] && [ $others -eq 5 ]; then exit 5; fi
+    for status in $qt_free $others; do
+      if [ $status -ne 0 ] && [ $status -ne 5 ]; then exit $status; fi
+    done
     ;;
   check)
     install_once ".[test]"

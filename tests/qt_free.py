@@ -3,8 +3,8 @@
 `--qt-free=only` runs the tests listed in QT_FREE_TESTS, which exercise app.core, app.api, app.sandbox,
 app.netrules, app.common and app.schema, with PySide6, shiboken6 and qasync refused at import: a Qt import
 made in one of those packages (an `importlib.import_module("PySide6.QtCore")` the import-linter cannot see)
-fails that run. `--qt-free=others` runs every other test; `packaging/dev.sh test` runs the two sessions one
-after the other, so no test runs twice. Without the option, every test runs, Qt allowed.
+fails that run. `--qt-free=others` runs every other test; `packaging/dev.sh test` runs the two sessions at the
+same time, and no test runs twice. Without the option, every test runs, Qt allowed.
 """
 
 from __future__ import annotations

@@ -113,9 +113,9 @@ CONFIG = SchemathesisConfig.from_dict(
             },
             {
                 # A usage window whose end is not after its start, a page cursor this query did not give; a
-                # budget's or rate limit's whole number written 1.0 (an integer to JSON Schema, not to strict
-                # validation, which also refuses "5" and true for a count).
-                "include-path-regex": "/usage/|/costs$|/budget$|/rate_limits/",
+                # budget's, rate limit's or stored prompt's option's whole number written 1.0 (an integer to
+                # JSON Schema, not to strict validation, which also refuses "5" and true for a count).
+                "include-path-regex": "/usage/|/costs$|/budget$|/rate_limits/|/prompts",
                 "checks": {"positive_data_acceptance": {"expected-statuses": _SEMANTIC_400}},
             },
             {
@@ -177,14 +177,17 @@ def session(sandbox_app: SandboxApp) -> Iterator[asgi.ASGIClient]:
         yield client
 
 
-# The operations in four parts, one test each, so that xdist's two workers share them (one test over every
-# operation took a minute alone, the run's longest by far). Each part is a group of its own: its tally test
+# The operations in five parts, one test each, so that xdist's workers share them (one test over every
+# operation took a minute alone, the run's longest by far; the Admin API's ~36 operations in one part were
+# still the run's longest test, ~20 CPU-s, its last on a loaded machine: the allowlists and keys are
+# a part of their own). Each part is a group of its own: its tally test
 # below reads what its fuzz test saw, so they must run on one worker. Together the parts are every operation
 # the document has, each once (test_the_parts_cover_every_operation_once).
 PARTS = {
     "responses": r"^/v1/responses$",
     "responses_by_id": r"^/v1/responses/",
     "conversations": r"^/v1/conversations",
+    "allowlists_and_keys": r"/ip_allowlist|api_keys|/service_accounts",
 }
 REST = "admin_and_the_rest"
 STATUSES: dict[str, list[tuple[str, str, int]]] = {part: [] for part in [*PARTS, REST]}
@@ -232,6 +235,16 @@ def test_no_server_errors_and_responses_match_schema_conversations(
     fuzz_one(case, sandbox_app, session, "conversations")
 
 
+@pytest.mark.xdist_group("schemathesis-allowlists_and_keys")
+@pytest.mark.timeout(300)
+@schema.include(path_regex=PARTS["allowlists_and_keys"]).parametrize()  # type: ignore[untyped-decorator]
+@FUZZ_SETTINGS
+def test_no_server_errors_and_responses_match_schema_allowlists_and_keys(
+    case: Case[Any], sandbox_app: SandboxApp, session: asgi.ASGIClient
+) -> None:
+    fuzz_one(case, sandbox_app, session, "allowlists_and_keys")
+
+
 @pytest.mark.xdist_group(f"schemathesis-{REST}")
 @pytest.mark.timeout(300)
 @schema.exclude(path_regex="|".join(PARTS.values())).parametrize()  # type: ignore[untyped-decorator]
@@ -262,7 +275,7 @@ def test_the_fuzzing_got_past_the_gateway(part: str, request: pytest.FixtureRequ
 
 
 def test_the_parts_cover_every_operation_once(sandbox_app: SandboxApp) -> None:
-    """The four fuzz tests' filters split the document's operations without a gap or an overlap."""
+    """The fuzz tests' filters split the document's operations without a gap or an overlap."""
     _, config, _ = sandbox_app
     paths = list(openapi_document(config)["paths"])
     rest = [path for path in paths if not any(re.search(regex, path) for regex in PARTS.values())]

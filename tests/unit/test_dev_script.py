@@ -223,7 +223,7 @@ def stand_in_checks(root: Path, log: Path) -> Path:
 def test_the_tests_run_in_two_sessions_with_the_arguments_and_fail_if_either_fails(
     tmp_path: Path, qt_free: int, others: int, expected: int
 ) -> None:
-    """The Qt-free packages' tests with Qt refused, then the others, each given the arguments (.ci/run's -q
+    """The Qt-free packages' tests with Qt refused, and the others, each given the arguments (.ci/run's -q
     -p no:cacheprovider). A session with no test to run (exit status 5) does not fail the run on its own."""
     log = tmp_path / "calls.log"
     python = stand_in_checks(tmp_path, log)
@@ -246,7 +246,45 @@ def test_the_tests_run_in_two_sessions_with_the_arguments_and_fail_if_either_fai
     )
     assert done.returncode == expected
     sessions = [line for line in log.read_text().splitlines() if line.startswith("pytest")]
-    assert sessions == [
+    assert sorted(sessions) == [  # started at once: either may write first
         "pytest -m pytest -n 2 --qt-free=only -q -p no:cacheprovider",
         "pytest -m pytest -n 2 --qt-free=others -q -p no:cacheprovider",
     ]
+    # Each session's output whole, the Qt-free one first, whatever order they ended in.
+    assert done.stdout.index("the Qt-free packages") < done.stdout.index("== pytest: the others")
+
+
+def test_the_two_sessions_run_at_once_each_on_a_session_bus_and_keyring_of_its_own(tmp_path: Path) -> None:
+    """One after the other, the cores idle through each session's start and end; at once, each has its own
+    Secret Service, so one's keychain tests never read the keys the other's console selftests store. Each
+    stand-in session waits (up to 30 s) until the other has started too, and says which bus it was given."""
+    log = tmp_path / "calls.log"
+    python = stand_in_checks(tmp_path, log)
+    started = tmp_path / "started"
+    started.mkdir()
+    python.write_text(
+        "#!/bin/sh\n"
+        'if [ "$2" = "pytest" ]; then\n'
+        f'  touch "{started}/$$"\n'
+        "  i=0\n"
+        f'  while [ "$(ls "{started}" | wc -l)" -lt 2 ]; do\n'
+        "    i=$((i + 1)); [ $i -gt 300 ] && exit 3\n"
+        "    sleep 0.1\n"
+        "  done\n"
+        f'  echo "bus=$DBUS_SESSION_BUS_ADDRESS" >> "{log}"\n'
+        "  exit 0\n"
+        "fi\n" + python.read_text().split("\n", 1)[1]
+    )
+    if shutil.which("dbus-run-session") is None:
+        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
+    done = subprocess.run(
+        ["bash", "packaging/dev.sh", "test"],
+        cwd=tmp_path,
+        env={**os.environ, "DEV_SKIP_APT": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    buses = [line for line in log.read_text().splitlines() if line.startswith("bus=")]
+    assert len(buses) == 2 and len(set(buses)) == 2 and "bus=" not in buses, buses
