@@ -70,7 +70,8 @@ def main() -> None:
     from app.asyncloop import install_asyncgen_hooks
     from app.bootstrap import Paths, make_session
     from app.core.playground.conversation_store import StoredTurn
-    from app.core.playground.functions import EXAMPLES, FunctionCall, ToolSettings
+    from app.core.playground.function_calls import FunctionCall
+    from app.core.playground.functions import EXAMPLES, ToolSettings
     from app.core.playground.turns import Turn, TurnStatus
     from app.services.playground.conversations import stored_turn
     from app.services.session.profiles import Profile

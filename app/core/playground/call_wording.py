@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .functions import FunctionCall
+from .function_calls import FunctionCall
 from .turns import Turn
 
 _TIMES = {1: "", 2: " twice"}

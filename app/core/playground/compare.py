@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.core.playground.function_calls import FunctionCall, with_saved_outputs
 from app.core.playground.function_loop import Answerer, run_turn
-from app.core.playground.functions import FunctionCall, with_saved_outputs
 from app.core.playground.reasoning import is_reasoning_model
 from app.core.playground.turn_runner import TurnRun
 from app.core.playground.turns import Attachment, ErrorKind, RequestOptions, Turn, build_request

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from app.core.playground.functions import FunctionCall, with_saved_outputs
+from app.core.playground.function_calls import FunctionCall, with_saved_outputs
 from app.core.playground.turn_runner import TurnRun
 from app.core.playground.turns import Turn, TurnStatus, build_followup
 

@@ -1,25 +1,24 @@
-"""Function tools in the Playground, as plain data: the definitions a person writes, the calls a model makes,
-and the rules around them (a name the API accepts, a parameters schema that is a JSON Schema, arguments
-checked against it). No Qt: the service, the snippets and the saved conversations share these.
+"""Function tools in the Playground, as plain data: the definitions a person writes, the settings a turn offers
+them with, and the rules around them (a name the API accepts, a parameters schema that is a JSON Schema).
+The calls a model makes are function_calls'. No Qt: the service, the snippets and the saved conversations
+share these.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
 from app.api.requests import (
-    FunctionCallInput,
-    FunctionCallOutput,
     FunctionToolParam,
     NamedFunction,
     ToolChoiceParam,
 )
-from app.common.jsonschema_check import mismatches, schema_problem
+from app.common.jsonschema_check import schema_problem
 from app.core.playground.status import DEFAULT_MAX_ROUNDS as DEFAULT_MAX_ROUNDS
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the Responses API accepts as a function's name
@@ -208,108 +207,6 @@ class ToolSettings:
             max_rounds=rounds if isinstance(rounds, int) and 1 <= rounds <= 50 else DEFAULT_MAX_ROUNDS,
             answer_with_saved=value.get("answer_with_saved") is not False,
         )
-
-
-@dataclass
-class FunctionCall:
-    """One call the model made, and the output sent back for it (None while unanswered)."""
-
-    call_id: str
-    name: str
-    arguments: str  # the JSON text the model wrote
-    item_id: str = ""
-    output: str | None = None
-    answered_by_saved: bool = False  # the output came from the function's saved mock output
-    round: int = 1
-
-    @property
-    def answered(self) -> bool:
-        return self.output is not None
-
-    def pretty_arguments(self) -> str:
-        try:
-            return json.dumps(json.loads(self.arguments), indent=2, ensure_ascii=False)
-        except ValueError:
-            return self.arguments
-
-    def call_item(self) -> FunctionCallInput:
-        """The call as an input item, for a request that sends the whole history."""
-        return FunctionCallInput(
-            type="function_call", call_id=self.call_id, name=self.name, arguments=self.arguments
-        )
-
-    def output_item(self) -> FunctionCallOutput:
-        return FunctionCallOutput(type="function_call_output", call_id=self.call_id, output=self.output or "")
-
-    def as_saved(self) -> dict[str, Any]:
-        return {
-            "call_id": self.call_id,
-            "name": self.name,
-            "arguments": self.arguments,
-            "item_id": self.item_id,
-            "output": self.output,
-            "answered_by_saved": self.answered_by_saved,
-            "round": self.round,
-        }
-
-    @classmethod
-    def from_saved(cls, value: Any) -> FunctionCall | None:
-        if not isinstance(value, Mapping):
-            return None
-        call_id, name, arguments = value.get("call_id"), value.get("name"), value.get("arguments")
-        if not all(isinstance(part, str) for part in (call_id, name, arguments)):
-            return None
-        output, item_id, round_ = value.get("output"), value.get("item_id", ""), value.get("round", 1)
-        return cls(
-            call_id=str(call_id),
-            name=str(name),
-            arguments=str(arguments),
-            item_id=item_id if isinstance(item_id, str) else "",
-            output=output if isinstance(output, str) else None,
-            answered_by_saved=value.get("answered_by_saved") is True,
-            round=round_ if isinstance(round_, int) and round_ >= 1 else 1,
-        )
-
-
-def calls_from_saved(values: Any) -> list[FunctionCall]:
-    if not isinstance(values, list):
-        return []
-    read = (FunctionCall.from_saved(value) for value in values)
-    return [call for call in read if call is not None]
-
-
-@dataclass(frozen=True)
-class ArgumentsVerdict:
-    """Whether a call's arguments hold to its function's schema, and the sentence that says so."""
-
-    ok: bool
-    text: str
-
-
-def check_arguments(call: FunctionCall, definition: FunctionDefinition | None) -> ArgumentsVerdict:
-    """The arguments a model wrote, held to the function's parameters schema, in words."""
-    if definition is None:
-        return ArgumentsVerdict(False, f"✗ The model called {call.name}, which this turn does not offer.")
-    try:
-        arguments = json.loads(call.arguments)
-    except ValueError as error:
-        return ArgumentsVerdict(False, f"✗ The arguments are not valid JSON: {error}.")
-    problems = mismatches(arguments, dict(definition.parameters))
-    if problems:
-        said = "; ".join(f"{problem.where}: {problem.message}" for problem in problems[:3])
-        return ArgumentsVerdict(False, f"✗ The arguments do not match the schema: {said}.")
-    return ArgumentsVerdict(True, "✓ The arguments match the schema")
-
-
-def with_saved_outputs(calls: Sequence[FunctionCall], settings: ToolSettings) -> bool:
-    """Answer each unanswered call whose function has a saved output; True when every call is answered."""
-    for call in calls:
-        if call.answered:
-            continue
-        definition = settings.definition(call.name)
-        if settings.answer_with_saved and definition is not None and definition.mock_output:
-            call.output, call.answered_by_saved = definition.mock_output, True
-    return all(call.answered for call in calls)
 
 
 def renamed_copy(definition: FunctionDefinition, taken: Iterable[str]) -> FunctionDefinition:

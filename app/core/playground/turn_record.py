@@ -12,7 +12,8 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from app.core.playground.functions import ToolSettings, calls_from_saved
+from app.core.playground.function_calls import calls_from_saved
+from app.core.playground.functions import ToolSettings
 from app.core.playground.turns import TimelineEntry, Turn, redacted_body
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from app.api.errors import ApiError, ConnectionFailed, RateLimited
-from app.core.playground.functions import FunctionCall
+from app.core.playground.function_calls import FunctionCall
 from app.core.playground.turns import ErrorKind, TimelineEntry, Turn, TurnStatus, failure_of, final_status
 
 if TYPE_CHECKING:  # httpx and pydantic load with the first turn

@@ -32,7 +32,8 @@ from app.api.requests import (
     WebSearchToolParam,
 )
 from app.core.playground.figures import Figures as Figures
-from app.core.playground.functions import FunctionCall, ToolSettings
+from app.core.playground.function_calls import FunctionCall
+from app.core.playground.functions import ToolSettings
 from app.core.playground.reasoning import is_reasoning_model
 from app.core.playground.status import RUNNING as RUNNING
 from app.core.playground.status import ErrorKind as ErrorKind

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.playground.functions import FunctionCall, check_arguments
+from app.core.playground.function_calls import FunctionCall, check_arguments
 from app.core.playground.turns import Turn, TurnStatus
 from app.ui.colours import Ink, ink_label
 from app.ui.layout_batch import one_layout_pass
