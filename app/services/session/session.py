@@ -15,7 +15,7 @@ from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, Unauthorize
 from app.common.proxy_url import BadProxyUrl
 from app.common.secrets import KeychainUnavailable, SecretStore
 from app.core.embedded import EmbeddedSandbox, EngineChoice, EngineState
-from app.core.profile import connection_settings, proxy_for
+from app.core.profile import connection_settings
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ModelInfo, ServiceClient
@@ -121,11 +121,6 @@ class ConsoleSession(QObject):
     def settings_for(self, profile: Profile, proxy_password: str | None = None) -> ConnectionSettings:
         """How to reach the profile's service; `proxy_password` (typed, not yet saved) before the stored one."""
         return connection_settings(profile, self.secrets, proxy_password)
-
-    def proxy_for(self, profile: Profile, password: str | None = None) -> str | None:
-        """The profile's proxy URL with its password from the keychain; None for no proxy (BadProxyUrl for
-        a URL that cannot be one)."""
-        return proxy_for(profile, self.secrets, password)
 
     async def activate(self, profile_id: str | None = None) -> None:
         """Switch to a profile (the current one by default): close the old client, make the new one."""
