@@ -19,7 +19,7 @@ from app.common.private import private_dir
 from app.common.secrets import SecretStore
 from app.core.settings import ConsoleFolders, SettingsFile
 from app.services.session.messages import MessageBus
-from app.services.session.profiles import ProfileStore
+from app.services.session.profiles import ProfileStore, migrate_proxy_passwords
 from app.services.session.session import ConsoleSession
 
 if TYPE_CHECKING:  # asyncio and qasync are imported after the tabs are painted (make_loop)
@@ -77,7 +77,7 @@ def make_session(
     profiles = ProfileStore(make_settings(paths))
     ask = ask_session_only if interactive else (lambda _message: True)
     session = ConsoleSession(profiles, secrets, bus, paths.data, ask)
-    session.migrate_proxy_passwords()
+    migrate_proxy_passwords(profiles, secrets)
     return session
 
 

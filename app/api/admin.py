@@ -1,4 +1,5 @@
-"""The Admin API's IP allowlists and projects: typed models parsed once at the edge, and the resource.
+"""The Admin API's IP allowlists and projects: typed models parsed once at the edge, and the resource (the
+audit log's is audit_log.py).
 
 Models are frozen and ignore fields they do not know (a list is parsed from the answer's bytes, a long one
 off the event loop's thread: see answer_bytes); a known field of the wrong shape is refused with an
@@ -13,7 +14,6 @@ it was read is refused with `AllowlistChanged` (a PreconditionFailed), which car
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 import httpx
@@ -23,7 +23,6 @@ from pydantic.dataclasses import dataclass
 from app.netrules import EntryError, canonical_entry
 
 from .answer_bytes import parse_list_bytes
-from .audit import AuditEvent, AuditPage
 from .errors import InvalidResponse, PreconditionFailed, UnansweredWrite
 from .requests import AllowlistUpdateParams, EntryCreateParams, EntryUpdateParams
 from .transport import ResendCheck, Transport, always_resend
@@ -339,44 +338,6 @@ class Allowlists:
             raise
         self._saw(project_id, headers)
         return parse(Deleted, result, "the answer to a removal")
-
-    async def audit_log(
-        self,
-        limit: int = 20,
-        after: str | None = None,
-        event_type: str | None = None,
-        project_id: str | None = None,
-    ) -> AuditPage:
-        """One page of the organization's audit log, newest first (`after`: the last id of the page before)."""
-        params = {"limit": str(limit)}
-        params.update({name: value for name, value in (("after", after), ("type", event_type)) if value})
-        if project_id:
-            params["project_id"] = project_id
-        result, _ = await self._transport.request(
-            "GET", f"/organizations/{self.org_id}/audit_log", key="admin", params=params
-        )
-        return parse(AuditPage, result, "an audit log page")
-
-    async def audit_events(
-        self,
-        event_type: str | None = None,
-        project_id: str | None = None,
-        page_size: int = 100,
-        limit: int | None = None,
-    ) -> AsyncIterator[AuditEvent]:
-        """Every event (or the newest `limit`), newest first, page after page."""
-        after: str | None = None
-        given = 0
-        while True:
-            page = await self.audit_log(page_size, after, event_type, project_id)
-            for event in page.data:
-                if limit is not None and given >= limit:
-                    return
-                given += 1
-                yield event
-            after = page.next_after
-            if after is None:
-                return
 
     async def projects(self) -> tuple[Project, ...]:
         result, _ = await self._transport.request(

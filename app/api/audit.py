@@ -1,7 +1,7 @@
 """The Admin API's audit log as the console reads it: who changed an allowlist, how, and whether it applied.
 
 Frozen models that ignore fields they do not know; a kind of actor or a result this console does not know yet
-reads as OTHER, so a newer service's log still shows. `Allowlists.audit_log` reads the pages.
+reads as OTHER, so a newer service's log still shows. `AuditLog` (audit_log.py) reads the pages.
 """
 
 from __future__ import annotations

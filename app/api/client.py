@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Self
 import httpx
 
 from .admin import Allowlists
+from .audit_log import AuditLog
 from .budgets import Budgets
 from .errors import InvalidResponse
 from .keys import Keys
@@ -41,6 +42,7 @@ class ServiceClient:
         self.transport = Transport(settings, http)
         self.responses = Responses(self.transport)
         self.allowlists = Allowlists(self.transport, org_id)
+        self.audit_log = AuditLog(self.transport, org_id)
         self.keys = Keys(self.transport, org_id)
         self.certificates = Certificates(self.transport, org_id)
         self.prompts = Prompts(self.transport, org_id)

@@ -1,6 +1,7 @@
 """A profile (where to connect and how) and the connection settings it gives; Qt-free, so the window and the
 command line make their clients the same way. Both keep profiles in the one settings file
-(app.core.settings), the window through app/services/session/profiles.py."""
+(app.core.settings), the window through app/services/session/profiles.py. Also what Get code says of a
+profile's network."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from app.common.options import described, option
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.transport import ConnectionSettings
     from app.common.secrets import SecretStore
+    from app.core.playground.snippets import SnippetNetwork
 
 SANDBOX_ID = "local-sandbox"
 DEFAULT_MODELS = ("pro", "ultra", "think", "think-mini")
+SNIPPET_SECRETS = ("proxy_password", "client_key_password")
 
 
 @dataclass
@@ -120,4 +123,29 @@ def connection_settings(
         # loopback peer): name loopback itself. The Play IP is the window's, for the Playground's requests
         # (ConsoleSession sets it): never the command line's.
         forwarded_for="127.0.0.1" if profile.is_sandbox else None,
+    )
+
+
+def snippet_network(profile: Profile | None, secrets: SecretStore) -> SnippetNetwork:
+    """The profile's proxy and TLS files for Get code: paths and the URL without its password; the secrets
+    are named by the environment variables the snippet reads them from."""
+    from app.common.proxy_url import BadProxyUrl, parse_proxy_url
+    from app.core.playground.snippets import DIRECT, SnippetNetwork
+
+    if profile is None or profile.is_sandbox:
+        return DIRECT
+    try:
+        proxy = parse_proxy_url(profile.proxy) if profile.proxy.strip() else None
+    except BadProxyUrl:
+        proxy = None
+    has = {name: secrets.source(profile.id, name) != "none" for name in SNIPPET_SECRETS}
+    return SnippetNetwork(
+        proxy=proxy.public if proxy else "",
+        proxy_password_env=f"{profile.env_prefix}_PROXY_PASSWORD"
+        if proxy and proxy.username and (has["proxy_password"] or proxy.password)
+        else "",
+        ca_bundle=profile.ca_bundle,
+        client_cert=profile.client_cert,
+        client_key=profile.client_key,
+        passphrase_env=f"{profile.env_prefix}_CLIENT_KEY_PASSPHRASE" if has["client_key_password"] else "",
     )

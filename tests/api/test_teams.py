@@ -87,18 +87,18 @@ async def test_the_audit_log_pages_through_every_event(sandbox: Sandbox) -> None
         for i in range(5):
             await lists.add(f"10.0.{i}.0/24")
         await lists.add("10.9.0.0/16", project_id=sandbox.creds.project_id)
-        page = await lists.audit_log(limit=2)
+        page = await client.audit_log.page(limit=2)
         assert len(page.data) == 2 and page.has_more and page.next_after == page.last_id
-        events = [event async for event in lists.audit_events(page_size=2)]
+        events = [event async for event in client.audit_log.events(page_size=2)]
         assert len(events) == 6 and len({event.id for event in events}) == 6
         first = events[-1]
         assert first.type == "ip_allowlist.entry.created" and first.result == AuditResult.APPLIED
         assert first.actor.type == AuditActorKind.API_KEY
         assert first.actor.name == "First admin key" and first.source_ip == ME
         assert first.after is not None and first.after.cidr == "10.0.0.0/24" and first.before is None
-        project = await lists.audit_log(project_id=sandbox.creds.project_id)
+        project = await client.audit_log.page(project_id=sandbox.creds.project_id)
         assert [event.after.cidr for event in project.data if event.after] == ["10.9.0.0/16"]
-        newest = [event async for event in lists.audit_events(limit=3)]
+        newest = [event async for event in client.audit_log.events(limit=3)]
         assert [event.id for event in newest] == [event.id for event in events[:3]]
-        created = await lists.audit_log(event_type="ip_allowlist.entry.created", limit=100)
+        created = await client.audit_log.page(event_type="ip_allowlist.entry.created", limit=100)
         assert len(created.data) == 6

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.core.playground.functions import EXAMPLES
+from app.core.playground.turn_details import turn_details
 from app.core.playground.turn_record import shown_again
 from app.core.playground.turns import Turn, TurnStatus
 from app.ui.main_window import MainWindow
@@ -241,7 +242,7 @@ def test_a_reopened_conversation_looks_as_it_did(
     assert view.calls.boxes and "✓ The arguments match the schema" in view.calls.boxes[0].verdict.text()
     assert view.search_label.text() == searches_before and searches_before
     # Its items once each: saved again (as an answered turn is), nothing doubles.
-    assert tab.service.details(reopened) == tab.service.details(turn)
+    assert turn_details(reopened) == turn_details(turn)
     again, first = shown_again(reopened), shown_again(turn)
     assert (again["items"], again["citations"]) == (first["items"], first["citations"])
     assert body_of(reopened).get("tools")

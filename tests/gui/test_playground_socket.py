@@ -100,7 +100,7 @@ def test_a_socket_that_drops_twice_falls_back_to_http_and_says_so(
 ) -> None:
     send(qtbot, tab, "over the socket")
     wait_done(qtbot, tab)
-    channel = tab.service._socket_channel()
+    channel = tab.service.socket.channel()
     assert channel is not None
     socket = channel.socket_for(client_of(console.session))
     with dropping_peer() as url:

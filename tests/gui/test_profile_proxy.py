@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QLineEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.common.secrets import SERVICE
-from app.services.session.profiles import Profile
+from app.core.profile import snippet_network
+from app.services.session.profiles import Profile, migrate_proxy_passwords
 from app.ui.main_window import MainWindow
 from app.ui.settings.profiles_dialog import ProfilesDialog
 from tests.api.loopback_proxy import loopback_proxy, page
@@ -114,7 +115,7 @@ def test_an_old_console_ini_with_a_proxy_password_is_moved_to_the_keychain(
     session.profiles.save(
         Profile(id="p-old", name="Old", base_url="https://h/v1", proxy="http://bob:hunter2@p:3128")
     )
-    session.migrate_proxy_passwords()
+    migrate_proxy_passwords(session.profiles, session.secrets)
     migrated = session.profiles.get("p-old")
     assert migrated is not None and migrated.proxy == "http://bob@p:3128"
     assert memory_keyring.secrets[(SERVICE, "p-old:proxy_password")] == "hunter2"
@@ -132,7 +133,7 @@ def test_get_code_names_the_variables_that_hold_the_proxy_s_secrets(
     session.profiles.save(profile)
     session.secrets.set("p-code", "proxy_password", "hunter2")
     session.profile = profile
-    network = session.snippet_network()
+    network = snippet_network(session.profile, session.secrets)
     assert network.proxy == "http://bob@p:3128" and network.proxy_password_env == "SERVICE_PROXY_PASSWORD"
     assert network.ca_bundle == str(bundle) and network.passphrase_env == ""
     snippets = console.playground.code_snippets()

@@ -18,7 +18,7 @@ from app.sandbox.server import SandboxServer
 from app.sandbox.store import allowlist_record
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.allowlist_record import AllowlistRecord
-from app.sandbox.store.allowlists import DuplicateEntry
+from app.sandbox.store.allowlist_rows import DuplicateEntry
 from app.sandbox.store.database import run_blocking
 from app.sandbox.store.organizations import Organizations
 

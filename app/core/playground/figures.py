@@ -1,8 +1,10 @@
 """A turn's figures (its timings and token counts, as the figures line shows them) and the rules that read
-them: whether a proxy held the answer back, and whether its pace can be timed."""
+them: whether a proxy held the answer back, and whether its pace can be timed; and a conversation's token
+totals."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # An answer "arrived all at once" when its text deltas, many of them, came within this share of the wait for
@@ -53,3 +55,15 @@ class Figures:
         first, last = self.time_to_first_token, self.last_token_at
         span = last - first if first is not None and last is not None else streaming
         return self.output_tokens / streaming if span >= PACE_MIN_SPAN_S and streaming > 0 else None
+
+
+def token_totals(figures: Iterable[Figures]) -> Figures:
+    """The token counts of several turns added up (a conversation's, as the session line shows them)."""
+    total = Figures()
+    for turn in figures:
+        total.input_tokens += turn.input_tokens
+        total.output_tokens += turn.output_tokens
+        total.total_tokens += turn.total_tokens
+        total.cached_tokens += turn.cached_tokens
+        total.reasoning_tokens += turn.reasoning_tokens
+    return total

@@ -14,19 +14,18 @@ Written as pure ASGI (not BaseHTTPMiddleware) so streamed answers pass through u
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 from collections import deque
-from collections.abc import Awaitable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.netrules import Address
 from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import error_bytes
+from app.sandbox.gateway.asgi_io import bounded_body, respond, with_headers
 from app.sandbox.gateway.client_certificates import certificate_refusal
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.gateway.limits import RateLimiter
@@ -132,7 +131,7 @@ class Gateway:
             refused = certificate_refusal(self.store.certificates, scope, *self._owners(path, token))
             if refused is not None:  # connection: close, so a client that has a certificate reconnects
                 self.store.usage.refused(*self._owners(path, token), "client_certificate", int(self.clock()))
-                await _respond(send, 403, refused, [(b"connection", b"close")])
+                await respond(send, 403, refused, [(b"connection", b"close")])
                 return
         organization, project = self._applicable_allowlists(path, token)
         if organization is not None and not organization.enabled:
@@ -150,7 +149,7 @@ class Gateway:
                 record_refusal(self.store.traffic, owners, source_ip, seen, path, organization, project, now)
                 self.store.usage.refused(*owners, "ip_not_allowed", now)
                 # One answer whichever list refused (the console reads the lists to tell), and whatever the key.
-                await _respond(send, 403, _refusal(seen), extra)
+                await respond(send, 403, _refusal(seen), extra)
                 return
             matched = admitted
 
@@ -162,7 +161,7 @@ class Gateway:
                 else "The API key is not valid. Check the key, or create a new one in the dashboard."
             )
             self.store.usage.refused(*self._owners(path, token), "invalid_api_key", now)
-            await _respond(send, 401, error_bytes(401, message, "invalid_api_key"), extra)
+            await respond(send, 401, error_bytes(401, message, "invalid_api_key"), extra)
             return
         self.store.keys.used(key, int(self.clock()))  # counted in memory, written in batches
         if key.permissions != "all":
@@ -170,11 +169,11 @@ class Gateway:
             refused = permission_refusal(key.permissions, scope.get("method", "POST"), path)
             if refused is not None:
                 self.store.usage.refused(key.org_id, key.project_id, "insufficient_permissions", now)
-                await _respond(send, 403, refused, extra)
+                await respond(send, 403, refused, extra)
                 return
         if key.project_id is not None and stopped(self.store.budgets, key):
             self.store.usage.refused(key.org_id, key.project_id, "insufficient_quota", now)
-            await _respond(send, 429, QUOTA_REFUSAL, [*extra, *NO_RETRY])
+            await respond(send, 429, QUOTA_REFUSAL, [*extra, *NO_RETRY])
             return
 
         allowed, remaining, reset = self.limiter.take(token or "")
@@ -187,7 +186,7 @@ class Gateway:
             retry = str(max(1, math.ceil(reset))).encode()
             message = f"Rate limit of {self.limiter.per_minute} requests per minute reached; retry in {retry.decode()} s."
             self.store.usage.refused(key.org_id, key.project_id, "rate_limit_exceeded", now)
-            await _respond(
+            await respond(
                 send,
                 429,
                 error_bytes(429, message, "rate_limit_exceeded"),
@@ -201,21 +200,19 @@ class Gateway:
 
         if oversized:
             message = f"The request body is larger than the limit of {self.config.max_body_bytes:,} bytes."
-            await _respond(
-                send, 413, error_bytes(413, message, "request_too_large"), [*extra, *limit_headers]
-            )
+            await respond(send, 413, error_bytes(413, message, "request_too_large"), [*extra, *limit_headers])
             return
         body = b""
         # HTTP/1.1 without Content-Length or Transfer-Encoding has no body, nor has an upgrade: nothing to replay
         if framed and scope["type"] == "http":
-            read = await self._bounded_body(receive, send, [*extra, *limit_headers])
+            read = await bounded_body(receive, send, [*extra, *limit_headers], self.config)
             if read is None:
                 return
             receive, body = read
         if ruled:
             limit_headers, refused_limit = hold(self.store, key, path, body, remaining, limit_headers, now)
             if refused_limit is not None:
-                await _respond(send, 429, refused_limit, [*extra, *limit_headers])
+                await respond(send, 429, refused_limit, [*extra, *limit_headers])
                 return
             count_admitted(self.store.traffic, matched, seen, now)
         if project is None:
@@ -224,7 +221,7 @@ class Gateway:
             active = (project,) if organization is None else (organization, project)
         scope.setdefault("state", {})["gateway"] = RequestContext(source_ip, key, active)
         CALLER.set(key)  # for the usage counts (gateway/metering.py): each request runs in a task of its own
-        await self.app(scope, receive, _with_headers(send, extra, limit_headers))
+        await self.app(scope, receive, with_headers(send, extra, limit_headers))
 
     def _admitted(
         self,
@@ -285,75 +282,3 @@ class Gateway:
             return owner.group(2), None
         org_id = self.store.organizations.project_org(owner.group(2))
         return (org_id, owner.group(2)) if org_id else (None, None)
-
-    async def _bounded_body(
-        self, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
-    ) -> tuple[Receive, bytes] | None:
-        """Read the body up to the limit: (its replay, the body); past the limit answer 413, past the deadline
-        408 (a body sent a byte at a time would hold its connection for ever), and return None."""
-        limit = self.config.max_body_bytes
-        message = f"The request body is larger than the limit of {limit:,} bytes."
-        chunks: list[bytes] = []
-        size = 0
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.config.body_timeout
-        while True:
-            try:
-                event = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
-            except TimeoutError:
-                late = f"The request body did not arrive within {self.config.body_timeout:g} s."
-                await _respond(send, 408, error_bytes(408, late, "request_timeout"), headers)
-                return None
-            if event["type"] == "http.disconnect":
-                return None
-            chunk = event.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                await _respond(send, 413, error_bytes(413, message, "request_too_large"), headers)
-                return None
-            chunks.append(chunk)
-            if not event.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        return replay, body
-
-
-async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *headers,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-def _with_headers(send: Send, on_error: list[tuple[bytes, bytes]], always: list[tuple[bytes, bytes]]) -> Send:
-    """`send` that adds `always` to the response's headers, and `on_error` to those of an error.
-
-    A plain function returning send's awaitable, not a coroutine of its own: one frame less on every
-    message of every response."""
-
-    def wrapped(message: Message) -> Awaitable[None]:
-        if message["type"] == "http.response.start":
-            headers: list[Any] = [*message.get("headers", ()), *always]
-            if message["status"] >= 400:
-                headers += on_error
-            message = {**message, "headers": headers}
-        return send(message)
-
-    return wrapped

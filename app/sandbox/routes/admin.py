@@ -30,7 +30,7 @@ from app.sandbox.errors import ServiceError, quote
 from app.sandbox.gateway.context import RequestContext
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.allowlist_record import AllowlistRecord
-from app.sandbox.store.allowlists import DuplicateEntry
+from app.sandbox.store.allowlist_rows import DuplicateEntry
 from app.sandbox.store.audit import Actor, AuditRecord, Origin
 
 T = TypeVar("T")

@@ -27,7 +27,7 @@ from app.sandbox.routes.admin import (
 )
 from app.sandbox.store.allowlist_batch import Batch, EntryChange, MissingEntry, NewEntry, apply_batch
 from app.sandbox.store.allowlist_record import LOCKOUT_MARGIN, AllowlistRecord
-from app.sandbox.store.allowlists import DuplicateEntry
+from app.sandbox.store.allowlist_rows import DuplicateEntry
 from app.sandbox.store.audit import AuditRecord
 
 

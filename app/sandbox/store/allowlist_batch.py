@@ -16,7 +16,8 @@ from app.sandbox.contract.admin import AuditType
 from app.sandbox.ids import new_id
 from app.sandbox.store import audit
 from app.sandbox.store.allowlist_record import AllowlistRecord
-from app.sandbox.store.allowlists import Guard, StoredAllowlists, insert_entry
+from app.sandbox.store.allowlist_rows import insert_entry
+from app.sandbox.store.allowlists import Guard, StoredAllowlists
 from app.sandbox.store.audit import AuditRecord, Origin
 from app.sandbox.store.entry import EntryRecord
 

@@ -18,6 +18,7 @@ from app.sandbox.contract.admin import AuditType
 from app.sandbox.ids import new_id
 from app.sandbox.store import audit
 from app.sandbox.store.allowlist_record import AllowlistRecord
+from app.sandbox.store.allowlist_rows import insert_entry, read_list, write_list
 from app.sandbox.store.audit import DASHBOARD_ORIGIN, SERVICE_ORIGIN, AuditRecord, Origin
 from app.sandbox.store.database import Database
 from app.sandbox.store.entry import EntryRecord, EntryUsage
@@ -26,27 +27,8 @@ Guard = Callable[
     [AllowlistRecord], None
 ]  # looks at the list as it stands before a change; raises to refuse it
 
-ENTRY_COLUMNS = "id, cidr, description, created_at, expires_at, hit_count, last_matched_at"
 GENERATION = "SELECT value FROM meta WHERE name = 'allowlists_generation'"
 NEXT_GENERATION = "UPDATE meta SET value = value + 1 WHERE name = 'allowlists_generation'"
-
-
-class DuplicateEntry(Exception):
-    def __init__(self, existing_id: str) -> None:
-        super().__init__(existing_id)
-        self.existing_id = existing_id
-
-
-def _entry(row: sqlite3.Row) -> EntryRecord:
-    return EntryRecord(
-        row["id"],
-        row["cidr"],
-        row["description"],
-        row["created_at"],
-        row["expires_at"],
-        row["hit_count"],
-        row["last_matched_at"],
-    )
 
 
 class StoredAllowlists:
@@ -114,16 +96,9 @@ class StoredAllowlists:
         """The list from `db`, kept in memory (the lock is held)."""
         allowlist = self.in_memory.get((scope, owner_id))
         if allowlist is None:
-            row = db.execute(
-                "SELECT enabled, version FROM allowlists WHERE scope = ? AND owner_id = ?", (scope, owner_id)
-            ).fetchone()
-            rows = db.execute(
-                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE scope = ? AND owner_id = ? ORDER BY created_at, rowid",
-                (scope, owner_id),
-            ).fetchall()
-            enabled, version = (bool(row[0]), row[1]) if row else (False, 0)
+            enabled, version, entries = read_list(db, scope, owner_id)
             allowlist = AllowlistRecord(
-                scope, owner_id, enabled, map(_entry, rows), self._lock, version, self._compile_later
+                scope, owner_id, enabled, entries, self._lock, version, self._compile_later
             )
             allowlist.carry(self.carried.pop((scope, owner_id), ()))
             self.in_memory[(scope, owner_id)] = allowlist
@@ -132,11 +107,7 @@ class StoredAllowlists:
     def _bump(self, db: sqlite3.Connection, allowlist: AllowlistRecord, enabled: bool | None = None) -> None:
         """Raise the list's version (and set its switch), in the change's transaction."""
         switch = allowlist.enabled if enabled is None else enabled
-        db.execute(
-            "INSERT INTO allowlists (scope, owner_id, enabled, version) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (scope, owner_id) DO UPDATE SET enabled = excluded.enabled, version = excluded.version",
-            (allowlist.scope, allowlist.owner_id, int(switch), allowlist.version + 1),
-        )
+        write_list(db, allowlist.scope, allowlist.owner_id, switch, allowlist.version + 1)
 
     # For writes made elsewhere (allowlist_batch.py), on the writer, holding `lock`.
     @property
@@ -342,17 +313,3 @@ class StoredAllowlists:
             )
             removed += await self._database.write(work, lists=True) is not None
         return removed
-
-
-def insert_entry(db: sqlite3.Connection, scope: str, owner_id: str, entry: EntryRecord) -> None:
-    """Write a new entry to a list; DuplicateEntry names the entry that already is its CIDR."""
-    existing = db.execute(
-        "SELECT id FROM entries WHERE scope = ? AND owner_id = ? AND cidr = ?", (scope, owner_id, entry.cidr)
-    ).fetchone()
-    if existing is not None:
-        raise DuplicateEntry(existing[0])
-    db.execute(
-        "INSERT INTO entries (id, scope, owner_id, cidr, description, created_at, expires_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (entry.id, scope, owner_id, entry.cidr, entry.description, entry.created_at, entry.expires_at),
-    )

@@ -1,10 +1,9 @@
 """Runs Playground turns: builds the request, streams it (turn_runner), flushes the text to the view on a
-~30 ms timer, keeps the conversation's turns and totals."""
+~30 ms timer, keeps the conversation's turns."""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -13,6 +12,8 @@ from app.core.playground.status import RUNNING, ErrorKind, TurnStatus
 from app.services.prices import price_source
 from app.services.session.session import ConsoleSession
 
+from .conversation_socket import ConversationSocket
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -20,24 +21,13 @@ if TYPE_CHECKING:
     # bodies, the schema check) with the first turn: none of them is needed to build the tab.
     from app.api.requests import ResponseCreateParams
     from app.core.playground.functions import ToolSettings
-    from app.core.playground.socket_channel import SocketChannel
     from app.core.playground.turn_runner import TurnRun
-    from app.core.playground.turns import Attachment, Figures, RequestOptions, RequestPlan, Turn
+    from app.core.playground.turns import Attachment, RequestOptions, RequestPlan, Turn
     from app.core.prompt_turns import PromptUse
-    from app.schema.items import UrlCitation
 
-__all__ = ["FLUSH_INTERVAL_MS", "PlaygroundService", "TurnDetails"]
+__all__ = ["FLUSH_INTERVAL_MS", "PlaygroundService"]
 
 FLUSH_INTERVAL_MS = 30
-
-
-@dataclass(frozen=True)
-class TurnDetails:
-    """What a turn view shows beside the answer."""
-
-    searches: list[str] = field(default_factory=list)
-    citations: list[UrlCitation] = field(default_factory=list)
-    reasoning: str = ""
 
 
 class PlaygroundService(QObject):
@@ -65,8 +55,7 @@ class PlaygroundService(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
-        self._channel: SocketChannel | None = None  # the conversation's socket, in WebSocket mode
-        session.client_changed.connect(self._close_socket)  # another profile: another socket
+        self.socket = ConversationSocket(session)
 
     # -- requests ---------------------------------------------------------------------------------
 
@@ -198,7 +187,7 @@ class PlaygroundService(QObject):
     def restore(self, turns: list[Turn]) -> None:
         """Show a saved conversation: its turns replace the current ones, finished as they were."""
         self.stop()
-        self._close_socket()
+        self.socket.close()
         self.turns[:] = turns
         self._sources.clear()
         self.conversation_reset.emit()
@@ -209,7 +198,7 @@ class PlaygroundService(QObject):
 
     def new_conversation(self) -> None:
         self.stop()
-        self._close_socket()
+        self.socket.close()
         self.turns.clear()
         self._sources.clear()
         self.conversation_reset.emit()
@@ -269,7 +258,7 @@ class PlaygroundService(QObject):
         )
         if self.session.client is None and self.session.detail:
             run.no_client = f"No connection: {self.session.detail}"
-        run.channel = self._socket_channel()
+        run.channel = self.socket.channel()
         run.unchained = lambda request: whole_history(self.turns[:index], turn, request)
         notes = len(turn.socket.notes) if turn.socket is not None else 0
         self._current = run
@@ -294,23 +283,6 @@ class PlaygroundService(QObject):
             if turn.error_kind == ErrorKind.BLOCKED:
                 self.session.tasks.start(f"playground.refusal.{index}", self._find_refusal(index, turn))
 
-    def _socket_channel(self) -> SocketChannel | None:
-        """The conversation's socket when the profile uses WebSocket mode (made with its first request)."""
-        profile = self.session.profile
-        if profile is None or not profile.websocket_mode:
-            return None
-        if self._channel is None:
-            from app.core.playground.socket_channel import SocketChannel
-
-            self._channel = SocketChannel()
-        return self._channel
-
-    def _close_socket(self) -> None:
-        """One socket per conversation: the next request of another one opens its own."""
-        channel, self._channel = self._channel, None
-        if channel is not None:
-            self.session.tasks.start(f"playground.socket.close.{id(channel)}", channel.aclose())
-
     async def _find_refusal(self, index: int, turn: Turn) -> None:
         """Which list refused the turn, read through the Admin API; the view shows it when it is known."""
         from app.core.refusal import find_refusal
@@ -330,18 +302,6 @@ class PlaygroundService(QObject):
             self._current.flush()
 
     # -- reading a turn ---------------------------------------------------------------------------
-
-    def totals(self) -> Figures:
-        from app.core.playground.turns import Figures
-
-        total = Figures()
-        for turn in self.turns:
-            total.input_tokens += turn.figures.input_tokens
-            total.output_tokens += turn.figures.output_tokens
-            total.total_tokens += turn.figures.total_tokens
-            total.cached_tokens += turn.figures.cached_tokens
-            total.reasoning_tokens += turn.figures.reasoning_tokens
-        return total
 
     def is_running(self, index: int) -> bool:
         """Turn `index` is still being answered (its view catches up with it on a timer)."""
@@ -367,6 +327,7 @@ class PlaygroundService(QObject):
         as code in each language: the profile's address and the names of the variables holding its
         secrets, never their values."""
         from app.core.playground.snippet_socket import snippets_for
+        from app.core.profile import snippet_network
 
         profile, client = self.session.profile, self.session.client
         typed = prompt if source is not None else prompt or "Hello"
@@ -374,15 +335,8 @@ class PlaygroundService(QObject):
             client.base_url if client else "",
             self._plan(typed, attachments, options, source, stores)[0].body,
             profile.api_key_env if profile else "SERVICE_API_KEY",
-            self.session.snippet_network(),
+            snippet_network(profile, self.session.secrets),
             options.tools.functions,
             options.tools.max_rounds,
             websocket=bool(profile and profile.websocket_mode),
         )
-
-    @staticmethod
-    def details(turn: Turn) -> TurnDetails:
-        from app.api.wire import citations, reasoning_summary, search_queries
-
-        items = turn.output_items()
-        return TurnDetails(search_queries(items), citations(items), reasoning_summary(items))

@@ -79,12 +79,15 @@ class PromptLibrary(QObject):
         """Get code: this version with these values as curl, Python and Node.js, through the `prompt`
         parameter (the service keeps the prompt); the key is read from the environment, never written."""
         from app.core.playground.snippets import all_snippets
+        from app.core.profile import snippet_network
 
         model = model or stored.model or next(iter(self.session.model_details), "")
         body = prompt_request(stored, values, stores_prompts=True, model=model)
         client, profile = self.session.client, self.session.profile
         env_var = profile.api_key_env if profile else "SERVICE_API_KEY"
-        return all_snippets(client.base_url if client else "", body, env_var, self.session.snippet_network())
+        return all_snippets(
+            client.base_url if client else "", body, env_var, snippet_network(profile, self.session.secrets)
+        )
 
     async def _send(self, stored: StoredPrompt, body: ResponseCreateParams) -> None:
         client = self.session.client

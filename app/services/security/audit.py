@@ -74,7 +74,7 @@ class AuditLog(QObject):
         client = self.session.client
         assert client is not None
         try:
-            page = await client.allowlists.audit_log(PAGE_SIZE, self.after)
+            page = await client.audit_log.page(PAGE_SIZE, self.after)
         except ApiError as error:
             self.error = f"The service's log could not be read: {error}"
             self.failed.emit(self.error)

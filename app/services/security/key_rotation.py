@@ -158,7 +158,7 @@ class KeyRotationService(QObject):
             await client.keys.revoke(old.id, project_id)
             changes: list[str] = []
             if old.kind == "admin":
-                async for event in client.allowlists.audit_events(limit=500):
+                async for event in client.audit_log.events(limit=500):
                     if event.actor.id == old.id:
                         changes.append(f"{date_text(event.created_at)}  {event.type}  from {event.source_ip}")
             self.keys.record(project_id, f"leaked: {old.name} ({old.id}) revoked, replaced by {made.key.id}")

@@ -3,12 +3,18 @@ reads too. Their secrets live in the keychain (app.common.secrets)."""
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtCore import QObject, Signal
 
+from app.common.proxy_url import BadProxyUrl, parse_proxy_url
+from app.common.secrets import KeychainUnavailable, SecretStore
 from app.core.profile import SANDBOX_ID, Profile, new_profile_id
 from app.core.settings import ConsoleSettings, SettingsFile
 
-__all__ = ["SANDBOX_ID", "Profile", "ProfileStore", "new_profile_id"]
+__all__ = ["SANDBOX_ID", "Profile", "ProfileStore", "migrate_proxy_passwords", "new_profile_id"]
+
+log = logging.getLogger(__name__)
 
 
 class ProfileStore(QObject):
@@ -68,3 +74,24 @@ class ProfileStore(QObject):
         if not current or self.get(current) is None:
             self.set_current(profile.id)
         return profile
+
+
+def migrate_proxy_passwords(profiles: ProfileStore, secrets: SecretStore) -> None:
+    """A settings file from before the keychain kept proxy passwords holds `http://user:pass@…`: the
+    password moves to the keychain and the file keeps the URL without it. With no keychain the file is
+    left as it is (nothing is lost), and the log says so without the password."""
+    for profile in profiles.all():
+        try:
+            proxy = parse_proxy_url(profile.proxy) if profile.proxy.strip() else None
+        except BadProxyUrl:
+            continue  # said at activation and in the dialog
+        if proxy is None or not proxy.password:
+            continue
+        try:
+            secrets.set(profile.id, "proxy_password", proxy.password)
+        except KeychainUnavailable as error:
+            log.warning("The proxy password of %s stays in the settings file: %s", profile.name, error)
+            continue
+        profile.proxy = proxy.public
+        profiles.save(profile)
+        log.info("The proxy password of %s moved from the settings file to the keychain.", profile.name)

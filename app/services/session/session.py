@@ -12,21 +12,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import ApiError, ConnectionFailed, IpNotAllowed, Unauthorized
-from app.common.proxy_url import BadProxyUrl, parse_proxy_url
+from app.common.proxy_url import BadProxyUrl
 from app.common.secrets import KeychainUnavailable, SecretStore
 from app.core.embedded import EmbeddedSandbox, EngineChoice, EngineState
-from app.core.profile import connection_settings, proxy_for
+from app.core.profile import connection_settings
 
 if TYPE_CHECKING:  # httpx-backed: imported when the first client is made, after the window shows
     from app.api.client import ModelInfo, ServiceClient
     from app.api.transport import ConnectionSettings
-    from app.core.playground.snippets import SnippetNetwork
 from app.core.tasks import TaskRegistry
 from app.services.session.messages import MessageBus
 from app.services.session.profiles import Profile, ProfileStore
 
 log = logging.getLogger(__name__)
-SNIPPET_SECRETS = ("proxy_password", "client_key_password")
 
 
 class ConnectionState(StrEnum):
@@ -123,57 +121,6 @@ class ConsoleSession(QObject):
     def settings_for(self, profile: Profile, proxy_password: str | None = None) -> ConnectionSettings:
         """How to reach the profile's service; `proxy_password` (typed, not yet saved) before the stored one."""
         return connection_settings(profile, self.secrets, proxy_password)
-
-    def proxy_for(self, profile: Profile, password: str | None = None) -> str | None:
-        """The profile's proxy URL with its password from the keychain; None for no proxy (BadProxyUrl for
-        a URL that cannot be one)."""
-        return proxy_for(profile, self.secrets, password)
-
-    def snippet_network(self) -> SnippetNetwork:
-        """The current profile's proxy and TLS files for Get code: paths and the URL without its password;
-        the secrets are named by the environment variables the snippet reads them from."""
-        from app.core.playground.snippets import DIRECT, SnippetNetwork
-
-        profile = self.profile
-        if profile is None or profile.is_sandbox:
-            return DIRECT
-        try:
-            proxy = parse_proxy_url(profile.proxy) if profile.proxy.strip() else None
-        except BadProxyUrl:
-            proxy = None
-        has = {name: self.secrets.source(profile.id, name) != "none" for name in SNIPPET_SECRETS}
-        return SnippetNetwork(
-            proxy=proxy.public if proxy else "",
-            proxy_password_env=f"{profile.env_prefix}_PROXY_PASSWORD"
-            if proxy and proxy.username and (has["proxy_password"] or proxy.password)
-            else "",
-            ca_bundle=profile.ca_bundle,
-            client_cert=profile.client_cert,
-            client_key=profile.client_key,
-            passphrase_env=f"{profile.env_prefix}_CLIENT_KEY_PASSPHRASE"
-            if has["client_key_password"]
-            else "",
-        )
-
-    def migrate_proxy_passwords(self) -> None:
-        """A settings file from before the keychain kept proxy passwords holds `http://user:pass@…`: the
-        password moves to the keychain and the file keeps the URL without it. With no keychain the file is
-        left as it is (nothing is lost), and the log says so without the password."""
-        for profile in self.profiles.all():
-            try:
-                proxy = parse_proxy_url(profile.proxy) if profile.proxy.strip() else None
-            except BadProxyUrl:
-                continue  # said at activation and in the dialog
-            if proxy is None or not proxy.password:
-                continue
-            try:
-                self.secrets.set(profile.id, "proxy_password", proxy.password)
-            except KeychainUnavailable as error:
-                log.warning("The proxy password of %s stays in the settings file: %s", profile.name, error)
-                continue
-            profile.proxy = proxy.public
-            self.profiles.save(profile)
-            log.info("The proxy password of %s moved from the settings file to the keychain.", profile.name)
 
     async def activate(self, profile_id: str | None = None) -> None:
         """Switch to a profile (the current one by default): close the old client, make the new one."""

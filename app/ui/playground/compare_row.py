@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QToolButton, QVBoxLay
 from app.core.playground.call_wording import compare_waiting_text
 from app.core.playground.compare import CompareRow
 from app.core.playground.cost import PriceBook
+from app.core.playground.turn_details import turn_details
 from app.core.playground.turns import ErrorKind, Turn, TurnStatus
-from app.services.playground.service import PlaygroundService
 from app.ui.colours import Ink, css
 
 from .answer_view import MARKDOWN_LIMIT, AnswerView, cost_tooltip, figures_text
@@ -107,7 +107,7 @@ class SideView(QWidget):
     def show_turn(self, turn: Turn, prices: PriceBook | None = None) -> None:
         """A finished turn: its reasoning (folded), its text rendered once as the Playground does, and its
         status line."""
-        summary = PlaygroundService.details(turn).reasoning
+        summary = turn_details(turn).reasoning
         self.reasoning.setText(summary)
         self.reasoning_toggle.setVisible(bool(summary))
         self.answer.show()

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.playground.figures import token_totals
 from app.services.playground.conversations import ConversationKeeper, ConversationsService
 from app.services.playground.function_library import FunctionLibrary
 from app.services.playground.prompt_source import PromptSource
@@ -314,12 +315,11 @@ class PlaygroundTab(ImageDrops, QWidget):
         show_match(view, self.transcript, match, self.find_bar.field.text())
 
     def _show_totals(self) -> None:
-        totals = self.service.totals()
+        totals = token_totals(turn.figures for turn in self.service.turns)
         split = f"in {totals.input_tokens:,} · out {totals.output_tokens:,}"
-        whole = f"Session: {split} · total {totals.total_tokens:,} tokens"
-        self.totals.set_forms(
-            [whole, f"{split} · {totals.total_tokens:,} tokens", f"{totals.total_tokens:,} tokens"]
-        )
+        tokens = f"{totals.total_tokens:,} tokens"
+        whole = f"Session: {split} · total {tokens}"
+        self.totals.set_forms([whole, f"{split} · {tokens}", tokens])
         self.totals.setToolTip(whole)
 
     def inspect(self, index: int) -> None:

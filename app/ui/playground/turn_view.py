@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.core.playground.call_wording import outputs_wanted_text
 from app.core.playground.status import RUNNING, waiting_text
+from app.core.playground.turn_details import turn_details
 from app.core.playground.turns import ErrorKind, Turn, TurnStatus
 from app.services.playground.service import PlaygroundService
 from app.ui.colours import Ink, css, ink_label
@@ -191,7 +192,7 @@ class TurnView(QFrame):
             self.status.setText(waiting_text(time.monotonic() - turn.waiting_since, turn.proxy))
 
     def refresh_details(self) -> None:
-        details = self.service.details(self.turn)
+        details = turn_details(self.turn)
         if details.searches:
             self.search_label.setText(" · ".join(f"Searched: {q}" for q in details.searches))
             self.search_label.show()
@@ -322,7 +323,7 @@ class TurnView(QFrame):
         self._remaining -= 1
 
     def _show_sources(self) -> None:
-        citations = self.service.details(self.turn).citations
+        citations = turn_details(self.turn).citations
         shown = sources_html((citation.url, citation.title) for citation in citations)
         if shown:
             self.sources.setText(shown)
