@@ -59,7 +59,6 @@ def snippets_for(
     snippets = all_snippets(base_url, body, env_var, network, functions, max_rounds)
     if not websocket:
         return snippets
-    body = {key: value for key, value in body.items() if key != "stream"}
     return over_socket(snippets, base_url, body, env_var, network == DIRECT, bool(functions))
 
 
