@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.sandbox.config import SandboxConfig
 from app.sandbox.errors import ServiceError
 from app.sandbox.request.engine_request import EngineRequest
 from app.sandbox.request.tools import ToolPlan
@@ -89,7 +90,7 @@ class LocalEngine:
         model_map: dict[str, str] | None = None,
         threads: int | None = None,
         context: int | None = None,  # tokens (None: as long as each model was trained for)
-        max_output: int = 2048,  # tokens per answer at most, whatever max_output_tokens asks
+        max_output: int = SandboxConfig.model_max_output,  # tokens per answer, whatever max_output_tokens asks
     ) -> None:
         self.max_output = max_output
         threads = threads or os.cpu_count() or 1
