@@ -97,9 +97,25 @@ case "$mode" in
       local name=$1
       shift
       mkdir "$outputs/$name"
+      # The keyring daemon runs in the foreground, a child of this shell, which waits until it holds its name
+      # on the bus (up to 5 s) before pytest starts and stops it, and waits for it, once pytest is done.
+      # Left to daemonize, it lived on for minutes after its bus had gone, and wrote its keyring files while
+      # the folder above was being removed (the removal, and so the run, failed).
       dbus-run-session -- bash -c '
-        echo test-password | XDG_DATA_HOME="$0" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
-        exec "$@"' "$outputs/$name" "$venv/bin/python" -m pytest "$@" >"$outputs/$name.log" 2>&1
+        echo test-password | XDG_DATA_HOME="$0" gnome-keyring-daemon --foreground --unlock --components=secrets \
+          >/dev/null 2>&1 &
+        keyring=$!
+        i=0
+        until [ $i -ge 100 ] || dbus-send --session --print-reply --dest=org.freedesktop.DBus / \
+          org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true; do
+          i=$((i + 1))
+          sleep 0.05
+        done
+        status=0
+        "$@" || status=$?
+        kill $keyring 2>/dev/null
+        wait $keyring 2>/dev/null
+        exit $status' "$outputs/$name" "$venv/bin/python" -m pytest "$@" >"$outputs/$name.log" 2>&1
     }
     session qt_free -n 2 --qt-free=only "$@" &
     qt_free_pid=$!

@@ -288,3 +288,38 @@ def test_the_two_sessions_run_at_once_each_on_a_session_bus_and_keyring_of_its_o
     assert done.returncode == 0, done.stdout + done.stderr
     buses = [line for line in log.read_text().splitlines() if line.startswith("bus=")]
     assert len(buses) == 2 and len(set(buses)) == 2 and "bus=" not in buses, buses
+
+
+def test_each_sessions_keyring_daemon_holds_its_name_before_pytest_and_is_gone_when_the_run_ends(
+    tmp_path: Path,
+) -> None:
+    """pytest starts once the session's Secret Service answers on its bus, and the daemon is stopped and
+    waited for before its folder is removed: one left to quit with its bus lived on for minutes, writing its
+    keyring while the folder was being removed, and failed the run now and then."""
+    log = tmp_path / "calls.log"
+    python = stand_in_checks(tmp_path, log)
+    python.write_text(
+        "#!/bin/sh\n"
+        'if [ "$2" = "pytest" ]; then\n'
+        "  dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus / \\\n"
+        "    org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets \\\n"
+        f'    | awk \'{{print "keyring=" $2}}\' >> "{log}"\n'
+        "  exit 0\n"
+        "fi\n" + python.read_text().split("\n", 1)[1]
+    )
+    if shutil.which("dbus-run-session") is None:
+        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
+    done = subprocess.run(
+        ["bash", "packaging/dev.sh", "test"],
+        cwd=tmp_path,
+        env={**os.environ, "DEV_SKIP_APT": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
+    keyrings = [
+        line.removeprefix("keyring=") for line in log.read_text().splitlines() if line.startswith("keyring=")
+    ]
+    assert len(keyrings) == 2 and all(pid.isdigit() for pid in keyrings), keyrings
+    assert [pid for pid in keyrings if Path(f"/proc/{pid}").exists()] == []
