@@ -8,33 +8,58 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol, overload
+
+from tests.fork_server import ForkServer, Spawned
 
 
+class ServerProcess(Protocol):
+    """What the tests do with a server's process: subprocess.Popen, or a child of the fork server."""
+
+    pid: int
+    stdout: IO[str] | None
+    returncode: int | None
+
+    def send_signal(self, number: int) -> None: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+@overload
 def spawn_sandbox(
-    folder: Path, *extra: str, timeout: float = 30, env: dict[str, str] | None = None
-) -> tuple[subprocess.Popen[str], dict[str, Any]]:
-    """`env` is added to this process's environment for the server."""
+    folder: Path, *extra: str, timeout: float = 30, env: dict[str, str] | None = None, forks: None = None
+) -> tuple[subprocess.Popen[str], dict[str, Any]]: ...
+@overload
+def spawn_sandbox(
+    folder: Path, *extra: str, timeout: float = 30, env: dict[str, str] | None = None, forks: ForkServer
+) -> tuple[Spawned, dict[str, Any]]: ...
+def spawn_sandbox(
+    folder: Path,
+    *extra: str,
+    timeout: float = 30,
+    env: dict[str, str] | None = None,
+    forks: ForkServer | None = None,
+) -> tuple[ServerProcess, dict[str, Any]]:
+    """`env` is added to this process's environment for the server. With `forks` (the tests' python_m) the
+    server is a child forked from that preloaded parent, a tenth of a fresh interpreter's start-up; without
+    (a bench, which starts one or two), a new interpreter."""
     creds_file = folder / "creds.json"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "app.sandbox",
-            "serve",
-            "--port",
-            "0",
-            "--data",
-            str(folder / "data"),
-            "--credentials-out",
-            str(creds_file),
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
+    argv = ["-m", "app.sandbox", "serve", "--port", "0", "--data", str(folder / "data")]
+    argv += ["--credentials-out", str(creds_file), *extra]
+    environment = {**os.environ, **(env or {})}
+    process: ServerProcess
+    if forks is not None:
+        process = forks.spawn(argv, env=environment)
+    else:
+        process = subprocess.Popen(
+            [sys.executable, *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=environment,
+        )
     line = process.stdout.readline() if process.stdout else ""
     if "listening at" not in line:
         process.kill()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,10 +12,10 @@ from app.sandbox.cli import build_parser, exposure_warning, main, serve_config
 from app.sandbox.store.aggregates import Store
 from tests.conftest import SandboxFactory
 from tests.fork_server import ForkServer
-from tests.sandbox_process import spawn_sandbox
+from tests.sandbox_process import ServerProcess, spawn_sandbox
 
 
-def stop_and_read(process: subprocess.Popen[str]) -> str:
+def stop_and_read(process: ServerProcess) -> str:
     """SIGTERM, then what the server printed after its first line."""
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=20)
@@ -26,11 +24,13 @@ def stop_and_read(process: subprocess.Popen[str]) -> str:
         return process.stdout.read()
 
 
-def test_serve_with_credentials_out_prints_nothing_secret(tmp_path: Path) -> None:
+def test_serve_with_credentials_out_prints_nothing_secret(tmp_path: Path, python_m: ForkServer) -> None:
     creds = tmp_path / "creds.json"
     outputs = []
     for _ in range(2):  # the same data folder: the second start finds the store made by the first
-        process, _ = spawn_sandbox(tmp_path)  # asserts the "listening at" line and waits for the credentials
+        process, _ = spawn_sandbox(
+            tmp_path, forks=python_m
+        )  # asserts the "listening at" line and waits for the credentials
         outputs.append(stop_and_read(process))
     data = json.loads(creds.read_text())
     assert set(data) == {"base_url", "org_id", "project_id", "api_key", "admin_key"}
@@ -41,14 +41,11 @@ def test_serve_with_credentials_out_prints_nothing_secret(tmp_path: Path) -> Non
     assert (creds.stat().st_mode & 0o777) == 0o600
 
 
-def test_serve_without_credentials_out_shows_the_keys_once(tmp_path: Path) -> None:
+def test_serve_without_credentials_out_shows_the_keys_once(tmp_path: Path, python_m: ForkServer) -> None:
     outputs: list[str] = []
     for _ in range(2):
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app.sandbox", "serve", "--port", "0", "--data", str(tmp_path / "data")],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
+        process = python_m.spawn(
+            ["-m", "app.sandbox", "serve", "--port", "0", "--data", str(tmp_path / "data")]
         )
         assert process.stdout is not None
         lines = [process.stdout.readline()]
@@ -60,8 +57,10 @@ def test_serve_without_credentials_out_shows_the_keys_once(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::"])
-def test_serve_on_every_interface_warns_and_says_what_to_switch_on(tmp_path: Path, host: str) -> None:
-    process, _ = spawn_sandbox(tmp_path, "--host", host)
+def test_serve_on_every_interface_warns_and_says_what_to_switch_on(
+    tmp_path: Path, host: str, python_m: ForkServer
+) -> None:
+    process, _ = spawn_sandbox(tmp_path, "--host", host, forks=python_m)
     output = stop_and_read(process)
     assert f"warning: listening on every interface ({host})" in output
     assert "allowlist is off" in output and f"allowlist enable --data {tmp_path / 'data'}" in output

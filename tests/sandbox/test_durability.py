@@ -13,11 +13,12 @@ import httpx
 
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.database import run_blocking
+from tests.fork_server import ForkServer
 from tests.sandbox_process import spawn_sandbox
 
 
-def test_acknowledged_entries_survive_kill_9(tmp_path: Path) -> None:
-    process, creds = spawn_sandbox(tmp_path, "--rate-limit", "100000")
+def test_acknowledged_entries_survive_kill_9(tmp_path: Path, python_m: ForkServer) -> None:
+    process, creds = spawn_sandbox(tmp_path, "--rate-limit", "100000", forks=python_m)
     acknowledged: list[str] = []
     lock = threading.Lock()
     stop = threading.Event()

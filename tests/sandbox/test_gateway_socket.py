@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import signal
 import socket
-import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ import pytest
 import uvicorn
 
 from app.sandbox.server import uvicorn_config
-from tests.sandbox_process import spawn_sandbox
+from tests.fork_server import ForkServer
+from tests.sandbox_process import ServerProcess, spawn_sandbox
 
 ALLOWED = ("203.0.113.0/24", "2001:db8::/32")
 HOSTILE_ENV = {"FORWARDED_ALLOW_IPS": "*"}
@@ -28,7 +28,7 @@ HOSTILE_ENV = {"FORWARDED_ALLOW_IPS": "*"}
 
 @dataclass
 class Served:
-    process: subprocess.Popen[str]
+    process: ServerProcess
     port: int
     api_key: str
 
@@ -39,8 +39,8 @@ class Served:
         return httpx.get(f"http://{host}:{self.port}/v1/models", headers=lines, timeout=10)
 
 
-def serve(folder: Path, *options: str) -> Served:
-    process, creds = spawn_sandbox(folder, *options, env=HOSTILE_ENV)
+def serve(forks: ForkServer, folder: Path, *options: str) -> Served:
+    process, creds = spawn_sandbox(folder, *options, env=HOSTILE_ENV, forks=forks)
     port = int(creds["base_url"].rsplit(":", 1)[1].split("/")[0])
     admin_url = f"http://127.0.0.1:{port}/v1/organizations/{creds['org_id']}/ip_allowlist"
     # Behind a trusted proxy a request without the header is judged by its peer (loopback); before the list is
@@ -53,7 +53,7 @@ def serve(folder: Path, *options: str) -> Served:
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Served]]:
+def servers(tmp_path_factory: pytest.TempPathFactory, python_m: ForkServer) -> Iterator[dict[str, Served]]:
     options = {
         "ipv4": ("--host", "127.0.0.1"),
         "dual": ("--host", "::"),
@@ -62,7 +62,8 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Serv
     }
     with ThreadPoolExecutor(len(options)) as pool:  # their start-ups overlap
         futures = {
-            name: pool.submit(serve, tmp_path_factory.mktemp("gw"), *args) for name, args in options.items()
+            name: pool.submit(serve, python_m, tmp_path_factory.mktemp("gw"), *args)
+            for name, args in options.items()
         }
         started = {name: future.result() for name, future in futures.items()}
     yield started

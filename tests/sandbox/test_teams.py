@@ -16,6 +16,7 @@ from app.sandbox import SandboxServer
 from app.sandbox.store.aggregates import Store
 from app.sandbox.store.database import run_blocking
 from tests.conftest import Sandbox, SandboxFactory
+from tests.fork_server import ForkServer
 from tests.sandbox_process import spawn_sandbox
 
 START = 1_800_000_000.0
@@ -291,8 +292,10 @@ def test_usage_is_counted_on_the_most_specific_entry_and_flushed(sandbox_factory
         assert again == counts  # flushed: the same figures, now from the store
 
 
-def test_usage_survives_a_kill_9_after_the_flush_interval(tmp_path: Path) -> None:
-    process, creds = spawn_sandbox(tmp_path, "--usage-flush", "0.2", "--trust-proxy", "127.0.0.1/32")
+def test_usage_survives_a_kill_9_after_the_flush_interval(tmp_path: Path, python_m: ForkServer) -> None:
+    process, creds = spawn_sandbox(
+        tmp_path, "--usage-flush", "0.2", "--trust-proxy", "127.0.0.1/32", forks=python_m
+    )
     try:
         base, org = creds["base_url"], creds["org_id"]
         admin = httpx.Client(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fork_server import ROOT, ForkServer
+from tests.fork_server import ROOT, ForkServer, Spawned
 
 
 def real(argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:
@@ -56,3 +56,64 @@ def test_each_call_has_its_own_environment(python_m: ForkServer) -> None:
 def test_only_python_m_of_the_app_s_command_lines(python_m: ForkServer) -> None:
     with pytest.raises(ValueError, match="only `-m`"):
         python_m.run(["-c", "print(1)"])
+
+
+def test_a_spawned_server_runs_on_and_is_handled_as_popen_handles_its_child(
+    python_m: ForkServer, tmp_path: Path
+) -> None:
+    """Read while it runs, polled, waited for with a time limit, signalled: the same first line and exit
+    status after SIGTERM as a `python -m app.sandbox serve` of its own, -9 after kill -9; and a call made
+    meanwhile is answered: the server does not wait for a spawned child to end."""
+    argv = ["-m", "app.sandbox", "serve", "--port", "0", "--data"]
+    real_one = subprocess.Popen(
+        [sys.executable, *argv, str(tmp_path / "real")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    forked, killed = (python_m.spawn([*argv, str(tmp_path / name)]) for name in ("forked", "killed"))
+    first_lines = []
+    for process in (real_one, forked, killed):
+        assert process.stdout is not None
+        first_lines.append(process.stdout.readline().split(" at ")[0])
+    assert first_lines == ["Sandbox listening"] * 3, first_lines
+    assert forked.poll() is None
+    with pytest.raises(subprocess.TimeoutExpired):
+        forked.wait(timeout=0.1)
+    assert python_m.run(["-m", "app", "allowlist", "frobnicate"]).code == 2
+    real_one.terminate()
+    forked.terminate()
+    killed.kill()
+    assert (real_one.wait(timeout=20), forked.wait(timeout=20), killed.wait(timeout=20)) == (0, 0, -9)
+    assert forked.poll() == 0
+    forked.kill()  # once it is reaped, a signal goes nowhere (its pid may be another process's)
+    for process in (real_one, forked, killed):
+        assert process.stdout is not None
+        process.stdout.close()
+
+
+def test_children_spawned_at_once_and_ended_in_another_order_each_get_their_own_status(
+    python_m: ForkServer, tmp_path: Path
+) -> None:
+    """Three servers spawned from three threads at once, then ended last first, the middle one by kill -9:
+    each handle gets its own child's exit status, and calls made meanwhile are answered."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def start(number: int) -> Spawned:
+        process = python_m.spawn(
+            ["-m", "app.sandbox", "serve", "--port", "0", "--data", str(tmp_path / str(number))]
+        )
+        assert process.stdout is not None and "listening at" in process.stdout.readline()
+        return process
+
+    with ThreadPoolExecutor(3) as pool:
+        first, middle, last = pool.map(start, range(3))
+    last.terminate()
+    assert last.wait(timeout=20) == 0
+    assert python_m.run(["-m", "app", "allowlist", "frobnicate"]).code == 2
+    middle.kill()
+    first.terminate()
+    assert (first.wait(timeout=20), middle.wait(timeout=20)) == (0, -9)
+    for process in (first, middle, last):
+        assert process.stdout is not None
+        process.stdout.close()
