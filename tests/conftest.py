@@ -10,13 +10,14 @@ only organization"), ask `sandbox_factory` for their own.
 from __future__ import annotations
 
 import gc
+import importlib.util
 import ipaddress
 import os
 import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import httpx
 import httpx._transports.default as _httpx_transports
@@ -83,29 +84,40 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 # httpx builds a new default SSL context for every client it makes (and one per proxy it mounts), parsing
-# certifi's ~150 CA certificates each time: ~40 ms of CPU, and the suite makes well over a thousand clients
-# (each test's `sandbox.admin()`, the GUI session's client, the official client). The default context is the
-# same every time, so the tests share one per (SSL_CERT_FILE, SSL_CERT_DIR); a client given its own context
-# (`verify=...`, as the TLS and proxy tests do) or `verify=False` is built as before. Only the tests' process:
-# the app, the sandbox and every subprocess make their own.
-_default_contexts: dict[tuple[bool, str, str], ssl.SSLContext] = {}
-_create_ssl_context = httpx.create_ssl_context
+# certifi's ~150 CA certificates each time: ~20-40 ms of CPU, and the suite makes well over a thousand
+# clients (each test's `sandbox.admin()`, the GUI session's client, the official client, which is built on
+# httpx2, a fork of httpx with the same transports). The default context is the same every time, so the
+# tests share one per (library, SSL_CERT_FILE, SSL_CERT_DIR); a client given its own context (`verify=...`,
+# as the TLS and proxy tests do) or `verify=False` is built as before. Only the tests' process: the app, the
+# sandbox and every subprocess make their own.
+_default_contexts: dict[tuple[str, bool, str, str], ssl.SSLContext] = {}
 
 
-def _shared_default_ssl_context(
-    verify: ssl.SSLContext | str | bool = True, cert: Any = None, trust_env: bool = True
-) -> ssl.SSLContext:
-    if verify is not True or cert:
-        return _create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
-    key = (trust_env, os.environ.get("SSL_CERT_FILE", ""), os.environ.get("SSL_CERT_DIR", ""))
-    context = _default_contexts.get(key)
-    if context is None:
-        context = _default_contexts[key] = _create_ssl_context(verify=True, trust_env=trust_env)
-    return context
+def _share_default_ssl_contexts(transports: Any) -> None:
+    """Replace the name the library's transports call (imported from its _config) with one that hands out
+    one default context per library, environment and trust_env."""
+    create = transports.create_ssl_context
+    library = transports.__name__.split(".")[0]
+
+    def shared(
+        verify: ssl.SSLContext | str | bool = True, cert: Any = None, trust_env: bool = True
+    ) -> ssl.SSLContext:
+        if verify is not True or cert:
+            return cast(ssl.SSLContext, create(verify=verify, cert=cert, trust_env=trust_env))
+        key = (library, trust_env, os.environ.get("SSL_CERT_FILE", ""), os.environ.get("SSL_CERT_DIR", ""))
+        context = _default_contexts.get(key)
+        if context is None:
+            context = _default_contexts[key] = create(verify=True, trust_env=trust_env)
+        return context
+
+    transports.create_ssl_context = shared
 
 
-# httpx's transports call the name they imported from httpx._config; that is the one to replace.
-_httpx_transports.create_ssl_context = _shared_default_ssl_context  # type: ignore[attr-defined]
+_share_default_ssl_contexts(_httpx_transports)
+if importlib.util.find_spec("httpx2") is not None:  # the official client's; installed with the test extra
+    import httpx2._transports.default as _httpx2_transports
+
+    _share_default_ssl_contexts(_httpx2_transports)
 
 # No per-example deadline: on a shared machine running the suite on both cores, one example paused by the
 # scheduler for 400 ms failed a property test as "flaky" (hypothesis' default is 200 ms). A test that really
