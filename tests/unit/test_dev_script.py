@@ -259,7 +259,7 @@ def test_the_tests_run_in_two_sessions_with_the_arguments_and_fail_if_either_fai
     sessions = [line for line in log.read_text().splitlines() if line.startswith("pytest")]
     assert sorted(sessions) == [  # started at once: either may write first
         "pytest -m pytest -n 2 --qt-free=only -q -p no:cacheprovider",
-        "pytest -m pytest -n 2 --qt-free=others -q -p no:cacheprovider",
+        "pytest -m pytest -n 2 --qt-free=others -p no:schemathesis -q -p no:cacheprovider",
     ]
     # Each session's output whole, the Qt-free one first, whatever order they ended in.
     assert done.stdout.index("the Qt-free packages") < done.stdout.index("== pytest: the others")
