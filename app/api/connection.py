@@ -3,6 +3,7 @@ and the TLS files loaded into an SSL context, each failure said of the file that
 
 from __future__ import annotations
 
+import os
 import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,9 +56,29 @@ def validate_base_url(url: str) -> str:
     return url
 
 
-def ssl_context(settings: ConnectionSettings) -> ssl.SSLContext | bool:
+# The default context, per trust_env and the variables that choose its CAs when it is honoured.
+_default_contexts: dict[tuple[bool | str, ...], ssl.SSLContext] = {}
+
+
+def default_ssl_context(trust_env: bool = True) -> ssl.SSLContext:
+    """httpx's default context (certifi's CAs, or SSL_CERT_FILE / SSL_CERT_DIR where the environment is
+    trusted), made once per process for each environment: every client the console and the command line
+    make shares it instead of parsing ~150 CA certificates (~20 ms of CPU) each. What a connection sets on
+    it (httpcore's ALPN list) is the same for every client here, all HTTP/1.1; a profile with its own CA
+    bundle or client certificate gets a context of its own."""
+    import httpx  # when a client is first made: importing this module for ConnectionSettings stays light
+
+    chosen_by = ("SSL_CERT_FILE", "SSL_CERT_DIR") if trust_env else ()
+    key: tuple[bool | str, ...] = (trust_env, *(os.environ.get(name, "") for name in chosen_by))
+    context = _default_contexts.get(key)
+    if context is None:  # two threads at once make two, and one is kept: no harm
+        context = _default_contexts[key] = httpx.create_ssl_context(trust_env=trust_env)
+    return context
+
+
+def ssl_context(settings: ConnectionSettings) -> ssl.SSLContext:
     if not (settings.ca_bundle or settings.client_cert):
-        return True
+        return default_ssl_context(settings.trust_env)
     try:
         context = ssl.create_default_context(cafile=str(settings.ca_bundle) if settings.ca_bundle else None)
     except FileNotFoundError:  # OpenSSL's error names no file
