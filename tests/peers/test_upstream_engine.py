@@ -9,10 +9,9 @@ import base64
 import functools
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import openai
 import pydantic
 import pytest
 from PIL import Image
@@ -21,12 +20,17 @@ from app.sandbox.engines.upstream import UpstreamEngine
 from tests.conftest import Sandbox, SandboxFactory
 from tests.peers.servers import PROXY_KEY, Peer
 
+if TYPE_CHECKING:  # imported where used: collecting these skipped-by-default tests cost ~0.6 CPU-s a worker
+    import openai
+
 pytestmark = pytest.mark.peers
 
 
 @functools.cache
 def stream_events() -> pydantic.TypeAdapter[openai.types.responses.ResponseStreamEvent]:
     """The client's own stream-event types; built when a test needs them (~1 CPU-s), not at collection."""
+    import openai
+
     return pydantic.TypeAdapter(openai.types.responses.ResponseStreamEvent)
 
 
@@ -53,6 +57,8 @@ def front(sandbox_factory: SandboxFactory, llama: Peer) -> Sandbox:
 
 
 def test_official_client_reads_a_real_streamed_answer(front: Sandbox) -> None:
+    import openai
+
     with openai.OpenAI(base_url=front.url, api_key=front.creds.api_key, max_retries=0, timeout=180) as client:
         stream = client.responses.create(
             model="service-pro", input="Write about the sea.", max_output_tokens=32, stream=True

@@ -9,7 +9,11 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+# One worker for the module's tests: they share one parse of app/ (~0.5 CPU-s).
+pytestmark = pytest.mark.xdist_group("frozen_excludes")
 # A distribution's import name, where it differs from the distribution's name.
 IMPORT_NAMES = {
     "pytest-qt": "pytestqt",
