@@ -11,8 +11,10 @@ keychain backend, the console's folders and the SERVICE_* variables are all read
 the child). Long-running servers (`serve`) are still started with subprocess: they are signalled and read
 while they run.
 
-The server is single-threaded (forking a threaded process is unsafe) and serves one call at a time; each
-pytest process starts its own.
+The server is single-threaded (forking a threaded process is unsafe: it refuses to serve if what it preloaded
+started a thread) and serves one call at a time; each pytest process starts its own. The benches' check
+(tests/unit/test_benches.py) forks them from a server of its own, each in a session of its own and ending
+as the interpreter ends (threads joined, objects destroyed: a QThread still running aborts it there).
 """
 
 from __future__ import annotations
@@ -45,17 +47,21 @@ PRELOAD = (
 
 @dataclass(frozen=True)
 class Finished:
-    """A child's exit code (negative: killed by that signal, as subprocess says) and what it printed."""
+    """A child's exit code (negative: killed by that signal, as subprocess says), what it printed, and its
+    process id (with `new_session`, its session's id too)."""
 
     code: int
     out: str
     err: str
+    pid: int
 
 
 class ForkServer:
-    """The parent process, started on first use; `run(argv, env, cwd)` forks a child and waits for it."""
+    """The parent process, started on first use; `run(argv, env, cwd)` forks a child and waits for it.
+    `modules`: the packages whose modules `run` may name (`-m` with one of them or a module of theirs)."""
 
-    def __init__(self, preload: tuple[str, ...] = PRELOAD) -> None:
+    def __init__(self, preload: tuple[str, ...] = PRELOAD, modules: tuple[str, ...] = MODULES) -> None:
+        self._modules = modules
         self._folder = tempfile.TemporaryDirectory(prefix="forkserver-")
         self._address = str(Path(self._folder.name) / "socket")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -73,11 +79,24 @@ class ForkServer:
             raise RuntimeError(f"the fork server did not start: {ready!r}")
 
     def run(
-        self, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 60
+        self,
+        argv: list[str],
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 60,
+        *,
+        new_session: bool = False,
+        finalize: bool = False,
     ) -> Finished:
-        """`python <argv>` in a forked child: argv[0] is `-m`, argv[1] one of MODULES."""
-        if argv[:1] != ["-m"] or argv[1] not in MODULES:
-            raise ValueError(f"only `-m` with one of {MODULES}: {argv}")
+        """`python <argv>` in a forked child: argv[0] is `-m`, argv[1] one of the server's `modules`.
+
+        `new_session`: the child in a session of its own, as subprocess's start_new_session (a timeout then
+        kills the whole session). `finalize`: it ends as the interpreter ends, non-daemon threads joined and
+        every object destroyed; without it, at os._exit once the atexit functions ran, which is quicker."""
+        if argv[:1] != ["-m"] or not any(
+            argv[1] == name or argv[1].startswith(f"{name}.") for name in self._modules
+        ):
+            raise ValueError(f"only `-m` with one of {self._modules}: {argv}")
         with (
             socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection,
             open(os.devnull, "rb") as stdin,
@@ -88,7 +107,15 @@ class ForkServer:
             connection.connect(self._address)
             # As subprocess does: the caller's environment and folder unless others are given.
             env = dict(os.environ) if env is None else env
-            request = json.dumps({"argv": argv, "env": env, "cwd": str(cwd or Path.cwd())}).encode()
+            request = json.dumps(
+                {
+                    "argv": argv,
+                    "env": env,
+                    "cwd": str(cwd or Path.cwd()),
+                    "session": new_session,
+                    "finalize": finalize,
+                }
+            ).encode()
             socket.send_fds(connection, [request], [stdin.fileno(), out.fileno(), err.fileno()])
             connection.shutdown(socket.SHUT_WR)
             reader = connection.makefile("rb")
@@ -96,11 +123,12 @@ class ForkServer:
             try:
                 status = int(reader.readline())
             except TimeoutError:
-                os.kill(pid, signal.SIGKILL)  # as subprocess.run's timeout does; the server reaps it
+                # As subprocess.run's timeout does; the server reaps it.
+                (os.killpg if new_session else os.kill)(pid, signal.SIGKILL)
                 raise
             out.seek(0)
             err.seek(0)
-            return Finished(status, out.read().decode(), err.read().decode())
+            return Finished(status, out.read().decode(), err.read().decode(), pid)
 
     def close(self) -> None:
         self._process.kill()
@@ -118,10 +146,16 @@ class ForkServer:
         self.close()
 
 
-def _child(request: dict[str, object], fds: list[int]) -> None:
-    """In the forked child: become `python -m MODULE ...` with the caller's files, and exit with its code."""
+# The module's globals, as `python -m` keeps them until the interpreter ends (`finalize`).
+_RAN: dict[str, object] = {}
+
+
+def _child(request: dict[str, object], fds: list[int]) -> int:
+    """In the forked child: become `python -m MODULE ...` with the caller's files; its exit code."""
     import runpy
 
+    if request.get("session"):
+        os.setsid()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
@@ -130,6 +164,7 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
     assert isinstance(env, dict) and isinstance(argv, list)
     os.environ.clear()
     os.environ.update(env)
+    tempfile.tempdir = None  # chosen again from TMPDIR, as a new process does, if the parent had asked
     os.chdir(str(request["cwd"]))
     signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.argv = ["-m", *argv[2:]]  # runpy puts the module's path first, as `-m` does
@@ -138,7 +173,7 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
         # The preloaded copy of its __main__ module out of the way: `-m` runs that module fresh, and runpy
         # warns (on stderr) when it finds it already imported.
         sys.modules.pop(f"{argv[1]}.__main__", None)
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        _RAN.update(runpy.run_module(argv[1], run_name="__main__", alter_sys=True))
         code = 0
     except SystemExit as done:  # sys.exit(main()), argparse's usage errors: the code Python would exit with
         if done.code is None or isinstance(done.code, int):
@@ -149,9 +184,15 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
         import traceback
 
         traceback.print_exc()  # as an uncaught exception would, with exit code 1
+    return code
+
+
+def _quick_exit(code: int) -> None:
+    """The child's end without the interpreter's: what atexit holds (logging's flush and the rest) and the
+    streams flushed, as the interpreter's own exit does them, then gone."""
     import atexit
 
-    atexit._run_exitfuncs()  # logging's flush and the rest, as the interpreter's own exit runs them
+    atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
@@ -159,10 +200,18 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
 
 def serve(address: str, preload: list[str]) -> None:
     """Import `preload`, listen on `address`, and fork a child per connection."""
+    import gc
     import importlib
 
     for module in preload:
         importlib.import_module(module)
+    # What was preloaded lives as long as the server: out of the garbage collector's sight, so that a child's
+    # collections (and its interpreter's end, with `finalize`) do not walk it, writing to every page it shares
+    # with the parent and so copying them all (~0.25 CPU-s of each bench's check).
+    gc.freeze()
+    threads = os.listdir("/proc/self/task")
+    if len(threads) > 1:  # a child forked now would hold locks of threads it does not have
+        raise RuntimeError(f"preloading started {len(threads) - 1} thread(s); forking would be unsafe")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
         listener.bind(address)
         listener.listen()
@@ -178,9 +227,14 @@ def serve(address: str, preload: list[str]) -> None:
                     try:
                         listener.close()
                         connection.close()
-                        _child(json.loads(message), fds)
-                    finally:
+                        request = json.loads(message)
+                        code = _child(request, fds)
+                        if not request.get("finalize"):
+                            _quick_exit(code)
+                    except BaseException:
                         os._exit(70)  # never back into the server's loop, whatever _child raised
+                    # The interpreter's own end, out of the loop and the server's function.
+                    raise SystemExit(code)
                 for fd in fds:
                     os.close(fd)
                 connection.sendall(f"{pid}\n".encode())
