@@ -205,12 +205,12 @@ def serve(address: str, preload: list[str]) -> None:
 
     for module in preload:
         importlib.import_module(module)
-    # What was preloaded lives as long as the server: out of the garbage collector's sight, so that a child's
+    # What is preloaded lives as long as the server: out of the garbage collector's sight, so that a child's
     # collections (and its interpreter's end, with `finalize`) do not walk it, writing to every page it shares
     # with the parent and so copying them all (~0.25 CPU-s of each bench's check).
     gc.freeze()
     threads = os.listdir("/proc/self/task")
-    if len(threads) > 1:  # a child forked now would hold locks of threads it does not have
+    if len(threads) > 1:  # a child forked then would hold locks of threads it does not have
         raise RuntimeError(f"preloading started {len(threads) - 1} thread(s); forking would be unsafe")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
         listener.bind(address)

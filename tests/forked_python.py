@@ -3,7 +3,7 @@ interpreter, for the benches' checks at their tiny size (tests/unit/test_benches
 
 Why: a bench's check forks the bench from a parent that imported the console, the sandbox and their
 libraries (tests/fork_server.py), and the bench starts sandboxes and consoles of its own; a new interpreter
-importing them again cost ~0.45 CPU-s a sandbox and ~0.4 a console, more than the rest of some checks. Here
+importing them again costs ~0.45 CPU-s a sandbox and ~0.4 a console, more than the rest of some checks. Here
 the child is a real `subprocess.Popen` (pid, pipes, signals, wait), in the caller's session, with the given
 environment, whose process never gets as far as exec: it runs the command itself and exits with its code.
 Forked only where it is safe (a single thread); otherwise, and when not asked to, a new interpreter as ever.

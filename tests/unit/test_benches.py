@@ -6,7 +6,7 @@ A bench that needs what the default test command does not install (wrk, mitmprox
 peers) is skipped without it, as the tests of the same things are.
 
 Each bench is forked from a parent that imported what they share (tests/fork_server.py), rather than started
-as a new interpreter: the imports were about half of what the check cost. The child is still a process of
+as a new interpreter: the imports are about half of what the check costs otherwise. The child is a process of
 its own, as `python -m` runs it: its own session, environment, folder and temporary folder, its own output and
 exit code, and it ends as the interpreter ends (a QThread still running then aborts it, as it would alone).
 """
