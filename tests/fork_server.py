@@ -13,8 +13,11 @@ with a handle that works as subprocess.Popen's does for what the tests do with o
 runs, signal it, kill -9 it, wait for its exit status): forked, a sandbox starts for ~0.05 CPU-s instead of
 ~0.5.
 
-The server is single-threaded (forking a threaded process is unsafe): it forks a child per call as the
-call comes, and answers each call's exit status when it reaps that child; each pytest process starts its own.
+The server is single-threaded (forking a threaded process is unsafe: it refuses to serve if what it preloaded
+started a thread): it forks a child per call as the call comes, and answers each call's exit status when it
+reaps that child; each pytest process starts its own. The benches' check (tests/unit/test_benches.py) forks
+them from a server of its own, each in a session of its own and ending as the interpreter ends (threads
+joined, objects destroyed: a QThread still running aborts it there).
 """
 
 from __future__ import annotations
@@ -54,17 +57,21 @@ PRELOAD = (
 
 @dataclass(frozen=True)
 class Finished:
-    """A child's exit code (negative: killed by that signal, as subprocess says) and what it printed."""
+    """A child's exit code (negative: killed by that signal, as subprocess says), what it printed, and its
+    process id (with `new_session`, its session's id too)."""
 
     code: int
     out: str
     err: str
+    pid: int
 
 
 class ForkServer:
-    """The parent process, started on first use; `run(argv, env, cwd)` forks a child and waits for it."""
+    """The parent process, started on first use; `run(argv, env, cwd)` forks a child and waits for it.
+    `modules`: the packages whose modules `run` may name (`-m` with one of them or a module of theirs)."""
 
-    def __init__(self, preload: tuple[str, ...] = PRELOAD) -> None:
+    def __init__(self, preload: tuple[str, ...] = PRELOAD, modules: tuple[str, ...] = MODULES) -> None:
+        self._modules = modules
         self._folder = tempfile.TemporaryDirectory(prefix="forkserver-")
         self._address = str(Path(self._folder.name) / "socket")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -82,25 +89,40 @@ class ForkServer:
             raise RuntimeError(f"the fork server did not start: {ready!r}")
 
     def run(
-        self, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 60
+        self,
+        argv: list[str],
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 60,
+        *,
+        new_session: bool = False,
+        finalize: bool = False,
     ) -> Finished:
-        """`python <argv>` in a forked child: argv[0] is `-m`, argv[1] one of MODULES."""
+        """`python <argv>` in a forked child: argv[0] is `-m`, argv[1] one of the server's `modules`.
+
+        `new_session`: the child in a session of its own, as subprocess's start_new_session (a timeout then
+        kills the whole session). `finalize`: it ends as the interpreter ends, non-daemon threads joined and
+        every object destroyed; without it, at os._exit once the atexit functions ran, which is quicker."""
         with (
             open(os.devnull, "rb") as stdin,
             tempfile.TemporaryFile() as out,
             tempfile.TemporaryFile() as err,
         ):
-            connection, pid = self._fork(argv, env, cwd, [stdin.fileno(), out.fileno(), err.fileno()])
+            options = {"session": new_session, "finalize": finalize}
+            connection, pid = self._fork(
+                argv, env, cwd, [stdin.fileno(), out.fileno(), err.fileno()], options
+            )
             with connection:
                 connection.settimeout(timeout)
                 try:
                     status = int(connection.makefile("rb").readline())
                 except TimeoutError:
-                    os.kill(pid, signal.SIGKILL)  # as subprocess.run's timeout does; the server reaps it
+                    # As subprocess.run's timeout does; the server reaps it.
+                    (os.killpg if new_session else os.kill)(pid, signal.SIGKILL)
                     raise
             out.seek(0)
             err.seek(0)
-            return Finished(status, out.read().decode(), err.read().decode())
+            return Finished(status, out.read().decode(), err.read().decode(), pid)
 
     def spawn(self, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Spawned:
         """`python <argv>` in a forked child that runs on: its stdout and stderr together in a pipe read
@@ -108,7 +130,7 @@ class ForkServer:
         read_end, write_end = os.pipe()
         try:
             with open(os.devnull, "rb") as stdin:
-                connection, pid = self._fork(argv, env, cwd, [stdin.fileno(), write_end, write_end])
+                connection, pid = self._fork(argv, env, cwd, [stdin.fileno(), write_end, write_end], {})
         except BaseException:
             os.close(read_end)
             raise
@@ -117,18 +139,27 @@ class ForkServer:
         return Spawned(pid, connection, os.fdopen(read_end, "r"))
 
     def _fork(
-        self, argv: list[str], env: dict[str, str] | None, cwd: Path | None, fds: list[int]
+        self,
+        argv: list[str],
+        env: dict[str, str] | None,
+        cwd: Path | None,
+        fds: list[int],
+        options: dict[str, bool],
     ) -> tuple[socket.socket, int]:
         """Ask for a child with `fds` as its stdin, stdout and stderr; the connection its status comes on."""
-        if argv[:1] != ["-m"] or argv[1] not in MODULES:
-            raise ValueError(f"only `-m` with one of {MODULES}: {argv}")
+        if argv[:1] != ["-m"] or not any(
+            argv[1] == name or argv[1].startswith(f"{name}.") for name in self._modules
+        ):
+            raise ValueError(f"only `-m` with one of {self._modules}: {argv}")
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             connection.settimeout(60)
             connection.connect(self._address)
             # As subprocess does: the caller's environment and folder unless others are given.
             env = dict(os.environ) if env is None else env
-            request = json.dumps({"argv": argv, "env": env, "cwd": str(cwd or Path.cwd())}).encode()
+            request = json.dumps(
+                {"argv": argv, "env": env, "cwd": str(cwd or Path.cwd()), **options}
+            ).encode()
             socket.send_fds(connection, [request], fds)
             connection.shutdown(socket.SHUT_WR)
             pid = int(_read_line(connection))
@@ -216,10 +247,16 @@ class Spawned:
         self.wait()
 
 
-def _child(request: dict[str, object], fds: list[int]) -> None:
-    """In the forked child: become `python -m MODULE ...` with the caller's files, and exit with its code."""
+# The module's globals, as `python -m` keeps them until the interpreter ends (`finalize`).
+_RAN: dict[str, object] = {}
+
+
+def _child(request: dict[str, object], fds: list[int]) -> int:
+    """In the forked child: become `python -m MODULE ...` with the caller's files; its exit code."""
     import runpy
 
+    if request.get("session"):
+        os.setsid()
     signal.set_wakeup_fd(-1)  # the server's: a child's own signals are its own business
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     for target, fd in enumerate(fds):
@@ -232,6 +269,7 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
     assert isinstance(env, dict) and isinstance(argv, list)
     os.environ.clear()
     os.environ.update(env)
+    tempfile.tempdir = None  # chosen again from TMPDIR, as a new process does, if the parent had asked
     os.chdir(str(request["cwd"]))
     signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.argv = ["-m", *argv[2:]]  # runpy puts the module's path first, as `-m` does
@@ -240,7 +278,7 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
         # The preloaded copy of its __main__ module out of the way: `-m` runs that module fresh, and runpy
         # warns (on stderr) when it finds it already imported.
         sys.modules.pop(f"{argv[1]}.__main__", None)
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        _RAN.update(runpy.run_module(argv[1], run_name="__main__", alter_sys=True))
         code = 0
     except SystemExit as done:  # sys.exit(main()), argparse's usage errors: the code Python would exit with
         if done.code is None or isinstance(done.code, int):
@@ -251,9 +289,15 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
         import traceback
 
         traceback.print_exc()  # as an uncaught exception would, with exit code 1
+    return code
+
+
+def _quick_exit(code: int) -> None:
+    """The child's end without the interpreter's: what atexit holds (logging's flush and the rest) and the
+    streams flushed, as the interpreter's own exit does them, then gone."""
     import atexit
 
-    atexit._run_exitfuncs()  # logging's flush and the rest, as the interpreter's own exit runs them
+    atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
@@ -262,6 +306,7 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
 def serve(address: str, preload: list[str]) -> None:
     """Import `preload`, listen on `address`, fork a child per connection, and send each connection its
     child's pid at once and its exit status once the child is reaped."""
+    import gc
     import importlib
 
     for name in preload:
@@ -269,6 +314,13 @@ def serve(address: str, preload: list[str]) -> None:
         loaded = importlib.import_module(module)
         if function:
             getattr(loaded, function)()
+    # What is preloaded lives as long as the server: out of the garbage collector's sight, so that a child's
+    # collections (and its interpreter's end, with `finalize`) do not walk it, writing to every page it shares
+    # with the parent and so copying them all (~0.25 CPU-s of each bench's check).
+    gc.freeze()
+    threads = os.listdir("/proc/self/task")
+    if len(threads) > 1:  # a child forked then would hold locks of threads it does not have
+        raise RuntimeError(f"preloading started {len(threads) - 1} thread(s); forking would be unsafe")
     waiting: dict[int, socket.socket] = {}  # a child's pid -> the connection its exit status goes to
     wake_read, wake_write = os.pipe()  # SIGCHLD's note to the loop below (signal.set_wakeup_fd)
     os.set_blocking(wake_write, False)
@@ -284,7 +336,7 @@ def serve(address: str, preload: list[str]) -> None:
             for key, _ in ready.select():
                 if key.fileobj is listener:
                     connection, _ = listener.accept()
-                    server_fds: list[int | socket.socket] = [listener, ready.fileno(), wake_read, wake_write]
+                    server_fds: list[int | socket.socket] = [listener, wake_read, wake_write]
                     server_fds += waiting.values()
                     pid = _start_child(connection, server_fds)
                     if pid is not None:
@@ -296,8 +348,9 @@ def serve(address: str, preload: list[str]) -> None:
 
 def _start_child(connection: socket.socket, server_fds: list[int | socket.socket]) -> int | None:
     """Fork the child a connection asks for and send it its pid; None when the caller left already.
-    `server_fds` are closed in the child: the listener, the selector, the wakeup pipe, the other children's
-    connections."""
+    `server_fds` are closed in the child: the listener, the wakeup pipe, the other children's connections
+    (the selector's own is closed as the server's function is left, by a child that ends as the interpreter
+    ends)."""
     message, fds, _flags, _ = socket.recv_fds(connection, 1 << 20, 3)
     while chunk := connection.recv(1 << 20):  # a request longer than one read
         message += chunk
@@ -305,11 +358,19 @@ def _start_child(connection: socket.socket, server_fds: list[int | socket.socket
     if pid == 0:
         try:
             for fd in server_fds:
-                os.close(fd if isinstance(fd, int) else fd.fileno())
+                if isinstance(fd, socket.socket):
+                    fd.close()  # as the object, which then does not close it again on the way out
+                else:
+                    os.close(fd)
             connection.close()
-            _child(json.loads(message), fds)
-        finally:
+            request = json.loads(message)
+            code = _child(request, fds)
+            if not request.get("finalize"):
+                _quick_exit(code)
+        except BaseException:
             os._exit(70)  # never back into the server's loop, whatever _child raised
+        # The interpreter's own end, out of the loop and the server's function.
+        raise SystemExit(code)
     for fd in fds:
         os.close(fd)
     try:

@@ -1,4 +1,8 @@
-"""A sandbox in its own process (for kill -9 tests and benchmarks): start it, wait for its credentials."""
+"""A sandbox in its own process (for kill -9 tests and benchmarks): start it, wait for its credentials.
+
+At a bench's tiny size (BENCH_SIZE=tiny, tests/perf/tiny.py: a check that the bench works, not a figure) the
+sandbox's process is this one forked rather than a new interpreter, where that is safe (tests/forked_python.py).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from pathlib import Path
 from typing import IO, Any, Protocol, overload
 
 from tests.fork_server import ForkServer, Spawned
+from tests.forked_python import python
+from tests.perf.tiny import TINY
 
 
 class ServerProcess(Protocol):
@@ -44,7 +50,7 @@ def spawn_sandbox(
 ) -> tuple[ServerProcess, dict[str, Any]]:
     """`env` is added to this process's environment for the server. With `forks` (the tests' python_m) the
     server is a child forked from that preloaded parent, a tenth of a fresh interpreter's start-up; without
-    (a bench, which starts one or two), a new interpreter."""
+    (a bench), a new interpreter, or this process forked at the tiny size (above)."""
     creds_file = folder / "creds.json"
     argv = ["-m", "app.sandbox", "serve", "--port", "0", "--data", str(folder / "data")]
     argv += ["--credentials-out", str(creds_file), *extra]
@@ -53,13 +59,9 @@ def spawn_sandbox(
     if forks is not None:
         process = forks.spawn(argv, env=environment)
     else:
-        process = subprocess.Popen(
-            [sys.executable, *argv],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=environment,
-        )
+        # Tiny: this process forked when it already holds the sandbox (as the benches' check preloads it).
+        fork = TINY and "app.sandbox.cli" in sys.modules
+        process = python(argv, fork=fork, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     line = process.stdout.readline() if process.stdout else ""
     if "listening at" not in line:
         process.kill()

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from tests.forked_python import run_python
 from tests.perf.tiny import TINY, size
 
 RUNS = size(5, 1)
@@ -27,16 +26,11 @@ def launch(home: Path, bytecode: Path) -> tuple[float, dict[str, object]]:
     # set on these machines, every launch compiled the console's modules from source (~1 s under load),
     # which no person's launch pays. The caches go to a folder of the run's own.
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    # Tiny: the project's own bytecode, which the test run keeps, instead of compiling all again; and the
+    # console this process forked, not a new interpreter (tests/forked_python.py): a check, not a figure.
+    env = env | {"QT_QPA_PLATFORM": "offscreen"} | ({} if TINY else {"PYTHONPYCACHEPREFIX": str(bytecode)})
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "--selftest", "--home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        # Tiny: the project's own bytecode, which the test run keeps, instead of compiling all again.
-        env=env | {"QT_QPA_PLATFORM": "offscreen"} | ({} if TINY else {"PYTHONPYCACHEPREFIX": str(bytecode)}),
-    )
+    done = run_python(["-m", "app", "--selftest", "--home", str(home)], fork=TINY, env=env, timeout=60)
     return time.perf_counter() - started, json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -9,7 +9,8 @@ CPU per request. Run: python -m tests.perf.bench_gateway [rounds]
 Refused requests are recorded (per source and minute, in memory, written in batches: store/traffic.py); the
 "refused, many sources" case sends each request from one of 1,000 addresses in turn (a wrk script), so the
 record makes a new key for most of them, its most expensive path. BENCH_SIZE=tiny runs one short round on a
-short list: a check that the bench works, not a figure.
+short list, wrk paced to a few hundred requests per run instead of saturating the cores: a check that the
+bench works, not a figure.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from tests.perf.tls_load import requests_per_second
 from tests.sandbox_process import spawn_sandbox
 
 DURATION = size("3s", "1s")  # wrk counts whole seconds
-TLS_SECONDS = size(3.0, 0.25)  # the TLS load generator's runs (tls_load.py), which count any fraction
+TLS_SECONDS = size(3.0, 0.1)  # the TLS load generator's runs (tls_load.py), which count any fraction
+TLS_CONNECTIONS = size(8, 1)
 ROUNDS = size(6, 1)  # A/B pairs per case; the order of each pair swaps every round
 ENTRIES = size(999, 20)
 # Each request from the next of 1,000 refused addresses (198.18.0.0/22, which no entry holds).
@@ -45,6 +47,10 @@ request = function()
   return wrk.format(nil)
 end
 """
+# wrk's shortest run is a second; at the tiny size one connection waits this long before each request, so a run
+# sends a few hundred requests (every case's path still taken) rather than loading both cores for a second.
+PACE = size("", "delay = function() return 4 end\n")
+CONNECTIONS = size(16, 1)
 
 
 class Run(NamedTuple):
@@ -64,7 +70,7 @@ class Pair(NamedTuple):
 class Case(NamedTuple):
     url: str
     headers: dict[str, str]
-    script: str | None = None  # a wrk Lua script
+    script: str = ""  # a wrk Lua script's source
 
 
 def cpu_seconds(pid: int) -> float:
@@ -73,17 +79,21 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wrk(url: str, headers: dict[str, str], duration: str = DURATION, script: str | None = None) -> float:
-    args = [
-        "wrk",
-        "-t1",
-        "-c16",
-        f"-d{duration}",
-        *[part for k, v in headers.items() for part in ("-H", f"{k}: {v}")],
-        *(["-s", script] if script else []),
-        url,
-    ]
-    output = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+def wrk(url: str, headers: dict[str, str], duration: str = DURATION, script: str = "") -> float:
+    lua = script + PACE
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as source:
+        source.write(lua)
+        source.flush()
+        args = [
+            "wrk",
+            "-t1",
+            f"-c{CONNECTIONS}",
+            f"-d{duration}",
+            *[part for k, v in headers.items() for part in ("-H", f"{k}: {v}")],
+            *(["-s", source.name] if lua else []),
+            url,
+        ]
+        output = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     found = re.search(r"Requests/sec:\s+([\d.]+)", output)
     assert found is not None, output
     return float(found.group(1))
@@ -134,7 +144,7 @@ def mutual_tls_pairs(rounds: int) -> list[Pair]:
 
         def tls_measure(url: str, headers: dict[str, str]) -> Run:
             before = cpu_seconds(server.pid)
-            rate = requests_per_second(url, headers, context, TLS_SECONDS)
+            rate = requests_per_second(url, headers, context, TLS_SECONDS, TLS_CONNECTIONS)
             used = cpu_seconds(server.pid) - before
             return Run(rate, used / (rate * TLS_SECONDS) * 1e6)
 
@@ -185,9 +195,7 @@ def main() -> None:
         rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
         allowed = Case(base + "/models", {**key, "x-forwarded-for": "198.51.100.7"})
         refused = Case(base + "/models", {**key, "x-forwarded-for": "203.0.113.9"})
-        script = Path(folder.name) / "many_sources.lua"
-        script.write_text(MANY_SOURCES)
-        many = Case(base + "/models", key, str(script))
+        many = Case(base + "/models", key, MANY_SOURCES)
         bare = Case(base.removesuffix("/v1") + "/healthz", {})
         cases = {"allowed": allowed, "refused": refused, "many": many}
         for case in () if TINY else (bare, *cases.values()):  # warm: the lookup table, caches, connections

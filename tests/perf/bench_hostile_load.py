@@ -30,7 +30,7 @@ from tests.sandbox_process import spawn_sandbox
 
 SLOW_BODIES = int(os.environ.get("SLOW_BODIES") or size(4_000, 20))
 HOSTILE = 10
-ATTACK_SECONDS = size(75.0, 1.0)  # under attack: past the body deadline (60 s), so the drops show
+ATTACK_SECONDS = size(75.0, 0.4)  # under attack: past the body deadline (60 s), so the drops show
 BASELINE = size(100, 5)
 TRICKLE = 2.0  # seconds between two bytes of a slow body
 HUGE = {"type": "array", "items": {"type": "string"}, "minItems": 1_000_000_000}

@@ -29,7 +29,7 @@ from app.sandbox.store.aggregates import Store
 from app.sandbox.store.usage import _ADD_USAGE, WIDTHS
 
 TINY = os.environ.get("BENCH_SIZE") == "tiny"
-DAYS = 2 if TINY else 90
+DAYS = 1 if TINY else 90
 ROUNDS = 1 if TINY else 5
 PROJECTS = [f"proj_{number}" for number in range(3)]
 MODELS = [f"service-{name}" for name in ("pro", "ultra", "think", "think-mini")]
@@ -89,7 +89,7 @@ def measure(folder: Path, rounds: int) -> None:
     print(
         f"30 days by project and day: {day_ms:.1f} ms (goal <= 100 ms); baseline over hour buckets: {hour_ms:.1f} ms"
     )
-    counts = 100_000 if not TINY else 10_000
+    counts = 100_000 if not TINY else 2_000
     answer = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20}
 
     def count_many() -> None:

@@ -37,7 +37,7 @@ WRITERS = size(50, 2)
 WRITES_PER_SECOND = size(
     600, 20
 )  # the writers' pace in total; as fast as they can would only measure a full CPU
-PHASE_SECONDS = size(8.0, 0.5)
+PHASE_SECONDS = size(8.0, 0.3)
 SAMPLES = size(150, 3)  # add-and-delete pairs per list size
 BIG = size(10_000, 50)
 # Tiny: a token every 5 ms, so a stream begun before a phase ends does not hold it open for seconds after.
@@ -51,7 +51,7 @@ SERVER_OPTIONS = (
     STREAM_DELAY_MS,
 )
 # Time for the writers' process to start before both loads begin together (forked: well under a second).
-WRITERS_LEAD_SECONDS = size(3.0, 1.0)
+WRITERS_LEAD_SECONDS = size(3.0, 0.5)
 
 
 def start() -> tuple[subprocess.Popen[str], dict[str, Any], Path]:

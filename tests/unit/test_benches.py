@@ -4,6 +4,11 @@ its session outlives it (a sandbox, a proxy, a peer), and no temporary folder is
 
 A bench that needs what the default test command does not install (wrk, mitmproxy, the local extra, the
 peers) is skipped without it, as the tests of the same things are.
+
+Each bench is forked from a parent that imported what they share (tests/fork_server.py), rather than started
+as a new interpreter: the imports are about half of what the check costs otherwise. The child is a process of
+its own, as `python -m` runs it: its own session, environment, folder and temporary folder, its own output and
+exit code, and it ends as the interpreter ends (a QThread still running then aborts it, as it would alone).
 """
 
 from __future__ import annotations
@@ -13,17 +18,31 @@ import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.fork_server import ForkServer
 from tests.proxies.servers import mitmdump_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHES = sorted(path.stem for path in (ROOT / "tests" / "perf").glob("bench_*.py"))
+
+
+# What the benches import and share, loaded once in the parent they are forked from. Nothing of tests.perf:
+# tests/perf/tiny.py reads BENCH_SIZE when imported, which the child's environment sets.
+PRELOAD = (
+    "PySide6.QtWidgets",
+    "qasync",
+    "httpx",
+    "openai",
+    "app.sandbox.cli",
+    "app.api.client",
+    "app.core.playground.turn_runner",
+    "app.ui.main_window",
+)
 
 
 def _missing(module: str) -> bool:
@@ -80,12 +99,18 @@ def survivors(session: int, grace: float = 3.0) -> list[str]:
     return left
 
 
+@pytest.fixture(scope="module")
+def bench_parent() -> Iterator[ForkServer]:
+    with ForkServer(PRELOAD, modules=("tests.perf",)) as server:
+        yield server
+
+
 # The test's own deadline past the bench's (90 s, then its session killed): pytest-timeout's 60 s would end the
 # test with the bench and whatever it started still running, each for as long as its own run lasts.
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("bench", [pytest.param(name, marks=marks(name)) for name in BENCHES])
 def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
-    bench: str, tmp_path: Path, request: pytest.FixtureRequest
+    bench: str, tmp_path: Path, request: pytest.FixtureRequest, bench_parent: ForkServer
 ) -> None:
     marker = MARKED.get(bench)
     selected = request.config.getoption("markexpr") or ""
@@ -98,23 +123,16 @@ def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
     # No keychain: the run's Secret Service is shared, and a console the bench launches would store its
     # embedded profile's key under the name a selftest of another test running meanwhile reads.
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-    process = subprocess.Popen(
-        [sys.executable, "-m", f"tests.perf.{bench}"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its session: whatever it starts is found there afterwards
-    )
     try:
-        out, err = process.communicate(timeout=90)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        raise AssertionError(f"{bench} ran past 90 s at its tiny size:\n{out}\n{err}") from None
-    left = survivors(process.pid)
-    assert process.returncode == 0, f"{bench} exited with {process.returncode}:\n{out}\n{err}"
+        # Its own session: whatever it starts is found there afterwards (a timeout kills the session).
+        done = bench_parent.run(
+            ["-m", f"tests.perf.{bench}"], env=env, cwd=ROOT, timeout=90, new_session=True, finalize=True
+        )
+    except TimeoutError:
+        raise AssertionError(f"{bench} ran past 90 s at its tiny size") from None
+    left = survivors(done.pid)
+    out, err = done.out, done.err
+    assert done.code == 0, f"{bench} exited with {done.code}:\n{out}\n{err}"
     assert "QThread: Destroyed" not in err
     assert re.search(r"\d", out), f"{bench} printed no figures:\n{out}\n{err}"
     assert left == [], f"{bench} left processes running: {left}"

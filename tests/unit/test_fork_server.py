@@ -3,6 +3,7 @@ output on the same streams, each call in a process of its own with the environme
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -117,3 +118,20 @@ def test_children_spawned_at_once_and_ended_in_another_order_each_get_their_own_
     for process in (first, middle, last):
         assert process.stdout is not None
         process.stdout.close()
+
+
+def test_a_child_of_its_own_session_ends_as_the_interpreter_ends(tmp_path: Path) -> None:
+    """The benches' check (tests/unit/test_benches.py) runs each bench so: in its own session, its own
+    temporary folder, and ending as a new interpreter ends (its objects destroyed, its finalizers run)."""
+    env = {**os.environ, "PROBE": "given", "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    argv = ["-m", "tests.probe_process", "3"]
+    with ForkServer(preload=(), modules=("tests.probe_process",)) as server:
+        done = server.run(argv, env=env, cwd=tmp_path, new_session=True, finalize=True)
+        quick = server.run(argv, env=env, cwd=ROOT)
+    facts, quick_facts = json.loads(done.out), json.loads(quick.out)
+    assert done.code == 3
+    assert facts["pid"] == facts["sid"] == done.pid  # the session the survivors check looks in
+    assert quick_facts["sid"] != quick_facts["pid"]
+    assert (facts["cwd"], facts["tmp"], facts["probe"]) == (str(tmp_path), str(tmp_path), "given")
+    assert "destroyed at the interpreter's end" in done.err
+    assert not Path(facts["folder"]).exists() and list(tmp_path.iterdir()) == []
