@@ -1,0 +1,78 @@
+"""schemathesis's in-process ASGI client, with the application run in the calling thread.
+
+schemathesis's ASGI client (schemathesis.python.asgi) turns each request into a requests.Response and runs
+the application on anyio's blocking portal: an event loop in a thread of its own, reached by two thread
+hops per request (one to make the request's anyio.Event, one to run the application). The fuzzing module
+makes ~10,000 requests, and every hop wakes the loop's thread and hands the GIL back and forth.
+
+LoopInThisThread serves the two portal methods the client calls (`call` and `start_task_soon`) on one
+event loop kept in the calling thread: the same client code builds the same requests and responses, and
+the application (its lifespan included, which runs as a task of the loop between requests) runs on an
+asyncio loop as it did, only without the hops.
+
+The portal is found through schemathesis's private `_get_portal`: where a release moves or renames it,
+`in_this_thread` changes nothing and the calls go through the portal as before (the same checks, slower).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from schemathesis.python import asgi
+
+
+class LoopInThisThread:
+    """The part of anyio's BlockingPortal that schemathesis's ASGI client uses, on a loop of this thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def call(self, func: Callable[..., Any], *args: Any) -> Any:
+        """Run `func` to its end on the loop and give its result; `func` may be a coroutine function or
+        plain (anyio.Event, which must be made inside the loop's task to know its backend)."""
+
+        async def run() -> Any:
+            result = func(*args)
+            return await result if inspect.isawaitable(result) else result
+
+        return self.loop.run_until_complete(run())
+
+    def start_task_soon(self, func: Callable[..., Any], *args: Any) -> asyncio.Task[Any]:
+        """A task that runs whenever the loop does (a lifespan, which waits for messages between requests).
+        An asyncio.Task has the `done()` and `result()` the client reads of the portal's Future."""
+        return self.loop.create_task(func(*args))
+
+    def close(self) -> None:
+        """Cancel what is left (a lifespan that never answered its shutdown) and close the loop."""
+        pending = asyncio.all_tasks(self.loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self.loop.close()
+
+
+@contextmanager
+def in_this_thread() -> Iterator[None]:
+    """Inside the block, every schemathesis ASGI client runs its application in the calling thread; at its
+    end the lifespans started inside it are shut down (on the loop they run on) and the loop closed."""
+    if not callable(getattr(asgi, "_get_portal", None)):
+        yield
+        return
+    portal = LoopInThisThread()
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(asgi, "_get_portal", lambda: portal)
+            try:
+                yield
+            finally:
+                shutdown = getattr(asgi, "shutdown_lifespans", None)
+                if callable(shutdown):
+                    shutdown()
+    finally:
+        portal.close()
