@@ -59,8 +59,9 @@ class LoopInThisThread:
 
 @contextmanager
 def in_this_thread() -> Iterator[None]:
-    """Inside the block, every schemathesis ASGI client runs its application in the calling thread; at its
-    end the lifespans started inside it are shut down (on the loop they run on) and the loop closed."""
+    """Inside the block, every schemathesis ASGI client runs its application in the calling thread. At its
+    end every lifespan schemathesis has started is shut down (on the loop it runs on; schemathesis itself
+    waits for the process's exit, and only the tests that use this block start one) and the loop closed."""
     if not callable(getattr(asgi, "_get_portal", None)):
         yield
         return
