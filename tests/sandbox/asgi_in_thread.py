@@ -77,3 +77,27 @@ def in_this_thread() -> Iterator[None]:
                     shutdown()
     finally:
         portal.close()
+
+
+@contextmanager
+def clients_ignore_the_environment() -> Iterator[None]:
+    """Inside the block, the ASGI clients schemathesis makes for itself ignore the environment (proxy and CA
+    bundle variables, ~/.netrc), as the fuzzing module's own client does.
+
+    The ignored-auth check sends its probes (no credentials, then wrong ones) without the test's session,
+    so that none of its auth rides along, and schemathesis makes a client for each; requests then reads
+    the whole environment for proxy variables on every probe. A request to an application in process goes
+    through no proxy and no TLS, so the probes are the same requests without the lookups."""
+    make = getattr(asgi, "get_client", None)
+    if not callable(make):
+        yield
+        return
+
+    def get_client(*args: Any, **keywords: Any) -> Any:
+        client = make(*args, **keywords)
+        client.trust_env = False
+        return client
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(asgi, "get_client", get_client)
+        yield

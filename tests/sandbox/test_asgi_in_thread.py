@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("schemathesis")
 from schemathesis.python import asgi
 
-from tests.sandbox.asgi_in_thread import in_this_thread
+from tests.sandbox.asgi_in_thread import clients_ignore_the_environment, in_this_thread
 
 
 def test_requests_and_the_lifespan_run_in_the_calling_thread() -> None:
@@ -41,3 +41,14 @@ def test_requests_and_the_lifespan_run_in_the_calling_thread() -> None:
     assert answers == ["/0", "/1", "/2"]
     assert lifespan == ["lifespan.startup", "lifespan.shutdown"]
     assert threads == {threading.get_ident()}
+
+
+def test_the_clients_schemathesis_makes_ignore_the_environment() -> None:
+    """As the ignored-auth check's probes are sent: each through a client of its own."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        raise AssertionError("not called")
+
+    with clients_ignore_the_environment():
+        assert asgi.get_client(app).trust_env is False
+    assert asgi.get_client(app).trust_env is True

@@ -31,7 +31,7 @@ from app.sandbox.contract.openapi import openapi_document  # noqa: E402
 from app.sandbox.store.aggregates import Store  # noqa: E402
 from app.sandbox.store.database import run_blocking  # noqa: E402
 from app.sandbox.store.organizations import Credentials  # noqa: E402
-from tests.sandbox.asgi_in_thread import in_this_thread  # noqa: E402
+from tests.sandbox.asgi_in_thread import clients_ignore_the_environment, in_this_thread  # noqa: E402
 
 # What the module's server fixture gives: the app in process, its configuration, and its credentials.
 SandboxApp = tuple[ASGIApp, SandboxConfig, Credentials]
@@ -170,10 +170,11 @@ def _memoized(method: Callable[..., Any]) -> Callable[..., Any]:
 def session(sandbox_app: SandboxApp) -> Iterator[asgi.ASGIClient]:
     """One in-process client for every call. Without it schemathesis builds one per call, and requests reads
     the whole environment for proxy variables on each (a tenth of the module's time): nothing here goes
-    through a proxy. The application runs in the test's thread (asgi_in_thread.py)."""
+    through a proxy; nor do the clients schemathesis makes for the ignored-auth check's probes. The
+    application runs in the test's thread (asgi_in_thread.py)."""
     app, _, _ = sandbox_app
     # schemathesis types an ASGI app with dict scopes, starlette with MutableMapping ones: the same protocol.
-    with in_this_thread(), asgi.get_client(cast(Any, app)) as client:
+    with in_this_thread(), clients_ignore_the_environment(), asgi.get_client(cast(Any, app)) as client:
         client.trust_env = False
         yield client
 
