@@ -31,6 +31,7 @@ from app.sandbox.contract.openapi import openapi_document  # noqa: E402
 from app.sandbox.store.aggregates import Store  # noqa: E402
 from app.sandbox.store.database import run_blocking  # noqa: E402
 from app.sandbox.store.organizations import Credentials  # noqa: E402
+from tests.sandbox.asgi_in_thread import clients_ignore_the_environment, in_this_thread  # noqa: E402
 
 # What the module's server fixture gives: the app in process, its configuration, and its credentials.
 SandboxApp = tuple[ASGIApp, SandboxConfig, Credentials]
@@ -169,10 +170,11 @@ def _memoized(method: Callable[..., Any]) -> Callable[..., Any]:
 def session(sandbox_app: SandboxApp) -> Iterator[asgi.ASGIClient]:
     """One in-process client for every call. Without it schemathesis builds one per call, and requests reads
     the whole environment for proxy variables on each (a tenth of the module's time): nothing here goes
-    through a proxy."""
+    through a proxy; nor do the clients schemathesis makes for the ignored-auth check's probes. The
+    application runs in the test's thread (asgi_in_thread.py)."""
     app, _, _ = sandbox_app
     # schemathesis types an ASGI app with dict scopes, starlette with MutableMapping ones: the same protocol.
-    with asgi.get_client(cast(Any, app)) as client:
+    with in_this_thread(), clients_ignore_the_environment(), asgi.get_client(cast(Any, app)) as client:
         client.trust_env = False
         yield client
 
@@ -201,7 +203,7 @@ def fuzz_one(case: Case[Any], sandbox_app: SandboxApp, session: asgi.ASGIClient,
     # schema-valid data accepted, invalid data refused, 405s with Allow, and the rest.
     # Spelled as the bearer scheme names it, so the ignored-auth check can take it off and expect a 401.
     response = case.call_and_validate(session=session, headers={"Authorization": f"Bearer {key}"})
-    STATUSES[part].append((case.method, case.path, response.status_code))
+    STATUSES[part].append((case.operation.label, case.method, response.status_code))
 
 
 # Each part's examples run inside one test (~10-25 s idle); schemathesis leaves parametrize() unannotated.
@@ -258,9 +260,12 @@ def test_no_server_errors_and_responses_match_schema_admin_and_the_rest(
 @pytest.mark.parametrize(
     "part", [pytest.param(part, marks=pytest.mark.xdist_group(f"schemathesis-{part}")) for part in STATUSES]
 )
-def test_the_fuzzing_got_past_the_gateway(part: str, request: pytest.FixtureRequest) -> None:
+def test_the_fuzzing_got_past_the_gateway(
+    part: str, request: pytest.FixtureRequest, sandbox_app: SandboxApp
+) -> None:
     """The examples above reach the handlers: in every part some are answered 2xx, not all refused by auth
-    or ids.
+    or ids; every operation of the part was called, and the part made at least EXAMPLES calls per operation
+    (the coverage phase adds many more; an operation with few possible inputs may get fewer on its own).
 
     Runs after that part's fuzz test (the same module, and the same xdist group, so the same worker's
     STATUSES).
@@ -272,6 +277,25 @@ def test_the_fuzzing_got_past_the_gateway(part: str, request: pytest.FixtureRequ
     assert statuses, "the fuzz test made no call"
     assert any(200 <= status < 300 for status in statuses), f"no example got past the gateway: {statuses}"
     assert not any(status >= 500 for status in statuses), statuses
+    operations = operations_of(part, sandbox_app[1])
+    assert {label for label, _, _ in STATUSES[part]} == operations
+    assert len(STATUSES[part]) >= EXAMPLES * len(operations), (len(STATUSES[part]), len(operations))
+
+
+def operations_of(part: str, config: SandboxConfig) -> set[str]:
+    """The part's operations, labelled as schemathesis labels them ("POST /v1/responses")."""
+    paths = openapi_document(config)["paths"]
+    chosen = [
+        path
+        for path in paths
+        if (
+            re.search(PARTS[part], path)
+            if part in PARTS
+            else not any(re.search(r, path) for r in PARTS.values())
+        )
+    ]
+    methods = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+    return {f"{method.upper()} {path}" for path in chosen for method in paths[path] if method in methods}
 
 
 def test_the_parts_cover_every_operation_once(sandbox_app: SandboxApp) -> None:
