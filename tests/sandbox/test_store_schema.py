@@ -15,7 +15,9 @@ def test_a_new_store_is_made_in_one_transaction(tmp_path: Path) -> None:
     disk (~40 at every first start)."""
     db = schema.connect(tmp_path / "s.sqlite3")
     made: list[tuple[str, bool]] = []
-    db.set_trace_callback(lambda statement: made.append((statement.lstrip().split(" ", 1)[0], db.in_transaction)))
+    db.set_trace_callback(
+        lambda statement: made.append((statement.lstrip().split(" ", 1)[0], db.in_transaction))
+    )
     schema.create_tables(db)
     db.set_trace_callback(None)
     changes = [inside for verb, inside in made if verb.upper() in ("CREATE", "ALTER")]
