@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from app.common import fileio
 from app.core.settings import store
 from app.services.session.ui_state import UiState
 from app.ui.main_window import MainWindow
@@ -17,10 +18,12 @@ def test_closing_the_window_writes_the_settings_once(
     console.tabs.setCurrentWidget(console.security)  # both tabs built: each has its state to save
     console.playground.options_panel.temperature.setValue(0.4)
     writes: list[Path] = []
-    write = store.write_atomically
-    monkeypatch.setattr(
-        store, "write_atomically", lambda path, text: (writes.append(path), write(path, text))
-    )
+
+    def counted(path: Path, text: str) -> None:
+        writes.append(path)
+        fileio.write_atomically(path, text)
+
+    monkeypatch.setattr(store, "write_atomically", counted)
     console.close()
     assert writes == [console.session.profiles.settings.path]
     saved = UiState(console.session.profiles.settings)
