@@ -338,12 +338,11 @@ class MainWindow(QMainWindow):
         self.ui_state.conversation = conversation_id
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.ui_state.window_geometry = self.saveGeometry()
-        self.ui_state.window_scale = screen_fit.scale(self)
-        self.ui_state.tab = self.tabs.currentIndex()
-        if self._security is not None:
-            self.ui_state.security_scope = self._security.service.project_id or ""
+        scope = None if self._security is None else self._security.service.project_id or ""
+        options = None if self._playground is None else self._playground.saved_options()
+        self.ui_state.save_window(
+            self.saveGeometry(), screen_fit.scale(self), self.tabs.currentIndex(), scope, options
+        )
         if self._playground is not None:
-            self.ui_state.playground = self._playground.saved_options()
             self._playground.stop()  # the open conversation is kept as it opens (_remember_conversation)
         super().closeEvent(event)

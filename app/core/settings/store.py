@@ -66,12 +66,15 @@ class SettingsFile:
         return _settings_of(raw)
 
     def update(self, change: Callable[[ConsoleSettings], object]) -> ConsoleSettings:
-        """Read the file, apply `change` to its settings, write the result; returns what was written."""
+        """Read the file, apply `change` to its settings, write the result; returns what was written. A change
+        that leaves the file's content as it was writes nothing (each write is synced to disk)."""
         with locked(self.path):
             raw = self._read_raw_or_set_aside()
             settings = _settings_of(raw)
             change(settings)
-            self._write(raw, settings)
+            merged = _merged(raw, settings)
+            if merged != raw:
+                write_atomically(self.path, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
         return settings
 
     def create(self, raw: dict[str, Any]) -> bool:
@@ -79,19 +82,9 @@ class SettingsFile:
         with locked(self.path):
             if self.path.exists():
                 return False
-            self._write({}, _settings_of(raw))
+            merged = _merged({}, _settings_of(raw))
+            write_atomically(self.path, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
             return True
-
-    def _write(self, on_disk: dict[str, Any], settings: ConsoleSettings) -> None:
-        settings.schema_version = SCHEMA_VERSION
-        # Keys this console does not declare (a newer one's) are kept; sections are merged one level down.
-        merged = dict(on_disk)
-        for key, value in dump_section(settings).items():
-            before = merged.get(key)
-            merged[key] = (
-                {**before, **value} if isinstance(before, dict) and isinstance(value, dict) else value
-            )
-        write_atomically(self.path, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
 
     def _read_raw(self) -> dict[str, Any] | None:
         """The file's JSON object; {} when there is no file (or it cannot be opened), None when damaged."""
@@ -120,6 +113,17 @@ class SettingsFile:
         self.damaged = DamagedSettings(self.path, moved_to, problem)
         log.error("settings: %s", self.damaged.explain())
         return {}
+
+
+def _merged(on_disk: dict[str, Any], settings: ConsoleSettings) -> dict[str, Any]:
+    """What the file holds once `settings` are written over `on_disk`: keys this console does not declare (a
+    newer one's) are kept, and sections are merged one level down."""
+    settings.schema_version = SCHEMA_VERSION
+    merged = dict(on_disk)
+    for key, value in dump_section(settings).items():
+        before = merged.get(key)
+        merged[key] = {**before, **value} if isinstance(before, dict) and isinstance(value, dict) else value
+    return merged
 
 
 def _problem_of(path: Path) -> str:

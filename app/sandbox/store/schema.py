@@ -155,6 +155,18 @@ def _link_items(db: sqlite3.Connection) -> None:
 
 
 def create_tables(db: sqlite3.Connection) -> None:
-    """Every table, and the columns a store made before them lacks (on the writer's connection, at open)."""
-    db.executescript(SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA + TRAFFIC_SCHEMA + USAGE_SCHEMA)
-    migrate(db)
+    """Every table, and the columns a store made before them lacks (on the writer's connection, at open).
+
+    In one transaction: a store is made (or brought up to date) whole or not at all, and with one commit. Each
+    statement on its own was a commit flushed to disk (synchronous=FULL), ~40 for a new store: ~9 ms of CPU
+    and ~80 ms of waiting at every first start."""
+    # In the script: executescript commits a transaction begun before it.
+    script = "BEGIN IMMEDIATE;" + SCHEMA + AUDIT_SCHEMA + CERTIFICATE_SCHEMA + TRAFFIC_SCHEMA + USAGE_SCHEMA
+    try:
+        db.executescript(script)
+        migrate(db)
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise

@@ -12,7 +12,7 @@ from PySide6.QtCore import QByteArray
 
 from app.core.playground.reasoning import REASONING_EFFORTS
 from app.core.saved_values import saved_number
-from app.core.settings import SettingsFile, UiSettings
+from app.core.settings import ConsoleSettings, SettingsFile, UiSettings
 
 SCHEMA_TEXT_LIMIT = 100_000  # a schema typed by a person; anything longer in the file is not theirs
 
@@ -73,6 +73,28 @@ class UiState:
 
     def _change(self, name: str, value: object) -> None:
         self._settings.update(lambda settings: setattr(settings.ui, name, value))
+
+    def save_window(
+        self,
+        geometry: QByteArray,
+        scale: float,
+        tab: int,
+        security_scope: str | None = None,
+        playground: dict[str, Any] | None = None,
+    ) -> None:
+        """The window as it is when it closes, in one write of the settings file (one each was a read and a
+        write synced to disk, five at every quit). None: that tab was never built, its saved state stays."""
+
+        def change(settings: ConsoleSettings) -> None:
+            ui = settings.ui
+            ui.window_geometry = bytes(geometry.toBase64().data()).decode("ascii")
+            ui.window_scale, ui.tab = scale, tab
+            if security_scope is not None:
+                ui.security_scope = security_scope
+            if playground is not None:
+                ui.playground = playground
+
+        self._settings.update(change)
 
     @property
     def window_geometry(self) -> QByteArray | None:
