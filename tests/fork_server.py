@@ -31,6 +31,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -273,34 +274,41 @@ def _child(request: dict[str, object], fds: list[int]) -> int:
     os.chdir(str(request["cwd"]))
     signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.argv = ["-m", *argv[2:]]  # runpy puts the module's path first, as `-m` does
-    code = 1
+    # The preloaded copy of its __main__ module out of the way: `-m` runs that module fresh, and runpy
+    # warns (on stderr) when it finds it already imported.
+    sys.modules.pop(f"{argv[1]}.__main__", None)
+    return exit_code_of(lambda: _RAN.update(runpy.run_module(argv[1], run_name="__main__", alter_sys=True)))
+
+
+def exit_code_of(main: Callable[[], object]) -> int:
+    """Run `main` as the interpreter runs a program, and the exit code it would give: 0, a SystemExit's
+    code (sys.exit(main()), argparse's usage errors), or 1 with the message or the traceback on stderr."""
     try:
-        # The preloaded copy of its __main__ module out of the way: `-m` runs that module fresh, and runpy
-        # warns (on stderr) when it finds it already imported.
-        sys.modules.pop(f"{argv[1]}.__main__", None)
-        _RAN.update(runpy.run_module(argv[1], run_name="__main__", alter_sys=True))
-        code = 0
-    except SystemExit as done:  # sys.exit(main()), argparse's usage errors: the code Python would exit with
+        main()
+    except SystemExit as done:
         if done.code is None or isinstance(done.code, int):
-            code = done.code or 0
-        else:
-            print(done.code, file=sys.stderr)
+            return done.code or 0
+        print(done.code, file=sys.stderr)
     except BaseException:
         import traceback
 
-        traceback.print_exc()  # as an uncaught exception would, with exit code 1
-    return code
+        traceback.print_exc()  # as an uncaught exception would
+    else:
+        return 0
+    return 1
 
 
-def _quick_exit(code: int) -> None:
-    """The child's end without the interpreter's: what atexit holds (logging's flush and the rest) and the
-    streams flushed, as the interpreter's own exit does them, then gone."""
+def quick_exit(code: int) -> None:
+    """A forked child's end without the interpreter's: what atexit holds (logging's flush and the rest) and
+    the streams flushed, as the interpreter's own exit does them, then gone, whatever those raised."""
     import atexit
 
-    atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    try:
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 def serve(address: str, preload: list[str]) -> None:
@@ -366,7 +374,7 @@ def _start_child(connection: socket.socket, server_fds: list[int | socket.socket
             request = json.loads(message)
             code = _child(request, fds)
             if not request.get("finalize"):
-                _quick_exit(code)
+                quick_exit(code)
         except BaseException:
             os._exit(70)  # never back into the server's loop, whatever _child raised
         # The interpreter's own end, out of the loop and the server's function.

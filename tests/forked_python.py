@@ -23,6 +23,8 @@ import sys
 from collections.abc import Callable
 from typing import IO
 
+from tests.fork_server import exit_code_of, quick_exit
+
 # A forked child's inherited standard streams, alive until its os._exit: freed, one would write what the
 # parent had buffered into the child's output.
 _INHERITED: list[object] = []
@@ -112,33 +114,18 @@ def _run_instead_of_exec(argv: list[str], env: dict[str, str]) -> Callable[[], N
         atexit._clear()
         vars(weakref.finalize)["_registry"].clear()
         weakref.finalize._registered_with_atexit = False  # type: ignore[attr-defined]
-        code = 1
-        try:
-            if argv[0] == "-c":
-                sys.argv = ["-c", *argv[2:]]
-                exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})
-            else:
-                sys.argv = ["-m", *argv[2:]]
-                sys.modules.pop(f"{argv[1]}.__main__", None)  # run fresh, as `-m` does
-                runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-            code = 0
-        except SystemExit as done:
-            if done.code is None or isinstance(done.code, int):
-                code = done.code or 0
-            else:
-                print(done.code, file=sys.stderr)
-        except BaseException:
-            import traceback
-
-            traceback.print_exc()  # as an uncaught exception would, with exit code 1
+        if argv[0] == "-c":
+            sys.argv = ["-c", *argv[2:]]
+            code = exit_code_of(lambda: exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"}))
+        else:
+            sys.argv = ["-m", *argv[2:]]
+            sys.modules.pop(f"{argv[1]}.__main__", None)  # run fresh, as `-m` does
+            code = exit_code_of(lambda: runpy.run_module(argv[1], run_name="__main__", alter_sys=True))
         try:
             for thread in threading.enumerate():  # as the interpreter's end waits for them
                 if thread is not threading.current_thread() and not thread.daemon:
                     thread.join()
-            atexit._run_exitfuncs()
-            sys.stdout.flush()
-            sys.stderr.flush()
         finally:
-            os._exit(code)
+            quick_exit(code)
 
     return run
