@@ -227,6 +227,23 @@ def stand_in_checks(root: Path, log: Path) -> Path:
     return bin_dir / "python"
 
 
+def run_dev_test(root: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """`dev.sh test` in `root` (its checks and installs stood in for: stand_in_checks), apt-get skipped,
+    each session on a bus of the machine's dbus-run-session."""
+    if (
+        shutil.which("dbus-run-session") is None
+    ):  # dev.sh test installs it (the dbus package) before this runs
+        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
+    return subprocess.run(
+        ["bash", "packaging/dev.sh", "test", *arguments],
+        cwd=root,
+        env={**os.environ, "DEV_SKIP_APT": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 @pytest.mark.parametrize(
     ("qt_free", "others", "expected"),
     [(0, 0, 0), (1, 0, 1), (0, 1, 1), (5, 0, 0), (0, 5, 0), (5, 5, 5), (2, 5, 2)],
@@ -245,16 +262,7 @@ def test_the_tests_run_in_two_sessions_with_the_arguments_and_fail_if_either_fai
         f'  case "$*" in *--qt-free=only*) exit {qt_free};; *) exit {others};; esac\n'
         "fi\n" + python.read_text().split("\n", 1)[1]
     )
-    if shutil.which("dbus-run-session") is None:
-        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
-    done = subprocess.run(
-        ["bash", "packaging/dev.sh", "test", "-q", "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        env={**os.environ, "DEV_SKIP_APT": "1"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_dev_test(tmp_path, "-q", "-p", "no:cacheprovider")
     assert done.returncode == expected
     sessions = [line for line in log.read_text().splitlines() if line.startswith("pytest")]
     assert sorted(sessions) == [  # started at once: either may write first
@@ -286,16 +294,7 @@ def test_the_two_sessions_run_at_once_each_on_a_session_bus_and_keyring_of_its_o
         "  exit 0\n"
         "fi\n" + python.read_text().split("\n", 1)[1]
     )
-    if shutil.which("dbus-run-session") is None:
-        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
-    done = subprocess.run(
-        ["bash", "packaging/dev.sh", "test"],
-        cwd=tmp_path,
-        env={**os.environ, "DEV_SKIP_APT": "1"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_dev_test(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     buses = [line for line in log.read_text().splitlines() if line.startswith("bus=")]
     assert len(buses) == 2 and len(set(buses)) == 2 and "bus=" not in buses, buses
@@ -318,16 +317,7 @@ def test_each_sessions_keyring_daemon_holds_its_name_before_pytest_and_is_gone_w
         "  exit 0\n"
         "fi\n" + python.read_text().split("\n", 1)[1]
     )
-    if shutil.which("dbus-run-session") is None:
-        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
-    done = subprocess.run(
-        ["bash", "packaging/dev.sh", "test"],
-        cwd=tmp_path,
-        env={**os.environ, "DEV_SKIP_APT": "1"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_dev_test(tmp_path)
     assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
     keyrings = [
         line.removeprefix("keyring=") for line in log.read_text().splitlines() if line.startswith("keyring=")
