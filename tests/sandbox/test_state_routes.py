@@ -156,6 +156,28 @@ def test_conversation_errors(sandbox: Sandbox) -> None:
             api.conversations.items.list(conversation.id, after="msg_missing")
 
 
+def test_an_item_id_given_twice_is_a_400_and_changes_nothing(sandbox: Sandbox) -> None:
+    """As the service: an input or a conversation may hold an item id once; a second is a 400 naming it
+    ("Duplicate item found with id ..."), before anything is written or generated."""
+    said = {"type": "message", "role": "user", "content": "Hello", "id": "msg_said"}
+    with client(sandbox) as api:
+        with pytest.raises(openai.BadRequestError) as in_create:
+            api.conversations.create(items=[said, {**said, "content": "again"}])
+        assert in_create.value.body["param"] == "items" and "msg_said" in in_create.value.body["message"]
+        conversation = api.conversations.create(items=[said])
+        with pytest.raises(openai.BadRequestError) as in_add:
+            api.conversations.items.create(conversation.id, items=[{**said, "content": "again"}])
+        assert in_add.value.body["param"] == "items" and "msg_said" in in_add.value.body["message"]
+        with pytest.raises(openai.BadRequestError) as in_turn:
+            api.responses.create(model="service-pro", input=[said], conversation=conversation.id)
+        assert in_turn.value.body["param"] == "input" and "msg_said" in in_turn.value.body["message"]
+        with pytest.raises(openai.BadRequestError) as in_input:
+            api.responses.create(model="service-pro", input=[said, said])
+        assert in_input.value.body["param"] == "input" and "msg_said" in in_input.value.body["message"]
+        items = list(api.conversations.items.list(conversation.id))
+        assert [item.id for item in items] == ["msg_said"]
+
+
 # -- background responses -----------------------------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ from app.sandbox.contract.responses import (
 )
 from app.sandbox.contract.tools import ChoiceHosted, ItemReference
 from app.sandbox.contract.validate import bad, validate
-from app.sandbox.errors import quote
+from app.sandbox.errors import ServiceError, quote
 from app.sandbox.ids import new_id
 from app.sandbox.request.tools import CallRecord, ToolPlan, plan_tools
 from app.sandbox.request.unsupported import refuse_reasoning, refuse_unsupported
@@ -261,6 +261,27 @@ def _tool_messages(
     return messages, refs
 
 
+def refuse_repeated_ids(items: list[Any]) -> None:
+    """An item id may appear once in an input, as the service has it (a 400 before anything is generated)."""
+    seen: set[str] = set()
+    for item in items:
+        item_id = getattr(item, "id", None)
+        if item_id is None:
+            continue
+        if item_id in seen:
+            raise duplicate_item(item_id, "input")
+        seen.add(item_id)
+
+
+def duplicate_item(item_id: str, param: str) -> ServiceError:
+    """The service's refusal of an item id given twice, or given again where it is already held."""
+    return bad(
+        f"Duplicate item found with id '{quote(item_id)}'. Remove the duplicate from '{param}' and try again.",
+        param,
+        "duplicate_item",
+    )
+
+
 def parse_request(
     body: dict[str, Any], models: list[str], max_image_bytes: int, unseal: Unseal | None = None
 ) -> EngineRequest:
@@ -277,6 +298,7 @@ def parse_request(
         [InputMessage(role="user", content=parsed.input)] if isinstance(parsed.input, str) else []
     )
     items = items or list(parsed.input)
+    refuse_repeated_ids(items)
     refuse_reasoning(parsed.model, body.get("reasoning") if isinstance(body.get("reasoning"), dict) else None)
     messages, refs = _tool_messages(items, "input", max_image_bytes, unseal)
     request = EngineRequest(parsed.model, messages, parsed, [input_item_json(item) for item in items])

@@ -22,7 +22,7 @@ from app.sandbox.contract.stateful_routes import (
 from app.sandbox.contract.validate import Model, bad, parse_json_body, validate
 from app.sandbox.errors import ServiceError, quote
 from app.sandbox.ids import new_id
-from app.sandbox.request.engine_request import EngineRequest, Message, parse_request
+from app.sandbox.request.engine_request import EngineRequest, Message, duplicate_item, parse_request
 from app.sandbox.routes.project import project_of
 from app.sandbox.state import SandboxState
 from app.sandbox.store.conversations import ConversationRecord
@@ -114,8 +114,17 @@ class ConversationRoutes:
                 "mutually_exclusive_parameters",
             )
         self.require(project_id, conversation_id, "conversation")
+        self.refuse_held(
+            conversation_id, [item["id"] for item in request.input_items if "id" in item], "input"
+        )
         items = self.conversations.all_items(conversation_id)
         return conversation_id, history_from_items(items, self.state, request.model)
+
+    def refuse_held(self, conversation_id: str, item_ids: list[str], param: str) -> None:
+        """An item id the conversation already holds is a duplicate, as one given twice in a request is."""
+        for item_id in item_ids:
+            if self.conversations.position(conversation_id, item_id) is not None:
+                raise duplicate_item(item_id, param)
 
     async def append_turn(
         self, conversation_id: str, request: EngineRequest, response: dict[str, Any]
@@ -174,14 +183,7 @@ class ConversationRoutes:
         query(IncludeQuery, request)
         self._body(ItemsAdd, await request.body())
         items = stored_items(parse_json_body(await request.body())["items"], self.state, "items")
-        taken = [
-            item["id"] for item in items if self.conversations.position(record.id, item["id"]) is not None
-        ]
-        if taken or len({item["id"] for item in items}) < len(items):
-            duplicate = taken[0] if taken else "an id given twice"
-            raise bad(
-                f"The conversation already holds an item '{quote(duplicate)}'.", "items", "duplicate_item"
-            )
+        self.refuse_held(record.id, [item["id"] for item in items], "items")
         await self.conversations.append(record.id, items)
         return JSONResponse(_item_list(items, False))
 
