@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from app.common.engine_kind import EngineKind
@@ -14,6 +12,7 @@ from app.common.private import private_files_from_now_on
 from app.netrules import EntryError, Network, parse_entry
 from app.sandbox.config import SandboxConfig
 from app.sandbox.dashboard import dashboard_allowlist, dashboard_certificates, dashboard_keys
+from app.sandbox.stop_signal import StopSignal
 from app.sandbox.store.aggregates import Store
 
 
@@ -235,23 +234,21 @@ def serve(args: argparse.Namespace) -> int:
     except (OSError, ValueError, HttpParserMissing) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    stop = threading.Event()
-    # Handlers first: whoever reads "listening" may signal us at once.
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    server.start()
-    print(f"Sandbox listening at {server.base_url}", flush=True)
-    if warning := exposure_warning(args.host, server.store, tls is not None, args.data):
-        print(warning, file=sys.stderr, flush=True)
-    if server.credentials:
-        creds = server.credentials
-        print(f"Organization: {creds.org_id}\nProject:      {creds.project_id}")
-        if args.credentials_out:  # a captured server log must not hold the keys: they are in the file
-            print(f"Keys: written to {args.credentials_out} (readable by you only)", flush=True)
-        else:
-            print("Keys (shown once only; they are stored hashed):")
-            print(f"  admin key:   {creds.admin_key}\n  project key: {creds.api_key}", flush=True)
-    stop.wait()
+    # Listening for SIGTERM first: whoever reads "listening" may signal us at once.
+    with StopSignal() as stop:
+        server.start()
+        print(f"Sandbox listening at {server.base_url}", flush=True)
+        if warning := exposure_warning(args.host, server.store, tls is not None, args.data):
+            print(warning, file=sys.stderr, flush=True)
+        if server.credentials:
+            creds = server.credentials
+            print(f"Organization: {creds.org_id}\nProject:      {creds.project_id}")
+            if args.credentials_out:  # a captured server log must not hold the keys: they are in the file
+                print(f"Keys: written to {args.credentials_out} (readable by you only)", flush=True)
+            else:
+                print("Keys (shown once only; they are stored hashed):")
+                print(f"  admin key:   {creds.admin_key}\n  project key: {creds.api_key}", flush=True)
+        stop.wait()
     server.stop()
     return 0
 
