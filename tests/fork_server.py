@@ -71,6 +71,19 @@ class Finished:
     err: str
     pid: int
 
+    # As subprocess.CompletedProcess names them, for the tests that ran a new interpreter before.
+    @property
+    def returncode(self) -> int:
+        return self.code
+
+    @property
+    def stdout(self) -> str:
+        return self.out
+
+    @property
+    def stderr(self) -> str:
+        return self.err
+
 
 class ForkServer:
     """The parent process, started on first use; `run(argv, env, cwd)` forks a child and waits for it.
