@@ -229,9 +229,16 @@ class ForkServer:
 
 
 def _umask(given: int | None) -> int:
-    """`given`, or this process's umask (read by setting it: there is no other way, and it is put back)."""
+    """`given`, or this process's umask: as Linux shows it, else read by setting it and putting it back (a
+    file another thread makes meanwhile would get the tighter one)."""
     if given is not None:
         return given
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
     current = os.umask(0o077)
     os.umask(current)
     return current

@@ -179,8 +179,14 @@ def test_a_script_runs_as_python_file_does(ending: str, tmp_path: Path) -> None:
             check=False,
         )
     with ForkServer(preload=("json",), modules=(), scripts=True) as server, open(tmp_path / "stdin") as stdin:
-        forked = server.run(argv, env=env, cwd=tmp_path, stdin=stdin.fileno(), umask=0o027)
+        previous = os.umask(0o027)  # the caller's, which the child gets as a child process inherits it
+        try:
+            forked = server.run(argv, env=env, cwd=tmp_path, stdin=stdin.fileno())
+        finally:
+            os.umask(previous)
+        given = server.run(argv, env=env, cwd=tmp_path, umask=0o022)
     assert (forked.code, forked.out, forked.err) == (done.returncode, done.stdout, done.stderr)
+    assert json.loads(given.out)["umask"] == 0o022 and json.loads(given.out)["stdin"] == ""
     assert done.returncode == (1 if ending == "raise" else 3)
     assert json.loads(done.stdout)["helper"] == str(folder)
     with pytest.raises(ValueError, match="only `-m`"):
