@@ -20,26 +20,22 @@ from app.__main__ import cannot_start, parse_args
 from app.core.playground.conversation_store import ConversationStore
 from app.core.settings import ConsoleFolders
 from app.core.writable import unwritable
-from tests.fork_server import Finished, ForkServer
 
 ROOT = Path(__file__).resolve().parents[2]
 # Runs "$@" with $1 bind-mounted read-only onto itself, in a mount namespace that ends with the command.
 READ_ONLY = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
 
 
-def launch(
-    home: Path, *extra: str, forks: ForkServer, read_only: Path | None = None
-) -> subprocess.CompletedProcess[str] | Finished:
-    """`python -m app --home HOME ...`, forked from the preloaded parent (tests/fork_server.py); as root
-    over a read-only bind mount a new interpreter instead, started by `unshare` in a mount namespace of its
-    own (a forked child would live outside it, where the folder is writable)."""
-    argv = ["-m", "app", "--home", str(home), *extra]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+def launch(home: Path, *extra: str, read_only: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """A new interpreter, not a child of the preloaded parent (tests/fork_server.py): the console stops here
+    before its heavy imports (~0.18 CPU-s a launch; forked, ~0.13 with its end as the interpreter's), and as
+    root it must start inside the read-only bind mount's own mount namespace, which `unshare` makes."""
+    command = [sys.executable, "-m", "app", "--home", str(home), *extra]
     if read_only is not None and os.geteuid() == 0:
         command = ["unshare", "-m", "--propagation", "private", "sh", "-c", READ_ONLY, "sh", str(read_only)]
-        command += [sys.executable, *argv]
-        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
-    return forks.run(argv, env=env, timeout=60, stdin=0, finalize=True)
+        command += [sys.executable, "-m", "app", "--home", str(home), *extra]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
 
 
 @pytest.fixture
@@ -77,23 +73,23 @@ def read_only_data(tmp_path: Path) -> Path:
 
 
 def test_a_read_only_data_folder_is_named_on_stderr_and_the_console_exits_1(
-    tmp_path: Path, read_only_data: Path, python_m: ForkServer
+    tmp_path: Path, read_only_data: Path
 ) -> None:
-    done = launch(tmp_path, forks=python_m, read_only=read_only_data)
+    done = launch(tmp_path, read_only=read_only_data)
     assert done.returncode == 1, done.stderr
     assert f"cannot write to its data folder, {read_only_data}" in done.stderr
     assert "read-only file system" in done.stderr or "permission denied" in done.stderr
     assert "--home" in done.stderr  # what to do about it
-    selftest = launch(tmp_path, "--selftest", forks=python_m, read_only=read_only_data)
+    selftest = launch(tmp_path, "--selftest", read_only=read_only_data)
     assert selftest.returncode == 1 and '"ok": false' in selftest.stdout
     assert "cannot write to its data folder" in selftest.stdout
 
 
-def test_a_file_where_the_data_folder_should_be(tmp_path: Path, python_m: ForkServer) -> None:
+def test_a_file_where_the_data_folder_should_be(tmp_path: Path) -> None:
     data = ConsoleFolders.under(tmp_path).data
     data.parent.mkdir(parents=True, exist_ok=True)
     data.write_text("not a folder")
-    done = launch(tmp_path, forks=python_m)
+    done = launch(tmp_path)
     assert done.returncode == 1
     assert f"cannot write to its data folder, {data}" in done.stderr
     assert "Traceback" not in done.stderr
