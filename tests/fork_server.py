@@ -145,7 +145,11 @@ class ForkServer:
             tempfile.TemporaryFile() as out,
             tempfile.TemporaryFile() as err,
         ):
-            options = {"session": new_session, "finalize": finalize, "umask": _umask(umask)}
+            options: dict[str, object] = {
+                "session": new_session,
+                "finalize": finalize,
+                "umask": _umask(umask),
+            }
             source = null.fileno() if stdin is None else stdin
             connection, pid = self._fork(argv, env, cwd, [source, out.fileno(), err.fileno()], options)
             with connection:
