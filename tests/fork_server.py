@@ -54,6 +54,11 @@ PRELOAD = (
     # its own, as the process would.
     "app.api.connection:default_ssl_context",
 )
+# The official `openai` client, for the "Get code" snippets run as written (`python FILE`): a snippet's own
+# `import openai` finds it imported, as the client's resources it reaches. What the package reads from the
+# environment when imported: a snippet whose environment differs there is refused (ForkServer.run).
+OPENAI_PRELOAD = ("openai", "openai.resources.responses")
+OPENAI_READ_ON_IMPORT = ("OPENAI_LOG", "OPENAI_API_TYPE", "OPENAI_API_VERSION", "AZURE_OPENAI_ENDPOINT")
 
 
 @dataclass(frozen=True)
@@ -66,16 +71,41 @@ class Finished:
     err: str
     pid: int
 
+    # As subprocess.CompletedProcess names them, for the tests that ran a new interpreter before.
+    @property
+    def returncode(self) -> int:
+        return self.code
+
+    @property
+    def stdout(self) -> str:
+        return self.out
+
+    @property
+    def stderr(self) -> str:
+        return self.err
+
 
 class ForkServer:
     """The parent process, started on first use; `run(argv, env, cwd)` forks a child and waits for it.
-    `modules`: the packages whose modules `run` may name (`-m` with one of them or a module of theirs)."""
+    `modules`: the packages whose modules `run` may name (`-m` with one of them or a module of theirs);
+    `scripts`: whether it may also run a script file (`python FILE ...`, argv[0] the file).
+    `read_on_import`: environment variables that what it preloads read when imported; a child asked for
+    with other values there is refused, since it would start from the parent's."""
 
-    def __init__(self, preload: tuple[str, ...] = PRELOAD, modules: tuple[str, ...] = MODULES) -> None:
+    def __init__(
+        self,
+        preload: tuple[str, ...] = PRELOAD,
+        modules: tuple[str, ...] = MODULES,
+        *,
+        scripts: bool = False,
+        read_on_import: tuple[str, ...] = (),
+    ) -> None:
         self._modules = modules
+        self._scripts = scripts
         self._folder = tempfile.TemporaryDirectory(prefix="forkserver-")
         self._address = str(Path(self._folder.name) / "socket")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self._imported_with = {name: env.get(name) for name in read_on_import}
         self._process = subprocess.Popen(
             [sys.executable, "-m", "tests.fork_server", self._address, *preload],
             cwd=ROOT,
@@ -98,21 +128,30 @@ class ForkServer:
         *,
         new_session: bool = False,
         finalize: bool = False,
+        stdin: int | None = None,
+        umask: int | None = None,
     ) -> Finished:
-        """`python <argv>` in a forked child: argv[0] is `-m`, argv[1] one of the server's `modules`.
+        """`python <argv>` in a forked child: argv[0] is `-m`, argv[1] one of the server's `modules` (or,
+        with `scripts`, argv[0] a script file).
 
         `new_session`: the child in a session of its own, as subprocess's start_new_session (a timeout then
         kills the whole session). `finalize`: it ends as the interpreter ends, non-daemon threads joined and
-        every object destroyed; without it, at os._exit once the atexit functions ran, which is quicker."""
+        every object destroyed; without it, at os._exit once the atexit functions ran, which is quicker.
+        `stdin`: a descriptor of the caller's for the child's stdin (0: the caller's own, as a
+        subprocess.run without `stdin` gives it); /dev/null when not given. `umask`: the child's; the
+        caller's own when not given, as a child process inherits it."""
         with (
-            open(os.devnull, "rb") as stdin,
+            open(os.devnull, "rb") as null,
             tempfile.TemporaryFile() as out,
             tempfile.TemporaryFile() as err,
         ):
-            options = {"session": new_session, "finalize": finalize}
-            connection, pid = self._fork(
-                argv, env, cwd, [stdin.fileno(), out.fileno(), err.fileno()], options
-            )
+            options: dict[str, object] = {
+                "session": new_session,
+                "finalize": finalize,
+                "umask": _umask(umask),
+            }
+            source = null.fileno() if stdin is None else stdin
+            connection, pid = self._fork(argv, env, cwd, [source, out.fileno(), err.fileno()], options)
             with connection:
                 connection.settimeout(timeout)
                 try:
@@ -131,7 +170,8 @@ class ForkServer:
         read_end, write_end = os.pipe()
         try:
             with open(os.devnull, "rb") as stdin:
-                connection, pid = self._fork(argv, env, cwd, [stdin.fileno(), write_end, write_end], {})
+                fds = [stdin.fileno(), write_end, write_end]
+                connection, pid = self._fork(argv, env, cwd, fds, {"umask": _umask(None)})
         except BaseException:
             os.close(read_end)
             raise
@@ -145,19 +185,25 @@ class ForkServer:
         env: dict[str, str] | None,
         cwd: Path | None,
         fds: list[int],
-        options: dict[str, bool],
+        options: dict[str, object],
     ) -> tuple[socket.socket, int]:
         """Ask for a child with `fds` as its stdin, stdout and stderr; the connection its status comes on."""
-        if argv[:1] != ["-m"] or not any(
-            argv[1] == name or argv[1].startswith(f"{name}.") for name in self._modules
+        script = self._scripts and bool(argv) and not argv[0].startswith("-")
+        if not script and (
+            argv[:1] != ["-m"]
+            or not any(argv[1] == name or argv[1].startswith(f"{name}.") for name in self._modules)
         ):
-            raise ValueError(f"only `-m` with one of {self._modules}: {argv}")
+            scripts = " or a script file" if self._scripts else ""
+            raise ValueError(f"only `-m` with one of {self._modules}{scripts}: {argv}")
+        # As subprocess does: the caller's environment and folder unless others are given.
+        env = dict(os.environ) if env is None else env
+        differing = [name for name, value in self._imported_with.items() if env.get(name) != value]
+        if differing:
+            raise ValueError(f"the preloaded modules were imported with other {differing}")
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             connection.settimeout(60)
             connection.connect(self._address)
-            # As subprocess does: the caller's environment and folder unless others are given.
-            env = dict(os.environ) if env is None else env
             request = json.dumps(
                 {"argv": argv, "env": env, "cwd": str(cwd or Path.cwd()), **options}
             ).encode()
@@ -184,6 +230,22 @@ class ForkServer:
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _umask(given: int | None) -> int:
+    """`given`, or this process's umask: as Linux shows it, else read by setting it and putting it back (a
+    file another thread makes meanwhile would get the tighter one)."""
+    if given is not None:
+        return given
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    current = os.umask(0o077)
+    os.umask(current)
+    return current
 
 
 def _read_line(connection: socket.socket) -> bytes:
@@ -272,12 +334,50 @@ def _child(request: dict[str, object], fds: list[int]) -> int:
     os.environ.update(env)
     tempfile.tempdir = None  # chosen again from TMPDIR, as a new process does, if the parent had asked
     os.chdir(str(request["cwd"]))
+    umask = request.get("umask")
+    if isinstance(umask, int):
+        os.umask(umask)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    if argv[0] != "-m":
+        return exit_code_of(lambda: _run_script(argv))
+    # sys.path's first entry, as `-m` makes it: the working directory (the server's is its own).
+    sys.path[0] = os.getcwd()
     sys.argv = ["-m", *argv[2:]]  # runpy puts the module's path first, as `-m` does
     # The preloaded copy of its __main__ module out of the way: `-m` runs that module fresh, and runpy
     # warns (on stderr) when it finds it already imported.
     sys.modules.pop(f"{argv[1]}.__main__", None)
     return exit_code_of(lambda: _RAN.update(runpy.run_module(argv[1], run_name="__main__", alter_sys=True)))
+
+
+def _run_script(argv: list[str]) -> None:
+    """`python FILE ARGS...` as the interpreter runs it: argv as given, the file's folder first on sys.path,
+    `__main__` a module of its own (in sys.modules: its globals live until the interpreter ends) whose
+    `__file__` is the file's path joined to the working directory. (runpy.run_path would put the path in
+    sys.argv[0] and give the old `__main__` back when done.)"""
+    import types
+    from importlib.machinery import SourceFileLoader
+
+    path = os.path.join(os.getcwd(), argv[0])
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__loader__ = SourceFileLoader("__main__", path)
+    main.__cached__ = None  # type: ignore[attr-defined]  # as the interpreter leaves it for a script
+    sys.modules["__main__"] = main
+    sys.argv = list(argv)
+    sys.path[0] = os.path.dirname(os.path.abspath(path))
+    with open(path, "rb") as source:
+        code = compile(source.read(), path, "exec")
+    try:
+        exec(code, vars(main))
+    except SystemExit:
+        raise
+    except BaseException as error:
+        import traceback
+
+        # From the script's own frame down, as the interpreter prints it (not this function's callers).
+        trace = error.__traceback__.tb_next if error.__traceback__ else None
+        traceback.print_exception(type(error), error, trace)
+        raise SystemExit(1) from None
 
 
 def exit_code_of(main: Callable[[], object]) -> int:

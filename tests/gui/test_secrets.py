@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from app.common.secrets import KeychainUnavailable, SecretStore
 from app.ui.main_window import MainWindow
+from tests.fork_server import ForkServer
 from tests.gui.reach import client_of, profile_of
 
 
@@ -133,19 +134,21 @@ def test_key_reaches_the_real_secret_service_and_no_file(tmp_path: Path) -> None
     assert store.get("profile-real", "api_key") is None
 
 
-def test_selftest_passes_with_no_keychain_at_all(tmp_path: Path) -> None:
+def test_selftest_passes_with_no_keychain_at_all(tmp_path: Path, python_m: ForkServer) -> None:
+    """The console's `python -m app --selftest`, forked from the preloaded parent (tests/fork_server.py): its
+    keychain backend is chosen from the environment when first used, in the child."""
     env = {
         **os.environ,
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
         "QT_QPA_PLATFORM": "offscreen",
     }
-    result = subprocess.run(
-        [sys.executable, "-m", "app", "--selftest"],
-        capture_output=True,
-        text=True,
+    result = python_m.run(
+        ["-m", "app", "--selftest"],
         timeout=120,
         env=env,
         cwd=Path(__file__).resolve().parents[2],
+        stdin=0,
+        finalize=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr[-2000:]
     (line,) = result.stdout.strip().splitlines()  # one JSON line, and Qt's plugin chatter went to the log

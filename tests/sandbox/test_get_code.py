@@ -1,7 +1,11 @@
 """Every "Get code" snippet runs unchanged as saved, against the sandbox as a real server: curl with the
 system's curl, Python with the official `openai` client, Node.js with the official npm client in a project
 made by `npm init -y` (CommonJS). With functions, the Python and Node loops answer the model's calls with
-the saved outputs until it answers in text."""
+the saved outputs until it answers in text.
+
+A Python snippet runs as `python FILE` in a child forked from a parent that imported the client
+(tests/sandbox/conftest.py): the file as saved, its own `import openai`, environment, folder, argv and stdin as
+a new interpreter's; only the import is found done. The Node.js and curl snippets run as they are."""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from app.core.playground.snippet_socket import snippets_for
 from app.core.playground.snippets import all_snippets
 from app.core.playground.turns import RequestOptions, build_request
 from tests.conftest import Sandbox
+from tests.fork_server import ForkServer
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_MODULES = Path(os.environ.get("NODE_CLIENT", ROOT / ".node-client")) / "node_modules"
@@ -33,11 +37,28 @@ def snippets(sandbox: Sandbox, prompt: str, tools: ToolSettings | None = None) -
     return all_snippets(sandbox.url, body, "SERVICE_API_KEY", functions=functions)
 
 
+# The tests that run a Python snippet: on one pytest process, which starts the preloaded parent once.
+ON_THE_PYTHON_PARENT = pytest.mark.xdist_group("openai_snippets")
+
+
+def environment_for(sandbox: Sandbox) -> dict[str, str]:
+    return {**os.environ, "SERVICE_API_KEY": sandbox.creds.api_key}
+
+
 def run(command: list[str], sandbox: Sandbox, cwd: Path) -> str:
-    environment = {**os.environ, "SERVICE_API_KEY": sandbox.creds.api_key}
-    done = subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        command, cwd=cwd, env=environment_for(sandbox), capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr + done.stdout
     return done.stdout
+
+
+def run_python(script: str, sandbox: Sandbox, cwd: Path, python: ForkServer) -> str:
+    """`python SCRIPT` in `cwd`, forked from the parent that imported `openai`: stdin this process's, as
+    subprocess.run leaves it, and ending as the interpreter ends (its objects destroyed)."""
+    done = python.run([script], env=environment_for(sandbox), cwd=cwd, timeout=60, stdin=0, finalize=True)
+    assert done.code == 0, done.err + done.out
+    return done.out
 
 
 def npm_project(tmp_path: Path) -> Path:
@@ -66,27 +87,36 @@ def test_curl_with_functions_gets_the_call(sandbox: Sandbox, tmp_path: Path) -> 
     assert call["name"] == "get_weather" and json.loads(call["arguments"])["city"]
 
 
-def test_python_runs_as_written_with_the_official_client(sandbox: Sandbox, tmp_path: Path) -> None:
+@ON_THE_PYTHON_PARENT
+def test_python_runs_as_written_with_the_official_client(
+    sandbox: Sandbox, tmp_path: Path, python_openai: ForkServer
+) -> None:
     (tmp_path / "hello.py").write_text(snippets(sandbox, "Say hello in five words")["Python"])
-    assert "simulated model" in run([sys.executable, "hello.py"], sandbox, tmp_path)
+    assert "simulated model" in run_python("hello.py", sandbox, tmp_path, python_openai)
 
 
-def test_python_in_websocket_mode_runs_over_the_socket_as_written(sandbox: Sandbox, tmp_path: Path) -> None:
+@ON_THE_PYTHON_PARENT
+def test_python_in_websocket_mode_runs_over_the_socket_as_written(
+    sandbox: Sandbox, tmp_path: Path, python_openai: ForkServer
+) -> None:
     body = build_request([], "Say hello in five words", [], RequestOptions(model="service-pro")).body
     written = snippets_for(sandbox.url, body, "SERVICE_API_KEY", websocket=True)
     assert "client.responses.connect()" in written["Python"]
     (tmp_path / "over_socket.py").write_text(written["Python"])
-    assert "simulated model" in run([sys.executable, "over_socket.py"], sandbox, tmp_path)
+    assert "simulated model" in run_python("over_socket.py", sandbox, tmp_path, python_openai)
     # The curl and Node.js snippets go over HTTP and say so, then run as they would without the note.
     assert written["curl"].startswith("# Sent over HTTP")
     answer: dict[str, Any] = json.loads(run(["bash", "-c", written["curl"]], sandbox, tmp_path))
     assert answer["status"] == "completed"
 
 
-def test_python_loop_answers_calls_with_the_saved_outputs(sandbox: Sandbox, tmp_path: Path) -> None:
+@ON_THE_PYTHON_PARENT
+def test_python_loop_answers_calls_with_the_saved_outputs(
+    sandbox: Sandbox, tmp_path: Path, python_openai: ForkServer
+) -> None:
     tools = ToolSettings(functions=(WEATHER, CALCULATE))
     (tmp_path / "loop.py").write_text(snippets(sandbox, "Use get_weather, then calculate", tools)["Python"])
-    printed = run([sys.executable, "loop.py"], sandbox, tmp_path)
+    printed = run_python("loop.py", sandbox, tmp_path, python_openai)
     assert "get_weather returned" in printed and "light rain" in printed
     assert "calculate returned" in printed
 
@@ -105,10 +135,11 @@ def test_node_loop_answers_calls_with_the_saved_outputs(sandbox: Sandbox, tmp_pa
     assert "get_weather returned" in printed and "calculate returned" in printed
 
 
+@ON_THE_PYTHON_PARENT
 def test_a_function_without_a_saved_output_answers_that_it_is_not_written(
-    sandbox: Sandbox, tmp_path: Path
+    sandbox: Sandbox, tmp_path: Path, python_openai: ForkServer
 ) -> None:
     bare = WEATHER.__class__(WEATHER.name, WEATHER.description, WEATHER.parameters, WEATHER.strict, "")
     code = snippets(sandbox, "Use get_weather for Oslo", ToolSettings(functions=(bare,)))["Python"]
     (tmp_path / "bare.py").write_text(code)
-    assert "is not written yet" in run([sys.executable, "bare.py"], sandbox, tmp_path)
+    assert "is not written yet" in run_python("bare.py", sandbox, tmp_path, python_openai)

@@ -5,7 +5,6 @@ Python client and the official Node.js client; the filled text where it does not
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import httpx
@@ -15,7 +14,8 @@ from app.core.playground.snippets import all_snippets
 from app.core.playground.turns import RequestOptions
 from app.core.prompt_turns import PromptUse, prompt_turn
 from tests.conftest import Sandbox
-from tests.sandbox.test_get_code import npm_project, run
+from tests.fork_server import ForkServer
+from tests.sandbox.test_get_code import ON_THE_PYTHON_PARENT, npm_project, run, run_python
 
 VALUES = {"city": "Lisbon", "days": "3"}
 TRIP = {"name": "Trip planner", "instructions": "You plan trips to {{city}}.", "input": "Plan {{days}} days."}
@@ -55,11 +55,14 @@ def test_curl_sends_the_prompt_parameter_and_the_sandbox_fills_it(sandbox: Sandb
     assert "Lisbon" in answer["output"][-1]["content"][0]["text"]
 
 
-def test_python_sends_the_prompt_parameter_with_the_official_client(sandbox: Sandbox, tmp_path: Path) -> None:
+@ON_THE_PYTHON_PARENT
+def test_python_sends_the_prompt_parameter_with_the_official_client(
+    sandbox: Sandbox, tmp_path: Path, python_openai: ForkServer
+) -> None:
     code = prompt_snippets(sandbox, trip(sandbox), stores=True)["Python"]
     assert "    prompt={" in code and "instructions" not in code
     (tmp_path / "prompt.py").write_text(code)
-    assert "Lisbon" in run([sys.executable, "prompt.py"], sandbox, tmp_path)
+    assert "Lisbon" in run_python("prompt.py", sandbox, tmp_path, python_openai)
 
 
 def test_node_sends_the_prompt_parameter_with_the_official_client(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -70,9 +73,12 @@ def test_node_sends_the_prompt_parameter_with_the_official_client(sandbox: Sandb
     assert "Lisbon" in run(["node", "main.js"], sandbox, project)
 
 
-def test_without_stored_prompts_the_code_sends_the_filled_text(sandbox: Sandbox, tmp_path: Path) -> None:
+@ON_THE_PYTHON_PARENT
+def test_without_stored_prompts_the_code_sends_the_filled_text(
+    sandbox: Sandbox, tmp_path: Path, python_openai: ForkServer
+) -> None:
     code = prompt_snippets(sandbox, trip(sandbox), stores=False)["Python"]
     assert "prompt=" not in code
     assert 'instructions="You plan trips to Lisbon."' in code and 'input="Plan 3 days in Lisbon."' in code
     (tmp_path / "text.py").write_text(code)
-    assert "Lisbon" in run([sys.executable, "text.py"], sandbox, tmp_path)
+    assert "Lisbon" in run_python("text.py", sandbox, tmp_path, python_openai)

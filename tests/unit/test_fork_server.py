@@ -135,3 +135,59 @@ def test_a_child_of_its_own_session_ends_as_the_interpreter_ends(tmp_path: Path)
     assert (facts["cwd"], facts["tmp"], facts["probe"]) == (str(tmp_path), str(tmp_path), "given")
     assert "destroyed at the interpreter's end" in done.err
     assert not Path(facts["folder"]).exists() and list(tmp_path.iterdir()) == []
+
+
+SCRIPT = """
+import json, os, sys
+import probe_helper  # beside the script: its folder is first on sys.path
+umask = os.umask(0)
+print(json.dumps({
+    "argv": sys.argv, "path0": sys.path[0], "file": __file__, "name": __name__, "doc": __doc__,
+    "spec": repr(__spec__), "main": sys.modules["__main__"].__file__, "cwd": os.getcwd(),
+    "umask": umask, "stdin": sys.stdin.readline(), "key": os.environ.get("PROBE"),
+    "helper": probe_helper.WHERE,
+}))
+print("on stderr", file=sys.stderr)
+if sys.argv[1] == "raise":
+    raise KeyError("from the script")
+sys.exit(int(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("ending", ["3", "raise"])
+def test_a_script_runs_as_python_file_does(ending: str, tmp_path: Path) -> None:
+    """`python folder/probe.py ...` forked from a server that may run scripts: the same argv, sys.path,
+    `__file__`, `__main__`, working directory, umask, stdin, environment, output and exit code (a traceback
+    from the script's frame, 1) as a new interpreter's."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "probe.py").write_text('"""A probe."""\n' + SCRIPT)
+    (folder / "probe_helper.py").write_text("import os\nWHERE = os.path.dirname(__file__)\n")
+    (tmp_path / "stdin").write_text("given on stdin\n")
+    env = {**os.environ, "PROBE": "given"}
+    argv = ["folder/probe.py", ending]
+    with open(tmp_path / "stdin", "rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, *argv],
+            env=env,
+            cwd=tmp_path,
+            stdin=stdin,
+            umask=0o027,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    with ForkServer(preload=("json",), modules=(), scripts=True) as server, open(tmp_path / "stdin") as stdin:
+        previous = os.umask(0o027)  # the caller's, which the child gets as a child process inherits it
+        try:
+            forked = server.run(argv, env=env, cwd=tmp_path, stdin=stdin.fileno())
+        finally:
+            os.umask(previous)
+        given = server.run(argv, env=env, cwd=tmp_path, umask=0o022)
+    assert (forked.code, forked.out, forked.err) == (done.returncode, done.stdout, done.stderr)
+    assert json.loads(given.out)["umask"] == 0o022 and json.loads(given.out)["stdin"] == ""
+    assert done.returncode == (1 if ending == "raise" else 3)
+    assert json.loads(done.stdout)["helper"] == str(folder)
+    with pytest.raises(ValueError, match="only `-m`"):
+        server.run(["-c", "print(1)"])

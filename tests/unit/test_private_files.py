@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from app.common.private import private_dir
 from app.core.playground.conversation_store import ConversationStore
 from app.core.security.files import write_file
 from app.sandbox.store.aggregates import Store
+from tests.fork_server import ForkServer
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX modes; Windows relies on the profile's ACL")
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,21 +43,23 @@ def assert_private(root: Path) -> None:
     assert loose == {}, f"readable by others: {loose}"
 
 
-def test_the_console_leaves_only_private_files(tmp_path: Path) -> None:
-    """The real console, started under umask 022 over a home an older version left 0755/0644."""
+def test_the_console_leaves_only_private_files(tmp_path: Path, python_m: ForkServer) -> None:
+    """The real console, started under umask 022 over a home an older version left 0755/0644: forked from
+    the preloaded parent (tests/fork_server.py) with that umask, as `sh -c 'umask 022 && exec python ...'`
+    would start it."""
     home = tmp_path / "home"
     (home / "config").mkdir(parents=True)
     (home / "config" / "console.ini").write_text("[General]\n")
     for path in (home, home / "config", home / "config" / "console.ini"):
         path.chmod(0o644 if path.is_file() else 0o755)
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run(
-        ["sh", "-c", 'umask 022 && exec "$0" -m app --selftest --home "$1"', sys.executable, str(home)],
+    done = python_m.run(
+        ["-m", "app", "--selftest", "--home", str(home)],
         env=environment,
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
+        stdin=0,
+        umask=0o022,
+        finalize=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     names = set(modes(home))

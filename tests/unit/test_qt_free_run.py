@@ -1,4 +1,9 @@
-"""The Qt-free run (`--qt-free=only`, tests/qt_free.py) fails a test whose code imports Qt in any way."""
+"""The Qt-free run (`--qt-free=only`, tests/qt_free.py) fails a test whose code imports Qt in any way.
+
+Each run is a new interpreter's pytest, never a child forked from a preloaded parent (tests/fork_server.py):
+what is checked is what importing does in a process that has imported nothing yet (Qt refused, or loaded
+when allowed), which a parent's imports would decide in its place.
+"""
 
 from __future__ import annotations
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from app.common.sqlite_rescue import check_early, set_aside_if_damaged
+from tests.fork_server import ForkServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,16 +52,16 @@ def test_a_check_begun_early_gives_the_same_verdicts(tmp_path: Path) -> None:
     assert set_aside_if_damaged(damaged, now=60) is not None
 
 
-def test_the_selftest_exits_over_a_damaged_sandbox_store(tmp_path: Path) -> None:
+def test_the_selftest_exits_over_a_damaged_sandbox_store(tmp_path: Path, python_m: ForkServer) -> None:
+    """The console's selftest, forked from the preloaded parent (tests/fork_server.py)."""
     store = tmp_path / "data" / "sandbox" / "sandbox.sqlite3"
     store.parent.mkdir(parents=True)
     store.write_bytes(os.urandom(20_000))
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "--selftest", "--home", str(tmp_path)],
+    done = python_m.run(
+        ["-m", "app", "--selftest", "--home", str(tmp_path)],
         env={**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"},
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
+        stdin=0,
+        finalize=True,
     )
     assert done.returncode == 0 and '"ok": true' in done.stdout, done.stdout + done.stderr
