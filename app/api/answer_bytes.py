@@ -103,10 +103,10 @@ def parse_in_slices(model: type[_Model], items: str, content: bytes, what: str, 
 def _readers(item_type: Any) -> tuple[Callable[[bytes], list[Any]], TypeAdapter[list[Any]]]:
     """msgspec's reader of a JSON array of `item_type`, and pydantic's (made once per type)."""
     if dataclasses.is_dataclass(item_type):
-        read: Callable[[bytes], list[Any]] = msgspec.json.Decoder(list[item_type]).decode  # type: ignore[valid-type]
+        read: Callable[[bytes], list[Any]] = msgspec.json.Decoder(list[item_type]).decode
     else:  # msgspec cannot make a pydantic model: pydantic reads every slice
         read = _refused
-    return read, TypeAdapter(list[item_type])  # type: ignore[valid-type]
+    return read, TypeAdapter(list[item_type])
 
 
 def _refused(_piece: bytes) -> list[Any]:

@@ -75,7 +75,7 @@ def test_entries_are_read_by_msgspec_into_the_entry_dataclass_and_pydantic_judge
 
 @pytest.mark.usefixtures("small_slices")
 def test_slices_msgspec_refuses_are_read_as_pydantic_reads_them() -> None:
-    lax = [
+    lax: list[dict[str, Any]] = [
         {"expired": 1},
         {"expires_at": 5.0},
         {"hit_count": "3"},
