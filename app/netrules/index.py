@@ -20,7 +20,7 @@ from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import compress, count, repeat
-from operator import and_, eq, ge, itemgetter, lshift, lt, not_, or_, rshift, sub
+from operator import and_, ge, itemgetter, lshift, lt, not_, or_, rshift, sub
 from typing import Any
 
 from .analysis import Finding, Relation
@@ -34,6 +34,7 @@ __all__ = ["BITS", "EntryIndex", "Interval", "end_of", "interval_of"]
 _SERIAL = (1 << 32) - 1
 _START = 40
 _PREFIX_BITS = [prefix << 32 for prefix in range(129)]  # a prefix length where a row key holds it
+_NEXT_NAME = 1 << 32  # from a block's first possible row key to the next block's (its serials between)
 _WIDTHS = (32, 128)  # indexed by "is IPv6"
 Row = tuple[int, int, int]  # (start, prefix, serial), what rows() gives the SegmentTable
 
@@ -45,9 +46,9 @@ def block_key(value: int, host_bits: int, prefix: int) -> int:
 
 
 class _Family:
-    """The entries of one address family: sorted row keys, and block -> serials for point lookups."""
+    """The entries of one address family: sorted row keys, and block -> its first serial for point lookups."""
 
-    __slots__ = ("bits", "blocks", "keys", "lengths", "more", "probes")
+    __slots__ = ("bits", "blocks", "keys", "lengths", "probes")
 
     def __init__(
         self,
@@ -65,16 +66,9 @@ class _Family:
         if blocks is None:
             host_bits = list(map(sub, repeat(bits), prefixes))
             blocks = list(map(or_, map(rshift, starts, host_bits), map(lshift, repeat(1), prefixes)))
-        # Reversed, so that of a block listed twice the first serial is the one kept.
+        # Reversed, so that of a block listed twice the first serial is the one kept. The others sit beside
+        # it in the sorted keys, where `serials` finds them: nothing is made for them here.
         self.blocks: dict[int, int] = dict(zip(reversed(blocks), reversed(serials), strict=True))
-        self.more: dict[int, list[int]] = {}  # a block listed more than once: all its serials, ascending
-        if len(self.blocks) < len(blocks):  # repeats sit side by side in the sorted keys
-            named = list(map(rshift, keys, repeat(32)))
-            for position in compress(count(1), map(eq, named[1:], named)):
-                key = keys[position]
-                block = block_key(key >> _START, bits - (key >> 32 & 255), key >> 32 & 255)
-                repeated = self.more.setdefault(block, [keys[position - 1] & _SERIAL])
-                repeated.append(key & _SERIAL)
         self.lengths: Counter[int] | None = None  # prefix length -> entries; counted at the first change
         self.probes: list[tuple[int, int]] = []
         self._reprobe(set(prefixes))
@@ -89,18 +83,19 @@ class _Family:
         return self.lengths
 
     def serials(self, block: int) -> list[int]:
-        first = self.blocks.get(block)
-        if first is None:
+        """The serials of the entries that are exactly `block`, ascending: its run of sorted keys."""
+        if block not in self.blocks:
             return []
-        return list(self.more.get(block) or (first,))
+        prefix = block.bit_length() - 1  # under the marker bit, the block's network bits
+        named = ((block ^ 1 << prefix) << (self.bits - prefix) << 8 | prefix) << 32  # its first possible key
+        keys = self.keys
+        run = keys[bisect_left(keys, named) : bisect_left(keys, named + _NEXT_NAME)]
+        return list(map(and_, run, repeat(_SERIAL)))
 
     def add(self, start: int, prefix: int, serial: int) -> None:
         lengths = self._lengths()  # counted before the change
         insort(self.keys, (start << 8 | prefix) << 32 | serial)
-        block = block_key(start, self.bits - prefix, prefix)
-        first = self.blocks.setdefault(block, serial)
-        if first != serial:  # serials only grow: the new one comes last
-            self.more.setdefault(block, [first]).append(serial)
+        self.blocks.setdefault(block_key(start, self.bits - prefix, prefix), serial)  # serials only grow
         lengths[prefix] += 1
         if lengths[prefix] == 1:
             self._reprobe(lengths)
@@ -108,16 +103,15 @@ class _Family:
     def remove(self, start: int, prefix: int, serial: int) -> None:
         lengths = self._lengths()  # counted before the change
         keys = self.keys
-        del keys[bisect_left(keys, (start << 8 | prefix) << 32 | serial)]
+        name = start << 8 | prefix
+        position = bisect_left(keys, name << 32 | serial)
+        del keys[position]
         block = block_key(start, self.bits - prefix, prefix)
-        repeated = self.more.get(block)
-        if repeated is None:
-            del self.blocks[block]
-        else:
-            repeated.remove(serial)
-            self.blocks[block] = repeated[0]
-            if len(repeated) == 1:
-                del self.more[block]
+        if self.blocks[block] == serial:  # the block's first entry: the next of its run, if any, is first now
+            if position < len(keys) and keys[position] >> 32 == name:
+                self.blocks[block] = keys[position] & _SERIAL
+            else:
+                del self.blocks[block]
         lengths[prefix] -= 1
         if not lengths[prefix]:
             del lengths[prefix]

@@ -9,6 +9,7 @@ import json
 import threading
 from typing import Any
 
+import msgspec
 import pytest
 
 from app.api import ConnectionSettings, ServiceClient, answer_bytes
@@ -62,16 +63,49 @@ def test_items_with_nested_objects_or_a_nested_key_of_the_same_name_are_read_rig
     assert len(parse_in_slices(Allowlist, "entries", first, "an allowlist", "u").entries) == 100
 
 
+def test_entries_are_read_by_msgspec_into_the_entry_dataclass_and_pydantic_judges_what_it_refuses() -> None:
+    read = answer_bytes._readers(Entry)[0]
+    assert read(b'[{"id": "a", "cidr": "10.0.0.0/8", "colour": "red", "created_at": 1}]') == [
+        Entry(id="a", cidr="10.0.0.0/8", created_at=1.0)
+    ]
+    for lax in ('{"description": null}', '{"expired": 1}', '{"expires_at": 5.0}', '{"hit_count": "3"}'):
+        with pytest.raises(msgspec.ValidationError):  # stricter than pydantic's lax mode, never more tolerant
+            read(b'[{"id": "a", "cidr": "10.0.0.0/8", ' + lax[1:].encode() + b"]")
+
+
+@pytest.mark.usefixtures("small_slices")
+def test_slices_msgspec_refuses_are_read_as_pydantic_reads_them() -> None:
+    lax: list[dict[str, Any]] = [
+        {"expired": 1},
+        {"expires_at": 5.0},
+        {"hit_count": "3"},
+        {"description": None},
+        {"created_at": "7"},
+    ]
+    mixed = [{**entry, **lax[i // 17 % 5]} if i % 17 == 0 else entry for i, entry in enumerate(entries(300))]
+    content = listing(mixed)
+    sliced = parse_in_slices(Allowlist, "entries", content, "an allowlist", "u")
+    assert sliced == Allowlist.model_validate_json(content)
+    assert sliced.entries[0].expired is True and sliced.entries[17].expires_at == 5
+    assert sliced.entries[34].hit_count == 3 and sliced.entries[51].description == ""
+    assert sliced.entries[68].created_at == 7.0
+
+
 @pytest.mark.usefixtures("small_slices")
 @pytest.mark.parametrize(
     ("content", "said"),
     [
         (listing([*entries(100), {"id": "a", "cidr": 5}]), r"entries\.100\.cidr"),
+        (
+            listing([*entries(100), {"id": "a", "cidr": "10.0.0.0/8", "expired": "maybe"}]),
+            r"entries\.100\.expired",
+        ),
+        (listing([*entries(100), {"id": "a"}, *entries(100)]), r"entries\.100\.cidr"),
         (b"[1, 2]", "not a JSON object"),
         (b"", "not a JSON object"),
         (listing(entries(100))[:-40], "not JSON"),
     ],
-    ids=["a wrong field", "an array", "empty", "cut short"],
+    ids=["a wrong field", "a wrong flag", "a field missing mid-list", "an array", "empty", "cut short"],
 )
 def test_a_wrong_answer_says_what_is_wrong_however_it_is_parsed(content: bytes, said: str) -> None:
     for parse in (parse_bytes, lambda *args: parse_in_slices(Allowlist, "entries", *args[1:])):

@@ -60,14 +60,15 @@ def titles_readable(table: QTableView) -> list[str]:
     return unreadable
 
 
-def test_the_allowlists_titles_stay_readable_at_800_px_with_and_without_a_scrollbar(
+def test_the_allowlists_titles_stay_readable_at_800_px_empty_and_with_a_list_to_scroll(
     console: MainWindow, qtbot: QtBot, tab: SecurityTab, tmp_path: Path
 ) -> None:
     console.resize(800, 600)
     table = tab.entries.table
     qtbot.waitUntil(lambda: table.viewport().width() < 800)
     qtbot.wait(50)
-    assert not table.verticalScrollBar().isVisible()
+    # The scroll bar is always there (see EntriesPanel): an empty table leaves its width to the columns too.
+    assert table.verticalScrollBar().isVisible()
     assert titles_readable(table) == []
     path = tmp_path / "many.csv"
     path.write_text("".join(f"203.0.113.{n}/32,office desk {n}\n" for n in range(1, 61)))

@@ -82,6 +82,7 @@ class Heartbeat:
         self.timer.setInterval(5)
         self.timer.timeout.connect(self._tick)
         self.worst = 0.0
+        self.worst_began = 0.0  # when the longest block began (perf_counter): what the GUI thread did then
         self._last = time.perf_counter()
 
     def start(self) -> None:
@@ -90,7 +91,9 @@ class Heartbeat:
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        self.worst, self._last = max(self.worst, now - self._last), now
+        if now - self._last > self.worst:
+            self.worst, self.worst_began = now - self._last, self._last
+        self._last = now
 
     def stop(self) -> float:
         self._tick()
@@ -149,6 +152,9 @@ def main() -> None:
         f"      the same in CPU time:      {ms['indexed_cpu']:,.0f} ms (all threads; the steps run one after another)"
     )
     print(f"      longest GUI-thread block:  {ms['block']:,.0f} ms  (goal <= 50 ms)")
+    print(
+        f"        it began:                {ms['block_began']:,.0f} ms after the bytes (the rows shown at {ms['rows']:,.0f})"
+    )
     print(f"  baseline: the same heartbeat beside a plain Python loop: {ms['jitter']:,.0f} ms longest gap")
     print(f"  baseline: the bytes parsed at once (json.loads, model_validate): {at_once * 1000:,.0f} ms")
     print(f"sort by description:             {ms['sort']:,.0f} ms")
@@ -210,6 +216,7 @@ def one_round(content: bytes, data: list[dict[str, Any]], worker: ThreadPoolExec
     indexed = time.perf_counter() - started
     indexed_cpu = time.process_time() - started_cpu
     block = heartbeat.stop()
+    block_began = max(0.0, heartbeat.worst_began - started)  # the heartbeat starts just before the bytes
     heartbeat.start()
     waited(worker.submit(plain_loop, indexed))
     jitter = heartbeat.stop()
@@ -238,6 +245,7 @@ def one_round(content: bytes, data: list[dict[str, Any]], worker: ThreadPoolExec
         "indexed": indexed,
         "indexed_cpu": indexed_cpu,
         "block": block,
+        "block_began": block_began,
         "jitter": jitter,
         "sort": sort,
         "worst": max(keystrokes),

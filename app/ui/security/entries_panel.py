@@ -59,6 +59,9 @@ class EntriesPanel(QWidget):
         # Addresses ascending on load (Qt's default indicator would sort the list descending at first).
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        # Always there: a scroll bar appearing as a long list's rows come would narrow the viewport, and Qt
+        # repaints the resized columns from a timer, after `paint_now`, beside the index's build.
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         TextCells(self.table, model.text, NUMBERS)  # drawn cheaply: the table repaints on every keystroke
         size_columns(
             self.table,
