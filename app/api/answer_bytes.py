@@ -12,9 +12,7 @@ which either gives the list or the error naming the field (the slices only ever 
 The items are read by msgspec into the field's own type (a dataclass: Entry), three times faster than
 pydantic makes them. msgspec is stricter than pydantic's lax mode (no null for a string, no 1 for true, no
 1.0 for an int) and never more tolerant, so what it reads pydantic would read the same; a slice it refuses
-is given to pydantic, which reads it its way or names the field that is wrong. (A stall of the GUI thread
-just after a long list's rows appeared was once laid at msgspec's door; it was a repaint Qt left for later,
-run beside the index's build, with pydantic as well: see EntriesPanel's scroll bar.)
+is given to pydantic, which reads it its way or names the field that is wrong.
 
 The cyclic garbage collector is paused while the items are made, and they are frozen out of its later
 passes (as the launch freezes its own objects, see app.__main__): 100,000 entries are 300,000 tracked objects
