@@ -3,9 +3,15 @@ minimum inside the window's scroll area."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from app.ui.colours import Ink, hex_of
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QEvent
 
 
 class NoticeBar(QWidget):
@@ -49,3 +55,33 @@ class PageLayout(QVBoxLayout):
 
     def hasHeightForWidth(self) -> bool:
         return False
+
+
+class SteadyTabs(QObject):
+    """Keeps a QTabWidget from repainting itself whole at every layout request from a page inside it.
+
+    Qt lays out any widget a layout holds by posting a LayoutRequest to its parent, and each layout that runs
+    passes one on up (QLayout::activate ends in the parent's updateGeometry()). QTabWidget, which has no
+    layout of its own, answers each one by placing its tab bar and pages again and repainting itself in full
+    (setUpLayout's update()): a label's new text deep inside the Playground would repaint the middle of the
+    window whole, six times as a connection comes up. The bar and the pages are placed by the tab bar's size
+    and the widget's own (its resize and show place them, as Qt does): a request with the bar's size unchanged
+    only passes the new size hints on to the page around the tabs."""
+
+    def __init__(self, tabs: QTabWidget) -> None:
+        super().__init__(tabs)
+        from PySide6.QtCore import QEvent, QSize
+
+        self._layout_request = QEvent.Type.LayoutRequest
+        self._bar_hint = QSize()
+        tabs.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != self._layout_request or not isinstance(watched, QTabWidget):
+            return False
+        hint = watched.tabBar().sizeHint()
+        if hint != self._bar_hint:  # a tab's label changed: Qt places the bar and the pages again
+            self._bar_hint = hint
+            return False
+        watched.updateGeometry()
+        return True
