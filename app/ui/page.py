@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBo
 from app.ui.colours import Ink, hex_of
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QEvent
+    from PySide6.QtCore import QEvent, QSize
 
 
 class NoticeBar(QWidget):
@@ -64,24 +64,25 @@ class SteadyTabs(QObject):
     passes one on up (QLayout::activate ends in the parent's updateGeometry()). QTabWidget, which has no
     layout of its own, answers each one by placing its tab bar and pages again and repainting itself in full
     (setUpLayout's update()): a label's new text deep inside the Playground would repaint the middle of the
-    window whole, six times as a connection comes up. The bar and the pages are placed by the tab bar's size
-    and the widget's own (its resize and show place them, as Qt does): a request with the bar's size unchanged
-    only passes the new size hints on to the page around the tabs."""
+    window whole, six times as a connection comes up. The bar and the pages are placed by the bar (its size,
+    and whether it shows; these tabs have no corner widgets) and by the tab widget's size, whose changes place
+    them anew (Qt's resize and show events): a request that finds the bar as it was only passes the new size
+    hints on to the page around the tabs."""
 
     def __init__(self, tabs: QTabWidget) -> None:
         super().__init__(tabs)
-        from PySide6.QtCore import QEvent, QSize
+        from PySide6.QtCore import QEvent
 
         self._layout_request = QEvent.Type.LayoutRequest
-        self._bar_hint = QSize()
+        self._bar: tuple[QSize, bool] | None = None
         tabs.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != self._layout_request or not isinstance(watched, QTabWidget):
             return False
-        hint = watched.tabBar().sizeHint()
-        if hint != self._bar_hint:  # a tab's label changed: Qt places the bar and the pages again
-            self._bar_hint = hint
+        bar = (watched.tabBar().sizeHint(), watched.tabBar().isVisibleTo(watched))
+        if bar != self._bar:  # a tab's label changed, or the bar shows or hides: Qt places it and the pages
+            self._bar = bar
             return False
         watched.updateGeometry()
         return True
