@@ -84,7 +84,7 @@ def test_connecting_repaints_none_of_the_playground_whole(
     assert paints.whole() == [], paints.rects
     # What changed: the model box, filled, and the controls beside it it pushed along.
     tab_area = tab.width() * tab.height()
-    assert paints.area() < tab_area // 10, paints.rects
+    assert paints.area() < tab_area // 4, paints.rects
 
 
 def test_a_label_changed_inside_a_tab_repaints_the_label_not_the_tabs(qtbot: QtBot) -> None:
