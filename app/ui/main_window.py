@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 # Nothing here imports or touches the `Qt` namespace before the first frame: importing the name costs ~15 ms
 # and its first use ~50 ms (PySide6 builds the enum types lazily); the tabs, built just after the frame, pay.
+import shiboken6
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -22,7 +23,7 @@ from app.ui.screen_fit import clamp_to_screen, fit_to_screen
 
 from .menus import Menus
 from .page import NoticeBar as NoticeBar  # tests find it here, beside the window
-from .page import PageLayout
+from .page import PageLayout, SteadyTabs
 from .status_line import StatusBar
 from .toolbar import ConnectionBar
 
@@ -95,8 +96,7 @@ class MainWindow(QMainWindow):
         session.client_changed.connect(bar.sync_profile_controls)
         session.profiles.changed.connect(bar.fill_profiles)
         bar.fill_profiles()
-        self._status_bar = StatusBar()  # a long message wraps, not cut at the window's edge
-        self.setStatusBar(self._status_bar)
+        self._status_bar = StatusBar.of_window(self)  # a long message wraps, not cut at the window's edge
         self.statusBar().showMessage("Starting…")
         # Which engine answers in the sandbox (and a local model's loading), beside the passing messages.
         self.engine_label = QLabel(objectName="engine_label")
@@ -115,6 +115,7 @@ class MainWindow(QMainWindow):
         self._status_bar.settle()
         self.page_scroll.setFrameShape(QScrollArea.Shape.NoFrame)  # here: enums cost before the first frame
         self.page_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a frame, not a stop on the Tab chain
+        SteadyTabs(self.tabs)
         from .focus_ring import install_focus_rings
 
         install_focus_rings()  # in the window's dialogs too: it follows the focus in every window
@@ -152,8 +153,8 @@ class MainWindow(QMainWindow):
         self.tabs.insertTab(index, tab, TAB_LABELS[index])
         self.tabs.setCurrentIndex(current)
         self.tabs.blockSignals(False)
-        if placeholder:
-            placeholder.deleteLater()
+        if placeholder:  # deleted with its tab put in: a deleted widget's area is repainted, shown or not,
+            shiboken6.delete(placeholder)  # and deleted later it costs the tab a whole repaint of its own
 
     def _tab_shown(self, index: int) -> None:
         if index == 1:

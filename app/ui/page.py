@@ -3,9 +3,15 @@ minimum inside the window's scroll area."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from app.ui.colours import Ink, hex_of
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QEvent, QSize
 
 
 class NoticeBar(QWidget):
@@ -49,3 +55,34 @@ class PageLayout(QVBoxLayout):
 
     def hasHeightForWidth(self) -> bool:
         return False
+
+
+class SteadyTabs(QObject):
+    """Keeps a QTabWidget from repainting itself whole at every layout request from a page inside it.
+
+    Qt lays out any widget a layout holds by posting a LayoutRequest to its parent, and each layout that runs
+    passes one on up (QLayout::activate ends in the parent's updateGeometry()). QTabWidget, which has no
+    layout of its own, answers each one by placing its tab bar and pages again and repainting itself in full
+    (setUpLayout's update()): a label's new text deep inside the Playground would repaint the middle of the
+    window whole, six times as a connection comes up. The bar and the pages are placed by the bar (its size,
+    and whether it shows; these tabs have no corner widgets) and by the tab widget's size, whose changes place
+    them anew (Qt's resize and show events): a request that finds the bar as it was only passes the new size
+    hints on to the page around the tabs."""
+
+    def __init__(self, tabs: QTabWidget) -> None:
+        super().__init__(tabs)
+        from PySide6.QtCore import QEvent
+
+        self._layout_request = QEvent.Type.LayoutRequest
+        self._bar: tuple[QSize, bool] | None = None
+        tabs.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != self._layout_request or not isinstance(watched, QTabWidget):
+            return False
+        bar = (watched.tabBar().sizeHint(), watched.tabBar().isVisibleTo(watched))
+        if bar != self._bar:  # a tab's label changed, or the bar shows or hides: Qt places it and the pages
+            self._bar = bar
+            return False
+        watched.updateGeometry()
+        return True

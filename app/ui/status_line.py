@@ -3,8 +3,9 @@ message such as a connection's detail ran past the window's edge (QStatusBar pai
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QStatusBar, QWidget
 
 
 class StatusBar(QStatusBar):
@@ -17,6 +18,18 @@ class StatusBar(QStatusBar):
         self.addWidget(self.line, 1)
         self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self.clearMessage)
+
+    @classmethod
+    def of_window(cls, window: QMainWindow) -> StatusBar:
+        """A new bar, `window`'s. QMainWindow.setStatusBar makes the window's default bar first and leaves it to
+        the event loop to delete; deleted then, the corner it has (hidden, never shown) is repainted, the tool
+        bar and the menu bar under it with it, at the loop's first turn: it goes here, before any frame."""
+        bar = cls()
+        window.setStatusBar(bar)
+        for child in window.children():
+            if isinstance(child, QStatusBar) and child is not bar:
+                shiboken6.delete(child)
+        return bar
 
     def settle(self) -> None:
         """After the first frame (the `Qt` namespace's enums cost a launch ~50 ms before it): messages quote

@@ -56,13 +56,22 @@ class ConnectionBar(QToolBar):
             self.addWidget(widget)
 
     def fill_profiles(self) -> None:
-        self.profile_box.blockSignals(True)
-        self.profile_box.clear()
-        for profile in self.session.profiles.all():
-            self.profile_box.addItem(profile.name, profile.id)
-        index = self.profile_box.findData(self.session.profiles.current_id())
-        self.profile_box.setCurrentIndex(max(0, index))
-        self.profile_box.blockSignals(False)
+        """The profiles, the current one chosen. Left as they are when nothing changed (each activation and
+        each save of the profiles asks again): emptied and filled again, the box would measure its items anew
+        and relay the toolbar."""
+        box, profiles = self.profile_box, self.session.profiles.all()
+        shown = [(box.itemText(row), box.itemData(row)) for row in range(box.count())]
+        if shown != [(profile.name, profile.id) for profile in profiles]:
+            box.blockSignals(True)
+            box.clear()
+            for profile in profiles:
+                box.addItem(profile.name, profile.id)
+            box.blockSignals(False)
+        index = max(0, box.findData(self.session.profiles.current_id()))
+        if index != box.currentIndex():
+            box.blockSignals(True)
+            box.setCurrentIndex(index)
+            box.blockSignals(False)
 
     def _profile_chosen(self, index: int) -> None:
         profile_id = self.profile_box.itemData(index)
@@ -73,9 +82,10 @@ class ConnectionBar(QToolBar):
         """The profile changed: Play IP shows for the sandbox only, with the address it plays."""
         profile = self.session.profile
         sandbox = profile is not None and profile.is_sandbox
-        self.simulated_ip.setVisible(sandbox)
-        self.simulated_label.setVisible(sandbox)
-        if profile is not None:
+        for widget in (self.simulated_ip, self.simulated_label):  # each show or hide relays the toolbar
+            if widget.isHidden() == sandbox:
+                widget.setVisible(sandbox)
+        if profile is not None and self.simulated_ip.text() != profile.simulated_ip:
             self.simulated_ip.setText(profile.simulated_ip)
         self.fill_profiles()
 
@@ -87,7 +97,9 @@ class ConnectionBar(QToolBar):
             name = f"Blocked: {self.session.blocked_key} key (403)"
         self.indicator.setText(f"● {name}")
         self.indicator.setToolTip(f"<p>{html.escape(detail)}</p>")  # a tooltip guesses rich text: say so
-        self.indicator.setStyleSheet(css(STATE_COLOURS.get(ConnectionState(state), Ink.BAD)))
+        sheet = css(STATE_COLOURS.get(ConnectionState(state), Ink.BAD))
+        if sheet != self.indicator.styleSheet():  # a sheet set again polishes the label again, and relays it
+            self.indicator.setStyleSheet(sheet)
 
     def _play_ip(self) -> None:
         """Only an address plays: `999.1.1.1` would reach the service as "unknown" (and be offered as such)."""

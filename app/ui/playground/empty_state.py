@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.colours import Ink, ink_label
+from app.ui.widgets.rich_text_label import RichTextLabel
 
 from .functions_panel import FunctionsPanel
 from .transcript import Transcript
@@ -97,13 +98,12 @@ class EmptyState(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         intro = ink_label(
-            QLabel(
+            RichTextLabel(
                 "<b>Try the Playground:</b> pick an example, it fills the message box below (Ctrl+Enter sends "
                 "it); or type your own."
             ),
             Ink.MUTED,
         )
-        intro.setWordWrap(True)
         layout.addWidget(intro)
         grid = QGridLayout()
         grid.setColumnStretch(1, 1)

@@ -3,7 +3,7 @@ to go on with (the last launch's, or a reopened conversation's) kept until the l
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from app.services.session.session import ConsoleSession
@@ -41,8 +41,11 @@ class ModelBox(QComboBox):
     def show_what_serves_each(self) -> None:
         """Each name's real model (the server's `owned_by`: the local sandbox names the weights file), and
         whether it calls functions where the server says so."""
-        for row in range(self.count()):
-            self.setItemData(row, self.describe(self.itemText(row)), Qt.ItemDataRole.ToolTipRole)
+        # Unheard by the box: a tooltip changes no size, but told of one the box (AdjustToContents) measures
+        # every item again and relays the Playground's top row, at once and again 20 ms later.
+        with QSignalBlocker(self.model()):
+            for row in range(self.count()):
+                self.setItemData(row, self.describe(self.itemText(row)), Qt.ItemDataRole.ToolTipRole)
         self.setToolTip(self.describe(self.currentText()) if self.currentText() else "")
 
     def describe(self, name: str) -> str:

@@ -8,7 +8,7 @@ the screen at twice the scale. Here the minimum is the widest single control, an
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QMargins, QRect, QSize, Qt
 from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QWidget, QWidgetItem
 
 
@@ -97,29 +97,28 @@ class FlowLayout(QLayout):
         return [item for item in self._items if not item.isEmpty()]
 
     def _place(self, rect: QRect, *, move: bool) -> int:
-        """Lay the items out in `rect` (or only measure) and return the height they take."""
+        """Lay the items out in `rect` (or only measure) and return the height they take. Each item is placed
+        once, centred on its line's height as QHBoxLayout does: placed at the line's top and then centred, a
+        control shorter than its line would move twice at each pass, and Qt repaints each move."""
         margins = self.contentsMargins()
         area = rect.adjusted(margins.left(), margins.top(), -margins.right(), -margins.bottom())
         x, y, line_height = area.x(), area.y(), 0
-        lines: list[list[tuple[QLayoutItem, int]]] = [[]]
+        lines: list[tuple[int, int, list[tuple[QLayoutItem, QSize, int]]]] = []  # top, height, items at x
+        line: list[tuple[QLayoutItem, QSize, int]] = []
         for item in self._shown():
             hint = item.sizeHint()
             if x > area.x() and x + hint.width() > area.right() + 1:  # this item starts a new line
-                x, y, line_height = area.x(), y + line_height + self._spacing, 0
-                lines.append([])
-            lines[-1].append((item, y))
-            if move:
-                width = min(hint.width(), area.width())
-                item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
+                lines.append((y, line_height, line))
+                x, y, line_height, line = area.x(), y + line_height + self._spacing, 0, []
+            line.append((item, hint, x))
             x += hint.width() + self._spacing
             line_height = max(line_height, hint.height())
-        if move:  # centre each item on its line's height, as QHBoxLayout does
-            for line in lines:
-                tallest = max((item.sizeHint().height() for item, _ in line), default=0)
-                for item, top in line:
-                    geometry = item.geometry()
-                    geometry.moveTop(top + (tallest - geometry.height()) // 2)
-                    item.setGeometry(geometry)
+        lines.append((y, line_height, line))
+        if move:
+            for top, tallest, placed in lines:
+                for item, hint, left in placed:
+                    width = min(hint.width(), area.width())
+                    item.setGeometry(QRect(left, top + (tallest - hint.height()) // 2, width, hint.height()))
         return y + line_height - rect.y() + margins.bottom()
 
 
