@@ -2,7 +2,8 @@
 
 It filters and sorts itself over precomputed keys instead of using QSortFilterProxyModel: a proxy calls
 back into Python once per row on every keystroke (100,000 calls), where one pass in C suffices
-(`compress` over `map(contains, …)`: no Python bytecode per row).
+(`compress` over `map(contains, …)`: no Python bytecode per row). A long list is sorted on the builder thread
+(app/core/security/entry_order.py) and its rows keep their order until the new one is handed over.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
@@ -216,7 +218,7 @@ class EntriesModel(QAbstractTableModel):
             return
         self._drop_pending()
         # Started once the paints the click left (the header's arrow) are done: each call into Python they
-        # make waits for the GIL while the sort holds it, stretching ~5 ms of painting to ~60 (docs/stack.md).
+        # make waits for the GIL while the sort holds it, stretching ~5 ms of painting to 40-80 (docs/stack.md).
         # A timer fires after the posted events (the paints); a second call of `sort` for the same click (Qt's
         # sortByColumn makes two) restarts it and one sort is made.
         self._sort_later.start()
@@ -229,7 +231,12 @@ class EntriesModel(QAbstractTableModel):
         descending = direction == Qt.SortOrder.DescendingOrder
         future = arrange_later(self.entries, _SORTS[column], descending, self._index, self._covers, search)
         self._pending = future
-        future.add_done_callback(lambda _future: self._arranged.emit())  # on the builder thread: queued
+        future.add_done_callback(self._announce_arranged)
+
+    def _announce_arranged(self, _future: Future[Arranged]) -> None:
+        """On the builder thread (or this one, for a sort dropped before it started): a queued signal."""
+        with suppress(RuntimeError):  # the model deleted meanwhile (its window closed): nobody to tell
+            self._arranged.emit()
 
     def _take_arranged(self) -> None:
         """The order sorted off the GUI thread, taken as it is: the rows, the filter and the view follow."""
