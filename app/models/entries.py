@@ -2,7 +2,8 @@
 
 It filters and sorts itself over precomputed keys instead of using QSortFilterProxyModel: a proxy calls
 back into Python once per row on every keystroke (100,000 calls), where one pass in C suffices
-(`compress` over `map(contains, …)`: no Python bytecode per row).
+(`compress` over `map(contains, …)`: no Python bytecode per row). A long list is sorted on the builder thread
+(app/core/security/entry_order.py) and its rows keep their order until the new one is handed over.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
+from app.core.security.entry_order import Arranged, SortColumn, arrange_later, serials_in_order
 from app.core.security.entry_search import EntrySearch
 from app.core.security.entry_views import EntryView, shown_by
 from app.core.security.expiry import describe_left
@@ -22,6 +25,8 @@ from app.netrules import Address
 from app.netrules.index import BITS, EntryIndex, interval_of
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from app.services.security.allowlist import Entry
 
 COLUMNS = (
@@ -44,6 +49,9 @@ _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
 _NUMBER_ALIGNMENT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _BY_INDEX = frozenset({ADDRESS, SIZE, COVERS})  # columns sorted by what the index knows
+_SORTS = tuple(SortColumn)  # in the order of COLUMNS
+# A longer list is sorted off the GUI thread (see `sort`); up to this many entries a sort takes a few ms.
+SORT_HERE_UP_TO = 5_000
 
 
 def _day_of(moment: float) -> str:
@@ -52,8 +60,19 @@ def _day_of(moment: float) -> str:
 
 
 class EntriesModel(QAbstractTableModel):
+    arranged = (
+        Signal()
+    )  # the rows are shown in the order last chosen (a long list's sort is off the GUI thread)
+    _arranged = Signal()  # a sort made off the GUI thread is ready (emitted there: delivered queued)
+
     def __init__(self) -> None:
         super().__init__()
+        self._pending: Future[Arranged] | None = None  # a sort made off the GUI thread (see `sort`)
+        self._arranged.connect(self._take_arranged, Qt.ConnectionType.QueuedConnection)
+        self._sort_later = QTimer(self)
+        self._sort_later.setSingleShot(True)
+        self._sort_later.setInterval(0)
+        self._sort_later.timeout.connect(self._start_arranging)
         self.entries: Sequence[Entry] = ()
         self.visible: list[int] = []  # indexes into entries, in display order
         self._index: EntryIndex | None = None  # None until the caller has it (built off the GUI thread)
@@ -159,6 +178,7 @@ class EntriesModel(QAbstractTableModel):
         index's (then the first filter keystroke makes them: the rows show sooner without). A `search` made
         for these entries in the order by address is that order and its keys when the rows are sorted so:
         nothing is done per row here (at 100,000 entries the GUI thread spent ~0.1 s making them)."""
+        self._drop_pending()  # a sort of the entries before, or of a coverage before: the rows are sorted here
         by_address = self._sort == (ADDRESS, Qt.SortOrder.AscendingOrder) and self._index is not None
         if by_address and search is not None and search.entries is self.entries:
             self._search, self._order = search, search.order
@@ -175,35 +195,13 @@ class EntriesModel(QAbstractTableModel):
         else:
             self.visible = list(self._order if shown is None else compress(self._order, shown))
 
-    def _key(self, column: int) -> Any:
-        entries, covers = self.entries, self._covers
-        never = float("inf")
-        if column == SIZE:
-            assert self._index is not None  # see _sorted_order
-            return self._index.size_bits().__getitem__
-        return (
-            None,  # by address: the index's own order (see _sorted_order)
-            lambda i: entries[i].description.lower(),
-            lambda i: never if entries[i].expires_at is None else entries[i].expires_at,
-            lambda i: entries[i].hit_count,
-            lambda i: entries[i].last_matched_at or 0,
-            lambda i: entries[i].created_at or 0,
-            None,  # by size: the index's column (see above)
-            lambda i: covers[i],
-        )[column]
-
     def _sorted_order(self) -> list[int]:
         if self._sort is None or (self._sort[0] in _BY_INDEX and self._index is None):
             order = list(range(len(self.entries)))  # by address or size, until the index comes: list order
         else:
             column, direction = self._sort
             descending = direction == Qt.SortOrder.DescendingOrder
-            if column == ADDRESS and self._index is not None:  # kept in address order: no sort needed
-                order = self._index.address_order()
-                if descending:
-                    order.reverse()
-            else:
-                order = sorted(range(len(self.entries)), key=self._key(column), reverse=descending)
+            order = serials_in_order(self.entries, _SORTS[column], descending, self._index, self._covers)
         self._ordered_shown = self._in_order_of(order, self._shown)
         return order
 
@@ -212,14 +210,60 @@ class EntriesModel(QAbstractTableModel):
         return None if flags is None else list(map(flags.__getitem__, order))
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the rows by a column (a click on its header). A long list is sorted off the GUI thread: its
+        rows stay in their order until the new one is ready, then take it at once (see `_take_arranged`)."""
         self._sort = (column, order)
-        self._rearrange()
+        if len(self.entries) <= SORT_HERE_UP_TO or (column in _BY_INDEX and self._index is None):
+            self._rearrange()
+            return
+        self._drop_pending()
+        # Started once the paints the click left (the header's arrow) are done: each call into Python they
+        # make waits for the GIL while the sort holds it, stretching ~5 ms of painting to 40-80 (docs/stack.md).
+        # A timer fires after the posted events (the paints); a second call of `sort` for the same click (Qt's
+        # sortByColumn makes two) restarts it and one sort is made.
+        self._sort_later.start()
+
+    def _start_arranging(self) -> None:
+        if self._sort is None:
+            return
+        column, direction = self._sort
+        search = self._search if self._search is not None and self._search.entries is self.entries else None
+        descending = direction == Qt.SortOrder.DescendingOrder
+        future = arrange_later(self.entries, _SORTS[column], descending, self._index, self._covers, search)
+        self._pending = future
+        future.add_done_callback(self._announce_arranged)
+
+    def _announce_arranged(self, _future: Future[Arranged]) -> None:
+        """On the builder thread (or this one, for a sort dropped before it started): a queued signal."""
+        with suppress(RuntimeError):  # the model deleted meanwhile (its window closed): nobody to tell
+            self._arranged.emit()
+
+    def _take_arranged(self) -> None:
+        """The order sorted off the GUI thread, taken as it is: the rows, the filter and the view follow."""
+        future = self._pending
+        if future is None or not future.done():  # dropped: a newer sort, or other entries
+            return
+        self._pending = None
+        arranged = future.result()
+        self.layoutAboutToBeChanged.emit()
+        self._order, self._search = arranged.order, arranged.search
+        self._ordered_shown = self._in_order(self._shown)
+        self._apply_filter()
+        self.layoutChanged.emit()
+        self.arranged.emit()
+
+    def _drop_pending(self) -> None:
+        self._sort_later.stop()
+        if self._pending is not None:
+            self._pending.cancel()  # not started yet: the builder thread skips it
+            self._pending = None
 
     def _rearrange(self, search: EntrySearch | None = None) -> None:
         self.layoutAboutToBeChanged.emit()
         self._arrange(search)
         self._apply_filter()
         self.layoutChanged.emit()
+        self.arranged.emit()
 
     # -- Qt's model interface ---------------------------------------------------------------------
 

@@ -117,6 +117,21 @@ def waited(future: Future[_T]) -> _T:
     return future.result()
 
 
+def sorted_by(model: EntriesModel, click: Callable[[], object]) -> float:
+    """Seconds from a click on a column's header to the rows shown in its order (a long list is sorted off
+    the GUI thread, which runs its event loop meanwhile, as the console's does)."""
+    loop, done = QEventLoop(), []
+    model.arranged.connect(loop.quit)
+    model.arranged.connect(lambda: done.append(True))
+    started = time.perf_counter()
+    click()
+    if not done:
+        loop.exec()
+    QApplication.processEvents()
+    model.arranged.disconnect()
+    return time.perf_counter() - started
+
+
 def timed(action: Callable[..., object]) -> float:
     started = time.perf_counter()
     action()
@@ -157,7 +172,10 @@ def main() -> None:
     )
     print(f"  baseline: the same heartbeat beside a plain Python loop: {ms['jitter']:,.0f} ms longest gap")
     print(f"  baseline: the bytes parsed at once (json.loads, model_validate): {at_once * 1000:,.0f} ms")
-    print(f"sort by description:             {ms['sort']:,.0f} ms")
+    print(f"sort by description:             {ms['sort']:,.0f} ms (from the click to the rows in that order)")
+    print(
+        f"  longest GUI-thread block while sorting: {ms['sort_block']:,.0f} ms  (goal <= 50 ms; by description and back)"
+    )
     print(
         f"one filter keystroke (worst):    {ms['worst']:,.1f} ms  (goal <= 25 ms); median {ms['median']:,.1f} ms"
     )
@@ -220,8 +238,10 @@ def one_round(content: bytes, data: list[dict[str, Any]], worker: ThreadPoolExec
     heartbeat.start()
     waited(worker.submit(plain_loop, indexed))
     jitter = heartbeat.stop()
-    sort = timed(lambda: view.sortByColumn(1, Qt.SortOrder.AscendingOrder))
-    timed(lambda: view.sortByColumn(0, Qt.SortOrder.AscendingOrder))
+    heartbeat.start()
+    sort = sorted_by(model, lambda: view.sortByColumn(1, Qt.SortOrder.AscendingOrder))
+    sorted_by(model, lambda: view.sortByColumn(0, Qt.SortOrder.AscendingOrder))
+    sort_block = heartbeat.stop()
     texts = ("s", "si", "sit", "site", "site ", "site 4", "site 42")
     keystrokes, cpu = [], []
     for text in texts:
@@ -248,6 +268,7 @@ def one_round(content: bytes, data: list[dict[str, Any]], worker: ThreadPoolExec
         "block_began": block_began,
         "jitter": jitter,
         "sort": sort,
+        "sort_block": sort_block,
         "worst": max(keystrokes),
         "worst_cpu": max(cpu),
         "median": statistics.median(keystrokes),

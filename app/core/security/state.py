@@ -18,8 +18,9 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window s
     from app.api.admin import Allowlist, Entry, Project
 
 # One thread builds the indexes of the lists as they load (0.2-0.4 s at 100,000 entries), so the thread that
-# shows them (the GUI's) never does: it shows the rows first and asks the rest once the index is ready.
-_BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="entry-index")
+# shows them (the GUI's) never does: it shows the rows first and asks the rest once the index is ready. The
+# table's long sorts run on it too (entry_order.arrange_later), after the index of the list they sort.
+BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="entry-index")
 
 
 def _index_of(
@@ -65,7 +66,7 @@ class AllowlistState:
         for held, future in self._indexes:
             if held is entries:
                 return future
-        future = _BUILDER.submit(_index_of, entries, self._indexes)
+        future = BUILDER.submit(_index_of, entries, self._indexes)
         self._indexes = ((entries, future), *self._indexes[:2])
         return future
 
@@ -78,7 +79,7 @@ class AllowlistState:
             if held is entries:
                 return future
         index = self.index_later(data)
-        future = _BUILDER.submit(lambda: EntrySearch(entries, index.result().address_order()))
+        future = BUILDER.submit(lambda: EntrySearch(entries, index.result().address_order()))
         self._searches = ((entries, future), *self._searches[:1])
         return future
 
@@ -162,7 +163,7 @@ class AllowlistState:
         lasting = [entry for entry in self.entries if not expiry.ends_soon(entry.expires_at, now)]
         if len(lasting) == len(self.entries):
             return self.entry_index(self.data)
-        return _BUILDER.submit(checks.index_of, lasting).result()  # not on this (the GUI's) thread
+        return BUILDER.submit(checks.index_of, lasting).result()  # not on this (the GUI's) thread
 
     def enable_lockout(self) -> str:
         return checks.enable_lockout(self.guard_index(), len(self.entries), self.source_ip)
