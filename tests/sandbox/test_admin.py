@@ -190,3 +190,15 @@ def test_unknown_path_and_method_are_json_errors(sandbox: Sandbox) -> None:
         method = admin.put(sandbox.org_list, json={})
     assert unknown.status_code == 404 and unknown.json()["error"]["type"] == "not_found_error"
     assert method.status_code == 405 and "error" in method.json()
+
+
+@pytest.mark.parametrize("cidr", ["", "   ", "\t"])
+def test_an_empty_entry_is_named_as_empty_whatever_its_spaces(sandbox: Sandbox, cidr: str) -> None:
+    """The server's own reading (app.netrules) judges an empty entry, with or without spaces: one message,
+    `invalid_cidr`; the published document refuses it by its pattern (no separate length rule to disagree)."""
+    with sandbox.admin() as admin:
+        answer = admin.post(f"{sandbox.org_list}/entries", json={"cidr": cidr})
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert (error["code"], error["param"]) == ("invalid_cidr", "cidr")
+    assert error["message"].startswith("The entry is empty")

@@ -97,7 +97,7 @@ class EntryCreate(Strict):
     # spaces around it), so a client reading /openapi.json refuses "0" as the server does. Only in the
     # document: the server's own check (app.netrules) gives the precise message.
     cidr: str = Field(
-        min_length=1, max_length=100, description=CIDR_TEXT, json_schema_extra={"pattern": CIDR_SHAPE}
+        max_length=100, description=CIDR_TEXT, json_schema_extra={"pattern": CIDR_SHAPE}
     )
     description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
     expires_at: ExpiresAt | None = Field(default=None, description=EXPIRES_TEXT)

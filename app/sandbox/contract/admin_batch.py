@@ -13,7 +13,7 @@ MAX_BATCH_ITEMS = 2000  # per kind of change: twice the default entry limit (a l
 
 
 class BatchAdd(Strict):
-    cidr: str = Field(min_length=1, max_length=100, json_schema_extra={"pattern": CIDR_SHAPE})
+    cidr: str = Field(max_length=100, json_schema_extra={"pattern": CIDR_SHAPE})
     description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
     expires_at: ExpiresAt | None = None
 
