@@ -96,9 +96,7 @@ class EntryCreate(Strict):
     # The published shape of an entry (digits and dots, or hex and colons, then an optional /prefix; ASCII
     # spaces around it), so a client reading /openapi.json refuses "0" as the server does. Only in the
     # document: the server's own check (app.netrules) gives the precise message.
-    cidr: str = Field(
-        max_length=100, description=CIDR_TEXT, json_schema_extra={"pattern": CIDR_SHAPE}
-    )
+    cidr: str = Field(max_length=100, description=CIDR_TEXT, json_schema_extra={"pattern": CIDR_SHAPE})
     description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
     expires_at: ExpiresAt | None = Field(default=None, description=EXPIRES_TEXT)
 
