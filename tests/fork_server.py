@@ -110,7 +110,7 @@ class ForkServer:
             [sys.executable, "-m", "tests.fork_server", self._address, *preload],
             cwd=ROOT,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,  # its end of file tells the server to end, with every child it forked
             stdout=subprocess.PIPE,
         )
         assert self._process.stdout is not None
@@ -217,9 +217,14 @@ class ForkServer:
         return connection, pid
 
     def close(self) -> None:
-        self._process.kill()
-        self._process.wait()
-        assert self._process.stdout is not None
+        """The server ends, and kills the children still running (a test that failed may leave one)."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.close()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
         self._process.stdout.close()
         self._folder.cleanup()
 
@@ -413,7 +418,8 @@ def quick_exit(code: int) -> None:
 
 def serve(address: str, preload: list[str]) -> None:
     """Import `preload`, listen on `address`, fork a child per connection, and send each connection its
-    child's pid at once and its exit status once the child is reaped."""
+    child's pid at once and its exit status once the child is reaped; at the end of its standard input (the
+    caller closed it, or ended without closing it), kill the children still running and end."""
     import gc
     import importlib
 
@@ -430,6 +436,8 @@ def serve(address: str, preload: list[str]) -> None:
     if len(threads) > 1:  # a child forked then would hold locks of threads it does not have
         raise RuntimeError(f"preloading started {len(threads) - 1} thread(s); forking would be unsafe")
     waiting: dict[int, socket.socket] = {}  # a child's pid -> the connection its exit status goes to
+    alive: set[int] = set()  # every child not yet reaped, its caller waiting or not
+    caller = sys.stdin.fileno()  # a pipe from the caller: end of file once it closes it or is gone
     wake_read, wake_write = os.pipe()  # SIGCHLD's note to the loop below (signal.set_wakeup_fd)
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
@@ -439,6 +447,7 @@ def serve(address: str, preload: list[str]) -> None:
         listener.listen(64)
         ready.register(listener, selectors.EVENT_READ)
         ready.register(wake_read, selectors.EVENT_READ)
+        ready.register(caller, selectors.EVENT_READ)
         print("ready", flush=True)
         while True:
             for key, _ in ready.select():
@@ -446,15 +455,33 @@ def serve(address: str, preload: list[str]) -> None:
                     connection, _ = listener.accept()
                     server_fds: list[int | socket.socket] = [listener, wake_read, wake_write]
                     server_fds += waiting.values()
-                    pid = _start_child(connection, server_fds)
+                    pid = _start_child(connection, server_fds, alive)
                     if pid is not None:
                         waiting[pid] = connection
+                elif key.fileobj == caller:
+                    if not os.read(caller, 512):
+                        _end_children(alive)
+                        return
                 else:
                     os.read(wake_read, 512)
-                    _reap(waiting)
+                    _reap(waiting, alive)
 
 
-def _start_child(connection: socket.socket, server_fds: list[int | socket.socket]) -> int | None:
+def _end_children(alive: set[int]) -> None:
+    """Kill -9 every child still running (with its process group, when it made one of its own)."""
+    for pid in alive:
+        try:
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # ended since
+            pass
+
+
+def _start_child(
+    connection: socket.socket, server_fds: list[int | socket.socket], alive: set[int]
+) -> int | None:
     """Fork the child a connection asks for and send it its pid; None when the caller left already.
     `server_fds` are closed in the child: the listener, the wakeup pipe, the other children's connections
     (the selector's own is closed as the server's function is left, by a child that ends as the interpreter
@@ -479,6 +506,7 @@ def _start_child(connection: socket.socket, server_fds: list[int | socket.socket
             os._exit(70)  # never back into the server's loop, whatever _child raised
         # The interpreter's own end, out of the loop and the server's function.
         raise SystemExit(code)
+    alive.add(pid)
     for fd in fds:
         os.close(fd)
     try:
@@ -489,7 +517,7 @@ def _start_child(connection: socket.socket, server_fds: list[int | socket.socket
     return pid
 
 
-def _reap(waiting: dict[int, socket.socket]) -> None:
+def _reap(waiting: dict[int, socket.socket], alive: set[int]) -> None:
     """Every child that has exited: its exit status to its connection, which is then closed."""
     while True:
         try:
@@ -498,6 +526,7 @@ def _reap(waiting: dict[int, socket.socket]) -> None:
             return
         if pid == 0:
             return
+        alive.discard(pid)
         connection = waiting.pop(pid, None)
         if connection is None:
             continue

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,56 @@ def test_a_script_runs_as_python_file_does(ending: str, tmp_path: Path) -> None:
     assert json.loads(done.stdout)["helper"] == str(folder)
     with pytest.raises(ValueError, match="only `-m`"):
         server.run(["-c", "print(1)"])
+
+
+def _gone(pid: int, within: float = 10) -> bool:
+    """Whether the process has ended (and been reaped by whoever its parent is) within the time."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state == "Z":  # ended, its parent not yet told
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_closing_the_server_ends_the_children_a_failed_test_left_running(tmp_path: Path) -> None:
+    """A test that fails while its server runs leaves it running: the fork server's end takes it along,
+    in its own session or not."""
+    server = ForkServer()
+    left = server.spawn(["-m", "app.sandbox", "serve", "--port", "0", "--data", str(tmp_path / "one")])
+    assert left.stdout is not None and "listening at" in left.stdout.readline()
+    server_pid = server._process.pid
+    server.close()
+    assert _gone(left.pid) and _gone(server_pid)
+    left.stdout.close()
+    left._connection.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_caller_that_dies_without_closing_takes_the_server_and_its_children_along(tmp_path: Path) -> None:
+    """A pytest worker killed mid-run never calls close(): its pipe's end of file is the server's cue."""
+    caller = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys\n"
+            "from tests.fork_server import ForkServer\n"
+            "server = ForkServer()\n"
+            f"child = server.spawn(['-m', 'app.sandbox', 'serve', '--port', '0', '--data', {str(tmp_path)!r}])\n"
+            "child.stdout.readline()\n"
+            "print(server._process.pid, child.pid, flush=True)\n"
+            "os._exit(0)\n",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    server_pid, child_pid = (int(pid) for pid in caller.stdout.split())
+    assert _gone(child_pid) and _gone(server_pid)
