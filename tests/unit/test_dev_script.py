@@ -89,25 +89,12 @@ def test_the_tests_temporary_folders_go_to_dev_shm_only_with_room_there(tmp_path
     environment instead of running."""
     log = tmp_path / "calls.log"
     python = stand_in_checks(tmp_path, log)
-    python.write_text(
-        f'#!/bin/sh\nif [ "$2" = "pytest" ]; then echo "temproot=$PYTEST_DEBUG_TEMPROOT" >> "{log}"; exit 0; fi\n'
-        + python.read_text().split("\n", 1)[1]
-    )
-    if (
-        shutil.which("dbus-run-session") is None
-    ):  # dev.sh test installs it (the dbus package) before this runs
-        raise AssertionError("dbus-run-session is missing: run the suite through packaging/dev.sh test")
+    pytest_stand_in(python, f'  echo "temproot=$PYTEST_DEBUG_TEMPROOT" >> "{log}"\n  exit 0\n')
 
     def temproot(environment: dict[str, str]) -> str:
         log.write_text("")
-        subprocess.run(
-            ["bash", "packaging/dev.sh", "test"],
-            cwd=tmp_path,
-            env={**environment, "DEV_SKIP_APT": "1", "PATH": os.environ["PATH"]},
-            check=True,
-            timeout=60,
-            stdout=subprocess.DEVNULL,
-        )
+        done = run_dev_test(tmp_path, environment={**environment, "PATH": os.environ["PATH"]})
+        assert done.returncode == 0, done.stdout + done.stderr
         return next(line for line in log.read_text().splitlines() if line.startswith("temproot="))
 
     plain = {k: v for k, v in os.environ.items() if k != "PYTEST_DEBUG_TEMPROOT"}
@@ -227,9 +214,18 @@ def stand_in_checks(root: Path, log: Path) -> Path:
     return bin_dir / "python"
 
 
-def run_dev_test(root: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+def pytest_stand_in(python: Path, body: str) -> None:
+    """The stand-in venv `python` (stand_in_checks) runs the shell lines `body` where pytest would run."""
+    python.write_text(
+        '#!/bin/sh\nif [ "$2" = "pytest" ]; then\n' + body + "fi\n" + python.read_text().split("\n", 1)[1]
+    )
+
+
+def run_dev_test(
+    root: Path, *arguments: str, environment: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`dev.sh test` in `root` (its checks and installs stood in for: stand_in_checks), apt-get skipped,
-    each session on a bus of the machine's dbus-run-session."""
+    each session on a bus of the machine's dbus-run-session; `environment`: in place of this process's."""
     if (
         shutil.which("dbus-run-session") is None
     ):  # dev.sh test installs it (the dbus package) before this runs
@@ -237,7 +233,7 @@ def run_dev_test(root: Path, *arguments: str) -> subprocess.CompletedProcess[str
     return subprocess.run(
         ["bash", "packaging/dev.sh", "test", *arguments],
         cwd=root,
-        env={**os.environ, "DEV_SKIP_APT": "1"},
+        env={**(os.environ if environment is None else environment), "DEV_SKIP_APT": "1"},
         capture_output=True,
         text=True,
         timeout=60,
@@ -255,12 +251,10 @@ def test_the_tests_run_in_two_sessions_with_the_arguments_and_fail_if_either_fai
     -p no:cacheprovider). A session with no test to run (exit status 5) does not fail the run on its own."""
     log = tmp_path / "calls.log"
     python = stand_in_checks(tmp_path, log)
-    python.write_text(
-        "#!/bin/sh\n"
-        'if [ "$2" = "pytest" ]; then\n'
+    pytest_stand_in(
+        python,
         f'  echo "pytest $*" >> "{log}"\n'
-        f'  case "$*" in *--qt-free=only*) exit {qt_free};; *) exit {others};; esac\n'
-        "fi\n" + python.read_text().split("\n", 1)[1]
+        f'  case "$*" in *--qt-free=only*) exit {qt_free};; *) exit {others};; esac\n',
     )
     done = run_dev_test(tmp_path, "-q", "-p", "no:cacheprovider")
     assert done.returncode == expected
@@ -281,9 +275,8 @@ def test_the_two_sessions_run_at_once_each_on_a_session_bus_and_keyring_of_its_o
     python = stand_in_checks(tmp_path, log)
     started = tmp_path / "started"
     started.mkdir()
-    python.write_text(
-        "#!/bin/sh\n"
-        'if [ "$2" = "pytest" ]; then\n'
+    pytest_stand_in(
+        python,
         f'  touch "{started}/$$"\n'
         "  i=0\n"
         f'  while [ "$(ls "{started}" | wc -l)" -lt 2 ]; do\n'
@@ -291,8 +284,7 @@ def test_the_two_sessions_run_at_once_each_on_a_session_bus_and_keyring_of_its_o
         "    sleep 0.1\n"
         "  done\n"
         f'  echo "bus=$DBUS_SESSION_BUS_ADDRESS" >> "{log}"\n'
-        "  exit 0\n"
-        "fi\n" + python.read_text().split("\n", 1)[1]
+        "  exit 0\n",
     )
     done = run_dev_test(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -308,14 +300,12 @@ def test_each_sessions_keyring_daemon_holds_its_name_before_pytest_and_is_gone_w
     keyring while the folder was being removed, and failed the run now and then."""
     log = tmp_path / "calls.log"
     python = stand_in_checks(tmp_path, log)
-    python.write_text(
-        "#!/bin/sh\n"
-        'if [ "$2" = "pytest" ]; then\n'
+    pytest_stand_in(
+        python,
         "  dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus / \\\n"
         "    org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets \\\n"
         f'    | awk \'{{print "keyring=" $2}}\' >> "{log}"\n'
-        "  exit 0\n"
-        "fi\n" + python.read_text().split("\n", 1)[1]
+        "  exit 0\n",
     )
     done = run_dev_test(tmp_path)
     assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
