@@ -64,15 +64,25 @@ def rotate_at_start(path: Path) -> None:
     path.replace(path.with_name(f"{path.name}.1"))
 
 
+class ConsoleLogFile(logging.FileHandler):
+    """The console's log file: one per process, the one the latest session set up."""
+
+
 def setup_logging(log_dir: Path, secrets: Callable[[], list[str]] = list) -> Path:
+    """The root logger writes to `log_dir`/console.log, keys redacted. A session made again in the same
+    process (each GUI test makes one) takes the place of the one before: its file is closed, and a record is
+    written, redacted and flushed once, not once per session ever made."""
     private_dir(log_dir)
     path = log_dir / "console.log"
     rotate_at_start(path)
     private_file(path)  # the log names addresses and hosts: the owner's only
-    handler = logging.FileHandler(path, encoding="utf-8")
+    handler = ConsoleLogFile(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactingFilter(secrets))
     root = logging.getLogger()
+    for earlier in [h for h in root.handlers if isinstance(h, ConsoleLogFile)]:
+        root.removeHandler(earlier)
+        earlier.close()
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     logging.getLogger("httpx").setLevel(logging.WARNING)
