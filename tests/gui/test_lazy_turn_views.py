@@ -23,9 +23,8 @@ def built_views(tab: PlaygroundTab) -> list[TurnView]:
     return [view for view in tab.transcript.findChildren(TurnView) if view.isVisible()]
 
 
-@pytest.fixture
-def reopened(console: MainWindow, qtbot: QtBot) -> PlaygroundTab:
-    """The Playground showing a 60-turn conversation, as reopening a saved one does."""
+def reopen(console: MainWindow, qtbot: QtBot, count: int) -> PlaygroundTab:
+    """The Playground showing a `count`-turn conversation, as reopening a saved one does."""
     console.tabs.setCurrentWidget(console.playground)
     tab = console.playground
     turns = [
@@ -37,7 +36,7 @@ def reopened(console: MainWindow, qtbot: QtBot) -> PlaygroundTab:
             text=f"Answer {n}: " + "word " * 150,
             status=TurnStatus.COMPLETED,
         )
-        for n in range(TURNS)
+        for n in range(count)
     ]
     turns[5].text += "a **zebra** crossing"  # one word no other turn has, in rendered markdown
     turns[7].prompt += " about Zebras"
@@ -45,6 +44,12 @@ def reopened(console: MainWindow, qtbot: QtBot) -> PlaygroundTab:
     bar = tab.transcript.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
     return tab
+
+
+@pytest.fixture
+def reopened(console: MainWindow, qtbot: QtBot) -> PlaygroundTab:
+    """The Playground showing a 60-turn conversation."""
+    return reopen(console, qtbot, TURNS)
 
 
 def test_a_reopened_conversation_builds_only_its_newest_turns(reopened: PlaygroundTab) -> None:
@@ -92,13 +97,14 @@ def test_an_earlier_turn_asked_for_by_index_is_built_and_copies(
     assert QApplication.clipboard().text() == tab.service.turns[3].text
 
 
-def test_sending_lets_the_oldest_views_go(qtbot: QtBot, reopened: PlaygroundTab) -> None:
-    tab = reopened
+def test_sending_lets_the_oldest_views_go(qtbot: QtBot, console: MainWindow) -> None:
+    turns = 3 * KEEP_TURNS  # more than are kept, built in batches: what 60 turns show, half the views built
+    tab = reopen(console, qtbot, turns)
     while tab.transcript.earlier.isVisible():
         qtbot.mouseClick(tab.transcript.earlier, Qt.MouseButton.LeftButton)
-    assert len(built_views(tab)) == TURNS
+    assert len(built_views(tab)) == turns
     send(qtbot, tab, "Write 50 words")
-    wait_done(qtbot, tab, TURNS + 1)
+    wait_done(qtbot, tab, turns + 1)
     qtbot.waitUntil(lambda: len(built_views(tab)) <= KEEP_TURNS + 1)
     assert tab.views.first_built > 0 and tab.transcript.earlier.isVisible()
     assert tab.views[-1].answer.toPlainText() and tab.transcript.following

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
@@ -209,23 +210,29 @@ def test_stop_ends_the_comparison_cleanly(qtbot: QtBot, console: MainWindow) -> 
 
 
 def test_a_long_conversation_opens_with_its_first_rows_and_builds_the_rest_as_they_are_reached(
-    qtbot: QtBot, console: MainWindow
+    qtbot: QtBot, console: MainWindow, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from app.core.playground.conversation_store import StoredTurn
-    from app.ui.playground.compare import FIRST_ROWS
+    from app.ui.playground import compare
 
+    # A third of the 12 first rows, so a conversation a third as long (each turn a request when run) is as
+    # long for the dialog: rows built on opening, more on scrolling, the rest as the run reaches them.
+    monkeypatch.setattr(compare, "FIRST_ROWS", 4)
     tab = console.playground
     conversation = tab.conversations.start("Long talk", "service-pro")
     assert conversation is not None
-    for number in range(60):
+    for number in range(20):
         answer = StoredTurn(f"question {number}", f"answer {number}", "service-pro", "completed")
         tab.conversations.save_turn(conversation, number, answer)
     dialog = opened(tab.open_compare(conversation))
     qtbot.addWidget(dialog)
-    assert len(dialog.views) == FIRST_ROWS and len(dialog.rows) == 60
+    assert len(dialog.views) == 4 and len(dialog.rows) == 20
     bar = child(dialog, QScrollArea, "compare_rows").verticalScrollBar()
+    dialog.resize(dialog.width(), 360)  # a short window: the 4 rows are more than it shows
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
     bar.setValue(bar.maximum())  # the person scrolls down: the next rows come
-    qtbot.waitUntil(lambda: len(dialog.views) > FIRST_ROWS)
+    qtbot.waitUntil(lambda: len(dialog.views) > 4)
+    assert len(dialog.views) < 20  # some rows are left for the run to reach
     run_on(qtbot, dialog, "service-ultra", timeout=60000)  # the run reaches every row, built as it starts
-    assert len(dialog.views) == 60
-    assert right(dialog, 59).answer.toPlainText() and "60 of 60 turns answered" in dialog.progress.text()
+    assert len(dialog.views) == 20
+    assert right(dialog, 19).answer.toPlainText() and "20 of 20 turns answered" in dialog.progress.text()

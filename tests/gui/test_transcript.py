@@ -13,7 +13,7 @@ from app.ui.playground.tab import PlaygroundTab
 from tests.gui.reach import simulated
 from tests.gui.test_playground import send, wait_done
 
-EARLIER_TURNS = 40
+EARLIER_TURNS = 12  # some eight screens of turns above the next one in the tests' window
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ a long list sorted off the GUI thread in slices, and after entries are added or 
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import random
 from collections.abc import Callable, Sequence
@@ -13,10 +14,12 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.api.admin import Entry
+from app.core.security import entry_order, entry_search
 from app.core.security.checks import index_of
 from app.core.security.entry_order import sorted_serials
 from app.core.security.entry_search import EntrySearch
-from app.models.entries import COLUMNS, SORT_HERE_UP_TO, EntriesModel
+from app.models import entries as entries_model
+from app.models.entries import COLUMNS, EntriesModel
 
 ME = ipaddress.ip_address("10.0.5.9")
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -43,11 +46,17 @@ def make_entries(count: int, seed: int = 3) -> list[Entry]:
     return made
 
 
+@functools.cache
+def network_of(cidr: str) -> Network:
+    """A cidr read once: the plain sorts below ask for each entry's network many times over."""
+    return ipaddress.ip_network(cidr)
+
+
 def plain_key(column: int) -> Callable[[Entry], Any]:
     """What each column sorts by, written plainly."""
 
     def network(entry: Entry) -> Network:
-        return ipaddress.ip_network(entry.cidr)
+        return network_of(entry.cidr)
 
     return (
         lambda e: (network(e).version, network(e).network_address, network(e).prefixlen),
@@ -77,6 +86,32 @@ def sorted_by(qtbot: QtBot, model: EntriesModel, column: int, descending: bool) 
     return shown_ids(model)
 
 
+SLICE = 1_000  # the slices of 10,000 and the sorts on the GUI thread of up to 5,000, a tenth as long here
+SORT_HERE_UP_TO = 500
+
+
+@pytest.fixture
+def sorts_made_off_the_gui_thread(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The table's thresholds a tenth as long, so a list a tenth as long takes the same paths; the runs
+    sorted off the GUI thread, as (entries, slices), to see that they did."""
+    monkeypatch.setattr(entries_model, "SORT_HERE_UP_TO", SORT_HERE_UP_TO)
+    monkeypatch.setattr(entry_order, "_SLICE", SLICE)
+    monkeypatch.setattr(entry_search, "_SLICE", SLICE)
+    made: list[tuple[int, int]] = []
+
+    def arrange_later(entries: Sequence[Entry], *rest: Any) -> Any:
+        made.append((len(entries), -(-len(entries) // SLICE)))
+        return later(entries, *rest)
+
+    def in_slices(keys: Sequence[Any], descending: bool = False, slice_size: int = SLICE) -> list[int]:
+        return sorted_serials(keys, descending, slice_size)
+
+    later = entry_order.arrange_later
+    monkeypatch.setattr(entries_model, "arrange_later", arrange_later)
+    monkeypatch.setattr(entry_order, "sorted_serials", in_slices)
+    return made
+
+
 @pytest.mark.parametrize("slice_size", [1, 2, 7, 10_000])
 def test_sorted_in_slices_and_merged_is_a_plain_stable_sort(slice_size: int) -> None:
     rng = random.Random(slice_size)
@@ -86,9 +121,10 @@ def test_sorted_in_slices_and_merged_is_a_plain_stable_sort(slice_size: int) -> 
             assert sorted_serials(keys, descending, slice_size) == plain
 
 
-def test_a_long_list_sorts_as_plain_python_by_every_column_both_ways(qtbot: QtBot) -> None:
-    entries = make_entries(23_000)  # past the slices of 10,000: an odd number of sorted runs merged
-    assert len(entries) > SORT_HERE_UP_TO  # sorted off the GUI thread
+def test_a_long_list_sorts_as_plain_python_by_every_column_both_ways(
+    qtbot: QtBot, sorts_made_off_the_gui_thread: list[tuple[int, int]]
+) -> None:
+    entries = make_entries(2_300)  # past two slices: an odd number of sorted runs merged
     index = index_of(entries)
     model = EntriesModel()
     model.set_entries(entries, ME, index, EntrySearch(entries, index.address_order()))
@@ -100,11 +136,15 @@ def test_a_long_list_sorts_as_plain_python_by_every_column_both_ways(qtbot: QtBo
                 COLUMNS[column],
                 descending,
             )
+    # Every column both ways sorted off the GUI thread, in three slices.
+    assert sorts_made_off_the_gui_thread == [(2_300, 3)] * 2 * len(COLUMNS)
 
 
-def test_the_order_holds_after_entries_are_added_or_removed(qtbot: QtBot) -> None:
+def test_the_order_holds_after_entries_are_added_or_removed(
+    qtbot: QtBot, sorts_made_off_the_gui_thread: list[tuple[int, int]]
+) -> None:
     """As the service shows a change's answer: a new list, one entry more or some fewer, in the same sort."""
-    entries = make_entries(7_000)
+    entries = make_entries(700)  # sorted off the GUI thread on a click, on it as a new list comes
     model = EntriesModel()
     model.set_entries(entries, ME, index_of(entries))
     for column in range(len(COLUMNS)):
@@ -122,6 +162,8 @@ def test_the_order_holds_after_entries_are_added_or_removed(qtbot: QtBot) -> Non
             assert sorted_by(qtbot, model, column, not descending) == plainly_sorted(
                 kept, column, not descending
             )
+    assert len(sorts_made_off_the_gui_thread) == 4 * len(COLUMNS)
+    assert all(count > SORT_HERE_UP_TO for count, _ in sorts_made_off_the_gui_thread)
 
 
 def test_a_short_list_sorts_at_once_and_a_filter_follows_a_long_one_s_sort(qtbot: QtBot) -> None:

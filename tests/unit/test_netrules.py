@@ -223,8 +223,13 @@ def test_matcher_agrees_with_linear_scan_on_large_lists() -> None:
     probes = [net.network_address for net in nets[::200]] + [net.broadcast_address for net in nets[::200]]
     probes += [ipaddress.IPv4Address(rng.getrandbits(32)) for _ in range(100)]
     probes += [ipaddress.IPv6Address(rng.getrandbits(128)) for _ in range(100)]
+    # The linear scan over each family's ranges as integers, read once: `probe in net` costs ~1 µs a time.
+    spans: dict[int, list[tuple[int, int]]] = {4: [], 6: []}
+    for net in nets:
+        spans[net.version].append((int(net.network_address), int(net.broadcast_address)))
     for probe in probes:
-        assert matcher.contains(probe) == any(probe in net for net in nets if net.version == probe.version)
+        value = int(probe)
+        assert matcher.contains(probe) == any(start <= value <= end for start, end in spans[probe.version])
 
 
 @pytest.mark.parametrize(
