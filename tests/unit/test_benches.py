@@ -32,16 +32,31 @@ BENCHES = sorted(path.stem for path in (ROOT / "tests" / "perf").glob("bench_*.p
 
 
 # What the benches import and share, loaded once in the parent they are forked from. Nothing of tests.perf:
-# tests/perf/tiny.py reads BENCH_SIZE when imported, which the child's environment sets.
+# tests/perf/tiny.py reads BENCH_SIZE when imported, which the child's environment sets. Besides the
+# libraries, what their first use imports (httpx's transports, the official client's stream helpers, the
+# sandbox's uvicorn protocols) and what a console the benches launch imports once it runs (the Playground,
+# the keychain's package): each bench and each console it forks would import them again, ~0.1-0.2 CPU-s.
 PRELOAD = (
     "PySide6.QtWidgets",
     "qasync",
     "httpx",
+    "httpcore",
+    "anyio._backends._asyncio",
     "openai",
+    "openai.resources.responses",
+    "openai.lib.streaming.responses",
     "app.sandbox.cli",
+    "uvicorn.protocols.http.httptools_impl",
+    "uvicorn.protocols.websockets.websockets_sansio_impl",
+    "uvicorn.lifespan.off",
     "app.api.client",
+    "app.api.socket_mode",
     "app.core.playground.turn_runner",
+    "app.bootstrap",
     "app.ui.main_window",
+    "app.ui.playground.tab",
+    "keyring",  # its backend is chosen on first use (PYTHON_KEYRING_BACKEND), in the child
+    "platformdirs",
 )
 
 
