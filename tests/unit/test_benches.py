@@ -123,6 +123,9 @@ def bench_parent() -> Iterator[ForkServer]:
 # The test's own deadline past the bench's (90 s, then its session killed): pytest-timeout's 60 s would end the
 # test with the bench and whatever it started still running, each for as long as its own run lasts.
 @pytest.mark.timeout(120)
+# On one xdist worker, so that one parent serves them all: each worker that ran some would preload its own
+# (~1.5 CPU-s). Scheduled as one unit, the largest, so first (xdist's loadgroup), not at the run's end.
+@pytest.mark.xdist_group("benches")
 @pytest.mark.parametrize("bench", [pytest.param(name, marks=marks(name)) for name in BENCHES])
 def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
     bench: str, tmp_path: Path, request: pytest.FixtureRequest, bench_parent: ForkServer
