@@ -38,7 +38,7 @@ DURATION = size("3s", "1s")  # wrk counts whole seconds
 # How long a run lasts: wrk's own duration, or at the tiny size a quarter of its shortest, the run cut short
 # (interrupted: wrk stops and prints its figures as at the end of a run), every case's path still taken.
 RUN_SECONDS = size(3.0, 0.25)
-TLS_SECONDS = size(3.0, 0.1)  # the TLS load generator's runs (tls_load.py), which count any fraction
+TLS_SECONDS = size(3.0, 0.02)  # the TLS load generator's runs (tls_load.py), which count any fraction
 TLS_CONNECTIONS = size(8, 1)
 ROUNDS = size(6, 1)  # A/B pairs per case; the order of each pair swaps every round
 ENTRIES = size(999, 20)
