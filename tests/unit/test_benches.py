@@ -51,6 +51,9 @@ PRELOAD = (
     "uvicorn.protocols.websockets.websockets_sansio_impl",
     "uvicorn.lifespan.off",
     "app.api.client",
+    # `module:function`: called once imported. The console's shared default SSL context (its CAs parsed,
+    # ~20 ms), inherited by each bench and console forked with the parent's SSL_CERT_FILE and SSL_CERT_DIR.
+    "app.api.connection:default_ssl_context",
     "app.api.socket_mode",
     "app.core.playground.turn_runner",
     "app.bootstrap",
