@@ -34,8 +34,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import IO
+
+from tests.forked_end import end
 
 ROOT = Path(__file__).resolve().parents[1]
 # The modules `python -m` may name here, and what they import before they can answer; importing them reads
@@ -136,7 +138,8 @@ class ForkServer:
 
         `new_session`: the child in a session of its own, as subprocess's start_new_session (a timeout then
         kills the whole session). `finalize`: it ends as the interpreter ends, non-daemon threads joined and
-        every object destroyed; without it, at os._exit once the atexit functions ran, which is quicker.
+        every object it made destroyed (tests/forked_end.py); without it, at os._exit once the atexit
+        functions ran, which is quicker.
         `stdin`: a descriptor of the caller's for the child's stdin (0: the caller's own, as a
         subprocess.run without `stdin` gives it); /dev/null when not given. `umask`: the child's; the
         caller's own when not given, as a child process inherits it."""
@@ -429,12 +432,13 @@ def serve(address: str, preload: list[str]) -> None:
         if function:
             getattr(loaded, function)()
     # What is preloaded lives as long as the server: out of the garbage collector's sight, so that a child's
-    # collections (and its interpreter's end, with `finalize`) do not walk it, writing to every page it shares
-    # with the parent and so copying them all (~0.25 CPU-s of each bench's check).
+    # collections (and its end, with `finalize`) do not walk it, writing to every page it shares with the
+    # parent and so copying them all (~0.25 CPU-s of each bench's check).
     gc.freeze()
     threads = os.listdir("/proc/self/task")
     if len(threads) > 1:  # a child forked then would hold locks of threads it does not have
         raise RuntimeError(f"preloading started {len(threads) - 1} thread(s); forking would be unsafe")
+    preloaded = dict(sys.modules)  # left as they are at a child's end (tests/forked_end.py)
     waiting: dict[int, socket.socket] = {}  # a child's pid -> the connection its exit status goes to
     alive: set[int] = set()  # every child not yet reaped, its caller waiting or not
     caller = sys.stdin.fileno()  # a pipe from the caller: end of file once it closes it or is gone
@@ -455,7 +459,7 @@ def serve(address: str, preload: list[str]) -> None:
                     connection, _ = listener.accept()
                     server_fds: list[int | socket.socket] = [listener, wake_read, wake_write]
                     server_fds += waiting.values()
-                    pid = _start_child(connection, server_fds, alive)
+                    pid = _start_child(connection, server_fds, alive, preloaded)
                     if pid is not None:
                         waiting[pid] = connection
                 elif key.fileobj == caller:
@@ -480,12 +484,14 @@ def _end_children(alive: set[int]) -> None:
 
 
 def _start_child(
-    connection: socket.socket, server_fds: list[int | socket.socket], alive: set[int]
+    connection: socket.socket,
+    server_fds: list[int | socket.socket],
+    alive: set[int],
+    preloaded: dict[str, ModuleType],
 ) -> int | None:
     """Fork the child a connection asks for and send it its pid; None when the caller left already.
-    `server_fds` are closed in the child: the listener, the wakeup pipe, the other children's connections
-    (the selector's own is closed as the server's function is left, by a child that ends as the interpreter
-    ends)."""
+    `server_fds` are closed in the child: the listener, the wakeup pipe, the other children's connections.
+    `preloaded`: the server's modules, which a child that ends as the interpreter ends leaves as they are."""
     message, fds, _flags, _ = socket.recv_fds(connection, 1 << 20, 3)
     while chunk := connection.recv(1 << 20):  # a request longer than one read
         message += chunk
@@ -500,12 +506,11 @@ def _start_child(
             connection.close()
             request = json.loads(message)
             code = _child(request, fds)
-            if not request.get("finalize"):
-                quick_exit(code)
+            if request.get("finalize"):
+                end(code, preloaded, [_RAN])
+            quick_exit(code)
         except BaseException:
             os._exit(70)  # never back into the server's loop, whatever _child raised
-        # The interpreter's own end, out of the loop and the server's function.
-        raise SystemExit(code)
     alive.add(pid)
     for fd in fds:
         os.close(fd)

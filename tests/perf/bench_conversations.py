@@ -17,6 +17,8 @@ from tests.perf.tiny import size
 CONVERSATIONS = size(1_000, 20)
 TURNS_EACH = size(8, 2)
 LONG_TURNS = size(200, 5)  # of ~500 tokens each: ~100k tokens
+READS = size(5, 1)  # of the long conversation from the store
+REOPENS = size(3, 1)  # of the long conversation in a new Playground tab
 WORDS = [
     "allowlist",
     "network",
@@ -102,7 +104,7 @@ def main() -> None:
                 StoredTurn(sentence(rng, 20), sentence(rng, 380), "service-pro", "completed"),
             )
         reads, conversation = [], None
-        for _ in range(5):
+        for _ in range(READS):
             began = time.perf_counter()
             conversation = store.load(long_id)
             reads.append(time.perf_counter() - began)
@@ -161,7 +163,7 @@ def reopen_in_the_playground(folder: Path, conversation_id: str) -> None:
     app = QApplication.instance() or QApplication([])
     session = make_session(Paths.under(folder / "home"), interactive=False)
     shown = []
-    for _ in range(3):
+    for _ in range(REOPENS):
         conversations = ConversationsService(folder, session.bus)  # the store the benchmark filled
         tab = PlaygroundTab(session, conversations=conversations)
         tab.resize(1100, 800)

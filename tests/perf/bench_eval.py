@@ -96,10 +96,8 @@ async def evaluate(creds: dict[str, Any], saved: Path) -> tuple[float, Any]:
 def in_the_window(creds: dict[str, Any], previous: Any) -> tuple[float, float]:
     """(seconds, the widest gap of a 5 ms timer) of the eval run by the Evals window's service and grid."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from types import SimpleNamespace
-
     import qasync
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QObject, QTimer, Signal
     from PySide6.QtWidgets import QApplication
 
     from app.api.client import ServiceClient
@@ -119,9 +117,19 @@ def in_the_window(creds: dict[str, Any], previous: Any) -> tuple[float, float]:
     client = ServiceClient(settings, creds["org_id"])
     gaps: list[float] = []
 
+    class WindowSession(QObject):
+        """What the window's service reads of a console's session, its price source's too (a child of it)."""
+
+        client_changed = Signal()
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.client, self.tasks, self.profile = client, TaskRegistry(), None
+            self.model_details: dict[str, Any] = {}
+
     async def measure() -> float:
         stored = await client.prompts.create({"name": "Trip", "input": "Plan {{days}} days in {{city}}."})
-        session = SimpleNamespace(client=client, tasks=TaskRegistry(), model_details={})
+        session = WindowSession()
         service = EvalService(cast(Any, session))
         dialog = EvalDialog(service, [stored], list(MODELS))
         dialog.show()
@@ -130,11 +138,11 @@ def in_the_window(creds: dict[str, Any], previous: Any) -> tuple[float, float]:
         # The run before it shown first: each answer is compared with it as it arrives (the worst case).
         dialog.show_run(previous)
         dialog.show_run(run)
-        finished = asyncio.get_running_loop().create_future()
+        finished: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
-        def ended(_completed: bool) -> None:
+        def ended(completed: bool) -> None:
             if not finished.done():
-                finished.set_result(None)
+                finished.set_result(completed)
 
         service.finished.connect(ended)
         last = time.perf_counter()
@@ -150,11 +158,12 @@ def in_the_window(creds: dict[str, Any], previous: Any) -> tuple[float, float]:
         timer.start()
         started = time.perf_counter()
         service.start(run)
-        await finished
+        completed = await finished
         seconds = time.perf_counter() - started
         timer.stop()
         dialog.close()
         await client.aclose()
+        assert completed and len(run.cells) == run.size and not run.failures, run.failures[:1]
         return seconds
 
     with loop:
@@ -166,7 +175,8 @@ def main() -> None:
     from app.core.evals.run import EvalRun
 
     with tempfile.TemporaryDirectory() as folder:
-        process, creds = spawn_sandbox(Path(folder))
+        # The three runs send 900 requests within the minute: more than the default limit of 600 a minute.
+        process, creds = spawn_sandbox(Path(folder), "--rate-limit", "100000")
         try:
             saved = Path(folder) / "run.json"  # the sandbox's default: no delay between streamed pieces
             seconds, run = asyncio.run(evaluate(creds, saved))

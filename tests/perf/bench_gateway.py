@@ -9,8 +9,8 @@ CPU per request. Run: python -m tests.perf.bench_gateway [rounds]
 Refused requests are recorded (per source and minute, in memory, written in batches: store/traffic.py); the
 "refused, many sources" case sends each request from one of 1,000 addresses in turn (a wrk script), so the
 record makes a new key for most of them, its most expensive path. BENCH_SIZE=tiny runs one short round on a
-short list, wrk paced to a few hundred requests per run instead of saturating the cores: a check that the
-bench works, not a figure.
+short list, each wrk run a quarter second paced to a few dozen requests instead of saturating the cores: a
+check that the bench works, not a figure.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import ssl
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -33,7 +35,10 @@ from tests.perf.tls_load import requests_per_second
 from tests.sandbox_process import spawn_sandbox
 
 DURATION = size("3s", "1s")  # wrk counts whole seconds
-TLS_SECONDS = size(3.0, 0.1)  # the TLS load generator's runs (tls_load.py), which count any fraction
+# How long a run lasts: wrk's own duration, or at the tiny size a quarter of its shortest, the run cut short
+# (interrupted: wrk stops and prints its figures as at the end of a run), every case's path still taken.
+RUN_SECONDS = size(3.0, 0.25)
+TLS_SECONDS = size(3.0, 0.02)  # the TLS load generator's runs (tls_load.py), which count any fraction
 TLS_CONNECTIONS = size(8, 1)
 ROUNDS = size(6, 1)  # A/B pairs per case; the order of each pair swaps every round
 ENTRIES = size(999, 20)
@@ -47,8 +52,8 @@ request = function()
   return wrk.format(nil)
 end
 """
-# wrk's shortest run is a second; at the tiny size one connection waits this long before each request, so a run
-# sends a few hundred requests (every case's path still taken) rather than loading both cores for a second.
+# At the tiny size one connection waits this long before each request, so a run sends a few dozen requests
+# (every case's path still taken) rather than loading both cores.
 PACE = size("", "delay = function() return 4 end\n")
 CONNECTIONS = size(16, 1)
 
@@ -93,17 +98,44 @@ def wrk(url: str, headers: dict[str, str], duration: str = DURATION, script: str
             *(["-s", source.name] if lua else []),
             url,
         ]
-        output = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+        if TINY:
+            output = interrupted(args, RUN_SECONDS)
+        else:
+            output = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     found = re.search(r"Requests/sec:\s+([\d.]+)", output)
     assert found is not None, output
     return float(found.group(1))
+
+
+def interrupted(args: list[str], seconds: float) -> str:
+    """wrk's output for a run cut short after `seconds`: interrupted once it has taken over SIGINT (Linux
+    /proc: a signal it catches), before which the signal would end it with nothing printed."""
+    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        status = Path(f"/proc/{process.pid}/status")
+        caught = 1 << (signal.SIGINT - 1)
+        while process.poll() is None and not int(_field(status.read_text(), "SigCgt"), 16) & caught:
+            time.sleep(0.005)
+        time.sleep(seconds)
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, args, out, err)
+    return out
+
+
+def _field(status: str, name: str) -> str:
+    """One field of a /proc/PID/status text."""
+    found = re.search(rf"^{name}:\s*(\S+)", status, re.MULTILINE)
+    assert found is not None, status
+    return found.group(1)
 
 
 def measure(pid: int, case: Case) -> Run:
     before = cpu_seconds(pid)
     rate = wrk(case.url, case.headers, script=case.script)
     used = cpu_seconds(pid) - before
-    return Run(rate, used / (rate * float(DURATION.removesuffix("s"))) * 1e6)
+    return Run(rate, used / (rate * RUN_SECONDS) * 1e6)
 
 
 def summary(ratios: list[float]) -> str:

@@ -5,7 +5,8 @@ at most 100 ms. Also the cost of counting one answer on the request path (a few 
 allowed POST /v1/responses (the simulated engine, through the gateway, no HTTP) in server CPU with the
 counting on against the same with it off: the goal is at most 5 % more.
 
-Run: python -m tests.perf.bench_usage [rounds]; BENCH_SIZE=tiny: 2 days, one round.
+Run: python -m tests.perf.bench_usage [rounds]; BENCH_SIZE=tiny: one day of one model and one key for each
+project, one round.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ TINY = os.environ.get("BENCH_SIZE") == "tiny"
 DAYS = 1 if TINY else 90
 ROUNDS = 1 if TINY else 5
 PROJECTS = [f"proj_{number}" for number in range(3)]
-MODELS = [f"service-{name}" for name in ("pro", "ultra", "think", "think-mini")]
-KEYS = [f"key_{number:016x}" for number in range(5)]
+MODELS = [f"service-{name}" for name in ("pro", "ultra", "think", "think-mini")][: 1 if TINY else 4]
+KEYS = [f"key_{number:016x}" for number in range(1 if TINY else 5)]
 NOW = 1_780_000_000 - 1_780_000_000 % 86_400
 
 

@@ -50,8 +50,11 @@ SERVER_OPTIONS = (
     "--stream-delay-ms",
     STREAM_DELAY_MS,
 )
-# Time for the writers' process to start before both loads begin together (forked: well under a second).
-WRITERS_LEAD_SECONDS = size(3.0, 0.5)
+# Time for the streams' clients (and the writers' clients, in their process, which has started by then) to be
+# made before the loads begin together.
+LEAD_SECONDS = size(0.5, 0.05)
+WRITERS_LEAD_SECONDS = size(3.0, 0.05)
+WARM_UP = size(5, 1)  # add-and-delete pairs per list size before the counted ones: the lists read in
 
 
 def start() -> tuple[subprocess.Popen[str], dict[str, Any], Path]:
@@ -135,10 +138,10 @@ def one_write_by_list_size() -> None:
         fill_directly(database, "organization", org, 10)
         fill_directly(database, "project", project, BIG)
         with httpx.Client(headers={"authorization": f"Bearer {creds['admin_key']}"}, timeout=30) as client:
-            for i in range(SAMPLES + 5):
+            for i in range(SAMPLES + WARM_UP):
                 for size, url in urls.items():
                     add, delete = add_and_delete(client, url, i)
-                    if i >= 5:  # the first ones read the lists in after the fill
+                    if i >= WARM_UP:  # the first ones read the lists in after the fill
                         figures[size][0].append(add)
                         figures[size][1].append(delete)
     finally:
@@ -260,7 +263,8 @@ def streams_and_writers() -> None:
             server_cpu, client_cpu = cpu_seconds(process.pid), time.process_time()
             if phase == "with writers":
                 with ProcessPoolExecutor(1) as pool:
-                    begin_at = time.time() + WRITERS_LEAD_SECONDS  # the writers' process starts meanwhile
+                    pool.submit(os.getpid).result()  # the writers' process started
+                    begin_at = time.time() + WRITERS_LEAD_SECONDS
                     writers = pool.submit(
                         run_writers, base, creds["admin_key"], org, begin_at, begin_at + PHASE_SECONDS
                     )
@@ -269,7 +273,7 @@ def streams_and_writers() -> None:
                     )
                     written = writers.result()
             else:
-                begin_at = time.time() + 0.5
+                begin_at = time.time() + LEAD_SECONDS
                 alone += asyncio.run(stream_load(base, creds["api_key"], begin_at, begin_at + PHASE_SECONDS))
             cpu[phase] = (cpu_seconds(process.pid) - server_cpu, time.process_time() - client_cpu)
         with httpx.Client(

@@ -1,6 +1,7 @@
 """Every bench in tests/perf runs at its tiny sizes (BENCH_SIZE=tiny, tests/perf/tiny.py) to its figures, and
-stops what it started: its process exits cleanly (a QThread still running at exit aborts it), no process of
-its session outlives it (a sandbox, a proxy, a peer), and no temporary folder is left (a sandbox's store).
+stops what it started: its process exits cleanly (a QThread still running at exit aborts it) with no
+traceback printed (a task of its that failed while it went on), no process of its session outlives it (a
+sandbox, a proxy, a peer), and no temporary folder is left (a sandbox's store).
 
 A bench that needs what the default test command does not install (wrk, mitmproxy, the local extra, the
 peers) is skipped without it, as the tests of the same things are.
@@ -32,16 +33,34 @@ BENCHES = sorted(path.stem for path in (ROOT / "tests" / "perf").glob("bench_*.p
 
 
 # What the benches import and share, loaded once in the parent they are forked from. Nothing of tests.perf:
-# tests/perf/tiny.py reads BENCH_SIZE when imported, which the child's environment sets.
+# tests/perf/tiny.py reads BENCH_SIZE when imported, which the child's environment sets. Besides the
+# libraries, what their first use imports (httpx's transports, the official client's stream helpers, the
+# sandbox's uvicorn protocols) and what a console the benches launch imports once it runs (the Playground,
+# the keychain's package): each bench and each console it forks would import them again, ~0.1-0.2 CPU-s.
 PRELOAD = (
     "PySide6.QtWidgets",
     "qasync",
     "httpx",
+    "httpcore",
+    "anyio._backends._asyncio",
     "openai",
+    "openai.resources.responses",
+    "openai.lib.streaming.responses",
     "app.sandbox.cli",
+    "uvicorn.protocols.http.httptools_impl",
+    "uvicorn.protocols.websockets.websockets_sansio_impl",
+    "uvicorn.lifespan.off",
     "app.api.client",
+    # `module:function`: called once imported. The console's shared default SSL context (its CAs parsed,
+    # ~20 ms), inherited by each bench and console forked with the parent's SSL_CERT_FILE and SSL_CERT_DIR.
+    "app.api.connection:default_ssl_context",
+    "app.api.socket_mode",
     "app.core.playground.turn_runner",
+    "app.bootstrap",
     "app.ui.main_window",
+    "app.ui.playground.tab",
+    "keyring",  # its backend is chosen on first use (PYTHON_KEYRING_BACKEND), in the child
+    "platformdirs",
 )
 
 
@@ -108,6 +127,9 @@ def bench_parent() -> Iterator[ForkServer]:
 # The test's own deadline past the bench's (90 s, then its session killed): pytest-timeout's 60 s would end the
 # test with the bench and whatever it started still running, each for as long as its own run lasts.
 @pytest.mark.timeout(120)
+# On one xdist worker, so that one parent serves them all: each worker that ran some would preload its own
+# (~1.5 CPU-s). Scheduled as one unit, the largest, so first (xdist's loadgroup), not at the run's end.
+@pytest.mark.xdist_group("benches")
 @pytest.mark.parametrize("bench", [pytest.param(name, marks=marks(name)) for name in BENCHES])
 def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
     bench: str, tmp_path: Path, request: pytest.FixtureRequest, bench_parent: ForkServer
@@ -134,6 +156,8 @@ def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
     out, err = done.out, done.err
     assert done.code == 0, f"{bench} exited with {done.code}:\n{out}\n{err}"
     assert "QThread: Destroyed" not in err
+    # A task of the bench's that failed (logged, the loop going on) leaves its figure measuring nothing.
+    assert "Traceback" not in err, f"{bench} printed a traceback:\n{err}"
     assert re.search(r"\d", out), f"{bench} printed no figures:\n{out}\n{err}"
     assert left == [], f"{bench} left processes running: {left}"
     assert sorted(path.name for path in temporary.iterdir()) == [], f"{bench} left temporary files behind"
