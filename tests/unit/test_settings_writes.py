@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.profile import SANDBOX_ID, Profile
 from app.common import fileio
+from app.core.profile import SANDBOX_ID, Profile
 from app.core.settings import SettingsFile, store
 from app.services.session.profiles import ProfileStore
 
