@@ -64,15 +64,25 @@ def rotate_at_start(path: Path) -> None:
     path.replace(path.with_name(f"{path.name}.1"))
 
 
+class ConsoleLogHandler(logging.FileHandler):
+    """The console's log file: one per process, the latest session's."""
+
+
 def setup_logging(log_dir: Path, secrets: Callable[[], list[str]] = list) -> Path:
+    """Log to `log_dir`/console.log, keys redacted. A session made again in the same process replaces the
+    file the one before it logged to: added beside it, each record went to every earlier session's file too
+    (through every earlier filter: the tests make hundreds of sessions in one process), each kept open."""
     private_dir(log_dir)
     path = log_dir / "console.log"
     rotate_at_start(path)
     private_file(path)  # the log names addresses and hosts: the owner's only
-    handler = logging.FileHandler(path, encoding="utf-8")
+    root = logging.getLogger()
+    for earlier in [handler for handler in root.handlers if isinstance(handler, ConsoleLogHandler)]:
+        root.removeHandler(earlier)
+        earlier.close()
+    handler = ConsoleLogHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactingFilter(secrets))
-    root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     logging.getLogger("httpx").setLevel(logging.WARNING)
