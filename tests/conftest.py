@@ -35,7 +35,6 @@ os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
 from app.pyside_imports import load_pyside
 from app.sandbox import SandboxConfig, SandboxServer
-from app.sandbox.store.database import run_blocking
 from app.sandbox.store.organizations import Credentials
 from tests.fork_server import ForkServer
 from tests.qt_free import qt_blocked
@@ -211,7 +210,7 @@ def shared_sandbox_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 def sandbox(shared_sandbox_server: SandboxServer) -> Sandbox:
     """A fresh organization (project, admin and project keys) on the session's sandbox, which trusts
     loopback as a proxy, so tests play any source IP with X-Forwarded-For."""
-    return Sandbox(shared_sandbox_server, run_blocking(shared_sandbox_server.store.organizations.bootstrap()))
+    return Sandbox(shared_sandbox_server, shared_sandbox_server.store.organizations.bootstrap())
 
 
 @pytest.fixture(scope="session")

@@ -64,25 +64,25 @@ def rotate_at_start(path: Path) -> None:
     path.replace(path.with_name(f"{path.name}.1"))
 
 
-class ConsoleLogFile(logging.FileHandler):
-    """The console's log file: one per process, the one the latest session set up."""
+class ConsoleLogHandler(logging.FileHandler):
+    """The console's log file: one per process, the latest session's."""
 
 
 def setup_logging(log_dir: Path, secrets: Callable[[], list[str]] = list) -> Path:
-    """The root logger writes to `log_dir`/console.log, keys redacted. A session made again in the same
-    process (each GUI test makes one) takes the place of the one before: its file is closed, and a record is
-    written, redacted and flushed once, not once per session ever made."""
+    """Log to `log_dir`/console.log, keys redacted. A session made again in the same process replaces the
+    file the one before it logged to: added beside it, each record went to every earlier session's file too
+    (through every earlier filter: the tests make hundreds of sessions in one process), each kept open."""
     private_dir(log_dir)
     path = log_dir / "console.log"
     rotate_at_start(path)
     private_file(path)  # the log names addresses and hosts: the owner's only
-    handler = ConsoleLogFile(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactingFilter(secrets))
     root = logging.getLogger()
-    for earlier in [h for h in root.handlers if isinstance(h, ConsoleLogFile)]:
+    for earlier in [handler for handler in root.handlers if isinstance(handler, ConsoleLogHandler)]:
         root.removeHandler(earlier)
         earlier.close()
+    handler = ConsoleLogHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter(secrets))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -22,7 +22,6 @@ from app.sandbox.config import SandboxConfig
 from app.sandbox.gateway.slow_clients import KEEP_ALIVE, guarded_httptools_protocol, hold_connections
 from app.sandbox.state import SandboxState
 from app.sandbox.store.aggregates import Store
-from app.sandbox.store.database import run_blocking
 from app.sandbox.store.organizations import Credentials
 from app.sandbox.store.retention import keep_pruning
 from app.sandbox.store.upkeep import Compiler, Keeper
@@ -48,7 +47,7 @@ def first_start_credentials(
     credentials = Credentials.new()
     if credentials_out is not None:
         write_credentials(credentials_out, url, credentials)
-    return run_blocking(store.organizations.bootstrap(credentials))
+    return store.organizations.bootstrap(credentials)
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

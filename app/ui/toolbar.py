@@ -59,7 +59,11 @@ class ConnectionBar(QToolBar):
         """The profiles, the current one chosen. Left as they are when nothing changed (each activation and
         each save of the profiles asks again): emptied and filled again, the box would measure its items anew
         and relay the toolbar."""
-        box, profiles = self.profile_box, self.session.profiles.all()
+        box, saved = (
+            self.profile_box,
+            self.session.profiles.settings.load(),
+        )  # the list and the current, one read
+        profiles = saved.profiles
         shown = [(box.itemText(row), box.itemData(row)) for row in range(box.count())]
         if shown != [(profile.name, profile.id) for profile in profiles]:
             box.blockSignals(True)
@@ -67,7 +71,7 @@ class ConnectionBar(QToolBar):
             for profile in profiles:
                 box.addItem(profile.name, profile.id)
             box.blockSignals(False)
-        index = max(0, box.findData(self.session.profiles.current_id()))
+        index = max(0, box.findData(saved.current_profile))
         if index != box.currentIndex():
             box.blockSignals(True)
             box.setCurrentIndex(index)

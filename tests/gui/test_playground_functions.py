@@ -333,3 +333,25 @@ def test_leaving_a_conversation_that_waits_for_outputs_keeps_each_conversation_w
     count = len(tab.conversations.summaries())
     tab.keeper.new()
     assert len(tab.conversations.summaries()) == count  # nothing saved until the new one's first turn
+
+
+def test_the_functions_panel_is_built_closed_and_opens_whole(
+    qtbot: QtBot, console: MainWindow, tab: PlaygroundTab
+) -> None:
+    """A launch shows only the Functions switch: the controls behind it are built when it is first turned
+    on (most sessions never open it), and then show what was said meanwhile."""
+    assert tab.functions.findChild(QPushButton, "function_add") is None  # not built at the launch
+    qtbot.waitUntil(lambda: bool(console.session.model_functions), timeout=10000)
+    console.session.model_functions[tab.model.currentText()] = False  # said before the panel opens
+    console.session.models_changed.emit()
+    assert tab.functions.findChild(QPushButton, "function_add") is None
+    click_box(qtbot, tab.functions.enabled)
+    button = tab.functions.add_button
+    assert tab.functions.findChild(QPushButton, "function_add") is button
+    qtbot.waitUntil(lambda: button.isVisible() and button.height() > 10)
+    assert tab.functions.support.isVisible() and "not called" in tab.functions.support.text()
+    assert tab.functions.list.count() == 0 and tab.functions.choice.currentData() == "auto"
+    assert not tab.functions.edit_button.isEnabled()  # nothing chosen to edit yet
+    assert tab.functions.body.window() is console  # inside the window, not a window of its own
+    click_box(qtbot, tab.functions.enabled)
+    qtbot.waitUntil(lambda: not button.isVisible())

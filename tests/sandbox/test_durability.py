@@ -66,7 +66,7 @@ def test_acknowledged_entries_survive_kill_9(tmp_path: Path, python_m: ForkServe
 
 def test_concurrent_writers_in_two_processes_lose_nothing(tmp_path: Path) -> None:
     store = Store(tmp_path / "sandbox.sqlite3")
-    creds = run_blocking(store.organizations.bootstrap())
+    creds = store.organizations.bootstrap()
     script = (
         "import asyncio, sys; from pathlib import Path; from app.sandbox.store.aggregates import Store\n"
         "s = Store(Path(sys.argv[1]))\n"

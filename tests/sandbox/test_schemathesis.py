@@ -44,7 +44,7 @@ def sandbox_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxApp
         data_dir=data, rate_limit_per_minute=10**9, trusted_proxies=[ipaddress.ip_network("127.0.0.1/32")]
     )
     store = Store(config.database)
-    creds = run_blocking(store.organizations.bootstrap())
+    creds = store.organizations.bootstrap()
     # Every address allowed, so lists switched on by the examples never block the checks' own probes.
     for scope, owner in (("organization", creds.org_id), ("project", creds.project_id)):
         run_blocking(store.allowlists.add_entry(scope, owner, "0.0.0.0/0", "all IPv4"))

@@ -28,7 +28,7 @@ IP = ipaddress.ip_address
 
 def test_adds_and_removes_answer_at_once(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite3")
-    org = run_blocking(store.organizations.bootstrap()).org_id
+    org = store.organizations.bootstrap().org_id
     entry, _ = run_blocking(store.allowlists.add_entry("organization", org, "203.0.113.0/24", "office"))
     allowlist = store.allowlists.get("organization", org)
     assert allowlist.contains(IP("203.0.113.9")) and allowlist.holders(IP("::ffff:203.0.113.9")) == [entry.id]
@@ -43,7 +43,7 @@ def test_adds_and_removes_answer_at_once(tmp_path: Path) -> None:
 
 def test_a_refused_change_leaves_list_and_disk_as_they_were(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite3")
-    org = run_blocking(store.organizations.bootstrap()).org_id
+    org = store.organizations.bootstrap().org_id
 
     def refuse(_list: object) -> None:
         raise PermissionError("no")
@@ -59,7 +59,7 @@ def test_a_refused_change_leaves_list_and_disk_as_they_were(tmp_path: Path) -> N
 
 def test_another_process_writes_are_seen_by_the_next_read(tmp_path: Path) -> None:
     ours, theirs = Store(tmp_path / "s.sqlite3"), Store(tmp_path / "s.sqlite3")
-    org = run_blocking(ours.organizations.bootstrap()).org_id
+    org = ours.organizations.bootstrap().org_id
     mine, _ = run_blocking(ours.allowlists.add_entry("organization", org, "198.51.100.0/24", ""))
     assert len(ours.allowlists.get("organization", org)) == 1  # now in memory
     other, _ = run_blocking(theirs.allowlists.add_entry("organization", org, "203.0.113.0/24", ""))
@@ -86,7 +86,7 @@ def test_many_removals_keep_answers_right(tmp_path: Path, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(AllowlistRecord, "_rebuild", counted)
     store = Store(tmp_path / "s.sqlite3")
-    org = run_blocking(store.organizations.bootstrap()).org_id
+    org = store.organizations.bootstrap().org_id
 
     async def add_then_remove() -> list[str]:
         """On one event loop: a loop per write would cost more than the write."""
@@ -137,7 +137,7 @@ def test_writes_committed_together_are_each_kept_or_refused_alone(tmp_path: Path
     from concurrent.futures import ThreadPoolExecutor
 
     store = Store(tmp_path / "s.sqlite3")
-    org = run_blocking(store.organizations.bootstrap()).org_id
+    org = store.organizations.bootstrap().org_id
 
     def refuse_odd(cidr: str) -> Callable[[object], None]:
         def guard(_list: object) -> None:
@@ -201,7 +201,7 @@ def test_a_write_does_the_same_work_at_10_entries_as_at_10000(
     monkeypatch.setattr(allowlist_record, "SegmentTable", Counted)
     waiting: list[AllowlistRecord] = []
     store = Store(tmp_path / "s.sqlite3", compile_later=waiting.append)
-    project = run_blocking(store.organizations.bootstrap()).project_id
+    project = store.organizations.bootstrap().project_id
     statements: list[str] = []
     # Both of the store's connections: the writer's and the one it reads with.
     for connection in (store.database._writer_db, store.database.reader):
@@ -223,4 +223,32 @@ def test_a_write_does_the_same_work_at_10_entries_as_at_10000(
         assert builds == [] and waiting == []
     for small, big in zip(written[10], written[10_000], strict=True):
         assert small == big, "\n".join(difflib.unified_diff(small, big, lineterm=""))
+    store.close()
+
+
+def test_the_first_start_commits_its_organization_from_the_calling_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Made before the server's loop serves, from a thread whose own loop may be running (the console's):
+    committed by the store's writer and waited for there, with no thread or event loop of its own (which
+    were ~0.5 ms of CPU at every first start)."""
+    import asyncio
+    import threading
+
+    store = Store(tmp_path / "s.sqlite3")
+    started: list[str] = []
+    real_start = threading.Thread.start
+
+    def start(thread: threading.Thread) -> None:
+        started.append(thread.name)
+        real_start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+
+    async def in_a_running_loop() -> str:
+        return store.organizations.bootstrap().org_id
+
+    org = asyncio.run(in_a_running_loop())
+    assert started == [] and not store.organizations.is_empty()
+    assert [row["id"] for row in store.organizations.orgs()] == [org]
     store.close()

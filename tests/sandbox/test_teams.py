@@ -429,9 +429,7 @@ def test_the_audit_log_pages_newest_first_and_filters_by_type_and_project(sandbo
 def test_an_organization_sees_only_its_own_audit_log(
     sandbox: Sandbox, shared_sandbox_server: SandboxServer
 ) -> None:
-    other = Sandbox(
-        shared_sandbox_server, run_blocking(shared_sandbox_server.store.organizations.bootstrap())
-    )
+    other = Sandbox(shared_sandbox_server, shared_sandbox_server.store.organizations.bootstrap())
     with other.admin(ME) as admin:
         admin.post(other.org_list + "/entries", json={"cidr": "10.1.0.0/16"})
     with sandbox.admin(ME) as admin:

@@ -147,7 +147,7 @@ def test_minute_buckets_go_after_90_days_hours_and_days_stay(tmp_path: Path) -> 
     now = [1_780_000_000.0]
     store = Store(tmp_path / "usage.sqlite3", clock=lambda: now[0])
     try:
-        credentials = run_blocking(store.organizations.bootstrap(Credentials.new()))
+        credentials = store.organizations.bootstrap(Credentials.new())
         org_id, project_id = credentials.org_id, credentials.project_id
         answer = {"input_tokens": 7, "output_tokens": 3}
         store.usage.count(org_id, project_id, "key_1", "service-pro", answer, int(now[0]))

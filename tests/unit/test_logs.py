@@ -62,23 +62,24 @@ def test_the_log_is_rotated_at_start_once_it_is_large(
     assert small.read_text() == "tiny"
 
 
-def test_a_session_set_up_again_logs_to_its_own_file_once(tmp_path: Path) -> None:
-    """Each GUI test makes a session in the same process: the latest one's file takes the place of the one
-    before (closed), so a record is written once, not once per session ever made."""
-    from app.common.logs import ConsoleLogFile, setup_logging
+def test_a_session_made_again_logs_to_its_own_file_only(tmp_path: Path) -> None:
+    """Each record goes to the latest session's log file, not to every earlier one's as well (each of which
+    stayed open, with its filter run for every record)."""
+    from app.common.logs import setup_logging
 
     root = logging.getLogger()
-    before = list(root.handlers)
+    handlers, level = list(root.handlers), root.level
     try:
         first = setup_logging(tmp_path / "first")
         second = setup_logging(tmp_path / "second")
-        ours = [handler for handler in root.handlers if isinstance(handler, ConsoleLogFile)]
-        assert len(ours) == 1 and Path(ours[0].baseFilename) == second
-        logging.getLogger("test.sessions").warning("after the second set-up")
-        assert "after the second set-up" in second.read_text()
-        assert "after the second set-up" not in first.read_text()
+        logging.getLogger("test.sessions").warning("to the second session's file")
+        for handler in root.handlers:
+            handler.flush()
+        assert "second session" in second.read_text() and "second session" not in first.read_text()
+        added = [handler for handler in root.handlers if handler not in handlers]
+        assert [Path(getattr(handler, "baseFilename", "")) for handler in added] == [second]
     finally:
-        for handler in root.handlers[:]:
-            if handler not in before:
-                root.removeHandler(handler)
-                handler.close()
+        for handler in set(root.handlers) - set(handlers):
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(level)

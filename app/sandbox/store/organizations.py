@@ -40,14 +40,18 @@ class Organizations:
             self._database.read(lambda db: db.execute("SELECT COUNT(*) FROM orgs").fetchone()[0] == 0)
         )
 
-    async def bootstrap(
+    def bootstrap(
         self,
         credentials: Credentials | None = None,
         org_name: str = "Sandbox organization",
         project_name: str = "Default project",
     ) -> Credentials:
         """Commit an organization, a project and a key of each kind in one transaction (all or nothing).
-        Callers that must keep the keys write them out first: they are stored hashed only."""
+        Callers that must keep the keys write them out first: they are stored hashed only.
+
+        Waited for on the calling thread: made at the first start, before the server's loop serves (and by
+        tests, beside a server that runs). Run as a coroutine it needed a thread and an event loop of its
+        own (run_blocking), ~0.5 ms of CPU at every first start."""
         creds = credentials or Credentials.new()
         now = int(time.time())
 
@@ -64,7 +68,7 @@ class Organizations:
                 insert_key(db, key, kind, creds.org_id, project_id, name, SANDBOX_OWNER, ALL)
             return creds
 
-        return await self._database.write(work)
+        return self._database.submit(work).result()
 
     async def create_project(self, org_id: str, name: str) -> str:
         project_id = new_id("proj")

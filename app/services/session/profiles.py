@@ -62,18 +62,29 @@ class ProfileStore(QObject):
         return self._settings.load().current_profile
 
     def set_current(self, profile_id: str) -> None:
-        self._settings.update(lambda settings: setattr(settings, "current_profile", profile_id))
+        if self.current_id() != profile_id:  # each activation asks: a read, not a locked read and write
+            self._settings.update(lambda settings: setattr(settings, "current_profile", profile_id))
 
     def ensure_sandbox_profile(self) -> Profile:
-        """First launch: a 'Local sandbox' profile, made current."""
-        profile = self.get(SANDBOX_ID)
-        if profile is None:
-            profile = Profile(id=SANDBOX_ID, name="Local sandbox", kind="sandbox")
-            self.save(profile)
-        current = self.current_id()
-        if not current or self.get(current) is None:
-            self.set_current(profile.id)
-        return profile
+        """First launch: a 'Local sandbox' profile, made current, in one write of the settings file (a
+        profile saved and then made current were two, each synced to disk)."""
+        found: list[Profile] = []
+        made: list[Profile] = []
+
+        def change(settings: ConsoleSettings) -> None:
+            profile = next((p for p in settings.profiles if p.id == SANDBOX_ID), None)
+            if profile is None:
+                profile = Profile(id=SANDBOX_ID, name="Local sandbox", kind="sandbox")
+                settings.profiles.append(profile)
+                made.append(profile)
+            if not any(p.id == settings.current_profile for p in settings.profiles):
+                settings.current_profile = profile.id
+            found.append(profile)
+
+        self._settings.update(change)
+        if made:
+            self.changed.emit()
+        return found[0]
 
 
 def migrate_proxy_passwords(profiles: ProfileStore, secrets: SecretStore) -> None:

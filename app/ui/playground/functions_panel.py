@@ -3,12 +3,12 @@ it may call them (tool_choice, parallel calls), the bound on rounds, and the lib
 
 from __future__ import annotations
 
+import builtins  # the class has a `list` of its own (the functions' list widget)
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -19,9 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.playground.status import DEFAULT_MAX_ROUNDS
 from app.services.playground.function_library import FunctionLibrary
-from app.ui.colours import Ink, css
 
 from .options_boxes import ChoiceBox, WholeBox
 
@@ -31,116 +29,117 @@ if TYPE_CHECKING:
     from app.core.playground.functions import FunctionDefinition, ToolSettings
 
     from .function_dialog import FunctionDialog
+    from .functions_body import FunctionsBody
 
 
 class FunctionsPanel(QWidget):
+    """The Functions switch and, once it is first turned on or its controls are wanted, its body
+    (functions_body.py): built at a launch, the closed body was ~1.5 ms of every first frame."""
+
     changed = Signal()  # the functions or how they may be called changed
 
     def __init__(self, library: FunctionLibrary | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.library = library
         self._functions: list[FunctionDefinition] = []
+        self._body: FunctionsBody | None = None
+        self._support_text = ""  # what the model chosen does not do, until the body shows it
         self.enabled = QCheckBox("Functions", objectName="functions")
         self.enabled.setToolTip("Offer functions (tools of type function) that the model may call")
-        self.body = QWidget(objectName="functions_body")
-        self.list = QListWidget(objectName="function_list")
-        self.list.setAccessibleName("Functions offered")
-        self.list.setMaximumHeight(
-            4 * self.list.fontMetrics().lineSpacing() + 12
-        )  # four functions, then it scrolls
-        self.list.itemDoubleClicked.connect(lambda _item: self.edit_selected())
-        self.list.currentRowChanged.connect(lambda _row: self._enable_row_buttons())
-
-        self.add_button = QPushButton("Add…", objectName="function_add")
-        self.add_button.clicked.connect(self.add_function)
-        self.edit_button = QPushButton("Edit…", objectName="function_edit")
-        self.edit_button.clicked.connect(self.edit_selected)
-        self.duplicate_button = QPushButton("Duplicate", objectName="function_duplicate")
-        self.duplicate_button.clicked.connect(self.duplicate_selected)
-        self.remove_button = QPushButton("Remove", objectName="function_remove")
-        self.remove_button.clicked.connect(self.remove_selected)
-        self.examples = QToolButton(text="Examples ▾", objectName="function_examples")
-        self.examples.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.examples_menu = QMenu(self.examples)
-        self.examples_menu.aboutToShow.connect(self._fill_examples_menu)
-        self.examples.setMenu(self.examples_menu)
-        self.library_button = QToolButton(text="Library ▾", objectName="function_library")
-        self.library_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.library_menu = QMenu(self.library_button)
-        self.library_menu.aboutToShow.connect(self._fill_library_menu)
-        self.library_button.setMenu(self.library_menu)
-
-        self.choice = ChoiceBox(objectName="tool_choice")
-        self.choice.setAccessibleName("Tool choice")
-        self.choice.setToolTip(
-            "auto: the model decides · none: no calls · required: at least one call · a function: that one"
-        )
-        self.parallel = QCheckBox("Parallel calls", objectName="parallel_calls", checked=True)
-        self.max_rounds = WholeBox(objectName="max_rounds", minimum=1, maximum=50, value=DEFAULT_MAX_ROUNDS)
-        self.max_rounds.setAccessibleName("Most rounds of calls in one turn")
-        self.max_rounds.setToolTip("The loop stops after this many rounds of calls in one turn")
-        self.answer_with_saved = QCheckBox(
-            "Answer with saved outputs", objectName="answer_with_saved", checked=True
-        )
-        self.answer_with_saved.setToolTip(
-            "A call to a function with a saved output is answered with it by itself; the others wait for you"
-        )
-
-        self.support = QLabel(objectName="function_support")
-        self.support.setWordWrap(True)
-        self.support.setStyleSheet(css(Ink.CAUTION))
-        self.support.hide()
-
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        for widget in (
-            self.add_button,
-            self.edit_button,
-            self.duplicate_button,
-            self.remove_button,
-            self.examples,
-            self.library_button,
-        ):
-            buttons.addWidget(widget)
-        buttons.addStretch(1)
-        # Two short rows, not one long one: at 800 px the pane has ~560 px and no sideways scroll.
-        how = QHBoxLayout()
-        how.setContentsMargins(0, 0, 0, 0)
-        how.addWidget(QLabel("Tool choice"))
-        how.addWidget(self.choice)
-        how.addWidget(self.parallel)
-        how.addStretch(1)
-        loop = QHBoxLayout()
-        loop.setContentsMargins(0, 0, 0, 0)
-        loop.addWidget(QLabel("Rounds at most"))
-        loop.addWidget(self.max_rounds)
-        loop.addWidget(self.answer_with_saved)
-        loop.addStretch(1)
-        inner = QVBoxLayout(self.body)
-        inner.setContentsMargins(18, 0, 0, 0)
-        inner.addWidget(self.support)
-        inner.addWidget(self.list)
-        inner.addLayout(buttons)
-        inner.addLayout(how)
-        inner.addLayout(loop)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
         # The switch (`enabled`) is placed by the options panel, on the row of the other switches: closed, the
         # panel takes no height of its own (at 1400x900 every option must fit beside the conversation).
-        layout.addWidget(self.body)
-        self.body.hide()
         self.enabled.toggled.connect(self._toggle)
-        for signal in (self.parallel.toggled, self.answer_with_saved.toggled):
-            signal.connect(lambda _=None: self.changed.emit())
-        self.choice.currentIndexChanged.connect(lambda _=None: self.changed.emit())
-        self.max_rounds.valueChanged.connect(lambda _=None: self.changed.emit())
-        self._refresh()
+
+    @property
+    def body(self) -> FunctionsBody:
+        """The panel's controls, built (hidden unless the switch is on) the first time they are wanted."""
+        if self._body is None:
+            from .functions_body import FunctionsBody
+
+            body = self._body = FunctionsBody(self)
+            self._layout.addWidget(body)
+            body.setVisible(self.enabled.isChecked())  # with its parent: a widget shown without is a window
+            body.list.itemDoubleClicked.connect(lambda _item: self.edit_selected())
+            body.list.currentRowChanged.connect(lambda _row: self._enable_row_buttons())
+            body.add_button.clicked.connect(self.add_function)
+            body.edit_button.clicked.connect(self.edit_selected)
+            body.duplicate_button.clicked.connect(self.duplicate_selected)
+            body.remove_button.clicked.connect(self.remove_selected)
+            body.examples_menu.aboutToShow.connect(self._fill_examples_menu)
+            body.library_menu.aboutToShow.connect(self._fill_library_menu)
+            for signal in (body.parallel.toggled, body.answer_with_saved.toggled):
+                signal.connect(lambda _=None: self.changed.emit())
+            body.choice.currentIndexChanged.connect(lambda _=None: self.changed.emit())
+            body.max_rounds.valueChanged.connect(lambda _=None: self.changed.emit())
+            body.support.setText(self._support_text)
+            body.support.setVisible(bool(self._support_text))
+            self._refresh()
+        return self._body
+
+    # The body's controls, as the panel's own (the tab and the tests reach them here).
+    @property
+    def list(self) -> QListWidget:
+        return self.body.list
+
+    @property
+    def add_button(self) -> QPushButton:
+        return self.body.add_button
+
+    @property
+    def edit_button(self) -> QPushButton:
+        return self.body.edit_button
+
+    @property
+    def duplicate_button(self) -> QPushButton:
+        return self.body.duplicate_button
+
+    @property
+    def remove_button(self) -> QPushButton:
+        return self.body.remove_button
+
+    @property
+    def examples(self) -> QToolButton:
+        return self.body.examples
+
+    @property
+    def examples_menu(self) -> QMenu:
+        return self.body.examples_menu
+
+    @property
+    def library_button(self) -> QToolButton:
+        return self.body.library_button
+
+    @property
+    def library_menu(self) -> QMenu:
+        return self.body.library_menu
+
+    @property
+    def choice(self) -> ChoiceBox:
+        return self.body.choice
+
+    @property
+    def parallel(self) -> QCheckBox:
+        return self.body.parallel
+
+    @property
+    def max_rounds(self) -> WholeBox:
+        return self.body.max_rounds
+
+    @property
+    def answer_with_saved(self) -> QCheckBox:
+        return self.body.answer_with_saved
+
+    @property
+    def support(self) -> QLabel:
+        return self.body.support
 
     # -- what the turn sends ----------------------------------------------------------------------
 
     @property
-    def functions(self) -> list[FunctionDefinition]:
-        return list(self._functions)
+    def functions(self) -> builtins.list[FunctionDefinition]:
+        return builtins.list(self._functions)
 
     def tool_settings(self) -> ToolSettings:
         from app.core.playground.functions import ToolChoice, ToolSettings
@@ -177,12 +176,14 @@ class FunctionsPanel(QWidget):
 
     def set_model_support(self, model: str, calls_functions: bool | None) -> None:
         """Say when the model chosen does not call functions (the server says so for its models)."""
-        self.support.setText(
+        self._support_text = (
             f"{model} does not call functions: offered, they are not called."
             if calls_functions is False
             else ""
         )
-        self.support.setVisible(calls_functions is False)
+        if self._body is not None:  # otherwise said when the body is built
+            self._body.support.setText(self._support_text)
+            self._body.support.setVisible(bool(self._support_text))
 
     # -- editing ----------------------------------------------------------------------------------
 
@@ -249,7 +250,7 @@ class FunctionsPanel(QWidget):
         self._refresh(min(row, len(self._functions) - 1))
         self.changed.emit()
 
-    def _names(self) -> list[str]:
+    def _names(self) -> builtins.list[str]:
         return [item.name for item in self._functions]
 
     def _fill_examples_menu(self) -> None:
@@ -277,11 +278,15 @@ class FunctionsPanel(QWidget):
     # -- drawing ----------------------------------------------------------------------------------
 
     def _toggle(self, shown: bool) -> None:
-        self.body.setVisible(shown)
+        if shown or self._body is not None:
+            self.body.setVisible(shown)
         self.enabled.setText(f"Functions ({len(self._functions)})" if self._functions else "Functions")
         self.changed.emit()
 
     def _refresh(self, select: int = -1) -> None:
+        self.enabled.setText(f"Functions ({len(self._functions)})" if self._functions else "Functions")
+        if self._body is None:
+            return  # the body fills itself when it is built
         self.list.clear()
         for definition in self._functions:
             item = QListWidgetItem(
@@ -302,7 +307,6 @@ class FunctionsPanel(QWidget):
             self.choice.addItem(f"only {definition.name}", f"function:{definition.name}")
         self.choice.setCurrentIndex(max(0, self.choice.findData(chosen)) if chosen is not None else 0)
         self.choice.blockSignals(False)
-        self.enabled.setText(f"Functions ({len(self._functions)})" if self._functions else "Functions")
         self._enable_row_buttons()
 
     def _enable_row_buttons(self) -> None:
