@@ -83,14 +83,26 @@ def test_the_security_forms_stay_in_place_as_messages_come_and_go(
     assert len(firsts) >= 2 and len(set(firsts)) == 1
 
 
+def settled_height(qtbot: QtBot, widget: QWidget) -> int:
+    """The widget's height once the layout has settled: the same at three looks in a row (qtbot looks every ~10 ms). A tab just
+    shown is laid out over a few turns of the loop, and on a loaded machine past any fixed wait."""
+    looks: list[int] = []
+
+    def steady() -> bool:
+        looks.append(widget.height())
+        return len(looks) >= 3 and len(set(looks[-3:])) == 1
+
+    qtbot.waitUntil(steady, timeout=10000)
+    return looks[-1]
+
+
 def test_the_advice_is_folded_so_the_table_keeps_its_rows(console: MainWindow, qtbot: QtBot) -> None:
     console.resize(800, 600)
     console.tabs.setCurrentWidget(console.security)
     tab = console.security
     advice = tab.advice
     assert not advice.label.isVisible() and advice.toggle.isVisible()
-    qtbot.wait(100)  # the tab laid out at 800x600
-    rows_height = tab.entries.table.height()
+    rows_height = settled_height(qtbot, tab.entries.table)  # the tab laid out at 800x600
     qtbot.mouseClick(advice.toggle, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: advice.label.isVisible() and "CI runners" in advice.label.text())
     qtbot.waitUntil(lambda: tab.entries.table.height() < rows_height)  # open, it takes the table's room
