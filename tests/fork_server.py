@@ -48,6 +48,10 @@ PRELOAD = (
     "app.core.cli.allowlist",
     "app.core.cli.target",
     "app.api.client",
+    # What a command's first request imports (httpx's transport loads httpcore and, on the event loop,
+    # anyio's asyncio backend): ~40 ms of each such child's ~55 otherwise.
+    "httpcore",
+    "anyio._backends._asyncio",
     "keyring",  # its backend is chosen on first use (PYTHON_KEYRING_BACKEND), in the child
     # `module:function`: called once imported. The shared default SSL context (its CAs parsed, ~20 ms) is
     # inherited by every child whose SSL_CERT_FILE and SSL_CERT_DIR are the parent's; another child makes
@@ -55,9 +59,18 @@ PRELOAD = (
     "app.api.connection:default_ssl_context",
 )
 # The official `openai` client, for the "Get code" snippets run as written (`python FILE`): a snippet's own
-# `import openai` finds it imported, as the client's resources it reaches. What the package reads from the
-# environment when imported: a snippet whose environment differs there is refused (ForkServer.run).
-OPENAI_PRELOAD = ("openai", "openai.resources.responses")
+# `import openai` finds it imported, as the client's resources it reaches (`openai.resources.responses` is a
+# package that loads its modules when first reached: the Responses resource is named) and its transport's
+# (httpx2 loads httpcore2, anyio's asyncio backend on the event loop, the IDNA codec for the host name),
+# ~0.1 CPU-s of a snippet's ~0.23 otherwise. What the package reads from the environment when imported: a
+# snippet whose environment differs there is refused (ForkServer.run).
+OPENAI_PRELOAD = (
+    "openai",
+    "openai.resources.responses.responses",
+    "httpcore2",
+    "anyio._backends._asyncio",
+    "encodings.idna",
+)
 OPENAI_READ_ON_IMPORT = ("OPENAI_LOG", "OPENAI_API_TYPE", "OPENAI_API_VERSION", "AZURE_OPENAI_ENDPOINT")
 
 

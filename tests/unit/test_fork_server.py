@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.fork_server import ROOT, ForkServer, Spawned
+from tests.cli.cli_support import environment
+from tests.conftest import Sandbox
+from tests.fork_server import PRELOAD, ROOT, ForkServer, Spawned
 
 
 def real(argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:
@@ -53,6 +55,17 @@ def test_each_call_has_its_own_environment(python_m: ForkServer) -> None:
     }
     assert python_m.run(argv, env=pointed).code == 4  # nothing listens on port 9: a network failure
     assert python_m.run(argv, env=base).code == 2  # the last call's variables did not stay behind
+
+
+def test_a_command_s_request_imports_nothing_the_parent_did_not(sandbox: Sandbox) -> None:
+    """What a command needs to ask the service is imported once, in the parent: a child that imported
+    httpx's transport (httpcore) and anyio's asyncio backend itself spent ~40 ms of CPU of its ~55 there,
+    and the tests fork about two hundred of them."""
+    with ForkServer(PRELOAD, modules=("tests.preload_probe",)) as server:
+        done = server.run(["-m", "tests.preload_probe", "allowlist", "whoami"], env=environment(sandbox))
+    assert done.code == 0, done.err
+    assert done.out.splitlines()[0] == "127.0.0.1"
+    assert json.loads(done.out.splitlines()[-1]) == []
 
 
 def test_only_python_m_of_the_app_s_command_lines(python_m: ForkServer) -> None:
