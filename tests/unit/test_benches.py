@@ -37,7 +37,15 @@ PRELOAD = (
     "PySide6.QtWidgets",
     "qasync",
     "httpx",
+    # What a client's first request loads (httpx's transport and, on an event loop, anyio's backend), in
+    # most benches; the official client's resource and transport, and websockets' clients, in several.
+    "httpcore",
+    "anyio._backends._asyncio",
     "openai",
+    "openai.resources.responses.responses",
+    "httpcore2",
+    "websockets.asyncio.client",
+    "websockets.sync.client",
     "app.sandbox.cli",
     "app.api.client",
     "app.core.playground.turn_runner",
