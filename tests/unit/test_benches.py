@@ -107,10 +107,25 @@ def survivors(session: int, grace: float = 3.0) -> list[str]:
     return left
 
 
+# The benches run on one xdist worker, which starts their parent once: spread over both, each worker started
+# its own (~1.4 CPU-s each).
+pytestmark = pytest.mark.xdist_group("benches")
+
+
 @pytest.fixture(scope="module")
 def bench_parent() -> Iterator[ForkServer]:
     with ForkServer(PRELOAD, modules=("tests.perf",)) as server:
         yield server
+
+
+def test_the_benches_share_one_worker_and_so_one_parent(request: pytest.FixtureRequest) -> None:
+    module = request.node.module
+    groups = {
+        tuple(marker.args) if (marker := item.get_closest_marker("xdist_group")) else None
+        for item in request.session.items
+        if isinstance(item, pytest.Function) and item.module is module
+    }
+    assert groups == {("benches",)}
 
 
 # The test's own deadline past the bench's (90 s, then its session killed): pytest-timeout's 60 s would end the

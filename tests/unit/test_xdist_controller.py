@@ -24,7 +24,7 @@ class Probe:
         print("LOADED", json.dumps([name for name in ("PySide6.QtCore", "app.sandbox", "httpx") if name in sys.modules]))
         pytest.exit("probed", returncode=0)
 
-sys.exit(pytest.main(["-p", "no:cacheprovider", *sys.argv[1:], "tests/unit/test_xdist_controller.py"], plugins=[Probe()]))
+sys.exit(pytest.main(["-p", "no:cacheprovider", "-p", "no:schemathesis", *sys.argv[1:], "tests/unit/test_xdist_controller.py"], plugins=[Probe()]))
 """
 
 
