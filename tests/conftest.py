@@ -228,11 +228,15 @@ def sandbox(shared_sandbox_server: SandboxServer) -> Sandbox:
 
 
 @pytest.fixture(scope="session")
-def python_m() -> Iterator[ForkServer]:
+def python_m(worker_id: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
     """`python -m app ...` and `python -m app.sandbox ...` as real child processes, forked from one parent
-    that imported them once (tests/fork_server.py says why), started when a test first asks for it."""
-    with ForkServer() as server:
-        yield server
+    that imported them once (tests/fork_server.py says why), started when a test first asks for it: one for
+    the xdist workers of a run (in the folder above theirs), ending with their controller."""
+    if worker_id == "master":  # no xdist
+        with ForkServer() as server:
+            yield server
+    else:
+        yield ForkServer.shared(tmp_path_factory.getbasetemp().parent, owner=os.getppid())
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

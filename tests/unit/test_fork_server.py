@@ -258,3 +258,50 @@ def test_a_caller_that_dies_without_closing_takes_the_server_and_its_children_al
     )
     server_pid, child_pid = (int(pid) for pid in caller.stdout.split())
     assert _gone(child_pid) and _gone(server_pid)
+
+
+MODULES = ("tests.probe_process",)
+
+
+def _owner() -> subprocess.Popen[bytes]:
+    """A process that runs until its stdin is closed."""
+    return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+
+
+def _end(owner: subprocess.Popen[bytes]) -> None:
+    assert owner.stdin is not None
+    owner.stdin.close()
+    owner.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_shared_server_serves_every_process_that_names_its_folder_until_its_owner_ends(
+    tmp_path: Path,
+) -> None:
+    """xdist's workers of one run share one server (tests/conftest.py, python_m), which ends with their
+    controller, the children still running with it; closing it in a worker leaves it to the others."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = ["-m", "tests.probe_process", "0"]
+    owner = _owner()
+    try:
+        first = ForkServer.shared(tmp_path, owner.pid, preload=(), modules=MODULES)
+        second = ForkServer.shared(tmp_path, owner.pid, preload=(), modules=MODULES)
+        first.close()
+        one, other = first.run(argv, env=env, cwd=tmp_path), second.run(argv, env=env, cwd=tmp_path)
+        assert (one.code, other.code) == (0, 0)
+        children = {json.loads(done.out)["pid"] for done in (one, other)}
+        left = second.spawn(["-m", "tests.probe_process", "600", "0"], env=env, cwd=tmp_path)
+        assert left.stdout is not None and json.loads(left.stdout.readline())["pid"] == left.pid
+        server = int(Path(f"/proc/{left.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    finally:
+        _end(owner)
+    assert len(children) == 2  # each call a process of its own
+    assert _gone(left.pid) and _gone(server)
+    left.stdout.close()
+    left._connection.close()
+    owner = _owner()
+    try:  # the ended server's socket is left behind: the next run starts a new one there
+        again = ForkServer.shared(tmp_path, owner.pid, preload=(), modules=MODULES)
+        assert again.run(argv, env=env, cwd=tmp_path).code == 0
+    finally:
+        _end(owner)
