@@ -231,8 +231,12 @@ def sandbox(shared_sandbox_server: SandboxServer) -> Sandbox:
 def python_m(worker_id: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
     """`python -m app ...` and `python -m app.sandbox ...` as real child processes, forked from one parent
     that imported them once (tests/fork_server.py says why), started when a test first asks for it: one for
-    the xdist workers of a run (in the folder above theirs), ending with their controller."""
-    if worker_id == "master":  # no xdist
+    the xdist workers of a run (in the folder above theirs), ending with their controller; one for both
+    sessions of packaging/dev.sh test, which names its folder and its owner (the script)."""
+    folder, owner = os.environ.get("TESTS_FORK_SERVER_FOLDER"), os.environ.get("TESTS_FORK_SERVER_OWNER")
+    if folder and owner:
+        yield ForkServer.shared(Path(folder), owner=int(owner))
+    elif worker_id == "master":  # no xdist
         with ForkServer() as server:
             yield server
     else:
