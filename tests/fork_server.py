@@ -39,9 +39,9 @@ from types import TracebackType
 from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
-# The modules `python -m` may name here, and what they import before they can answer; importing them reads
-# no environment.
-MODULES = ("app", "app.sandbox")
+# The modules `python -m` may name here (and tests.preload_probe, which runs `python -m app ...` and says what
+# that imported), and what they import before they can answer; importing them reads no environment.
+MODULES = ("app", "app.sandbox", "tests.preload_probe")
 PRELOAD = (
     "app.__main__",
     "app.sandbox.cli",

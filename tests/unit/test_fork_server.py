@@ -14,7 +14,7 @@ import pytest
 
 from tests.cli.cli_support import environment
 from tests.conftest import Sandbox
-from tests.fork_server import PRELOAD, ROOT, ForkServer, Spawned
+from tests.fork_server import ROOT, ForkServer, Spawned
 
 
 def real(argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:
@@ -57,12 +57,13 @@ def test_each_call_has_its_own_environment(python_m: ForkServer) -> None:
     assert python_m.run(argv, env=base).code == 2  # the last call's variables did not stay behind
 
 
-def test_a_command_s_request_imports_nothing_the_parent_did_not(sandbox: Sandbox) -> None:
+def test_a_command_s_request_imports_nothing_the_parent_did_not(
+    sandbox: Sandbox, python_m: ForkServer
+) -> None:
     """What a command needs to ask the service is imported once, in the parent: a child that imported
     httpx's transport (httpcore) and anyio's asyncio backend itself spent ~40 ms of CPU of its ~55 there,
     and the tests fork about two hundred of them."""
-    with ForkServer(PRELOAD, modules=("tests.preload_probe",)) as server:
-        done = server.run(["-m", "tests.preload_probe", "allowlist", "whoami"], env=environment(sandbox))
+    done = python_m.run(["-m", "tests.preload_probe", "allowlist", "whoami"], env=environment(sandbox))
     assert done.code == 0, done.err
     assert done.out.splitlines()[0] == "127.0.0.1"
     assert json.loads(done.out.splitlines()[-1]) == []
