@@ -124,13 +124,17 @@ class ForkServer:
         self._imported_with = {name: env.get(name) for name in read_on_import}
         ends_with = ["--owner", str(owner)] if owner is not None else []
         self._shared = False
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.fork_server", *ends_with, self._address, *preload],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,  # its end of file tells the server to end, with every child it forked
-            stdout=subprocess.PIPE,
-        )
+        # A shared server outlives its starter: its errors go to a file beside its socket, not to the starter's
+        # stderr (a pipe its reader would wait on till the server's end).
+        with open(f"{self._address}.log" if owner is not None else os.devnull, "ab") as log:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "tests.fork_server", *ends_with, self._address, *preload],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.PIPE,  # its end of file tells the server to end, with every child it forked
+                stdout=subprocess.PIPE,
+                stderr=log if owner is not None else None,
+            )
         assert self._process.stdout is not None
         ready = self._process.stdout.readline()  # the server says so once it listens
         if ready.strip() != b"ready":

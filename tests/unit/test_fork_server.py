@@ -306,3 +306,24 @@ def test_a_shared_server_serves_every_process_that_names_its_folder_until_its_ow
         assert again.run(argv, env=env, cwd=tmp_path).code == 0
     finally:
         _end(owner)
+
+
+def test_a_shared_server_holds_none_of_its_starter_s_output(tmp_path: Path) -> None:
+    """It outlives the process that started it: a reader of that process's output (a pytest run inside a
+    test, captured) gets its end when the process ends, not when the server does."""
+    start = (
+        "import sys\nfrom pathlib import Path\nfrom tests.fork_server import ForkServer\n"
+        "ForkServer.shared(Path(sys.argv[1]), int(sys.argv[2]), preload=(), modules=('tests.probe_process',))\n"
+    )
+    owner = _owner()
+    try:
+        started = subprocess.run(
+            [sys.executable, "-c", start, str(tmp_path), str(owner.pid)],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            timeout=30,
+        )
+        assert started.returncode == 0, started.stderr
+    finally:
+        _end(owner)
