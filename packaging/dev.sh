@@ -117,6 +117,10 @@ case "$mode" in
         wait $keyring 2>/dev/null
         exit $status' "$outputs/$name" "$venv/bin/python" -m pytest "$@" >"$outputs/$name.log" 2>&1
     }
+    # One fork server (tests/fork_server.py: the tests' `python -m app ...`) for both sessions' workers, in
+    # this folder, ending with this script: each session starting its own cost ~0.8 CPU-s. Each child it forks
+    # gets the caller's environment, its session bus with it.
+    export TESTS_FORK_SERVER_FOLDER="$outputs" TESTS_FORK_SERVER_OWNER=$$
     session qt_free -n 2 --qt-free=only "$@" &
     qt_free_pid=$!
     # schemathesis's plugin is left out of the session that has none of its tests (the fuzzing is Qt-free):

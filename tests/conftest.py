@@ -17,10 +17,8 @@ import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-import httpx
-import httpx._transports.default as _httpx_transports
 import pytest
 from hypothesis import settings
 
@@ -34,15 +32,22 @@ os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
 os.environ["SERVICE_CONSOLE_ECHO"] = "off"
 
 from app.pyside_imports import load_pyside
-from app.sandbox import SandboxConfig, SandboxServer
-from app.sandbox.store.organizations import Credentials
 from tests.fork_server import ForkServer
 from tests.qt_free import qt_blocked
+from tests.xdist_controller import in_controller
+
+# What the tests use, imported where they are used: not in xdist's controller, which runs none.
+if TYPE_CHECKING:
+    import httpx
+
+    from app.sandbox import SandboxServer
+    from app.sandbox.store.organizations import Credentials
 
 # As the console does at launch: PySide6's `__feature__` hook out of Python's import (app/pyside_imports.py),
 # which pytest-qt loaded first. Every import statement a test runs (hypothesis makes ~470,000 in the fuzzing
-# module) went through it. Not in the Qt-free run (tests/qt_free.py), where Qt is refused.
-if not qt_blocked():
+# module) went through it. Not in the Qt-free run (tests/qt_free.py), where Qt is refused, nor in the
+# controller.
+if not qt_blocked() and not in_controller():
     load_pyside()
 
 # Each marker's tests start real programs that may take a while to answer, and pytest-timeout's limit covers a
@@ -117,11 +122,14 @@ def _share_default_ssl_contexts(transports: Any) -> None:
     transports.create_ssl_context = shared
 
 
-_share_default_ssl_contexts(_httpx_transports)
-if importlib.util.find_spec("httpx2") is not None:  # the official client's; installed with the test extra
-    import httpx2._transports.default as _httpx2_transports
+if not in_controller():
+    import httpx._transports.default as _httpx_transports
 
-    _share_default_ssl_contexts(_httpx2_transports)
+    _share_default_ssl_contexts(_httpx_transports)
+    if importlib.util.find_spec("httpx2") is not None:  # the official client's; installed with the test extra
+        import httpx2._transports.default as _httpx2_transports
+
+        _share_default_ssl_contexts(_httpx2_transports)
 
 # No per-example deadline: on a shared machine running the suite on both cores, one example paused by the
 # scheduler for 400 ms failed a property test as "flaky" (hypothesis' default is 200 ms). A test that really
@@ -147,6 +155,8 @@ class Sandbox:
 
     def client(self, key: str | None = None, ip: str | None = None, **kwargs: Any) -> httpx.Client:
         """A client that, through the trusted loopback proxy, appears to come from `ip`."""
+        import httpx
+
         headers: dict[str, str] = {}
         if key:
             headers["authorization"] = f"Bearer {key}"
@@ -170,6 +180,8 @@ class Sandbox:
 
 
 def start_sandbox(data_dir: Path, **overrides: Any) -> SandboxServer:
+    from app.sandbox import SandboxConfig, SandboxServer
+
     config = SandboxConfig(data_dir=data_dir, **overrides)
     return SandboxServer(config).start()
 
@@ -214,11 +226,19 @@ def sandbox(shared_sandbox_server: SandboxServer) -> Sandbox:
 
 
 @pytest.fixture(scope="session")
-def python_m() -> Iterator[ForkServer]:
+def python_m(worker_id: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
     """`python -m app ...` and `python -m app.sandbox ...` as real child processes, forked from one parent
-    that imported them once (tests/fork_server.py says why), started when a test first asks for it."""
-    with ForkServer() as server:
-        yield server
+    that imported them once (tests/fork_server.py says why), started when a test first asks for it: one for
+    the xdist workers of a run (in the folder above theirs), ending with their controller; one for both
+    sessions of packaging/dev.sh test, which names its folder and its owner (the script)."""
+    folder, owner = os.environ.get("TESTS_FORK_SERVER_FOLDER"), os.environ.get("TESTS_FORK_SERVER_OWNER")
+    if folder and owner:
+        yield ForkServer.shared(Path(folder), owner=int(owner))
+    elif worker_id == "master":  # no xdist
+        with ForkServer() as server:
+            yield server
+    else:
+        yield ForkServer.shared(tmp_path_factory.getbasetemp().parent, owner=os.getppid())
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -22,6 +22,7 @@ joined, objects destroyed: a QThread still running aborts it there).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import select
@@ -40,9 +41,9 @@ from typing import IO
 from tests.forked_end import end
 
 ROOT = Path(__file__).resolve().parents[1]
-# The modules `python -m` may name here, and what they import before they can answer; importing them reads
-# no environment.
-MODULES = ("app", "app.sandbox")
+# The modules `python -m` may name here (and tests.preload_probe, which runs `python -m app ...` and says what
+# that imported), and what they import before they can answer; importing them reads no environment.
+MODULES = ("app", "app.sandbox", "tests.preload_probe")
 PRELOAD = (
     "app.__main__",
     "app.sandbox.cli",
@@ -50,6 +51,10 @@ PRELOAD = (
     "app.core.cli.allowlist",
     "app.core.cli.target",
     "app.api.client",
+    # What a command's first request imports (httpx's transport loads httpcore and, on the event loop,
+    # anyio's asyncio backend): ~40 ms of each such child's ~55 otherwise.
+    "httpcore",
+    "anyio._backends._asyncio",
     "keyring",  # its backend is chosen on first use (PYTHON_KEYRING_BACKEND), in the child
     # `module:function`: called once imported. The shared default SSL context (its CAs parsed, ~20 ms) is
     # inherited by every child whose SSL_CERT_FILE and SSL_CERT_DIR are the parent's; another child makes
@@ -57,9 +62,18 @@ PRELOAD = (
     "app.api.connection:default_ssl_context",
 )
 # The official `openai` client, for the "Get code" snippets run as written (`python FILE`): a snippet's own
-# `import openai` finds it imported, as the client's resources it reaches. What the package reads from the
-# environment when imported: a snippet whose environment differs there is refused (ForkServer.run).
-OPENAI_PRELOAD = ("openai", "openai.resources.responses")
+# `import openai` finds it imported, as the client's resources it reaches (`openai.resources.responses` is a
+# package that loads its modules when first reached: the Responses resource is named) and its transport's
+# (httpx2 loads httpcore2, anyio's asyncio backend on the event loop, the IDNA codec for the host name),
+# ~0.1 CPU-s of a snippet's ~0.23 otherwise. What the package reads from the environment when imported: a
+# snippet whose environment differs there is refused (ForkServer.run).
+OPENAI_PRELOAD = (
+    "openai",
+    "openai.resources.responses.responses",
+    "httpcore2",
+    "anyio._backends._asyncio",
+    "encodings.idna",
+)
 OPENAI_READ_ON_IMPORT = ("OPENAI_LOG", "OPENAI_API_TYPE", "OPENAI_API_VERSION", "AZURE_OPENAI_ENDPOINT")
 
 
@@ -101,25 +115,63 @@ class ForkServer:
         *,
         scripts: bool = False,
         read_on_import: tuple[str, ...] = (),
+        owner: int | None = None,
+        address: str | None = None,
     ) -> None:
         self._modules = modules
         self._scripts = scripts
-        self._folder = tempfile.TemporaryDirectory(prefix="forkserver-")
-        self._address = str(Path(self._folder.name) / "socket")
+        self._folder = None if address else tempfile.TemporaryDirectory(prefix="forkserver-")
+        self._address = address or str(Path(self._folder.name if self._folder else "") / "socket")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self._imported_with = {name: env.get(name) for name in read_on_import}
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.fork_server", self._address, *preload],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,  # its end of file tells the server to end, with every child it forked
-            stdout=subprocess.PIPE,
-        )
+        ends_with = ["--owner", str(owner)] if owner is not None else []
+        self._shared = False
+        # A shared server outlives its starter: its errors go to a file beside its socket, not to the starter's
+        # stderr (a pipe its reader would wait on till the server's end).
+        with open(f"{self._address}.log" if owner is not None else os.devnull, "ab") as log:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "tests.fork_server", *ends_with, self._address, *preload],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.PIPE,  # its end of file tells the server to end, with every child it forked
+                stdout=subprocess.PIPE,
+                stderr=log if owner is not None else None,
+            )
         assert self._process.stdout is not None
         ready = self._process.stdout.readline()  # the server says so once it listens
         if ready.strip() != b"ready":
             self.close()
             raise RuntimeError(f"the fork server did not start: {ready!r}")
+        if owner is not None:  # the process started has left the server running on its own (serve), and exits
+            self._process.wait()
+            self._process.stdin.close()  # type: ignore[union-attr]  # a pipe, as asked
+            self._process.stdout.close()
+            self._shared = True
+
+    @classmethod
+    def shared(
+        cls, folder: Path, owner: int, preload: tuple[str, ...] = PRELOAD, modules: tuple[str, ...] = MODULES
+    ) -> ForkServer:
+        """One server for every process that names `folder` (xdist's workers of one run: the folder above
+        their own temporary folders), started by the first: each worker starting its own cost ~0.8 CPU-s.
+        It ends when the process `owner` ends (xdist's controller, which outlives its workers), killing the
+        children still running; `close` leaves it running."""
+        folder.mkdir(parents=True, exist_ok=True)
+        address = folder / "fork-server.socket"
+        with open(folder / "fork-server.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one starts it; the others wait, then find it
+            if address.exists():
+                # A connection that sends nothing is dropped by the server: no child.
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                    listening = probe.connect_ex(str(address)) == 0
+                if not listening:  # a server that ended (its owner did): start another
+                    address.unlink()
+                else:
+                    joined = cls.__new__(cls)
+                    joined._modules, joined._scripts, joined._folder = modules, False, None
+                    joined._address, joined._imported_with, joined._shared = str(address), {}, True
+                    return joined
+            return cls(preload, modules, owner=owner, address=str(address))
 
     def run(
         self,
@@ -220,7 +272,10 @@ class ForkServer:
         return connection, pid
 
     def close(self) -> None:
-        """The server ends, and kills the children still running (a test that failed may leave one)."""
+        """The server ends, and kills the children still running (a test that failed may leave one); a
+        shared one (`shared`) runs on until its owner ends."""
+        if self._shared:
+            return
         assert self._process.stdin is not None and self._process.stdout is not None
         self._process.stdin.close()
         try:
@@ -229,7 +284,8 @@ class ForkServer:
             self._process.kill()
             self._process.wait()
         self._process.stdout.close()
-        self._folder.cleanup()
+        if self._folder is not None:
+            self._folder.cleanup()
 
     def __enter__(self) -> ForkServer:
         return self
@@ -419,10 +475,12 @@ def quick_exit(code: int) -> None:
         os._exit(code)
 
 
-def serve(address: str, preload: list[str]) -> None:
+def serve(address: str, preload: list[str], owner: int | None = None) -> None:
     """Import `preload`, listen on `address`, fork a child per connection, and send each connection its
     child's pid at once and its exit status once the child is reaped; at the end of its standard input (the
-    caller closed it, or ended without closing it), kill the children still running and end."""
+    caller closed it, or ended without closing it), kill the children still running and end. With `owner`:
+    once listening, run on in a process of its own (its starter exits), and end so when the process `owner`
+    ends instead."""
     import gc
     import importlib
 
@@ -441,7 +499,9 @@ def serve(address: str, preload: list[str]) -> None:
     preloaded = dict(sys.modules)  # left as they are at a child's end (tests/forked_end.py)
     waiting: dict[int, socket.socket] = {}  # a child's pid -> the connection its exit status goes to
     alive: set[int] = set()  # every child not yet reaped, its caller waiting or not
-    caller = sys.stdin.fileno()  # a pipe from the caller: end of file once it closes it or is gone
+    # A pipe from the caller: end of file once it closes it or is gone; or, with an owner, a descriptor that
+    # becomes readable when the owner ends (Linux 5.3 and later; without it, looked at every second).
+    caller = sys.stdin.fileno() if owner is None else _watch(owner)
     wake_read, wake_write = os.pipe()  # SIGCHLD's note to the loop below (signal.set_wakeup_fd)
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
@@ -451,24 +511,62 @@ def serve(address: str, preload: list[str]) -> None:
         listener.listen(64)
         ready.register(listener, selectors.EVENT_READ)
         ready.register(wake_read, selectors.EVENT_READ)
-        ready.register(caller, selectors.EVENT_READ)
+        if caller >= 0:
+            ready.register(caller, selectors.EVENT_READ)
         print("ready", flush=True)
+        if owner is not None:
+            _detach()
         while True:
-            for key, _ in ready.select():
+            events = ready.select(None if caller >= 0 else 1.0)
+            if caller < 0 and owner is not None and not _alive(owner):
+                _end_children(alive)
+                return
+            for key, _ in events:
                 if key.fileobj is listener:
                     connection, _ = listener.accept()
                     server_fds: list[int | socket.socket] = [listener, wake_read, wake_write]
                     server_fds += waiting.values()
+                    if owner is not None and caller >= 0:  # the owner's pidfd
+                        server_fds.append(caller)
                     pid = _start_child(connection, server_fds, alive, preloaded)
                     if pid is not None:
                         waiting[pid] = connection
                 elif key.fileobj == caller:
-                    if not os.read(caller, 512):
+                    if owner is not None or not os.read(caller, 512):
                         _end_children(alive)
                         return
                 else:
                     os.read(wake_read, 512)
                     _reap(waiting, alive)
+
+
+def _watch(owner: int) -> int:
+    """A descriptor readable once the process `owner` has ended (a pidfd), or -1 where there is none."""
+    try:
+        return os.pidfd_open(owner)
+    except (AttributeError, OSError):
+        return -1
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _detach() -> None:
+    """Go on in a child of this process, which exits: the server's starter does not wait for its end. Its
+    standard streams to /dev/null: the starter reads no more of them."""
+    if os.fork() != 0:
+        os._exit(0)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
 
 
 def _end_children(alive: set[int]) -> None:
@@ -495,6 +593,11 @@ def _start_child(
     message, fds, _flags, _ = socket.recv_fds(connection, 1 << 20, 3)
     while chunk := connection.recv(1 << 20):  # a request longer than one read
         message += chunk
+    if not message:  # a caller that only looked whether the server listens (ForkServer.shared)
+        for passed in fds:
+            os.close(passed)
+        connection.close()
+        return None
     pid = os.fork()
     if pid == 0:
         try:
@@ -543,4 +646,7 @@ def _reap(waiting: dict[int, socket.socket], alive: set[int]) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], sys.argv[2:])
+    if sys.argv[1] == "--owner":
+        serve(sys.argv[3], sys.argv[4:], owner=int(sys.argv[2]))
+    else:
+        serve(sys.argv[1], sys.argv[2:])

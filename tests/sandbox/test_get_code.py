@@ -96,6 +96,23 @@ def test_python_runs_as_written_with_the_official_client(
 
 
 @ON_THE_PYTHON_PARENT
+def test_a_snippet_imports_nothing_of_the_client_the_parent_did_not(
+    sandbox: Sandbox, tmp_path: Path, python_openai: ForkServer
+) -> None:
+    """What a snippet's call reaches (the client's Responses resource, its transport, anyio's backend) is
+    imported once in the parent: a snippet that imported them itself spent half its CPU there."""
+    code = snippets(sandbox, "Say hello in five words")["Python"]
+    (tmp_path / "counted.py").write_text(
+        "import json, sys\nBEFORE = set(sys.modules)\n"
+        + code
+        + "\nprint(json.dumps(sorted(set(sys.modules) - BEFORE)))\n"
+    )
+    printed = run_python("counted.py", sandbox, tmp_path, python_openai).splitlines()
+    assert "simulated model" in printed[0]
+    assert json.loads(printed[-1]) == []
+
+
+@ON_THE_PYTHON_PARENT
 def test_python_in_websocket_mode_runs_over_the_socket_as_written(
     sandbox: Sandbox, tmp_path: Path, python_openai: ForkServer
 ) -> None:

@@ -41,11 +41,18 @@ PRELOAD = (
     "PySide6.QtWidgets",
     "qasync",
     "httpx",
+    # What a client's first request loads (httpx's transport and, on an event loop, anyio's backend), in
+    # most benches; the official client's resource, stream helpers and transport, and websockets' clients,
+    # in several.
     "httpcore",
     "anyio._backends._asyncio",
     "openai",
     "openai.resources.responses",
+    "openai.resources.responses.responses",
     "openai.lib.streaming.responses",
+    "httpcore2",
+    "websockets.asyncio.client",
+    "websockets.sync.client",
     "app.sandbox.cli",
     "uvicorn.protocols.http.httptools_impl",
     "uvicorn.protocols.websockets.websockets_sansio_impl",
@@ -118,18 +125,30 @@ def survivors(session: int, grace: float = 3.0) -> list[str]:
     return left
 
 
+# The benches run on one xdist worker, which starts their parent once: spread over both, each worker started
+# its own (~1.4 CPU-s each). Scheduled as one unit, the largest, so first (xdist's loadgroup), not at the end.
+pytestmark = pytest.mark.xdist_group("benches")
+
+
 @pytest.fixture(scope="module")
 def bench_parent() -> Iterator[ForkServer]:
     with ForkServer(PRELOAD, modules=("tests.perf",)) as server:
         yield server
 
 
+def test_the_benches_share_one_worker_and_so_one_parent(request: pytest.FixtureRequest) -> None:
+    module = request.node.module
+    groups = {
+        tuple(marker.args) if (marker := item.get_closest_marker("xdist_group")) else None
+        for item in request.session.items
+        if isinstance(item, pytest.Function) and item.module is module
+    }
+    assert groups == {("benches",)}
+
+
 # The test's own deadline past the bench's (90 s, then its session killed): pytest-timeout's 60 s would end the
 # test with the bench and whatever it started still running, each for as long as its own run lasts.
 @pytest.mark.timeout(120)
-# On one xdist worker, so that one parent serves them all: each worker that ran some would preload its own
-# (~1.5 CPU-s). Scheduled as one unit, the largest, so first (xdist's loadgroup), not at the run's end.
-@pytest.mark.xdist_group("benches")
 @pytest.mark.parametrize("bench", [pytest.param(name, marks=marks(name)) for name in BENCHES])
 def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
     bench: str, tmp_path: Path, request: pytest.FixtureRequest, bench_parent: ForkServer

@@ -292,6 +292,23 @@ def test_the_two_sessions_run_at_once_each_on_a_session_bus_and_keyring_of_its_o
     assert len(buses) == 2 and len(set(buses)) == 2 and "bus=" not in buses, buses
 
 
+def test_both_sessions_share_one_fork_server_that_ends_with_the_script(tmp_path: Path) -> None:
+    """The tests' `python -m app ...` parent (tests/conftest.py, python_m) is one for both sessions: they are
+    given one folder for it and the script's process as its owner."""
+    log = tmp_path / "calls.log"
+    python = stand_in_checks(tmp_path, log)
+    pytest_stand_in(
+        python,
+        '  owner=$(tr "\\0" " " < /proc/$TESTS_FORK_SERVER_OWNER/cmdline)\n'
+        f'  [ -d "$TESTS_FORK_SERVER_FOLDER" ] && echo "fork server: $owner" >> "{log}"\n'
+        "  exit 0\n",
+    )
+    done = run_dev_test(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shared = [line for line in log.read_text().splitlines() if line.startswith("fork server:")]
+    assert len(shared) == 2 and len(set(shared)) == 1 and "packaging/dev.sh test" in shared[0], shared
+
+
 def test_each_sessions_keyring_daemon_holds_its_name_before_pytest_and_is_gone_when_the_run_ends(
     tmp_path: Path,
 ) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.cli_support import environment
+from tests.conftest import Sandbox
 from tests.fork_server import ROOT, ForkServer, Spawned
 
 
@@ -53,6 +55,18 @@ def test_each_call_has_its_own_environment(python_m: ForkServer) -> None:
     }
     assert python_m.run(argv, env=pointed).code == 4  # nothing listens on port 9: a network failure
     assert python_m.run(argv, env=base).code == 2  # the last call's variables did not stay behind
+
+
+def test_a_command_s_request_imports_nothing_the_parent_did_not(
+    sandbox: Sandbox, python_m: ForkServer
+) -> None:
+    """What a command needs to ask the service is imported once, in the parent: a child that imported
+    httpx's transport (httpcore) and anyio's asyncio backend itself spent ~40 ms of CPU of its ~55 there,
+    and the tests fork about two hundred of them."""
+    done = python_m.run(["-m", "tests.preload_probe", "allowlist", "whoami"], env=environment(sandbox))
+    assert done.code == 0, done.err
+    assert done.out.splitlines()[0] == "127.0.0.1"
+    assert json.loads(done.out.splitlines()[-1]) == []
 
 
 def test_only_python_m_of_the_app_s_command_lines(python_m: ForkServer) -> None:
@@ -268,3 +282,71 @@ def test_a_caller_that_dies_without_closing_takes_the_server_and_its_children_al
     )
     server_pid, child_pid = (int(pid) for pid in caller.stdout.split())
     assert _gone(child_pid) and _gone(server_pid)
+
+
+MODULES = ("tests.probe_process",)
+
+
+def _owner() -> subprocess.Popen[bytes]:
+    """A process that runs until its stdin is closed."""
+    return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+
+
+def _end(owner: subprocess.Popen[bytes]) -> None:
+    assert owner.stdin is not None
+    owner.stdin.close()
+    owner.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_shared_server_serves_every_process_that_names_its_folder_until_its_owner_ends(
+    tmp_path: Path,
+) -> None:
+    """xdist's workers of one run share one server (tests/conftest.py, python_m), which ends with their
+    controller, the children still running with it; closing it in a worker leaves it to the others."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = ["-m", "tests.probe_process", "0"]
+    owner = _owner()
+    try:
+        first = ForkServer.shared(tmp_path, owner.pid, preload=(), modules=MODULES)
+        second = ForkServer.shared(tmp_path, owner.pid, preload=(), modules=MODULES)
+        first.close()
+        one, other = first.run(argv, env=env, cwd=tmp_path), second.run(argv, env=env, cwd=tmp_path)
+        assert (one.code, other.code) == (0, 0)
+        children = {json.loads(done.out)["pid"] for done in (one, other)}
+        left = second.spawn(["-m", "tests.probe_process", "600", "0"], env=env, cwd=tmp_path)
+        assert left.stdout is not None and json.loads(left.stdout.readline())["pid"] == left.pid
+        server = int(Path(f"/proc/{left.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    finally:
+        _end(owner)
+    assert len(children) == 2  # each call a process of its own
+    assert _gone(left.pid) and _gone(server)
+    left.stdout.close()
+    left._connection.close()
+    owner = _owner()
+    try:  # the ended server's socket is left behind: the next run starts a new one there
+        again = ForkServer.shared(tmp_path, owner.pid, preload=(), modules=MODULES)
+        assert again.run(argv, env=env, cwd=tmp_path).code == 0
+    finally:
+        _end(owner)
+
+
+def test_a_shared_server_holds_none_of_its_starter_s_output(tmp_path: Path) -> None:
+    """It outlives the process that started it: a reader of that process's output (a pytest run inside a
+    test, captured) gets its end when the process ends, not when the server does."""
+    start = (
+        "import sys\nfrom pathlib import Path\nfrom tests.fork_server import ForkServer\n"
+        "ForkServer.shared(Path(sys.argv[1]), int(sys.argv[2]), preload=(), modules=('tests.probe_process',))\n"
+    )
+    owner = _owner()
+    try:
+        started = subprocess.run(
+            [sys.executable, "-c", start, str(tmp_path), str(owner.pid)],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            timeout=30,
+        )
+        assert started.returncode == 0, started.stderr
+    finally:
+        _end(owner)
