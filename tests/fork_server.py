@@ -15,7 +15,8 @@ runs, signal it, kill -9 it, wait for its exit status): forked, a sandbox starts
 
 The server is single-threaded (forking a threaded process is unsafe: it refuses to serve if what it preloaded
 started a thread): it forks a child per call as the call comes, and answers each call's exit status when it
-reaps that child; each pytest process starts its own. The benches' check (tests/unit/test_benches.py) forks
+reaps that child. The xdist workers of one run share one (`ForkServer.shared`). This module is the callers'
+side; the server's is tests/fork_parent.py, the child's tests/forked_child.py. The benches' check (tests/unit/test_benches.py) forks
 them from a server of its own, each in a session of its own and ending as the interpreter ends (threads
 joined, objects destroyed: a QThread still running aborts it there).
 """
@@ -26,19 +27,15 @@ import fcntl
 import json
 import os
 import select
-import selectors
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType, TracebackType
+from types import TracebackType
 from typing import IO
-
-from tests.forked_end import end
 
 ROOT = Path(__file__).resolve().parents[1]
 # The modules `python -m` may name here (and tests.preload_probe, which runs `python -m app ...` and says what
@@ -374,278 +371,9 @@ class Spawned:
         self.wait()
 
 
-# The module's globals, as `python -m` keeps them until the interpreter ends (`finalize`).
-_RAN: dict[str, object] = {}
-
-
-def _child(request: dict[str, object], fds: list[int]) -> int:
-    """In the forked child: become `python -m MODULE ...` with the caller's files; its exit code."""
-    import runpy
-
-    if request.get("session"):
-        os.setsid()
-    signal.set_wakeup_fd(-1)  # the server's: a child's own signals are its own business
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-    for fd in set(fds):
-        if fd > 2:
-            os.close(fd)
-    env = request["env"]
-    argv = request["argv"]
-    assert isinstance(env, dict) and isinstance(argv, list)
-    os.environ.clear()
-    os.environ.update(env)
-    tempfile.tempdir = None  # chosen again from TMPDIR, as a new process does, if the parent had asked
-    os.chdir(str(request["cwd"]))
-    umask = request.get("umask")
-    if isinstance(umask, int):
-        os.umask(umask)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    if argv[0] != "-m":
-        return exit_code_of(lambda: _run_script(argv))
-    # sys.path's first entry, as `-m` makes it: the working directory (the server's is its own).
-    sys.path[0] = os.getcwd()
-    sys.argv = ["-m", *argv[2:]]  # runpy puts the module's path first, as `-m` does
-    # The preloaded copy of its __main__ module out of the way: `-m` runs that module fresh, and runpy
-    # warns (on stderr) when it finds it already imported.
-    sys.modules.pop(f"{argv[1]}.__main__", None)
-    return exit_code_of(lambda: _RAN.update(runpy.run_module(argv[1], run_name="__main__", alter_sys=True)))
-
-
-def _run_script(argv: list[str]) -> None:
-    """`python FILE ARGS...` as the interpreter runs it: argv as given, the file's folder first on sys.path,
-    `__main__` a module of its own (in sys.modules: its globals live until the interpreter ends) whose
-    `__file__` is the file's path joined to the working directory. (runpy.run_path would put the path in
-    sys.argv[0] and give the old `__main__` back when done.)"""
-    import types
-    from importlib.machinery import SourceFileLoader
-
-    path = os.path.join(os.getcwd(), argv[0])
-    main = types.ModuleType("__main__")
-    main.__file__ = path
-    main.__loader__ = SourceFileLoader("__main__", path)
-    main.__cached__ = None  # type: ignore[attr-defined]  # as the interpreter leaves it for a script
-    sys.modules["__main__"] = main
-    sys.argv = list(argv)
-    sys.path[0] = os.path.dirname(os.path.abspath(path))
-    with open(path, "rb") as source:
-        code = compile(source.read(), path, "exec")
-    try:
-        exec(code, vars(main))
-    except SystemExit:
-        raise
-    except BaseException as error:
-        import traceback
-
-        # From the script's own frame down, as the interpreter prints it (not this function's callers).
-        trace = error.__traceback__.tb_next if error.__traceback__ else None
-        traceback.print_exception(type(error), error, trace)
-        raise SystemExit(1) from None
-
-
-def exit_code_of(main: Callable[[], object]) -> int:
-    """Run `main` as the interpreter runs a program, and the exit code it would give: 0, a SystemExit's
-    code (sys.exit(main()), argparse's usage errors), or 1 with the message or the traceback on stderr."""
-    try:
-        main()
-    except SystemExit as done:
-        if done.code is None or isinstance(done.code, int):
-            return done.code or 0
-        print(done.code, file=sys.stderr)
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()  # as an uncaught exception would
-    else:
-        return 0
-    return 1
-
-
-def quick_exit(code: int) -> None:
-    """A forked child's end without the interpreter's: what atexit holds (logging's flush and the rest) and
-    the streams flushed, as the interpreter's own exit does them, then gone, whatever those raised."""
-    import atexit
-
-    try:
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-    finally:
-        os._exit(code)
-
-
-def serve(address: str, preload: list[str], owner: int | None = None) -> None:
-    """Import `preload`, listen on `address`, fork a child per connection, and send each connection its
-    child's pid at once and its exit status once the child is reaped; at the end of its standard input (the
-    caller closed it, or ended without closing it), kill the children still running and end. With `owner`:
-    once listening, run on in a process of its own (its starter exits), and end so when the process `owner`
-    ends instead."""
-    import gc
-    import importlib
-
-    for name in preload:
-        module, _, function = name.partition(":")
-        loaded = importlib.import_module(module)
-        if function:
-            getattr(loaded, function)()
-    # What is preloaded lives as long as the server: out of the garbage collector's sight, so that a child's
-    # collections (and its end, with `finalize`) do not walk it, writing to every page it shares with the
-    # parent and so copying them all (~0.25 CPU-s of each bench's check).
-    gc.freeze()
-    threads = os.listdir("/proc/self/task")
-    if len(threads) > 1:  # a child forked then would hold locks of threads it does not have
-        raise RuntimeError(f"preloading started {len(threads) - 1} thread(s); forking would be unsafe")
-    preloaded = dict(sys.modules)  # left as they are at a child's end (tests/forked_end.py)
-    waiting: dict[int, socket.socket] = {}  # a child's pid -> the connection its exit status goes to
-    alive: set[int] = set()  # every child not yet reaped, its caller waiting or not
-    # A pipe from the caller: end of file once it closes it or is gone; or, with an owner, a descriptor that
-    # becomes readable when the owner ends (Linux 5.3 and later; without it, looked at every second).
-    caller = sys.stdin.fileno() if owner is None else _watch(owner)
-    wake_read, wake_write = os.pipe()  # SIGCHLD's note to the loop below (signal.set_wakeup_fd)
-    os.set_blocking(wake_write, False)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda number, frame: None)  # a handler, so that the wakeup fd is written
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener, selectors.DefaultSelector() as ready:
-        listener.bind(address)
-        listener.listen(64)
-        ready.register(listener, selectors.EVENT_READ)
-        ready.register(wake_read, selectors.EVENT_READ)
-        if caller >= 0:
-            ready.register(caller, selectors.EVENT_READ)
-        print("ready", flush=True)
-        if owner is not None:
-            _detach()
-        while True:
-            events = ready.select(None if caller >= 0 else 1.0)
-            if caller < 0 and owner is not None and not _alive(owner):
-                _end_children(alive)
-                return
-            for key, _ in events:
-                if key.fileobj is listener:
-                    connection, _ = listener.accept()
-                    server_fds: list[int | socket.socket] = [listener, wake_read, wake_write]
-                    server_fds += waiting.values()
-                    if owner is not None and caller >= 0:  # the owner's pidfd
-                        server_fds.append(caller)
-                    pid = _start_child(connection, server_fds, alive, preloaded)
-                    if pid is not None:
-                        waiting[pid] = connection
-                elif key.fileobj == caller:
-                    if owner is not None or not os.read(caller, 512):
-                        _end_children(alive)
-                        return
-                else:
-                    os.read(wake_read, 512)
-                    _reap(waiting, alive)
-
-
-def _watch(owner: int) -> int:
-    """A descriptor readable once the process `owner` has ended (a pidfd), or -1 where there is none."""
-    try:
-        return os.pidfd_open(owner)
-    except (AttributeError, OSError):
-        return -1
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
-
-
-def _detach() -> None:
-    """Go on in a child of this process, which exits: the server's starter does not wait for its end. Its
-    standard streams to /dev/null: the starter reads no more of them."""
-    if os.fork() != 0:
-        os._exit(0)
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    os.close(null)
-
-
-def _end_children(alive: set[int]) -> None:
-    """Kill -9 every child still running (with its process group, when it made one of its own)."""
-    for pid in alive:
-        try:
-            if os.getpgid(pid) == pid:
-                os.killpg(pid, signal.SIGKILL)
-            else:
-                os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:  # ended since
-            pass
-
-
-def _start_child(
-    connection: socket.socket,
-    server_fds: list[int | socket.socket],
-    alive: set[int],
-    preloaded: dict[str, ModuleType],
-) -> int | None:
-    """Fork the child a connection asks for and send it its pid; None when the caller left already.
-    `server_fds` are closed in the child: the listener, the wakeup pipe, the other children's connections.
-    `preloaded`: the server's modules, which a child that ends as the interpreter ends leaves as they are."""
-    message, fds, _flags, _ = socket.recv_fds(connection, 1 << 20, 3)
-    while chunk := connection.recv(1 << 20):  # a request longer than one read
-        message += chunk
-    if not message:  # a caller that only looked whether the server listens (ForkServer.shared)
-        for passed in fds:
-            os.close(passed)
-        connection.close()
-        return None
-    pid = os.fork()
-    if pid == 0:
-        try:
-            for fd in server_fds:
-                if isinstance(fd, socket.socket):
-                    fd.close()  # as the object, which then does not close it again on the way out
-                else:
-                    os.close(fd)
-            connection.close()
-            request = json.loads(message)
-            code = _child(request, fds)
-            if request.get("finalize"):
-                end(code, preloaded, [_RAN])
-            quick_exit(code)
-        except BaseException:
-            os._exit(70)  # never back into the server's loop, whatever _child raised
-    alive.add(pid)
-    for fd in fds:
-        os.close(fd)
-    try:
-        connection.sendall(f"{pid}\n".encode())
-    except OSError:  # the caller is gone: the child runs on, and is reaped without an answer
-        connection.close()
-        return None
-    return pid
-
-
-def _reap(waiting: dict[int, socket.socket], alive: set[int]) -> None:
-    """Every child that has exited: its exit status to its connection, which is then closed."""
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        alive.discard(pid)
-        connection = waiting.pop(pid, None)
-        if connection is None:
-            continue
-        with connection:
-            try:
-                connection.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
-            except OSError:  # the caller stopped waiting (a timeout, or it exited)
-                pass
-
-
 if __name__ == "__main__":
+    from tests.fork_parent import serve
+
     if sys.argv[1] == "--owner":
         serve(sys.argv[3], sys.argv[4:], owner=int(sys.argv[2]))
     else:

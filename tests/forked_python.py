@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable
 from typing import IO
 
-from tests.fork_server import exit_code_of, quick_exit
+from tests.forked_child import exit_code_of, quick_exit
 
 # A forked child's inherited standard streams, alive until its os._exit: freed, one would write what the
 # parent had buffered into the child's output.
