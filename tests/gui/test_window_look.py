@@ -106,3 +106,16 @@ def test_the_playground_is_laid_out_at_its_split_once_when_first_shown(
     assert widths == [tab.conversation_splitter.width()]  # one layout, at the final width
     shutdown = asyncio.ensure_future(session.shutdown())
     qtbot.waitUntil(shutdown.done)
+
+
+def test_a_playground_shown_with_no_size_given_first_is_split_at_its_show(
+    console: MainWindow, qtbot: QtBot
+) -> None:
+    """A page shown on its own (as the benches do) takes its size as it is shown: split then, as before."""
+    from app.ui.playground.tab import PlaygroundTab
+
+    page = PlaygroundTab(console.session)
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitExposed(page)
+    assert page.splitter.sizes()[0] == max(120, min(220, page.width() // 6))
