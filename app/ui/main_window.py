@@ -148,6 +148,7 @@ class MainWindow(QMainWindow):
         """Replace the placeholder at `index` by its tab, the tab shown staying the one shown."""
         current = self.tabs.currentIndex()
         placeholder = self.tabs.widget(index)
+        tab.setGeometry(self.tabs.currentWidget().geometry())  # the page's, before it is shown (SideSplit)
         self.tabs.blockSignals(True)  # the swap is no change of tab for the menus or for _tab_shown
         self.tabs.removeTab(index)
         self.tabs.insertTab(index, tab, TAB_LABELS[index])

@@ -3,7 +3,12 @@ table under the Security tab's scope bar keeps rows to show."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
+import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView
 from pytestqt.qtbot import QtBot
 
@@ -72,3 +77,45 @@ def test_the_add_forms_hints_read_whole_at_800x600(
         if field.fontMetrics().horizontalAdvance(hint) + 10 > field.width():
             cut.append((name, hint, field.width()))
     assert cut == []
+
+
+def test_the_playground_is_laid_out_at_its_split_once_when_first_shown(
+    qloop: asyncio.AbstractEventLoop, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page has its size and its split before its first layout: laid out at a default size or split
+    first, every word-wrapped label on it is measured again at the final width (a slower launch)."""
+    from app.bootstrap import Paths, make_session
+    from app.ui.playground.options_split import OptionsSplit
+
+    session = make_session(Paths.under(tmp_path), interactive=False)
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.show()
+    widths: list[int] = []
+    resized = OptionsSplit.resizeEvent
+
+    def record(split: OptionsSplit, event: QResizeEvent) -> None:
+        widths.append(event.size().width())
+        resized(split, event)
+
+    monkeypatch.setattr(OptionsSplit, "resizeEvent", record)
+    window.ensure_tabs()
+    tab = window.playground
+    side = max(120, min(220, tab.width() // 6))
+    assert tab.splitter.sizes()[0] == side  # the list's share of the width, as before
+    assert widths == [tab.conversation_splitter.width()]  # one layout, at the final width
+    shutdown = asyncio.ensure_future(session.shutdown())
+    qtbot.waitUntil(shutdown.done)
+
+
+def test_a_playground_shown_with_no_size_given_first_is_split_at_its_show(
+    console: MainWindow, qtbot: QtBot
+) -> None:
+    """A page shown on its own (as the benches do) takes its size as it is shown: split then, as before."""
+    from app.ui.playground.tab import PlaygroundTab
+
+    page = PlaygroundTab(console.session)
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitExposed(page)
+    assert page.splitter.sizes()[0] == max(120, min(220, page.width() // 6))

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -37,6 +36,7 @@ from .model_box import ModelBox
 from .options_panel import OptionsPanel
 from .options_split import OptionsSplit
 from .prompt_panel import PromptPanel
+from .side_split import SideSplit
 from .transcript import Transcript
 from .view_sync import ViewSync
 
@@ -132,19 +132,13 @@ class PlaygroundTab(ImageDrops, QWidget):
         self.conversation_splitter = OptionsSplit(self.transcript, self.options_panel)
         self.options_scroll = self.conversation_splitter.options_scroll
 
-        # Saved conversations on the left, in a splitter a person can narrow or close at 800 px.
         self.sidebar = ConversationSidebar(self.conversations)
         self.sidebar.open_requested.connect(self.keeper.open)
         self.sidebar.new_requested.connect(self.keeper.new)
         self.sidebar.compare_requested.connect(self.open_compare)
         self.keeper.opened.connect(self._conversation_opened)
         main = QWidget()
-        self.splitter = splitter = QSplitter(objectName="playground_splitter")
-        splitter.addWidget(self.sidebar)
-        splitter.addWidget(main)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([170, 900])  # at its first show, a share of the width it has (_share_width)
-        self._shared = False
+        self.splitter = splitter = SideSplit(self.sidebar, main)  # saved conversations on the left
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(splitter)
@@ -191,12 +185,14 @@ class PlaygroundTab(ImageDrops, QWidget):
         super().resizeEvent(event)
         self.composer.fit_to(event.size().height())
 
+    def setVisible(self, visible: bool) -> None:
+        if visible and self.testAttribute(Qt.WidgetAttribute.WA_Resized):  # given its size by the window:
+            self.splitter.share(self.width())  # split before the first show's layout
+        super().setVisible(visible)
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if not self._shared:  # the list takes a sixth of the width (120-220 px): at 800 px the row above
-            self._shared = True  # the conversation keeps one line
-            side = max(120, min(220, self.width() // 6))
-            self.splitter.setSizes([side, max(1, self.width() - side)])
+        self.splitter.share(self.width())  # shown with no size given first
 
     def saved_options(self) -> dict[str, Any]:
         """What the next launch restores: the model, the switches and the options panel."""
