@@ -58,6 +58,7 @@ class ScopeBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scope = QComboBox(objectName="scope")
+        self._scopes_shown: list[tuple[str, str]] | None = None  # the (id, label) the box holds
         self.scope.setAccessibleName("Scope")
         self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scope.activated.connect(lambda _i: self.scope_chosen.emit(self.scope.currentData() or ""))
@@ -104,10 +105,14 @@ class ScopeBar(QWidget):
     def show_scopes(self, projects: list[tuple[str, str]], chosen: str | None) -> None:
         """`projects`: (id, label) of each project; the organization comes first."""
         self.scope.blockSignals(True)
-        self.scope.clear()
-        self.scope.addItem("Organization", None)
-        for project_id, label in projects:
-            self.scope.addItem(f"Project: {label}", project_id)
+        # Every read shows the scopes again (each poll, each change): the same projects keep their items
+        # rather than being cleared, added again and the box's size worked out again.
+        if projects != self._scopes_shown:
+            self._scopes_shown = list(projects)
+            self.scope.clear()
+            self.scope.addItem("Organization", None)
+            for project_id, label in projects:
+                self.scope.addItem(f"Project: {label}", project_id)
         self.scope.setCurrentIndex(max(0, self.scope.findData(chosen)))
         self.scope.blockSignals(False)
 
