@@ -12,9 +12,8 @@ from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from app.api.admin import Entry
-from app.models.entries import EntriesModel
-from app.ui.security.entries_panel import EntriesPanel
 from app.ui.widgets.text_cells import TextCells
+from tests.gui.test_entries_sort import shown_panel
 
 
 def test_rows_shown_are_painted_once_and_leave_no_paint_pending(
@@ -33,12 +32,7 @@ def test_rows_shown_are_painted_once_and_leave_no_paint_pending(
         paint(self, painter, option, index)
 
     monkeypatch.setattr(TextCells, "paint", counted)
-    model = EntriesModel()
-    panel = EntriesPanel(model)
-    qtbot.addWidget(panel)
-    panel.resize(1000, 760)
-    panel.show()
-    qtbot.waitExposed(panel)
+    model, panel = shown_panel(qtbot)
     QApplication.processEvents()
     entries = [
         Entry(id=f"ipal_{i}", cidr=f"10.{i // 256}.{i % 256}.0/24", description="office")

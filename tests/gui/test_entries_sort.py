@@ -18,6 +18,17 @@ from app.models.entries import DESCRIPTION, SORT_HERE_UP_TO, EntriesModel
 from app.ui.security.entries_panel import EntriesPanel
 
 
+def shown_panel(qtbot: QtBot) -> tuple[EntriesModel, EntriesPanel]:
+    """An empty entries panel on its own model, shown at 1000x760 (the Security tab's table at a large size)."""
+    model = EntriesModel()
+    panel = EntriesPanel(model)
+    qtbot.addWidget(panel)
+    panel.resize(1000, 760)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return model, panel
+
+
 def click_header(qtbot: QtBot, panel: EntriesPanel, column: int) -> None:
     header = panel.table.horizontalHeader()
     middle = QPoint(
@@ -38,12 +49,7 @@ def test_a_header_click_sorts_a_long_list_while_the_window_goes_on(qtbot: QtBot)
         )
         for i in range(SORT_HERE_UP_TO + 1_000)
     ]
-    model = EntriesModel()
-    panel = EntriesPanel(model)
-    qtbot.addWidget(panel)
-    panel.resize(1000, 760)
-    panel.show()
-    qtbot.waitExposed(panel)
+    model, panel = shown_panel(qtbot)
     index = index_of(entries)
     model.set_entries(
         entries, ipaddress.ip_address("10.0.5.9"), index, EntrySearch(entries, index.address_order())
