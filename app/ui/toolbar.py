@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QToolBa
 
 from app.services.session.session import ConnectionState, ConsoleSession
 from app.ui.colours import Ink, css
+from app.ui.widgets.combo_items import show_items
 
 STATE_COLOURS = {ConnectionState.OK: Ink.GOOD, ConnectionState.CHECKING: Ink.CAUTION}
 STATE_NAMES = {
@@ -59,18 +60,9 @@ class ConnectionBar(QToolBar):
         """The profiles, the current one chosen. Left as they are when nothing changed (each activation and
         each save of the profiles asks again): emptied and filled again, the box would measure its items anew
         and relay the toolbar."""
-        box, saved = (
-            self.profile_box,
-            self.session.profiles.settings.load(),
-        )  # the list and the current, one read
-        profiles = saved.profiles
-        shown = [(box.itemText(row), box.itemData(row)) for row in range(box.count())]
-        if shown != [(profile.name, profile.id) for profile in profiles]:
-            box.blockSignals(True)
-            box.clear()
-            for profile in profiles:
-                box.addItem(profile.name, profile.id)
-            box.blockSignals(False)
+        box = self.profile_box
+        saved = self.session.profiles.settings.load()  # the list and the current one, in one read
+        show_items(box, [(profile.name, profile.id) for profile in saved.profiles])
         index = max(0, box.findData(saved.current_profile))
         if index != box.currentIndex():
             box.blockSignals(True)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.core.security.checks import Rule
 from app.ui.colours import Ink, css
+from app.ui.widgets.combo_items import show_items
 from app.ui.widgets.flow_layout import flow_row
 
 # The windows the bar opens, by button: one line of buttons at 800x600 leaves the entries table its rows, so
@@ -58,7 +59,6 @@ class ScopeBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scope = QComboBox(objectName="scope")
-        self._scopes_shown: list[tuple[str, str]] | None = None  # the (id, label) the box holds
         self.scope.setAccessibleName("Scope")
         self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scope.activated.connect(lambda _i: self.scope_chosen.emit(self.scope.currentData() or ""))
@@ -104,15 +104,11 @@ class ScopeBar(QWidget):
 
     def show_scopes(self, projects: list[tuple[str, str]], chosen: str | None) -> None:
         """`projects`: (id, label) of each project; the organization comes first."""
+        # Every read shows the scopes again (each poll, each change): the same projects keep their items.
+        show_items(
+            self.scope, [("Organization", None), *((f"Project: {label}", id_) for id_, label in projects)]
+        )
         self.scope.blockSignals(True)
-        # Every read shows the scopes again (each poll, each change): the same projects keep their items
-        # rather than being cleared, added again and the box's size worked out again.
-        if projects != self._scopes_shown:
-            self._scopes_shown = list(projects)
-            self.scope.clear()
-            self.scope.addItem("Organization", None)
-            for project_id, label in projects:
-                self.scope.addItem(f"Project: {label}", project_id)
         self.scope.setCurrentIndex(max(0, self.scope.findData(chosen)))
         self.scope.blockSignals(False)
 
