@@ -180,3 +180,13 @@ def test_the_bench_runs_at_a_tiny_size_and_stops_what_it_started(
     assert re.search(r"\d", out), f"{bench} printed no figures:\n{out}\n{err}"
     assert left == [], f"{bench} left processes running: {left}"
     assert sorted(path.name for path in temporary.iterdir()) == [], f"{bench} left temporary files behind"
+
+
+def test_a_gateway_pair_the_process_clock_did_not_count_has_no_cpu_ratio() -> None:
+    """The server's CPU is read in clock ticks: a short run at the tiny size can read none (CI did, once)."""
+    from tests.perf.bench_gateway import Pair, Run, cpu_line
+
+    counted, uncounted = Pair(Run(1000.0, 80.0), Run(900.0, 100.0)), Pair(Run(1000.0, 80.0), Run(900.0, 0.0))
+    assert "median 0.80x" in cpu_line("allowed", [counted, uncounted])
+    assert "+20 µs" in cpu_line("allowed", [counted, uncounted])
+    assert "no pair ran long enough" in cpu_line("mtls", [uncounted])
