@@ -9,10 +9,12 @@ a new interpreter's; only the import is found done. The Node.js and curl snippet
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +63,24 @@ def run_python(script: str, sandbox: Sandbox, cwd: Path, python: ForkServer) -> 
     return done.out
 
 
+@functools.cache
+def npm_init_package_json() -> str:
+    """The package.json `npm init -y` writes into a new folder, made once per process (~0.4 CPU-s of npm's
+    each time); only the project's name, its folder's, differs, and nothing reads it."""
+    with tempfile.TemporaryDirectory() as folder:
+        project = Path(folder) / "project"
+        project.mkdir()
+        subprocess.run(["npm", "init", "-y"], cwd=project, capture_output=True, check=True, timeout=60)
+        return (project / "package.json").read_text()
+
+
 def npm_project(tmp_path: Path) -> Path:
     """A project as `npm init -y` makes it (CommonJS: "type" absent or "commonjs"), with the client in it."""
     if shutil.which("node") is None or shutil.which("npm") is None or not (NODE_MODULES / "openai").is_dir():
         pytest.fail("Node.js and the npm client are installed by packaging/node_client.sh (dev.sh test)")
     project = tmp_path / "project"
     project.mkdir()
-    subprocess.run(["npm", "init", "-y"], cwd=project, capture_output=True, check=True, timeout=60)
+    (project / "package.json").write_text(npm_init_package_json())
     assert json.loads((project / "package.json").read_text()).get("type", "commonjs") == "commonjs"
     (project / "node_modules").symlink_to(NODE_MODULES, target_is_directory=True)
     return project
