@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,18 +41,27 @@ def display() -> Iterator[str]:
     with os.fdopen(read) as said:
         name = f":{said.readline().strip()}"
     env = {**os.environ, "DISPLAY": name}
-    openbox = subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 20
-        # xdotool can tell the desktop only once a window manager runs (it reads _NET_CURRENT_DESKTOP).
-        while subprocess.run(["xdotool", "get_desktop"], env=env, capture_output=True).returncode != 0:
-            assert time.monotonic() < deadline, "openbox did not start"
-            time.sleep(0.1)
-        yield name
-    finally:
-        for process in (openbox, xvfb):
-            process.terminate()
-            process.wait(timeout=10)
+    with tempfile.TemporaryFile() as said_by_openbox:
+        openbox = subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL, stderr=said_by_openbox)
+        try:
+            # Under load (a CI machine's other jobs) openbox once took over 20 s to be ready.
+            deadline = time.monotonic() + 90
+            # xdotool can tell the desktop only once a window manager runs (it reads _NET_CURRENT_DESKTOP).
+            while (
+                asked := subprocess.run(["xdotool", "get_desktop"], env=env, capture_output=True)
+            ).returncode:
+                if openbox.poll() is not None or time.monotonic() > deadline:
+                    said_by_openbox.seek(0)
+                    pytest.fail(
+                        f"openbox not ready on {name} (exit status {openbox.poll()}): it said "
+                        f"{said_by_openbox.read()[-1000:]!r}; xdotool said {asked.stderr[-500:]!r}"
+                    )
+                time.sleep(0.1)
+            yield name
+        finally:
+            for process in (openbox, xvfb):
+                process.terminate()
+                process.wait(timeout=10)
 
 
 @pytest.mark.timeout(240)
