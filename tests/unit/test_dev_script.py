@@ -267,6 +267,31 @@ def test_the_tests_run_in_two_sessions_with_the_arguments_and_fail_if_either_fai
     assert done.stdout.index("the Qt-free packages") < done.stdout.index("== pytest: the others")
 
 
+@pytest.mark.parametrize("mypy_status", [0, 1])
+def test_the_checks_run_beside_the_tests_and_a_failed_one_fails_the_run(
+    tmp_path: Path, mypy_status: int
+) -> None:
+    """The stand-in mypy ends only once both sessions have started (up to 30 s), so the run passes only if
+    the checks and the tests run at once. Its output comes before the tests' and, when it fails, the tests
+    still run and the run fails with its status."""
+    log = tmp_path / "calls.log"
+    python = stand_in_checks(tmp_path, log)
+    pytest_stand_in(python, f'  echo "pytest $*" >> "{log}"\n  exit 0\n')
+    (tmp_path / ".venv" / "bin" / "mypy").write_text(
+        "#!/bin/sh\ni=0\n"
+        f'while [ "$(grep -c ^pytest "{log}" 2>/dev/null)" != 2 ]; do\n'
+        '  i=$((i + 1)); [ $i -gt 300 ] && { echo "mypy: the tests never started"; exit 9; }\n'
+        "  sleep 0.1\n"
+        "done\n"
+        f'echo "mypy said its piece"; exit {mypy_status}\n'
+    )
+    done = run_dev_test(tmp_path, "-q")
+    assert done.returncode == mypy_status, done.stdout + done.stderr
+    assert done.stdout.index("mypy said its piece") < done.stdout.index("== pytest: the Qt-free packages")
+    assert len([line for line in log.read_text().splitlines() if line.startswith("pytest")]) == 2
+    assert ("== a check failed" in done.stdout) == bool(mypy_status)
+
+
 def test_the_two_sessions_run_at_once_each_on_a_session_bus_and_keyring_of_its_own(tmp_path: Path) -> None:
     """One after the other, the cores idle through each session's start and end; at once, each has its own
     Secret Service, so one's keychain tests never read the keys the other's console selftests store. Each
