@@ -66,35 +66,30 @@ class FunctionsBody(QWidget):
         self.support.setStyleSheet(css(Ink.CAUTION))
         self.support.hide()
 
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        for widget in (
-            self.add_button,
-            self.edit_button,
-            self.duplicate_button,
-            self.remove_button,
-            self.examples,
-            self.library_button,
-        ):
-            buttons.addWidget(widget)
-        buttons.addStretch(1)
-        # Two short rows, not one long one: at 800 px the pane has ~560 px and no sideways scroll.
-        how = QHBoxLayout()
-        how.setContentsMargins(0, 0, 0, 0)
-        how.addWidget(QLabel("Tool choice"))
-        how.addWidget(self.choice)
-        how.addWidget(self.parallel)
-        how.addStretch(1)
-        loop = QHBoxLayout()
-        loop.setContentsMargins(0, 0, 0, 0)
-        loop.addWidget(QLabel("Rounds at most"))
-        loop.addWidget(self.max_rounds)
-        loop.addWidget(self.answer_with_saved)
-        loop.addStretch(1)
         inner = QVBoxLayout(self)
         inner.setContentsMargins(18, 0, 0, 0)
         inner.addWidget(self.support)
         inner.addWidget(self.list)
-        inner.addLayout(buttons)
-        inner.addLayout(how)
-        inner.addLayout(loop)
+        inner.addLayout(
+            _row(
+                self.add_button,
+                self.edit_button,
+                self.duplicate_button,
+                self.remove_button,
+                self.examples,
+                self.library_button,
+            )
+        )
+        # Two short rows, not one long one: at 800 px the pane has ~560 px and no sideways scroll.
+        inner.addLayout(_row(QLabel("Tool choice"), self.choice, self.parallel))
+        inner.addLayout(_row(QLabel("Rounds at most"), self.max_rounds, self.answer_with_saved))
+
+
+def _row(*widgets: QWidget) -> QHBoxLayout:
+    """`widgets` side by side from the left, without margins, the rest of the row left empty."""
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        row.addWidget(widget)
+    row.addStretch(1)
+    return row

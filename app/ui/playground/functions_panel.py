@@ -69,10 +69,13 @@ class FunctionsPanel(QWidget):
             body.remove_button.clicked.connect(self.remove_selected)
             body.examples_menu.aboutToShow.connect(self._fill_examples_menu)
             body.library_menu.aboutToShow.connect(self._fill_library_menu)
-            for signal in (body.parallel.toggled, body.answer_with_saved.toggled):
+            for signal in (
+                body.parallel.toggled,
+                body.answer_with_saved.toggled,
+                body.choice.currentIndexChanged,
+                body.max_rounds.valueChanged,
+            ):
                 signal.connect(lambda _=None: self.changed.emit())
-            body.choice.currentIndexChanged.connect(lambda _=None: self.changed.emit())
-            body.max_rounds.valueChanged.connect(lambda _=None: self.changed.emit())
             body.support.setText(self._support_text)
             body.support.setVisible(bool(self._support_text))
             self._refresh()
