@@ -292,6 +292,22 @@ def test_the_checks_run_beside_the_tests_and_a_failed_one_fails_the_run(
     assert ("== a check failed" in done.stdout) == bool(mypy_status)
 
 
+def test_the_checks_stop_at_the_first_that_fails(tmp_path: Path) -> None:
+    """ruff fails: the import layers and mypy are not run, the tests are, and the run fails with ruff's status."""
+    log = tmp_path / "calls.log"
+    python = stand_in_checks(tmp_path, log)
+    pytest_stand_in(python, f'  echo "pytest $*" >> "{log}"\n  exit 0\n')
+    bin_dir = tmp_path / ".venv" / "bin"
+    (bin_dir / "ruff").write_text('#!/bin/sh\necho "ruff found a fault"; exit 3\n')
+    for later in ("lint-imports", "mypy"):
+        (bin_dir / later).write_text(f'#!/bin/sh\necho "{later} ran" >> "{log}"\n')
+    done = run_dev_test(tmp_path, "-q")
+    assert done.returncode == 3 and "ruff found a fault" in done.stdout, done.stdout + done.stderr
+    calls = log.read_text().splitlines()
+    assert not [line for line in calls if line.endswith(" ran")], calls
+    assert len([line for line in calls if line.startswith("pytest")]) == 2
+
+
 def test_the_two_sessions_run_at_once_each_on_a_session_bus_and_keyring_of_its_own(tmp_path: Path) -> None:
     """One after the other, the cores idle through each session's start and end; at once, each has its own
     Secret Service, so one's keychain tests never read the keys the other's console selftests store. Each
