@@ -220,6 +220,11 @@ class SandboxServer:
     def state(self) -> SandboxState:  # for tests that look inside
         return self.app.state
 
+    @property
+    def open_connections(self) -> int:
+        """The client connections the server holds now (a test sees a dropped client go without reading)."""
+        return len(self._server.server_state.connections)
+
     def start(self, timeout: float = 10) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name=f"sandbox:{self.port}", daemon=True)
         self._thread.start()
