@@ -32,6 +32,9 @@ class ConnectionSettings:
     forwarded_for: str | None = None
     played_ip: str | None = None
     max_retries: int = defaults.MAX_RETRIES
+    # The first retry's wait in seconds, doubled per attempt up to BACKOFF_MAX, with jitter; a Retry-After the
+    # server sends is waited instead. Small for a peer on this machine (and in tests), where waiting helps little.
+    backoff_base: float = defaults.BACKOFF_BASE
     request_deadline: float = defaults.REQUEST_DEADLINE
     # A stream's wait for the answer's head: a buffering proxy sends nothing until the whole answer is there.
     first_byte_deadline: float = defaults.FIRST_BYTE_DEADLINE

@@ -122,24 +122,23 @@ class Transport:
     def url(self, path: str) -> str:
         return path if path.startswith("http") else f"{self.base_url}{path}"
 
-    @staticmethod
-    def _status_retry_delay(attempt: int, retries: int, status: int, failure: ApiError) -> float | None:
+    def _status_retry_delay(self, attempt: int, retries: int, status: int, failure: ApiError) -> float | None:
         """The wait before trying a failed status again, or None when the failure is final."""
-        delay = Transport._retry_delay(attempt, failure)
+        delay = self._retry_delay(attempt, failure)
         if isinstance(failure, FINAL_FAILURES):
             return None
         if attempt < retries and status in defaults.RETRYABLE_STATUSES and delay is not None:
             return delay
         return None
 
-    @staticmethod
-    def _retry_delay(attempt: int, error: ApiError) -> float | None:
+    def _retry_delay(self, attempt: int, error: ApiError) -> float | None:
         """Seconds to wait before the next attempt, or None when this error is not to be waited out here:
         a long Retry-After goes back to the caller, who shows it to the person."""
         waited = retry_after(error.headers) if isinstance(error, StatusError) else None
         if waited is not None:
             return waited if waited <= defaults.RETRY_AFTER_AUTO else None
-        return min(defaults.BACKOFF_MAX, defaults.BACKOFF_BASE * 2.0**attempt) * (0.5 + random.random() / 2)
+        backoff = min(defaults.BACKOFF_MAX, self.settings.backoff_base * 2.0**attempt)
+        return backoff * (0.5 + random.random() / 2)
 
     async def _resend(self, method: str, check: ResendCheck | None, failure: ApiError, url: str) -> None:
         """Once per call: may a write that got no answer go again? Raises UnansweredWrite if not."""
@@ -242,11 +241,11 @@ class Transport:
         deadline = self.settings.first_byte_deadline
         payload = await encoded_body(body)
         headers = {**self.headers(key), "accept": "text/event-stream", "content-type": "application/json"}
+        # Only the read timeout is the stream's own: it connects, writes and waits for the pool as the client's
+        # requests do (a client given shorter timeouts gives up on a dead host as soon for both).
+        base = self._client.timeout
         timeout = httpx.Timeout(
-            max(defaults.READ_TIMEOUT, deadline),
-            connect=defaults.CONNECT_TIMEOUT,
-            write=defaults.WRITE_TIMEOUT,
-            pool=defaults.POOL_TIMEOUT,
+            max(defaults.READ_TIMEOUT, deadline), connect=base.connect, write=base.write, pool=base.pool
         )
 
         # The proxy's answer to CONNECT gets a request's deadline, not the first byte's.

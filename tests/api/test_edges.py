@@ -64,9 +64,11 @@ def completed(text: str = "", **extra: object) -> dict[str, object]:
 async def test_html_error_pages_are_their_status_and_are_retried() -> None:
     page = reply("502 Bad Gateway", PAGE, {"content-type": "text/html"})
     with ScriptedServer([page, reply("503 Service Unavailable", b"busy"), MODELS]) as server:
-        async with client(server.url, max_retries=2) as api:
+        async with client(server.url, max_retries=2, backoff_base=0.05) as api:
+            started = time.monotonic()
             assert await api.models() == ["m"]
-            assert len(server.requests) == 3
+            # Each retry after its backoff: at least half of 0.05 s, then of 0.1 s (the jitter takes up to half).
+            assert len(server.requests) == 3 and time.monotonic() - started >= 0.075
     with ScriptedServer([page]) as server:
         async with client(server.url, max_retries=0) as api:
             with pytest.raises(ServerError) as caught:
@@ -224,7 +226,7 @@ async def test_a_reset_mid_stream_names_its_cause() -> None:
 async def test_a_stream_answered_with_an_html_502_is_retried() -> None:
     page = reply("502 Bad Gateway", PAGE, {"content-type": "text/html"})
     with ScriptedServer([page, sse_reply(completed("ok"))]) as server:
-        async with client(server.url, max_retries=1) as api:
+        async with client(server.url, max_retries=1, backoff_base=0.05) as api:
             _, text = await collect(api.responses.stream({"model": "m", "input": "x"}))
             assert text == "ok" and len(server.requests) == 2
 
@@ -238,10 +240,13 @@ async def test_a_stream_whose_reused_connection_drops_unanswered_is_sent_again()
 
 
 def quick_client(url: str, connect: float = 5.0, read: float = 5.0) -> ServiceClient:
-    """A client whose connect and read timeouts fit in a test (the defaults are seconds to minutes)."""
+    """A client whose connect and read timeouts and retry backoff fit in a test (the defaults are seconds to
+    minutes; the backoff 0.5 s and more)."""
     http = httpx.AsyncClient(timeout=httpx.Timeout(read, connect=connect))
     # A stream's wait for its head is its own deadline (minutes by default, for buffering proxies): as short.
-    settings = ConnectionSettings(base_url=url, api_key="k", max_retries=2, first_byte_deadline=read)
+    settings = ConnectionSettings(
+        base_url=url, api_key="k", max_retries=2, first_byte_deadline=read, backoff_base=0.1
+    )
     return ServiceClient(settings, http=http)
 
 
@@ -270,11 +275,13 @@ async def test_a_refused_connection_is_retried_for_requests_and_streams(kind: st
 async def test_a_connect_timeout_is_retried_for_requests_and_streams(kind: str) -> None:
     """Nothing was sent when no connection was made, so a POST that opens a stream is as safe to repeat as a
     GET (the stream loop once retried only a refused connection, not a timed-out one)."""
-    with ScriptedServer([ANSWER[kind]], unreachable_for=0.35) as server:
-        async with quick_client(server.url, connect=0.3) as api:
+    with ScriptedServer([ANSWER[kind]], unreachable_for=0.2) as server:
+        async with quick_client(server.url, connect=0.2) as api:
             started = time.monotonic()
             assert await fetch(api, kind) == "m"
-            assert time.monotonic() - started >= 0.3 and len(server.requests) == 1
+            # Past the connect timeout, and well before the kernel's own second SYN (at 1 s) would have
+            # connected the first attempt: the attempt after the timeout did.
+            assert 0.2 <= time.monotonic() - started < 1 and len(server.requests) == 1
 
 
 @pytest.mark.parametrize(("kind", "sent"), [("request", 2), ("stream", 1)])
