@@ -10,6 +10,7 @@ import asyncio
 import ipaddress
 import ssl
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -218,12 +219,12 @@ def test_mutual_tls_through_an_intercepting_proxy_is_said_and_not_retried(
 
 
 def test_a_stream_waits_for_its_head_past_the_request_deadline() -> None:
-    """A buffering proxy sends the head only once the whole answer is there (here ~0.8 s); the 0.3 s
+    """A buffering proxy sends the head only once the whole answer is there (here ~0.4 s); the 0.2 s
     whole-request deadline does not cut it, the first-byte deadline does when it is shorter."""
 
     async def run(sandbox_url: str, key: str, proxy: str, first_byte: float) -> str:
         settings = ConnectionSettings(
-            sandbox_url, api_key=key, proxy=proxy, request_deadline=0.3, first_byte_deadline=first_byte
+            sandbox_url, api_key=key, proxy=proxy, request_deadline=0.2, first_byte_deadline=first_byte
         )
         async with ServiceClient(settings, "") as client:
             _response, text = await collect(
@@ -232,16 +233,17 @@ def test_a_stream_waits_for_its_head_past_the_request_deadline() -> None:
             return text
 
     with slow_sandbox() as (url, key), loopback_proxy() as proxy:
-        assert asyncio.run(run(url, key, proxy.url, 30.0))
+        started = time.monotonic()
+        assert asyncio.run(run(url, key, proxy.url, 30.0)) and time.monotonic() - started > 0.2
         with pytest.raises(TimedOut, match=r"through the proxy .* “Wait for first byte”"):
-            asyncio.run(run(url, key, proxy.url, 0.2))
+            asyncio.run(run(url, key, proxy.url, 0.1))
 
 
 @contextmanager
 def slow_sandbox() -> Iterator[tuple[str, str]]:
-    """A plain-HTTP sandbox of its own whose answers stream at 30 ms a delta (20 words: ~0.8 s)."""
+    """A plain-HTTP sandbox of its own whose answers stream at 15 ms a delta (20 words: ~0.4 s)."""
     with tempfile.TemporaryDirectory() as folder:
-        server = SandboxServer(SandboxConfig(data_dir=Path(folder), stream_delay_ms=30)).start()
+        server = SandboxServer(SandboxConfig(data_dir=Path(folder), stream_delay_ms=15)).start()
         try:
             yield server.base_url, key_of(server)
         finally:
