@@ -44,7 +44,7 @@ def _answer(api: Any, mode: str, model: str, text: str) -> Any:
     if mode == "background":
         response = api.responses.create(model=model, input=text, background=True)
         while response.status in ("queued", "in_progress"):
-            time.sleep(0.02)
+            time.sleep(0.005)  # a background answer is done in a few ms here: each poll waited longer
             response = api.responses.retrieve(response.id)
         return response
     return api.responses.create(model=model, input=text)
