@@ -79,11 +79,41 @@ SLOW_FIRST = (
 )
 
 
+# Modules whose tests mostly wait on real clocks (deadlines, retries, slow peers), each adjacent to the next in
+# collection order: xdist hands tests out roughly in that order, so both workers of a session would wait at
+# once and a core idle. Spread evenly among the other modules, each waits while the other worker computes.
+WAITING = (
+    "tests/api/test_edges.py",
+    "tests/api/test_proxies.py",
+    "tests/api/test_proxy_messages.py",
+    "tests/api/test_stream_edges.py",
+    "tests/sandbox/test_project_limits.py",
+    "tests/sandbox/test_slow_clients.py",
+    "tests/sandbox/test_state_routes.py",
+    "tests/unit/test_fork_server.py",
+)
+
+
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slowest modules first (SLOW_FIRST; each module's tests stay in their order). A test of a marker
-    in MARKER_TIMEOUTS gets its limit, unless it says its own (@pytest.mark.timeout)."""
+    """The slowest modules first (SLOW_FIRST; each module's tests stay in their order), the WAITING ones
+    spread among the rest. A test of a marker in MARKER_TIMEOUTS gets its limit, unless it says its own
+    (@pytest.mark.timeout)."""
     rank = {module: position for position, module in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(SLOW_FIRST)))
+    items.sort(key=lambda item: rank.get(_module(item), len(SLOW_FIRST)))
+    waiting = [[item for item in items if _module(item) == module] for module in WAITING]
+    waiting = [block for block in waiting if block]
+    if waiting:
+        rest = [item for item in items if _module(item) not in WAITING]
+        first = next((n for n, item in enumerate(rest) if _module(item) not in rank), len(rest))
+        step = (len(rest) - first) / len(waiting)
+        for n, block in reversed(list(enumerate(waiting))):
+            at = first + round((n + 0.5) * step)
+            rest[at:at] = block
+        items[:] = rest
     for item in items:
         if item.get_closest_marker("timeout") is not None:
             continue

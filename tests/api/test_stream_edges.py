@@ -60,7 +60,7 @@ async def test_the_idle_deadline_counts_waits_for_events_not_the_readers_own_wor
                 seen = []
                 async for event in stream:
                     seen.append(event.type)
-                    await asyncio.sleep(0.15)  # longer than the deadline, but not spent waiting for the server
+                    await asyncio.sleep(0.15)  # past the deadline, but not spent waiting for the server
             assert seen[-1] == "response.completed" and stream.state.finished
     with comment_server() as url:
         async with ServiceClient(ConnectionSettings(base_url=url, api_key="k", max_retries=0)) as client:
