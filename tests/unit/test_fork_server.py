@@ -43,17 +43,19 @@ def test_a_forked_call_answers_as_a_real_process_does(
     assert done.code != 0
 
 
-def test_each_call_has_its_own_environment(python_m: ForkServer) -> None:
+def test_each_call_has_its_own_environment(sandbox: Sandbox, python_m: ForkServer) -> None:
     base = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
     argv = ["-m", "app", "allowlist", "list", "--json"]
     pointed = {
         **base,
-        "SERVICE_BASE_URL": "http://127.0.0.1:9/v1",
+        # TLS to the sandbox's plain HTTP: a network failure at once (a refused port is retried, with backoff).
+        "SERVICE_BASE_URL": sandbox.url.replace("http://", "https://"),
         "SERVICE_ORG_ID": "org_x",
         "SERVICE_ADMIN_KEY": "sk-admin-x",
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
     }
-    assert python_m.run(argv, env=pointed).code == 4  # nothing listens on port 9: a network failure
+    failed = python_m.run(argv, env=pointed)
+    assert failed.code == 4 and "TLS" in failed.stderr, failed.stderr
     assert python_m.run(argv, env=base).code == 2  # the last call's variables did not stay behind
 
 
