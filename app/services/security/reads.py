@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pydantic models: loaded with the client, after the window s
 
 # While the admin key is blocked, the lists are read this often: a recovery made elsewhere (the dashboard)
 # clears the banner within seconds, not at the next turn of the ordinary refresh (up to 37 s).
-BLOCKED_REFRESH_S = 3
+BLOCKED_REFRESH_S: float = 3
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class AllowlistReader(QObject, AllowlistState):
 
     def poll_ms(self) -> int:
         """The periodic read's interval now: quick while blocked, the setting otherwise."""
-        return (BLOCKED_REFRESH_S if self.blocked_at is not None else self.refresh_seconds()) * 1000
+        return round((BLOCKED_REFRESH_S if self.blocked_at is not None else self.refresh_seconds()) * 1000)
 
     def refresh_seconds(self) -> int:
         """The `security.refresh_seconds` setting (app.core.settings.SecuritySettings)."""
