@@ -20,7 +20,7 @@ def test_the_wait_for_the_first_token_is_counted_and_the_proxy_named(
 ) -> None:
     monkeypatch.setattr(status, "PROXY_NOTE_AFTER_S", 1)  # the note comes after 5 s in use
     session = console.session
-    simulated(session).delay = 0.04  # ~60 words: the whole answer takes a few seconds
+    simulated(session).delay = 0.03  # ~60 words: the whole answer takes about 2 s, past the 1 s tick
     sandbox = client_of(session).transport.settings
     tab = console.playground
     with loopback_proxy() as proxy:
