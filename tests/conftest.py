@@ -91,6 +91,7 @@ WAITING = (
     "tests/sandbox/test_slow_clients.py",
     "tests/sandbox/test_state_routes.py",
     "tests/unit/test_fork_server.py",
+    "tests/gui/test_playground_waiting.py",
 )
 
 
