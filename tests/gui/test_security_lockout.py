@@ -198,7 +198,7 @@ def test_after_recovery_elsewhere_the_banner_clears_within_seconds(
 ) -> None:
     """Nobody presses Refresh: while blocked, the tab reads every few seconds (not the 30 s refresh)."""
     assert reads.BLOCKED_REFRESH_S <= 5
-    monkeypatch.setattr(reads, "BLOCKED_REFRESH_S", 0.2)  # the same timer, sooner: the test waits 0.2 s, not 3
+    monkeypatch.setattr(reads, "BLOCKED_REFRESH_S", 0.2)  # the same timer, sooner: waits 0.2 s, not 3
     lock_out_by_switching_on(qtbot, tab, monkeypatch)
     banner = tab.blocked_banner
     qtbot.waitUntil(banner.isVisible)
