@@ -334,8 +334,14 @@ class Spawned:
         self.args = ["-m", "(forked)"]
 
     def send_signal(self, number: int) -> None:
-        if self.returncode is None:  # as Popen: a reaped child's pid may belong to another process
+        # As Popen's: a child known to have ended is not signalled (its pid may belong to another process by
+        # now), and one that ended since the last look (the server reaps it) is no error either.
+        if self.poll() is not None:
+            return
+        try:
             os.kill(self.pid, number)
+        except ProcessLookupError:
+            pass
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)

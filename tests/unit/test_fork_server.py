@@ -110,6 +110,17 @@ def test_a_spawned_server_runs_on_and_is_handled_as_popen_handles_its_child(
         process.stdout.close()
 
 
+def test_a_child_that_ended_unnoticed_is_signalled_as_popen_signals_one(python_m: ForkServer) -> None:
+    """A spawned child that exits on its own and is reaped by the server before its handle looks again: a
+    signal sent then is no error (Popen's is none either), and the handle still gets its exit status."""
+    ended = python_m.spawn(["-m", "app", "allowlist", "frobnicate"])
+    assert _gone(ended.pid)  # exited, and reaped by the server: the handle has not looked
+    ended.kill()
+    assert ended.wait(timeout=10) == 2
+    assert ended.stdout is not None
+    ended.stdout.close()
+
+
 def test_children_spawned_at_once_and_ended_in_another_order_each_get_their_own_status(
     python_m: ForkServer, tmp_path: Path
 ) -> None:
