@@ -81,7 +81,9 @@ SLOW_FIRST = (
 
 # Modules whose tests mostly wait on real clocks (deadlines, retries, slow peers), each adjacent to the next in
 # collection order: xdist hands tests out roughly in that order, so both workers of a session would wait at
-# once and a core idle. Spread evenly among the other modules, each waits while the other worker computes.
+# once and a core idle. Spread evenly among the other modules, and each run whole on one worker (an xdist
+# group of its own, unless its tests name one): one worker waits while the other computes, where a module's
+# tests split between the two had both waiting at once.
 WAITING = (
     "tests/api/test_edges.py",
     "tests/api/test_proxies.py",
@@ -99,10 +101,11 @@ def _module(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups added here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slowest modules first (SLOW_FIRST; each module's tests stay in their order), the WAITING ones
-    spread among the rest. A test of a marker in MARKER_TIMEOUTS gets its limit, unless it says its own
-    (@pytest.mark.timeout)."""
+    spread among the rest, each in an xdist group. A test of a marker in MARKER_TIMEOUTS gets its limit,
+    unless it says its own (@pytest.mark.timeout)."""
     rank = {module: position for position, module in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(_module(item), len(SLOW_FIRST)))
     waiting = [[item for item in items if _module(item) == module] for module in WAITING]
@@ -114,6 +117,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for n, block in reversed(list(enumerate(waiting))):
             at = first + round((n + 0.5) * step)
             rest[at:at] = block
+            for item in block:
+                if item.get_closest_marker("xdist_group") is None:
+                    item.add_marker(pytest.mark.xdist_group(_module(item)))
         items[:] = rest
     for item in items:
         if item.get_closest_marker("timeout") is not None:

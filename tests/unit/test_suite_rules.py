@@ -11,11 +11,15 @@ has no part in the rules checked here (~0.3 CPU-s of that pytest).
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,3 +69,45 @@ def test_a_stuck_test_times_out_and_a_passing_xfail_fails(tmp_path: Path) -> Non
     assert "FAILED test_planted.py::test_fixed" in result.stdout and "XPASS(strict)" in result.stdout, (
         result.stdout
     )
+
+
+class _Item:
+    """What the suite's ordering hook reads of a collected test: its node id and markers."""
+
+    def __init__(self, nodeid: str, group: str | None = None) -> None:
+        self.nodeid = nodeid
+        self.groups = [] if group is None else [group]
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return self.groups[0] if name == "xdist_group" and self.groups else None
+
+    def add_marker(self, marker: pytest.MarkDecorator) -> None:
+        if marker.name == "xdist_group":
+            self.groups.append(str(marker.args[0]))
+
+
+def test_waiting_modules_are_spread_apart_and_each_run_on_one_worker() -> None:
+    """The modules that mostly wait (tests/conftest.py WAITING) come after the slow-first ones, none next to
+    another, each test of theirs in its module's xdist group (one named already is kept); the others keep
+    their order and get no group."""
+    from tests import conftest
+
+    waiting = conftest.WAITING[:3]
+    others = [f"tests/unit/test_other_{n}.py" for n in range(12)]
+    items = [_Item(f"{module}::test_{n}") for module in [*waiting, *others] for n in range(2)]
+    items.append(_Item(f"{waiting[0]}::test_named", group="keychain"))
+    items.insert(0, _Item(f"{conftest.SLOW_FIRST[0]}::test_slow"))
+    conftest.pytest_collection_modifyitems(cast(list[pytest.Item], items))
+    modules = [item.nodeid.split("::")[0] for item in items]
+    assert modules[0] == conftest.SLOW_FIRST[0]
+    runs = [module for n, module in enumerate(modules) if n == 0 or module != modules[n - 1]]
+    assert len(runs) == len(set(runs)), runs  # each module's tests together
+    places = [runs.index(module) for module in waiting]
+    assert all(later - earlier > 1 for earlier, later in itertools.pairwise(places)), runs
+    assert [module for module in runs if module in others] == others
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        expected = (
+            ["keychain"] if item.nodeid.endswith("test_named") else [module] if module in waiting else []
+        )
+        assert item.groups == expected, item.nodeid
