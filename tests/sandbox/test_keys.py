@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -26,13 +27,13 @@ def test_service_account_key_works_with_the_official_client_until_deleted(
     sandbox_factory: SandboxFactory,
 ) -> None:
     sandbox = sandbox_factory()
-    with sandbox.admin() as admin:
+    with sandbox.admin() as admin, ExitStack() as closing:
         made = admin.post(f"{_project(sandbox)}/service_accounts", json={"name": "CI of repo X"})
         assert made.status_code == 201, made.text
         account = made.json()
         assert account["object"] == "organization.project.service_account" and account["role"] == "member"
         value, key_id = account["api_key"]["value"], account["api_key"]["id"]
-        client = openai.OpenAI(base_url=sandbox.url, api_key=value, max_retries=0)
+        client = closing.enter_context(openai.OpenAI(base_url=sandbox.url, api_key=value, max_retries=0))
         assert client.responses.create(model="service-pro", input="hi").status == "completed"
         listed = admin.get(f"{_project(sandbox)}/api_keys").json()["data"]
         mine = next(key for key in listed if key["id"] == key_id)

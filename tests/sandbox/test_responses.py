@@ -304,22 +304,22 @@ def test_delta_event_name_can_follow_the_interface_document(sandbox_factory: San
 
 def test_official_client_create_stream_and_chain(sandbox: Sandbox) -> None:
     openai = pytest.importorskip("openai")
-    client = openai.OpenAI(base_url=sandbox.url, api_key=sandbox.creds.api_key, max_retries=0)
-    first = client.responses.create(model="service-pro", input="Remember the word lighthouse.")
-    assert "lighthouse" in first.output_text and first.usage.total_tokens > 0
-    with client.responses.stream(
-        model="service-pro", input="And now?", previous_response_id=first.id
-    ) as stream:
-        deltas = [event.delta for event in stream if event.type == "response.output_text.delta"]
-        final = stream.get_final_response()
-    assert "".join(deltas) == final.output_text and "turn 2" in final.output_text
-    assert final.usage.total_tokens > 0
-    again = client.responses.retrieve(final.id)
-    assert again.output_text == final.output_text
+    with openai.OpenAI(base_url=sandbox.url, api_key=sandbox.creds.api_key, max_retries=0) as client:
+        first = client.responses.create(model="service-pro", input="Remember the word lighthouse.")
+        assert "lighthouse" in first.output_text and first.usage.total_tokens > 0
+        with client.responses.stream(
+            model="service-pro", input="And now?", previous_response_id=first.id
+        ) as stream:
+            deltas = [event.delta for event in stream if event.type == "response.output_text.delta"]
+            final = stream.get_final_response()
+        assert "".join(deltas) == final.output_text and "turn 2" in final.output_text
+        assert final.usage.total_tokens > 0
+        again = client.responses.retrieve(final.id)
+        assert again.output_text == final.output_text
 
 
 def test_official_client_sees_typed_errors(sandbox: Sandbox) -> None:
     openai = pytest.importorskip("openai")
     client = openai.OpenAI(base_url=sandbox.url, api_key="sk-wrong", max_retries=0)
-    with pytest.raises(openai.AuthenticationError):
+    with client, pytest.raises(openai.AuthenticationError):
         client.responses.create(model="service-pro", input="x")
