@@ -29,7 +29,7 @@ def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
 
 def _closed_in(function: ast.AST, variable: str) -> bool:
     """Whether `function` closes the client held in `variable`: `with variable`, `enter_context(variable)`,
-    or `variable.close()` / `variable.aclose()` / `variable.__exit__` in a `finally`."""
+    or `variable.close()` / `variable.aclose()` in a `finally`."""
     for node in ast.walk(function):
         if isinstance(node, ast.With | ast.AsyncWith):
             if any(
@@ -73,9 +73,8 @@ def unclosed_clients(source: str) -> list[int]:
         if not isinstance(call, ast.Call) or _name(call) not in makers:
             continue
         parent = parents[call]
-        if isinstance(
-            parent, ast.withitem | ast.Return | ast.Yield
-        ):  # a fixture's yield is closed by its with
+        # A returned one makes its function a maker: it is checked where that helper is called.
+        if isinstance(parent, ast.withitem | ast.Return):
             continue
         if isinstance(parent, ast.Call) and _name(parent) in {"enter_context", "enter_async_context"}:
             continue
@@ -109,6 +108,8 @@ def test_the_check_finds_a_client_left_open_and_passes_closed_ones() -> None:
         "def _api(url):\n    return OpenAI(base_url=url)\n\ndef test_x(url):\n    _api(url).models.list()\n"
     )
     assert unclosed_clients(helper_left_open) == [5]
+    fixture_left_open = "@pytest.fixture\ndef client(url):\n    yield OpenAI(base_url=url)\n"
+    assert unclosed_clients(fixture_left_open) == [3]
     closed = [
         "def test_x(url):\n    with openai.OpenAI(base_url=url) as client:\n        client.models.list()\n",
         "def test_x(url):\n    client = openai.OpenAI(base_url=url)\n    with client, raises(E):\n        pass\n",
