@@ -61,13 +61,12 @@ MARKER_TIMEOUTS = {
 
 
 # The modules whose tests take longest (seconds each on an idle machine, under load several times that):
-# scheduled first, so that xdist's two workers end together on short tests instead of one waiting while the
-# other finishes a long one last. Not the console's selftests (test_private_files, test_sqlite_rescue): they
+# scheduled early (after the WAITING ones below), so that xdist's two workers end together on short tests
+# instead of one waiting while the other finishes a long one last. Not the console's selftests (test_private_files, test_sqlite_rescue): they
 # share the session's one Secret Service, where each stores the embedded profile's key under the same name,
 # and run side by side one can be answered 401 with the other's key.
 SLOW_FIRST = (
     "tests/sandbox/test_schemathesis.py",
-    "tests/gui/test_focus_real_wm.py",
     "tests/sandbox/test_get_code.py",
     "tests/cli/test_allowlist_cli.py",
     "tests/unit/test_benches.py",
@@ -79,11 +78,11 @@ SLOW_FIRST = (
 )
 
 
-# Modules whose tests mostly wait on real clocks (deadlines, retries, slow peers), each adjacent to the next in
-# collection order: xdist hands tests out roughly in that order, so both workers of a session would wait at
-# once and a core idle. Spread evenly among the other modules, and each run whole on one worker (an xdist
-# group of its own, unless its tests name one): one worker waits while the other computes, where a module's
-# tests split between the two had both waiting at once.
+# Modules whose tests mostly wait on real clocks (deadlines, retries, slow peers, a real window manager): run
+# first, one after the other on one worker of their session (one xdist group, "waiting"; a test that names a
+# group of its own keeps it), while the session's other worker computes. Spread among the other modules
+# instead, both workers of a session met waiting ones at once (xdist hands tests out by time, not by count),
+# and a core idled.
 WAITING = (
     "tests/api/test_edges.py",
     "tests/api/test_proxies.py",
@@ -94,6 +93,7 @@ WAITING = (
     "tests/sandbox/test_state_routes.py",
     "tests/unit/test_fork_server.py",
     "tests/gui/test_playground_waiting.py",
+    "tests/gui/test_focus_real_wm.py",
 )
 
 
@@ -103,24 +103,15 @@ def _module(item: pytest.Item) -> str:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups added here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slowest modules first (SLOW_FIRST; each module's tests stay in their order), the WAITING ones
-    spread among the rest, each in an xdist group. A test of a marker in MARKER_TIMEOUTS gets its limit,
-    unless it says its own (@pytest.mark.timeout)."""
+    """The WAITING modules first, in one xdist group, then the slowest modules (SLOW_FIRST), then the rest;
+    each module's tests stay in their order (xdist keeps it: --no-loadscope-reorder in pyproject). A test of
+    a marker in MARKER_TIMEOUTS gets its limit, unless it says its own (@pytest.mark.timeout)."""
     rank = {module: position for position, module in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(_module(item), len(SLOW_FIRST)))
-    waiting = [[item for item in items if _module(item) == module] for module in WAITING]
-    waiting = [block for block in waiting if block]
-    if waiting:
-        rest = [item for item in items if _module(item) not in WAITING]
-        first = next((n for n, item in enumerate(rest) if _module(item) not in rank), len(rest))
-        step = (len(rest) - first) / len(waiting)
-        for n, block in reversed(list(enumerate(waiting))):
-            at = first + round((n + 0.5) * step)
-            rest[at:at] = block
-            for item in block:
-                if item.get_closest_marker("xdist_group") is None:
-                    item.add_marker(pytest.mark.xdist_group(_module(item)))
-        items[:] = rest
+    lane = {module: position for position, module in enumerate(WAITING)}
+    items.sort(key=lambda item: (lane.get(_module(item), len(lane)), rank.get(_module(item), len(rank))))
+    for item in items:
+        if _module(item) in lane and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group("waiting"))
     for item in items:
         if item.get_closest_marker("timeout") is not None:
             continue

@@ -11,7 +11,6 @@ has no part in the rules checked here (~0.3 CPU-s of that pytest).
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 import subprocess
@@ -86,28 +85,29 @@ class _Item:
             self.groups.append(str(marker.args[0]))
 
 
-def test_waiting_modules_are_spread_apart_and_each_run_on_one_worker() -> None:
-    """The modules that mostly wait (tests/conftest.py WAITING) come after the slow-first ones, none next to
-    another, each test of theirs in its module's xdist group (one named already is kept); the others keep
-    their order and get no group."""
+def test_waiting_modules_run_first_on_one_worker_then_the_slow_ones_then_the_rest() -> None:
+    """The modules that mostly wait (tests/conftest.py WAITING) come first, in their order and all in one
+    xdist group (a test that names one already keeps it), then the slow-first ones, then the others in
+    their order with no group; each module's tests stay together and in their order."""
     from tests import conftest
 
     waiting = conftest.WAITING[:3]
     others = [f"tests/unit/test_other_{n}.py" for n in range(12)]
-    items = [_Item(f"{module}::test_{n}") for module in [*waiting, *others] for n in range(2)]
-    items.append(_Item(f"{waiting[0]}::test_named", group="keychain"))
-    items.insert(0, _Item(f"{conftest.SLOW_FIRST[0]}::test_slow"))
+    items = [
+        _Item(f"{module}::test_{n}")
+        for module in [*others[:6], *waiting[::-1], *others[6:]]
+        for n in range(2)
+    ]
+    items.insert(4, _Item(f"{waiting[0]}::test_named", group="keychain"))
+    items.insert(7, _Item(f"{conftest.SLOW_FIRST[0]}::test_slow"))
     conftest.pytest_collection_modifyitems(cast(list[pytest.Item], items))
     modules = [item.nodeid.split("::")[0] for item in items]
-    assert modules[0] == conftest.SLOW_FIRST[0]
     runs = [module for n, module in enumerate(modules) if n == 0 or module != modules[n - 1]]
-    assert len(runs) == len(set(runs)), runs  # each module's tests together
-    places = [runs.index(module) for module in waiting]
-    assert all(later - earlier > 1 for earlier, later in itertools.pairwise(places)), runs
-    assert [module for module in runs if module in others] == others
+    assert runs == [*waiting, conftest.SLOW_FIRST[0], *others], runs
+    assert [item.nodeid.split("::")[1] for item in items[:3]] == ["test_named", "test_0", "test_1"]
     for item in items:
         module = item.nodeid.split("::")[0]
         expected = (
-            ["keychain"] if item.nodeid.endswith("test_named") else [module] if module in waiting else []
+            ["keychain"] if item.nodeid.endswith("test_named") else ["waiting"] if module in waiting else []
         )
         assert item.groups == expected, item.nodeid
