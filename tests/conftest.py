@@ -78,7 +78,7 @@ SLOW_FIRST = (
 )
 
 
-# Modules whose tests mostly wait on real clocks (deadlines, retries, slow peers, a real window manager): run
+# Modules whose tests mostly wait (deadlines, retries, slow peers, a real window manager, scripts run): run
 # first, one after the other on one worker of their session (one xdist group, "waiting"; a test that names a
 # group of its own keeps it), while the session's other worker computes. Spread among the other modules
 # instead, both workers of a session met waiting ones at once (xdist hands tests out by time, not by count),
@@ -94,6 +94,7 @@ WAITING = (
     "tests/unit/test_fork_server.py",
     "tests/gui/test_playground_waiting.py",
     "tests/gui/test_focus_real_wm.py",
+    "tests/unit/test_dev_script.py",
 )
 
 
