@@ -62,9 +62,10 @@ MARKER_TIMEOUTS = {
 
 # The modules whose tests take longest (seconds each on an idle machine, under load several times that):
 # scheduled early (after the WAITING ones below), so that xdist's two workers end together on short tests
-# instead of one waiting while the other finishes a long one last. Not the console's selftests (test_private_files, test_sqlite_rescue): they
-# share the session's one Secret Service, where each stores the embedded profile's key under the same name,
-# and run side by side one can be answered 401 with the other's key.
+# instead of one waiting while the other finishes a long one last. Not the console's selftests
+# (test_private_files, test_sqlite_rescue): they share the session's one Secret Service, where each stores
+# the embedded profile's key under the same name, and run side by side one can be answered 401 with the
+# other's key.
 SLOW_FIRST = (
     "tests/sandbox/test_schemathesis.py",
     "tests/sandbox/test_get_code.py",
@@ -81,8 +82,8 @@ SLOW_FIRST = (
 # Modules whose tests mostly wait (deadlines, retries, slow peers, a real window manager, scripts run): run
 # first, one after the other on one worker of their session (one xdist group, "waiting"; a test that names a
 # group of its own keeps it), while the session's other worker computes. Spread among the other modules
-# instead, both workers of a session met waiting ones at once (xdist hands tests out by time, not by count),
-# and a core idled.
+# instead, both workers of a session still met waiting ones at once (a place in the order says little about
+# when a test runs: the tests before it last from milliseconds to seconds), and a core idled.
 WAITING = (
     "tests/api/test_edges.py",
     "tests/api/test_proxies.py",
